@@ -1,0 +1,137 @@
+// swift-tools-version:6.1
+//
+// Drift Box firmware. Targets are layered: C modules → one syscall layer →
+// hardware access → domain → daemon → the `driftd` executable. Arrows only
+// point down; `DriftCore` does no I/O at all.
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "DriftBox",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "driftd", targets: ["driftd"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.0"..<"5.0.0"),
+    ],
+    targets: [
+        // MARK: C modules
+
+        /// One stable GPIO interface over libgpiod v1 (Debian 12) and v2 (Debian 13).
+        .target(
+            name: "CGPIOD",
+            linkerSettings: [.linkedLibrary("gpiod")]
+        ),
+        /// libserialport, the design's library for real UARTs and USB CDC devices.
+        .systemLibrary(
+            name: "CSerialPort",
+            pkgConfig: "libserialport",
+            providers: [.apt(["libserialport-dev"])]
+        ),
+        /// Thin `static inline` wrappers for ioctls, termios and other macros Swift cannot import.
+        .target(name: "CDriftSys"),
+
+        // MARK: Syscall layer and hardware
+
+        /// The one place where Swift calls into libc: EINTR retries, errno → typed errors.
+        .target(
+            name: "DriftSystem",
+            dependencies: ["CDriftSys"],
+            swiftSettings: swiftSettings
+        ),
+        /// GPIO, serial ports, I2C, sd_notify: real implementations and simulated ones.
+        .target(
+            name: "Hardware",
+            dependencies: [
+                "DriftSystem", "CGPIOD", "CSerialPort", "CDriftSys",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Configuration and domain
+
+        /// `driftd.toml` and board profiles: loading, merging, validation with line numbers.
+        .target(
+            name: "DriftConfig",
+            dependencies: [.product(name: "TOMLKit", package: "TOMLKit")],
+            swiftSettings: swiftSettings
+        ),
+        /// Pure domain: bottles, conditions, lifecycle, chat survival, geo, solar. No I/O.
+        .target(
+            name: "DriftCore",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        /// SQLite through GRDB: schema, migrations, repositories, media files, erase.
+        .target(
+            name: "DriftStore",
+            dependencies: [
+                "DriftCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Daemon and executable
+
+        /// Wires services into one ServiceGroup; board profile → devices.
+        .target(
+            name: "DriftDaemon",
+            dependencies: [
+                "Hardware", "DriftConfig", "DriftCore", "DriftStore", "DriftSystem",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "driftd",
+            dependencies: [
+                "DriftDaemon", "DriftConfig", "Hardware", "DriftStore", "DriftCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Tests
+
+        /// Fakes and helpers shared by the test targets (manual clock, temp dirs, pty pairs).
+        .target(
+            name: "TestSupport",
+            dependencies: ["DriftSystem", "Hardware", "CDriftSys"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "DriftSystemTests", dependencies: ["DriftSystem", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "HardwareTests", dependencies: ["Hardware", "TestSupport", "CDriftSys", "DriftSystem"], swiftSettings: swiftSettings),
+        .testTarget(name: "DriftConfigTests", dependencies: ["DriftConfig", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "DriftCoreTests", dependencies: ["DriftCore", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "DriftStoreTests", dependencies: ["DriftStore", "DriftCore", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "DriftDaemonTests",
+            dependencies: [
+                "DriftDaemon", "DriftConfig", "Hardware", "TestSupport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        /// Runs the built `driftd` binary as a child process (notify socket, signals, exit codes).
+        .testTarget(name: "driftdTests", dependencies: ["TestSupport", "Hardware", "DriftSystem"], swiftSettings: swiftSettings),
+    ]
+)
