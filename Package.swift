@@ -102,12 +102,15 @@ let package = Package(
         .executableTarget(
             name: "driftd",
             dependencies: [
-                "DriftDaemon", "DriftConfig", "Hardware", "DriftStore", "DriftCore",
+                "DriftDaemon", "DriftConfig", "Hardware", "DriftStore", "DriftCore", "CGPIOD",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            plugins: ["BuildInfoPlugin"]
         ),
+        /// Writes version, git commit and build date into the `driftd` target.
+        .plugin(name: "BuildInfoPlugin", capability: .buildTool()),
 
         // MARK: Tests
 

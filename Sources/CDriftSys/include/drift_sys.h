@@ -17,6 +17,7 @@
 #include <termios.h>
 #include <sys/ioctl.h>
 #include <sys/types.h>
+#include <sys/socket.h>
 
 /// errno of the calling thread (Swift cannot read the `errno` macro portably).
 static inline int drift_errno(void) { return errno; }
@@ -26,6 +27,9 @@ static inline int drift_fcntl_getfl(int fd) { return fcntl(fd, F_GETFL); }
 static inline int drift_fcntl_setfl(int fd, int flags) { return fcntl(fd, F_SETFL, flags); }
 /// fcntl(fd, F_SETFD, FD_CLOEXEC).
 static inline int drift_fcntl_setcloexec(int fd) { return fcntl(fd, F_SETFD, FD_CLOEXEC); }
+
+/// accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK).
+static inline int drift_accept_nonblock(int fd) { return accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK); }
 
 /// pipe2(fds, O_CLOEXEC).
 static inline int drift_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }

@@ -1,0 +1,34 @@
+# Drift Box — the two commands of the README are the contract:
+#   make run   starts driftd on the simulated board (data under ./var)
+#   make test  installs what is missing, builds, and runs every test
+
+SWIFT ?= swift
+CONFIG ?= board/sim.toml
+DATA_DIR ?= ./var
+BUILD_FLAGS ?=
+DRIFTD = .build/debug/driftd
+
+.PHONY: run test deps build build-tests release check-gpiod-v2 clean
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build $(BUILD_FLAGS) --product driftd
+
+run: build
+	@mkdir -p $(DATA_DIR)
+	$(DRIFTD) run --config $(CONFIG) --data-dir $(DATA_DIR)
+
+build-tests: deps
+	$(SWIFT) build $(BUILD_FLAGS) --build-tests
+
+test: build-tests
+	$(SWIFT) test $(BUILD_FLAGS) --skip-build
+	@scripts/check-gpiod-v2.sh
+
+release: deps
+	$(SWIFT) build -c release --product driftd
+
+clean:
+	rm -rf .build var

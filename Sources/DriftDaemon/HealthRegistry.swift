@@ -1,0 +1,75 @@
+import Synchronization
+
+/// Liveness of the daemon's main loops, for the systemd watchdog.
+///
+/// Each long-running loop registers with the longest silence it may show, then
+/// calls ``beat(_:at:)`` every time round. ``evaluate(at:)`` is pure over the
+/// recorded beats and the given instant: the box is healthy only while every
+/// registered loop beat recently, so a stuck loop stops the `WATCHDOG=1` pings
+/// and systemd restarts the daemon.
+public final class HealthRegistry: Sendable {
+    public typealias Instant = ContinuousClock.Instant
+
+    struct Entry: Sendable {
+        var maximumSilence: Duration
+        var lastBeat: Instant
+        var fault: String?
+    }
+
+    private let entries = Mutex<[String: Entry]>([:])
+
+    public init() {}
+
+    /// Registers `component`, counting it as alive at `now`.
+    public func register(_ component: String, maximumSilence: Duration, at now: Instant = .now) {
+        entries.withLock { $0[component] = Entry(maximumSilence: maximumSilence, lastBeat: now) }
+    }
+
+    /// Removes `component` (a loop that ended on purpose).
+    public func unregister(_ component: String) {
+        _ = entries.withLock { $0.removeValue(forKey: component) }
+    }
+
+    /// Records that `component`'s loop is alive.
+    public func beat(_ component: String, at now: Instant = .now) {
+        entries.withLock { entries in
+            entries[component]?.lastBeat = now
+        }
+    }
+
+    /// Marks `component` as faulty (alive but failing) or clears the fault with `nil`.
+    /// Faults show in the status line; they do not stop the watchdog.
+    public func setFault(_ component: String, _ fault: String?) {
+        entries.withLock { entries in
+            entries[component]?.fault = fault
+        }
+    }
+
+    /// The verdict at `now`.
+    public func evaluate(at now: Instant = .now) -> HealthReport {
+        entries.withLock { entries in
+            var stalled: [String] = []
+            var faults: [String: String] = [:]
+            for (name, entry) in entries {
+                if now - entry.lastBeat > entry.maximumSilence {
+                    stalled.append(name)
+                }
+                if let fault = entry.fault { faults[name] = fault }
+            }
+            return HealthReport(components: entries.keys.sorted(), stalled: stalled.sorted(), faults: faults)
+        }
+    }
+}
+
+/// What ``HealthRegistry/evaluate(at:)`` found.
+public struct HealthReport: Sendable, Equatable {
+    /// Every registered component.
+    public var components: [String]
+    /// Components whose loops have been silent too long.
+    public var stalled: [String]
+    /// Faults reported by components, by component.
+    public var faults: [String: String]
+
+    /// Whether every loop is alive (the watchdog may be pinged).
+    public var isAlive: Bool { stalled.isEmpty }
+}

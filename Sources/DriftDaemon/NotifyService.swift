@@ -1,0 +1,90 @@
+import Hardware
+import Logging
+import ServiceLifecycle
+
+/// Tells systemd how the daemon is doing: `READY=1` when it starts (the group
+/// starts it last, after the store and devices are up), `WATCHDOG=1` at half
+/// the watchdog interval only while every main loop is alive, `STATUS=` lines
+/// when the summary changes, and `STOPPING=1` as soon as shutdown begins.
+///
+/// Without `NOTIFY_SOCKET` it still runs the health check and logs stalls, so
+/// behaviour is the same under systemd and in a terminal.
+public struct NotifyService: Service {
+    let notifier: SystemdNotifier?
+    let watchdogInterval: Duration?
+    let health: HealthRegistry
+    let status: @Sendable () -> String
+    let logger: Logger
+
+    /// - Parameters:
+    ///   - notifier: the systemd socket client, `nil` when not run by systemd.
+    ///   - watchdogInterval: `WATCHDOG_USEC` (nil: no pings).
+    ///   - health: the registry the main loops beat into.
+    ///   - status: builds the one-line `STATUS=` summary.
+    public init(
+        notifier: SystemdNotifier?, watchdogInterval: Duration?, health: HealthRegistry,
+        logger: Logger, status: @escaping @Sendable () -> String
+    ) {
+        self.notifier = notifier
+        self.watchdogInterval = watchdogInterval
+        self.health = health
+        self.status = status
+        self.logger = logger
+    }
+
+    /// How often the loop wakes: half the watchdog interval, or every 10 s without a watchdog.
+    var tick: Duration {
+        guard let watchdogInterval else { return .seconds(10) }
+        return max(watchdogInterval / 2, .milliseconds(10))
+    }
+
+    public func run() async throws {
+        let initialStatus = status()
+        send([.ready, .status(initialStatus)])
+        logger.notice("ready", metadata: ["status": "\(initialStatus)", "watchdog": "\(watchdogInterval.map { "\($0)" } ?? "off")"])
+        do {
+            try await cancelWhenGracefulShutdown {
+                try await superviseLoop(initialStatus: initialStatus)
+            }
+        } catch is CancellationError {
+            // Graceful shutdown or cancellation: fall through to STOPPING.
+        }
+        send([.stopping, .status("stopping")])
+        logger.notice("stopping")
+    }
+
+    private func superviseLoop(initialStatus: String) async throws {
+        var lastStatus = initialStatus
+        var withheld = false
+        while true {
+            try await Task.sleep(for: tick)
+            let report = health.evaluate()
+            var messages: [NotifyMessage] = []
+            if report.isAlive {
+                if withheld {
+                    logger.notice("all main loops alive again; watchdog pings resumed")
+                    withheld = false
+                }
+                if watchdogInterval != nil { messages.append(.watchdog) }
+            } else if !withheld {
+                withheld = true
+                logger.critical("main loop stalled; withholding watchdog pings", metadata: ["stalled": "\(report.stalled.joined(separator: ","))"])
+            }
+            let current = status()
+            if current != lastStatus {
+                lastStatus = current
+                messages.append(.status(current))
+            }
+            send(messages)
+        }
+    }
+
+    private func send(_ messages: [NotifyMessage]) {
+        guard let notifier, !messages.isEmpty else { return }
+        do {
+            try notifier.send(messages)
+        } catch {
+            logger.warning("sd_notify failed", metadata: ["error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import GRDB
+
+/// The one owner of the box's SQLite database.
+///
+/// Opened with WAL, `synchronous=FULL` (an acknowledged write survives power
+/// loss), `secure_delete=ON` (deleted content is overwritten) and foreign keys
+/// on. Migrations run in ``open(path:)`` before anything else may use it.
+public final class DriftDatabase: Sendable {
+    /// The GRDB writer (a pool on disk, a queue in memory).
+    public let writer: any DatabaseWriter
+    /// The database file, `nil` in memory.
+    public let path: String?
+
+    private init(writer: any DatabaseWriter, path: String?) {
+        self.writer = writer
+        self.path = path
+    }
+
+    /// Opens (creating if needed) the database at `path` and migrates it.
+    public static func open(path: String) throws -> DriftDatabase {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        let pool = try DatabasePool(path: path, configuration: configuration())
+        let database = DriftDatabase(writer: pool, path: path)
+        try DriftMigrations.migrator.migrate(pool)
+        return database
+    }
+
+    /// An empty, migrated in-memory database (unit tests).
+    public static func inMemory() throws -> DriftDatabase {
+        let queue = try DatabaseQueue(configuration: configuration())
+        try DriftMigrations.migrator.migrate(queue)
+        return DriftDatabase(writer: queue, path: nil)
+    }
+
+    static func configuration() -> Configuration {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        return configuration
+    }
+
+    /// `PRAGMA integrity_check`: `"ok"` for a sound database.
+    public func integrityCheck() throws -> String {
+        try writer.read { db in
+            try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "; ")
+        }
+    }
+
+    /// Checkpoints the WAL into the database and truncates it to zero bytes.
+    public func checkpointAndTruncateWAL() throws {
+        guard let pool = writer as? DatabasePool else { return }
+        try pool.writeWithoutTransaction { db in
+            _ = try db.checkpoint(.truncate)
+        }
+    }
+}

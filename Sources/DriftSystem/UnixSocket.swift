@@ -1,0 +1,69 @@
+import CDriftSys
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// `AF_UNIX` socket calls, through the syscall layer.
+///
+/// Descriptors returned here are close-on-exec; the caller owns and closes them.
+public enum UnixSocket {
+    /// A new socket of `type` (`SOCK_STREAM` or `SOCK_DGRAM`), optionally non-blocking.
+    public static func make(type: Int32, nonBlocking: Bool = false) throws(SystemError) -> FileDescriptor {
+        var flags = type | Int32(SOCK_CLOEXEC.rawValue)
+        if nonBlocking { flags |= Int32(SOCK_NONBLOCK.rawValue) }
+        let fd = try Syscall.retryingEINTR("socket") { Glibc.socket(AF_UNIX, flags, 0) }
+        return FileDescriptor(rawValue: fd)
+    }
+
+    /// Binds `socket` to `address`.
+    public static func bind(_ socket: FileDescriptor, to address: UnixSocketAddress) throws(SystemError) {
+        let result = address.withSockaddr { pointer, length in Glibc.bind(socket.rawValue, pointer, length) }
+        if result == -1 { throw SystemError(operation: "bind", errno: Syscall.errno, subject: address.description) }
+    }
+
+    /// Connects `socket` to `address`.
+    public static func connect(_ socket: FileDescriptor, to address: UnixSocketAddress) throws(SystemError) {
+        try Syscall.retryingEINTR("connect", subject: address.description) {
+            address.withSockaddr { pointer, length in Glibc.connect(socket.rawValue, pointer, length) }
+        }
+    }
+
+    /// Marks `socket` as accepting connections.
+    public static func listen(_ socket: FileDescriptor, backlog: Int32 = 16) throws(SystemError) {
+        try Syscall.retryingEINTR("listen") { Glibc.listen(socket.rawValue, backlog) }
+    }
+
+    /// Accepts one connection as a non-blocking descriptor, or `nil` if none is pending.
+    public static func accept(_ socket: FileDescriptor) throws(SystemError) -> FileDescriptor? {
+        try Syscall.retryingEINTRNonBlocking("accept4") {
+            drift_accept_nonblock(socket.rawValue)
+        }.map(FileDescriptor.init(rawValue:))
+    }
+
+    /// Sends one datagram to `address`.
+    public static func send(_ socket: FileDescriptor, _ bytes: [UInt8], to address: UnixSocketAddress) throws(SystemError) {
+        try Syscall.retryingEINTR("sendto", subject: address.description) {
+            bytes.withUnsafeBytes { raw in
+                address.withSockaddr { pointer, length in
+                    Glibc.sendto(socket.rawValue, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL), pointer, length)
+                }
+            }
+        }
+    }
+
+    /// Receives one datagram of at most `capacity` bytes (blocking unless the socket is non-blocking:
+    /// then `nil` when none is queued).
+    public static func receive(_ socket: FileDescriptor, capacity: Int = 65_536) throws(SystemError) -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: capacity)
+        let result: Result<Int?, SystemError> = buffer.withUnsafeMutableBytes { raw in
+            Result { () throws(SystemError) -> Int? in
+                try Syscall.retryingEINTRNonBlocking("recv") { Glibc.recv(socket.rawValue, raw.baseAddress, raw.count, 0) }
+            }
+        }
+        guard let count = try result.get() else { return nil }
+        return Array(buffer.prefix(count))
+    }
+}

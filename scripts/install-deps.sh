@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the system packages Drift Box builds and tests against, if missing.
+# Safe to run repeatedly: it only calls apt-get when something is absent.
+set -euo pipefail
+
+packages=(
+  pkg-config
+  libgpiod-dev gpiod
+  libserialport-dev
+  libsqlite3-dev sqlite3
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  SUDO=sudo
+else
+  SUDO=
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
