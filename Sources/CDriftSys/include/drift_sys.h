@@ -39,4 +39,115 @@ static inline int drift_ioctl_ptr(int fd, unsigned long request, void *arg) { re
 /// ioctl(fd, request, arg) with an integer argument.
 static inline int drift_ioctl_int(int fd, unsigned long request, unsigned long arg) { return ioctl(fd, request, arg); }
 
+/* ---- Serial ports (termios) ---- */
+
+/// ioctl(fd, TIOCOUTQ, &count): bytes still waiting in the output queue.
+static inline int drift_tty_output_queue(int fd, int *count) { return ioctl(fd, TIOCOUTQ, count); }
+
+/* ---- Pseudo-terminals (tests use them as the far end of a serial port) ---- */
+#include <stdlib.h>
+#include <stddef.h>
+
+/// posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC), then grantpt and unlockpt: a new
+/// pty master, or -1 and errno.
+static inline int drift_pty_open_master(void) {
+    int fd = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (fd == -1) return -1;
+    if (grantpt(fd) == -1 || unlockpt(fd) == -1) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+/// ptsname_r(fd, buffer, length): the slave path of a pty master. 0, or an errno value.
+static inline int drift_pty_slave_name(int fd, char *buffer, size_t length) { return ptsname_r(fd, buffer, length); }
+
+/* ---- I2C through i2c-dev (SMBus ioctls), mirroring i2c-tools' smbus.c ---- */
+#ifdef __linux__
+#include <stdint.h>
+#include <string.h>
+#include <linux/i2c.h>
+#include <linux/i2c-dev.h>
+
+/// The largest SMBus / I2C block transfer (I2C_SMBUS_BLOCK_MAX, 32 bytes).
+static inline int drift_i2c_block_max(void) { return I2C_SMBUS_BLOCK_MAX; }
+
+/// ioctl(fd, I2C_SLAVE, address): select the 7-bit target address for later transfers.
+static inline int drift_i2c_set_address(int fd, unsigned int address) { return ioctl(fd, I2C_SLAVE, (unsigned long)address); }
+
+/// ioctl(fd, I2C_FUNCS, &funcs): the adapter's functionality mask (I2C_FUNC_*).
+static inline int drift_i2c_functionality(int fd, unsigned long *funcs) { return ioctl(fd, I2C_FUNCS, funcs); }
+
+/// I2C_FUNC_* bits the Swift side checks before a transfer.
+static inline unsigned long drift_i2c_func_read_byte_data(void) { return I2C_FUNC_SMBUS_READ_BYTE_DATA; }
+static inline unsigned long drift_i2c_func_write_byte_data(void) { return I2C_FUNC_SMBUS_WRITE_BYTE_DATA; }
+static inline unsigned long drift_i2c_func_read_word_data(void) { return I2C_FUNC_SMBUS_READ_WORD_DATA; }
+static inline unsigned long drift_i2c_func_write_word_data(void) { return I2C_FUNC_SMBUS_WRITE_WORD_DATA; }
+static inline unsigned long drift_i2c_func_read_i2c_block(void) { return I2C_FUNC_SMBUS_READ_I2C_BLOCK; }
+static inline unsigned long drift_i2c_func_write_i2c_block(void) { return I2C_FUNC_SMBUS_WRITE_I2C_BLOCK; }
+
+/// ioctl(fd, I2C_SMBUS, ...): one SMBus transfer.
+static inline int drift_i2c_smbus_access(int fd, char read_write, uint8_t command, int size, union i2c_smbus_data *data) {
+    struct i2c_smbus_ioctl_data args;
+    args.read_write = read_write;
+    args.command = command;
+    args.size = size;
+    args.data = data;
+    return ioctl(fd, I2C_SMBUS, &args);
+}
+
+/// SMBus "read byte data": the register's value (0...255), or -1 and errno.
+static inline int drift_i2c_read_byte_data(int fd, uint8_t reg) {
+    union i2c_smbus_data data;
+    if (drift_i2c_smbus_access(fd, I2C_SMBUS_READ, reg, I2C_SMBUS_BYTE_DATA, &data) == -1) return -1;
+    return data.byte;
+}
+
+/// SMBus "write byte data".
+static inline int drift_i2c_write_byte_data(int fd, uint8_t reg, uint8_t value) {
+    union i2c_smbus_data data;
+    data.byte = value;
+    return drift_i2c_smbus_access(fd, I2C_SMBUS_WRITE, reg, I2C_SMBUS_BYTE_DATA, &data);
+}
+
+/// SMBus "read word data" (little-endian on the wire): 0...65535, or -1 and errno.
+static inline int drift_i2c_read_word_data(int fd, uint8_t reg) {
+    union i2c_smbus_data data;
+    if (drift_i2c_smbus_access(fd, I2C_SMBUS_READ, reg, I2C_SMBUS_WORD_DATA, &data) == -1) return -1;
+    return data.word;
+}
+
+/// SMBus "write word data" (little-endian on the wire).
+static inline int drift_i2c_write_word_data(int fd, uint8_t reg, uint16_t value) {
+    union i2c_smbus_data data;
+    data.word = value;
+    return drift_i2c_smbus_access(fd, I2C_SMBUS_WRITE, reg, I2C_SMBUS_WORD_DATA, &data);
+}
+
+/// "I2C block read" of `length` (1...32) bytes starting at `reg` into `values`;
+/// returns the byte count, or -1 and errno.
+static inline int drift_i2c_read_i2c_block_data(int fd, uint8_t reg, uint8_t length, uint8_t *values) {
+    union i2c_smbus_data data;
+    if (length > I2C_SMBUS_BLOCK_MAX) length = I2C_SMBUS_BLOCK_MAX;
+    data.block[0] = length;
+    if (drift_i2c_smbus_access(fd, I2C_SMBUS_READ, reg, I2C_SMBUS_I2C_BLOCK_DATA, &data) == -1) return -1;
+    int count = data.block[0];
+    if (count > length) count = length;
+    memcpy(values, &data.block[1], (size_t)count);
+    return count;
+}
+
+/// "I2C block write" of `length` (1...32) bytes starting at `reg`.
+static inline int drift_i2c_write_i2c_block_data(int fd, uint8_t reg, uint8_t length, const uint8_t *values) {
+    union i2c_smbus_data data;
+    if (length > I2C_SMBUS_BLOCK_MAX) length = I2C_SMBUS_BLOCK_MAX;
+    data.block[0] = length;
+    memcpy(&data.block[1], values, length);
+    return drift_i2c_smbus_access(fd, I2C_SMBUS_WRITE, reg, I2C_SMBUS_I2C_BLOCK_DATA, &data);
+}
+#endif /* __linux__ */
+
 #endif
