@@ -1,0 +1,122 @@
+// The embedded default configuration: a byte-for-byte copy of board/sim.toml.
+// DriftConfigTests checks that the two are identical; after editing board/sim.toml,
+// paste its contents between the delimiters below (no indentation).
+
+extension DriftConfiguration {
+    /// Name used for the embedded default in issues and `LoadedConfiguration.files`.
+    public static let embeddedDefaultName = "<embedded board/sim.toml>"
+
+    /// The text of `board/sim.toml`, the configuration `driftd run` uses without `--config`.
+    public static let embeddedDefaultText = #"""
+# Drift Box board profile: sim — everything simulated.
+#
+# Runs on any Linux or macOS machine without hardware: simulated GPIO chip,
+# GPS, radio (UDP on loopback) and weather. This file is also embedded in
+# driftd as the default configuration (`driftd run` without --config).
+# Every key is documented in docs/config.md; pin maps are in docs/boards.md.
+#
+# To run several simulated boxes side by side, give each its own data
+# directory, HTTP port and radio_udp_port, and list the others in radio_peers.
+
+[box]
+name = "Drift Box (simulated)"
+id = ""                       # generated on first start
+country = "DE"
+timezone = "Europe/Berlin"
+board = "sim"
+
+[storage]
+data_dir = "./var"            # relative to the working directory
+min_free_mb = 64
+
+[http]
+listen = "127.0.0.1:8080"
+
+[control]
+socket = ""                   # "" = <data_dir>/driftd.sock
+
+[daemon]
+log_level = "info"
+shutdown_timeout_s = 10
+watchdog = true
+
+[features]
+visitor_page = true
+mesh = true
+metrics = false
+
+[metrics]
+listen = "127.0.0.1:9101"
+
+[mesh]
+# TEST-ONLY key, published here: base64 of "drift-sim-test-key-do-not-deploy".
+# Anyone can forge frames with it. Real boxes need their own:
+#   head -c 32 /dev/urandom | base64
+network_key = "ZHJpZnQtc2ltLXRlc3Qta2V5LWRvLW5vdC1kZXBsb3k="
+hop_limit = 3
+
+[radio]
+kind = "sim"
+port = "sim"
+baud = 9600
+region = "EU868"
+frequency_mhz = 869.525
+tx_power_dbm = 14
+spreading_factor = 11
+bandwidth_khz = 250
+coding_rate = 5
+
+[gps]
+kind = "sim"
+port = "sim"
+baud = 0
+gpsd_address = "127.0.0.1:2947"
+max_hdop = 5.0
+max_fix_age_s = 30
+
+[sim]
+latitude = 52.4731            # Tempelhofer Feld, Berlin
+longitude = 13.4019
+altitude_m = 44.0
+nmea_replay = ""              # e.g. "../shared/data/nmea/neo-m8n.log"
+radio_udp_port = 47300
+radio_peers = []              # e.g. ["127.0.0.1:47301"]
+
+[gpio]
+backend = "sim"
+chip = "drift-sim"            # the simulated chip's label
+
+# Simulated lines carry the same names as the gpio-sim chip of x86_64-qemu.
+# The comments give the matching line on a Raspberry Pi's 40-pin header.
+[buttons]
+presence = "presence"         # Pi: GPIO17, pin 11
+keep_alive = "keep-alive"     # Pi: GPIO16, pin 36
+debounce_ms = 30
+long_press_ms = 2000
+
+[leds]
+status = "led-status"         # Pi: GPIO18, pin 12
+bottle = "led-bottle"         # Pi: GPIO23, pin 16
+radio = "led-radio"           # Pi: GPIO24, pin 18
+gps = "led-gps"               # Pi: GPIO25, pin 22
+
+[rain]
+line = "rain"                 # Pi: GPIO26, pin 37
+mm_per_tip = 0.2794
+
+[i2c]
+bus = "sim"                   # Pi: /dev/i2c-1 on GPIO2/GPIO3, pins 3/5
+bme280_address = 0x76
+bme280 = true
+
+[onewire]
+ds18b20 = false
+devices_dir = "/sys/bus/w1/devices"
+
+[e22]
+m0 = "e22-m0"                 # Pi: GPIO22, pin 15
+m1 = "e22-m1"                 # Pi: GPIO27, pin 13
+aux = "e22-aux"               # Pi: not wired on the Waveshare HAT
+
+"""#
+}

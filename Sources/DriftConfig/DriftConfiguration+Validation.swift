@@ -1,0 +1,96 @@
+extension DriftConfiguration {
+    /// Rules that involve more than one key. Keys that already failed are not judged again.
+    func checkCrossFieldRules(_ decoder: ConfigDecoder) {
+        // Mesh: a key when the mesh is on, and a radio to carry it.
+        if features.mesh, decoder.hasNoIssue("features.mesh") {
+            if !decoder.isPresent("mesh.network_key") {
+                decoder.report(.missingKey, path: "mesh.network_key",
+                               message: "missing required key (required when features.mesh = true)",
+                               hint: "add `network_key = \"…\"` (base64 of 32 bytes, `head -c 32 /dev/urandom | base64`) under `[mesh]`, or set features.mesh = false")
+            } else if decoder.hasNoIssue("mesh.network_key"), mesh.networkKey.isEmpty {
+                decoder.report(.invalidValue, path: "mesh.network_key",
+                               message: "must not be empty when features.mesh = true",
+                               hint: "make one with `head -c 32 /dev/urandom | base64`, or set features.mesh = false")
+            }
+            if radio.kind == .none, decoder.hasNoIssue("radio.kind") {
+                decoder.report(.invalidValue, path: "features.mesh",
+                               message: "the mesh needs a radio, but radio.kind = \"none\"",
+                               hint: "set features.mesh = false or choose a radio.kind")
+            }
+        }
+
+        // Fixed position: both or neither.
+        if decoder.hasNoIssue("box.latitude"), decoder.hasNoIssue("box.longitude") {
+            switch (box.latitude, box.longitude) {
+            case (.some, .none):
+                decoder.report(.invalidValue, path: "box.latitude",
+                               message: "box.latitude is set but box.longitude is not; set both or neither")
+            case (.none, .some):
+                decoder.report(.invalidValue, path: "box.longitude",
+                               message: "box.longitude is set but box.latitude is not; set both or neither")
+            default:
+                break
+            }
+        }
+
+        // Radio frequency inside the region's band.
+        if decoder.isValid("radio.frequency_mhz"), decoder.hasNoIssue("radio.region") {
+            let band = radio.region.band
+            if !band.contains(radio.frequencyMHz) {
+                let fitting = RadioRegion.allCases.filter { $0.band.contains(radio.frequencyMHz) }.map(\.rawValue)
+                decoder.report(.invalidValue, path: "radio.frequency_mhz",
+                               message: "\(radio.frequencyMHz) MHz is outside the \(radio.region.rawValue) band (\(band.lowerBound)–\(band.upperBound) MHz)",
+                               hint: fitting.isEmpty ? nil : "that frequency belongs to \(fitting.joined(separator: ", ")); check radio.region")
+            }
+        }
+
+        // `sim` ports only with simulated devices.
+        if radio.port == "sim", radio.kind != .sim, decoder.hasNoIssue("radio.kind") {
+            decoder.report(.invalidValue, path: "radio.port",
+                           message: "`sim` is only valid with radio.kind = \"sim\", found radio.kind = \"\(radio.kind.rawValue)\"")
+        }
+        if gps.port == "sim", gps.kind != .sim, decoder.hasNoIssue("gps.kind") {
+            decoder.report(.invalidValue, path: "gps.port",
+                           message: "`sim` is only valid with gps.kind = \"sim\", found gps.kind = \"\(gps.kind.rawValue)\"")
+        }
+
+        // An E22 needs its mode lines.
+        if radio.kind == .e22, decoder.hasNoIssue("radio.kind") {
+            for (key, value) in [("m0", e22.m0), ("m1", e22.m1)] where value.isEmpty && decoder.hasNoIssue("e22.\(key)") {
+                decoder.report(decoder.isPresent("e22.\(key)") ? .invalidValue : .missingKey, path: "e22.\(key)",
+                               message: "the E22 \(key.uppercased()) line is required when radio.kind = \"e22\"",
+                               hint: "name the GPIO line wired to \(key.uppercased()), e.g. `GPIO22`")
+            }
+        }
+
+        // A BME280 needs a bus.
+        if i2c.bme280, i2c.bus.isEmpty, decoder.hasNoIssue("i2c.bus") {
+            decoder.report(decoder.isPresent("i2c.bus") ? .invalidValue : .missingKey, path: "i2c.bus",
+                           message: "an I2C bus is required when i2c.bme280 = true",
+                           hint: "e.g. `bus = \"/dev/i2c-1\"`")
+        }
+
+        // Metrics must not collide with the visitor page.
+        if features.metrics, decoder.hasNoIssue("metrics.listen"), decoder.hasNoIssue("http.listen"),
+           metrics.listen == http.listen {
+            decoder.report(.invalidValue, path: "metrics.listen",
+                           message: "metrics.listen is the same address as http.listen (\(http.listen))")
+        }
+
+        // One GPIO line, one job.
+        var owners: [String: String] = [:]
+        let lines: [(String, String)] = [
+            ("buttons.presence", buttons.presence), ("buttons.keep_alive", buttons.keepAlive),
+            ("leds.status", leds.status), ("leds.bottle", leds.bottle), ("leds.radio", leds.radio),
+            ("leds.gps", leds.gps), ("rain.line", rain.line),
+            ("e22.m0", e22.m0), ("e22.m1", e22.m1), ("e22.aux", e22.aux),
+        ]
+        for (path, line) in lines where !line.isEmpty && decoder.hasNoIssue(path) {
+            if let owner = owners[line] {
+                decoder.report(.invalidValue, path: path, message: "line `\(line)` is already used by \(owner)")
+            } else {
+                owners[line] = path
+            }
+        }
+    }
+}
