@@ -1,3 +1,29 @@
-// All of CDriftSys is `static inline` in include/drift_sys.h; this file gives
-// SwiftPM a compilation unit for the target.
+// Most of CDriftSys is `static inline` in include/drift_sys.h. The few calls
+// that need _GNU_SOURCE live here, so the feature macro stays out of the
+// module's public header (defining it there changes glibc's struct layouts
+// and clashes with other Clang modules such as Dispatch).
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include "drift_sys.h"
+
+int drift_accept_nonblock(int fd) { return accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK); }
+
+int drift_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+
+int drift_pty_open_master(void) {
+    int fd = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (fd == -1) return -1;
+    if (grantpt(fd) == -1 || unlockpt(fd) == -1) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+int drift_pty_slave_name(int fd, char *buffer, size_t length) { return ptsname_r(fd, buffer, length); }

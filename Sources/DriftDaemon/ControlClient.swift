@@ -23,7 +23,7 @@ public enum ControlClient {
         }
         var line = try JSONEncoder().encode(request)
         line.append(UInt8(ascii: "\n"))
-        try socket.writeAll(Array(line))
+        try UnixSocket.sendAll(socket, Array(line))
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while !received.contains(UInt8(ascii: "\n")) {

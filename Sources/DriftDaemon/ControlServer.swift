@@ -98,7 +98,7 @@ public struct ControlServer: Service {
                     if buffer.count > Self.maximumRequestBytes {
                         var line = ControlCommands.errorLine(ControlError(code: "too_large", message: "request longer than \(Self.maximumRequestBytes) bytes"))
                         line.append(UInt8(ascii: "\n"))
-                        try connection.writeAll(Array(line))
+                        try UnixSocket.sendAll(connection, Array(line))
                         return
                     }
                 }
@@ -106,7 +106,7 @@ public struct ControlServer: Service {
             let requestLine = buffer.split(separator: UInt8(ascii: "\n"), maxSplits: 1, omittingEmptySubsequences: false).first ?? []
             var response = await commands.respond(to: Data(requestLine))
             response.append(UInt8(ascii: "\n"))
-            try connection.writeAll(Array(response))
+            try UnixSocket.sendAll(connection, Array(response))
         } catch {
             logger.debug("control connection ended", metadata: ["error": "\(error)"])
         }

@@ -1,46 +1,47 @@
 import Dispatch
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Waits, without a thread of its own, until a file descriptor is readable.
 ///
-/// Backed by a `DispatchSource` read source (epoll on Linux) that is resumed
-/// only while a caller is waiting, so a descriptor with unread data does not
-/// spin. Waiting is cancellable: cancelling the waiting task returns at once
-/// with `CancellationError`. Used by serial ports, GPIO edge events and
-/// sockets to expose their input as async sequences.
+/// Each wait arms a fresh `DispatchSource` read source (epoll on Linux) and
+/// cancels it when the wait ends, so a descriptor with unread data never
+/// spins and no readiness edge can be lost between waits. A non-blocking
+/// `poll(2)` first answers at once when data is already there. Waiting is
+/// cancellable: cancelling the waiting task returns at once with
+/// `CancellationError`. Serial ports, GPIO edge events and sockets use this to
+/// expose their input as async sequences.
 ///
 /// One waiter at a time: call ``readable(timeout:)`` from a single task.
-/// Call ``close()`` before closing the descriptor.
+///
+/// Always call ``close()`` before closing the descriptor: it waits until every
+/// read source has been torn down. libdispatch keys its epoll registrations by
+/// descriptor number, so closing a descriptor under a live source and reusing
+/// the number (which the kernel does at once) silently loses events on the new
+/// descriptor.
 public final class ReadinessMonitor: @unchecked Sendable {
     // All mutable state is confined to `queue`.
     private let queue: DispatchQueue
-    private let source: any DispatchSourceRead
-    private var sourceSuspended = true
+    private let descriptor: FileDescriptor
     private var closed = false
     private var waiter: CheckedContinuation<Bool, any Error>?
+    private var source: (any DispatchSourceRead)?
     private var generation: UInt64 = 0
+    /// Entered for every source created, left by its cancel handler.
+    private let liveSources = DispatchGroup()
 
     /// Starts monitoring `descriptor`. The descriptor stays owned by the caller.
     public init(descriptor: FileDescriptor, label: String = "drift.readiness") {
         self.queue = DispatchQueue(label: label)
-        self.source = DispatchSource.makeReadSource(fileDescriptor: descriptor.rawValue, queue: queue)
-        source.setEventHandler { [unowned self] in
-            self.fire(result: .success(true))
-        }
-        // A new source starts suspended (inactive); `activate` arms it, and we
-        // suspend straight away until a caller waits.
-        source.activate()
-        queue.sync {
-            source.suspend()
-            sourceSuspended = true
-        }
+        self.descriptor = descriptor
     }
 
     deinit {
-        // A suspended source must be resumed before it is released.
-        if !closed {
-            source.cancel()
-            if sourceSuspended { source.resume() }
-        }
+        source?.cancel()
     }
 
     /// Suspends until the descriptor is readable (or at end of file / hung up,
@@ -58,26 +59,22 @@ public final class ReadinessMonitor: @unchecked Sendable {
             }
         } onCancel: {
             queue.async {
-                self.fire(result: .failure(CancellationError()))
+                self.finish(.failure(CancellationError()))
             }
         }
     }
 
     /// Stops monitoring; a pending or later wait throws ``ReadinessMonitorClosed``.
+    ///
+    /// Returns once no read source refers to the descriptor any more, so the
+    /// caller may close it. Must not be called from the monitor's own queue.
     public func close() {
         queue.sync {
             guard !closed else { return }
             closed = true
-            source.cancel()
-            if sourceSuspended {
-                source.resume()
-                sourceSuspended = false
-            }
-            if let waiter {
-                self.waiter = nil
-                waiter.resume(throwing: ReadinessMonitorClosed())
-            }
+            finish(.failure(ReadinessMonitorClosed()))
         }
+        liveSources.wait()
     }
 
     // MARK: - On `queue`
@@ -87,34 +84,39 @@ public final class ReadinessMonitor: @unchecked Sendable {
             continuation.resume(throwing: ReadinessMonitorClosed())
             return
         }
-        if waiter != nil {
-            preconditionFailure("ReadinessMonitor supports one waiter at a time")
+        precondition(waiter == nil, "ReadinessMonitor supports one waiter at a time")
+        if let events = try? descriptor.poll(events: Int16(POLLIN), timeoutMilliseconds: 0), events != 0 {
+            continuation.resume(returning: true)
+            return
         }
         waiter = continuation
         generation &+= 1
-        if sourceSuspended {
-            sourceSuspended = false
-            source.resume()
+        let armedGeneration = generation
+        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor.rawValue, queue: queue)
+        liveSources.enter()
+        source.setCancelHandler { [liveSources] in liveSources.leave() }
+        source.setEventHandler { [weak self] in
+            guard let self, self.generation == armedGeneration else { return }
+            self.finish(.success(true))
         }
+        self.source = source
+        source.activate()
         if let timeout {
-            let armedGeneration = generation
             let components = timeout.components
             let nanoseconds = max(0, components.seconds) * 1_000_000_000 + components.attoseconds / 1_000_000_000
-            queue.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds))) {
-                guard self.generation == armedGeneration else { return }
-                self.fire(result: .success(false))
+            queue.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds))) { [weak self] in
+                guard let self, self.generation == armedGeneration else { return }
+                self.finish(.success(false))
             }
         }
     }
 
-    private func fire(result: Result<Bool, any Error>) {
+    private func finish(_ result: Result<Bool, any Error>) {
         guard let waiter else { return }
         self.waiter = nil
         generation &+= 1
-        if !sourceSuspended && !closed {
-            source.suspend()
-            sourceSuspended = true
-        }
+        source?.cancel()
+        source = nil
         waiter.resume(with: result)
     }
 }

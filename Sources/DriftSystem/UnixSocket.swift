@@ -43,6 +43,27 @@ public enum UnixSocket {
         }.map(FileDescriptor.init(rawValue:))
     }
 
+    /// Writes all of `bytes` to a connected stream socket with `MSG_NOSIGNAL` (a peer that went
+    /// away is an `EPIPE` error, never a `SIGPIPE`), waiting for room when it is non-blocking.
+    public static func sendAll(_ socket: FileDescriptor, _ bytes: [UInt8], timeoutMilliseconds: Int32 = 5_000) throws(SystemError) {
+        var offset = 0
+        while offset < bytes.count {
+            let start = offset
+            let result: Result<Int?, SystemError> = bytes.withUnsafeBytes { raw in
+                Result { () throws(SystemError) -> Int? in
+                    try Syscall.retryingEINTRNonBlocking("send") {
+                        Glibc.send(socket.rawValue, raw.baseAddress! + start, raw.count - start, Int32(MSG_NOSIGNAL))
+                    }
+                }
+            }
+            if let sent = try result.get() {
+                offset += sent
+            } else if try socket.poll(events: Int16(POLLOUT), timeoutMilliseconds: timeoutMilliseconds) == 0 {
+                throw SystemError(operation: "send", errno: ETIMEDOUT)
+            }
+        }
+    }
+
     /// Sends one datagram to `address`.
     public static func send(_ socket: FileDescriptor, _ bytes: [UInt8], to address: UnixSocketAddress) throws(SystemError) {
         try Syscall.retryingEINTR("sendto", subject: address.description) {

@@ -8,9 +8,6 @@
  * syscall layer (DriftSystem) turns failures into typed errors.
  */
 
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -29,10 +26,12 @@ static inline int drift_fcntl_setfl(int fd, int flags) { return fcntl(fd, F_SETF
 static inline int drift_fcntl_setcloexec(int fd) { return fcntl(fd, F_SETFD, FD_CLOEXEC); }
 
 /// accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK).
-static inline int drift_accept_nonblock(int fd) { return accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK); }
+/// (Defined in drift_sys.c: accept4 needs _GNU_SOURCE, which must not leak into the module's headers.)
+int drift_accept_nonblock(int fd);
 
 /// pipe2(fds, O_CLOEXEC).
-static inline int drift_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+/// (Defined in drift_sys.c, for the same reason.)
+int drift_pipe_cloexec(int fds[2]);
 
 /// ioctl(fd, request, arg) with a pointer argument.
 static inline int drift_ioctl_ptr(int fd, unsigned long request, void *arg) { return ioctl(fd, request, arg); }
@@ -50,20 +49,11 @@ static inline int drift_tty_output_queue(int fd, int *count) { return ioctl(fd, 
 
 /// posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC), then grantpt and unlockpt: a new
 /// pty master, or -1 and errno.
-static inline int drift_pty_open_master(void) {
-    int fd = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-    if (fd == -1) return -1;
-    if (grantpt(fd) == -1 || unlockpt(fd) == -1) {
-        int saved = errno;
-        close(fd);
-        errno = saved;
-        return -1;
-    }
-    return fd;
-}
+/// (Defined in drift_sys.c: posix_openpt needs _XOPEN_SOURCE/_GNU_SOURCE.)
+int drift_pty_open_master(void);
 
 /// ptsname_r(fd, buffer, length): the slave path of a pty master. 0, or an errno value.
-static inline int drift_pty_slave_name(int fd, char *buffer, size_t length) { return ptsname_r(fd, buffer, length); }
+int drift_pty_slave_name(int fd, char *buffer, size_t length);
 
 /* ---- I2C through i2c-dev (SMBus ioctls), mirroring i2c-tools' smbus.c ---- */
 #ifdef __linux__

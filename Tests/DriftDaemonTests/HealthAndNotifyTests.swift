@@ -1,0 +1,79 @@
+import DriftDaemon
+import Foundation
+import Hardware
+import Logging
+import ServiceLifecycle
+import TestSupport
+import Testing
+
+@Suite("Health registry and the systemd watchdog")
+struct HealthAndNotifyTests {
+    @Test("a loop that stops beating is reported stalled; beating again clears it")
+    func stall() {
+        let health = HealthRegistry()
+        let start = ContinuousClock.now
+        health.register("gps", maximumSilence: .seconds(5), at: start)
+        health.register("radio", maximumSilence: .seconds(2), at: start)
+        #expect(health.evaluate(at: start + .seconds(1)).isAlive)
+        health.beat("gps", at: start + .seconds(2))
+        let report = health.evaluate(at: start + .seconds(3))
+        #expect(report.stalled == ["radio"])
+        #expect(!report.isAlive)
+        health.beat("radio", at: start + .seconds(3))
+        #expect(health.evaluate(at: start + .seconds(4)).isAlive)
+        health.beat("radio", at: start + .seconds(6))
+        // Exactly at the limit is still alive; just past it is not.
+        #expect(health.evaluate(at: start + .seconds(7)).stalled.isEmpty)
+        #expect(health.evaluate(at: start + .seconds(7) + .milliseconds(1)).stalled == ["gps"])
+        health.unregister("gps")
+        #expect(health.evaluate(at: start + .seconds(4)).components == ["radio"])
+    }
+
+    @Test("faults are reported but do not stop the watchdog")
+    func faults() {
+        let health = HealthRegistry()
+        let now = ContinuousClock.now
+        health.register("sensors", maximumSilence: .seconds(5), at: now)
+        health.setFault("sensors", "BME280 absent")
+        let report = health.evaluate(at: now)
+        #expect(report.isAlive)
+        #expect(report.faults == ["sensors": "BME280 absent"])
+        health.setFault("sensors", nil)
+        #expect(health.evaluate(at: now).faults.isEmpty)
+    }
+
+    @Test("NotifyService sends READY, pings while alive, withholds pings when a loop stalls, sends STOPPING")
+    func notifyServiceOnRealSocket() async throws {
+        let listener = try NotifySocketListener.abstract()
+        let notifier = try SystemdNotifier(address: listener.address)
+        let health = HealthRegistry()
+        health.register("main", maximumSilence: .milliseconds(300))
+        let service = NotifyService(
+            notifier: notifier, watchdogInterval: .milliseconds(100), health: health,
+            logger: Logger(label: "test"), status: { "testing" }
+        )
+        let group = ServiceGroup(services: [service], logger: Logger(label: "test"))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            #expect(try await runBlocking { try listener.receive() } == "READY=1\nSTATUS=testing")
+            // Keep the loop alive for a while: pings arrive.
+            var pings = 0
+            for _ in 0..<6 {
+                health.beat("main")
+                if (try await runBlocking { try listener.receive(timeout: .seconds(2)) }) == "WATCHDOG=1" { pings += 1 }
+            }
+            #expect(pings >= 4)
+            // Stall: stop beating. Within a short time pings stop entirely.
+            try await Task.sleep(for: .milliseconds(500))
+            while (try await runBlocking { try listener.receive(timeout: .milliseconds(10)) }) != nil {}
+            #expect(try await runBlocking { try listener.receive(timeout: .milliseconds(600)) } == nil)
+            // Recover: pings resume.
+            health.beat("main")
+            #expect(try await runBlocking { try listener.receive(timeout: .seconds(2)) } == "WATCHDOG=1")
+            await group.triggerGracefulShutdown()
+            let rest = try await runBlocking { try listener.receive(until: "STOPPING=1", timeout: .seconds(5)) }
+            #expect(rest.last == "STOPPING=1\nSTATUS=stopping")
+            try await tasks.waitForAll()
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import DriftSystem
+import Foundation
+import Testing
+
+@Suite("Readiness monitor on real pipes")
+struct ReadinessMonitorTests {
+    @Test("readable once data is written; timeout when nothing comes")
+    func readableAndTimeout() async throws {
+        let (reader, writer) = try FileDescriptor.pipe()
+        defer { try? reader.close(); try? writer.close() }
+        let monitor = ReadinessMonitor(descriptor: reader)
+        defer { monitor.close() }
+        #expect(try await monitor.readable(timeout: .milliseconds(50)) == false)
+        try writer.writeAll(Array("x".utf8))
+        #expect(try await monitor.readable(timeout: .seconds(5)) == true)
+        // Still readable while the byte is unread (level triggered), and not spinning in between.
+        #expect(try await monitor.readable(timeout: .seconds(5)) == true)
+    }
+
+    @Test("a waiter is woken by data written later")
+    func wakesLater() async throws {
+        let (reader, writer) = try FileDescriptor.pipe()
+        defer { try? reader.close(); try? writer.close() }
+        let monitor = ReadinessMonitor(descriptor: reader)
+        defer { monitor.close() }
+        async let readable = monitor.readable(timeout: .seconds(10))
+        try await Task.sleep(for: .milliseconds(50))
+        try writer.writeAll([1, 2, 3])
+        #expect(try await readable == true)
+    }
+
+    @Test("cancelling the waiting task ends the wait with CancellationError")
+    func cancellation() async throws {
+        let (reader, writer) = try FileDescriptor.pipe()
+        defer { try? reader.close(); try? writer.close() }
+        let monitor = ReadinessMonitor(descriptor: reader)
+        defer { monitor.close() }
+        let task = Task { try await monitor.readable() }
+        try await Task.sleep(for: .milliseconds(50))
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+    }
+
+    @Test("close wakes a waiter; later waits throw")
+    func closeWakes() async throws {
+        let (reader, writer) = try FileDescriptor.pipe()
+        defer { try? reader.close(); try? writer.close() }
+        let monitor = ReadinessMonitor(descriptor: reader)
+        let task = Task { try await monitor.readable() }
+        try await Task.sleep(for: .milliseconds(50))
+        monitor.close()
+        await #expect(throws: ReadinessMonitorClosed.self) { try await task.value }
+        await #expect(throws: ReadinessMonitorClosed.self) { try await monitor.readable() }
+    }
+
+    @Test("end of file counts as readable (the read then returns 0)")
+    func endOfFile() async throws {
+        let (reader, writer) = try FileDescriptor.pipe()
+        defer { try? reader.close() }
+        let monitor = ReadinessMonitor(descriptor: reader)
+        defer { monitor.close() }
+        try writer.close()
+        #expect(try await monitor.readable(timeout: .seconds(5)) == true)
+        var buffer = [UInt8](repeating: 0, count: 8)
+        let count = try buffer.withUnsafeMutableBytes { try reader.read(into: $0) }
+        #expect(count == 0)
+    }
+}
+
+@Suite("Syscall layer")
+struct SyscallTests {
+    @Test("a failing open throws SystemError with errno and the path")
+    func openFails() {
+        do {
+            _ = try FileDescriptor.open("/nonexistent/drift", flags: O_RDONLY)
+            Issue.record("open succeeded")
+        } catch {
+            #expect(error.errno == ENOENT)
+            #expect(error.subject == "/nonexistent/drift")
+            #expect(error.description.contains("No such file"))
+        }
+    }
+
+    @Test("non-blocking read with nothing available returns nil, not an error")
+    func wouldBlock() throws {
+        let (reader, writer) = try FileDescriptor.pipe()
+        defer { try? reader.close(); try? writer.close() }
+        try reader.setNonBlocking()
+        var buffer = [UInt8](repeating: 0, count: 4)
+        let count = try buffer.withUnsafeMutableBytes { try reader.read(into: $0) }
+        #expect(count == nil)
+    }
+
+    @Test("writeAll then read round-trips bytes")
+    func roundTrip() throws {
+        let (reader, writer) = try FileDescriptor.pipe()
+        defer { try? reader.close(); try? writer.close() }
+        let bytes = (0...255).map(UInt8.init)
+        try writer.writeAll(bytes)
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let count = try buffer.withUnsafeMutableBytes { try reader.read(into: $0) }
+        #expect(count == 256)
+        #expect(Array(buffer.prefix(256)) == bytes)
+    }
+}
