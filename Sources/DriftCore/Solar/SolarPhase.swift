@@ -19,4 +19,14 @@ public enum SolarPhase: String, Sendable, Codable, CaseIterable {
         case .civilDawn: "at civil dawn"
         }
     }
+
+    /// Words for "now", e.g. "the sun is up".
+    public var currently: String {
+        switch self {
+        case .day: "the sun is up"
+        case .civilDusk: "it is civil dusk"
+        case .night: "it is night"
+        case .civilDawn: "it is civil dawn"
+        }
+    }
 }

@@ -1,0 +1,27 @@
+import Foundation
+
+/// How a bottle came to the box that hosts it (ARCHITECTURE §4).
+public enum Placement: Sendable, Equatable, Codable {
+    /// Dropped by a visitor at this box; it sits at the box's own position.
+    case nearby
+    /// Sent by its creator to a chosen box of the mesh.
+    case manual(target: BoxID)
+    /// Handed to a random box of the mesh.
+    case drift
+}
+
+/// Where a bottle was dropped: the origin box, its position and country at the time.
+///
+/// For *nearby* bottles the origin is the hosting box. Distance-from-origin
+/// conditions and the distance travelled shown at first open use ``position``.
+public struct BottleOrigin: Sendable, Equatable, Codable {
+    public var boxID: BoxID
+    public var position: GeoPoint?
+    public var countryCode: CountryCode?
+
+    public init(boxID: BoxID, position: GeoPoint?, countryCode: CountryCode?) {
+        self.boxID = boxID
+        self.position = position
+        self.countryCode = countryCode
+    }
+}
