@@ -15,6 +15,8 @@ public struct CountryCode: Hashable, Sendable, Codable, CustomStringConvertible 
         rawValue = normalised
     }
 
+    init(trusted code: String) { rawValue = code }
+
     public var description: String { rawValue }
 
     public init(from decoder: any Decoder) throws {

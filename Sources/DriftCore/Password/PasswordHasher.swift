@@ -7,9 +7,9 @@ import Foundation
 /// Passwords are Unicode-normalised (NFC) before hashing, so "é" typed on two
 /// keyboards matches. Verification derives with the stored hash's own iteration
 /// count and compares in constant time. Cost is linear in ``iterations``: the
-/// production default (210,000, OWASP's floor that swift-crypto enforces for its
-/// checked API) takes about 0.1 s per attempt on one x86-64 core and several times
-/// more on a Pi Zero 2 W (see `docs/conditions.md`); tests pass a low count.
+/// production default (210,000, the floor swift-crypto enforces for its checked
+/// API) took 0.14 s per attempt on one x86-64 core (debug build) and is estimated
+/// at 0.5–1 s on a Pi Zero 2 W (see `docs/conditions.md`); tests pass a low count.
 /// Attempts must go through ``PasswordRateLimiter`` first.
 public struct PasswordHasher: Sendable {
     /// Production iteration count.

@@ -5,7 +5,7 @@ import Foundation
 /// Pure state: call ``admit(visitor:bottle:now:)`` before every verification and only
 /// verify when it answers `.allowed`; the attempt is then counted whether it turns
 /// out right or wrong. Refused attempts are not counted, so hammering does not
-/// extend the lock-out. Defaults: 5 per visitor per bottle, 20 per bottle and 60
+/// extend the lock-out. Defaults: 5 per visitor per bottle, 20 per bottle and 30
 /// for the whole box, each per 5 minutes. The box-wide limit caps the CPU spent on
 /// PBKDF2 when an attacker mints new device tokens. Memory stays bounded: only
 /// admitted attempts are stored and they are dropped once out of the window.
@@ -28,7 +28,7 @@ public struct PasswordRateLimiter: Sendable, Equatable {
         public var perBox: Limit
         public init(perVisitorPerBottle: Limit = Limit(attempts: 5, window: 300),
                     perBottle: Limit = Limit(attempts: 20, window: 300),
-                    perBox: Limit = Limit(attempts: 60, window: 300)) {
+                    perBox: Limit = Limit(attempts: 30, window: 300)) {
             self.perVisitorPerBottle = perVisitorPerBottle
             self.perBottle = perBottle
             self.perBox = perBox
