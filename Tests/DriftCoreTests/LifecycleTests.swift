@@ -81,6 +81,26 @@ import Testing
         #expect(bottle.stateChangedAt == Fixtures.date("2024-06-01T12:00:00Z"))
     }
 
+    @Test func ambientEvaluationDrivesLockedAndOpenable() throws {
+        var bottle = try Fixtures.bottle([BottleCondition(.timeOfDay(TimeOfDayWindow(start: (22, 0), end: (4, 0))))], lifetime: 86_400)
+        func step(_ iso: String, synchronized: Bool = true) throws -> LifecycleTrigger? {
+            let context = Fixtures.context(iso, synchronized: synchronized)
+            let trigger = Lifecycle.ambientTrigger(for: bottle, evaluation: ConditionEvaluator.evaluate(bottle, in: context))
+            if let trigger { try bottle.apply(trigger, at: context.now) }
+            return trigger
+        }
+        #expect(try step("2024-06-01T12:00:00Z") == nil)                      // 14:00 Berlin, locked stays locked
+        #expect(try step("2024-06-01T20:30:00Z") == .conditionsMet)           // 22:30
+        #expect(try step("2024-06-01T21:00:00Z") == nil)
+        #expect(try step("2024-06-01T21:00:00Z", synchronized: false) == .conditionsLost) // unknown never holds
+        #expect(try step("2024-06-01T21:30:00Z") == .conditionsMet)
+        #expect(try step("2024-06-02T02:00:00Z") == .conditionsLost)          // 04:00
+        #expect(try step("2024-06-02T10:00:00Z", synchronized: false) == nil) // cannot tell the time: no expiry either
+        #expect(try step("2024-06-02T10:00:00Z") == .hardExpiry)              // created 10:00Z + 1 day
+        #expect(bottle.state == .expired)
+        #expect(try step("2024-06-02T11:00:00Z") == nil)
+    }
+
     /// A bottle driven into `state` through valid transitions only.
     static func bottle(in state: BottleState) throws -> Bottle {
         var bottle = try Fixtures.bottle()

@@ -30,7 +30,7 @@ import Testing
     static let vectors: [Vector] = {
         let url = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent()
-            .appendingPathComponent("Resources/solar-vectors.json")
+            .appendingPathComponent("../../tools/solar/solar-vectors.json")
         guard let data = try? Data(contentsOf: url),
               let file = try? JSONDecoder().decode(VectorFile.self, from: data) else { return [] }
         return file.vectors

@@ -4,7 +4,7 @@
 Usage (from this folder):
     python3 -m venv .venv
     .venv/bin/pip install -r requirements.txt
-    .venv/bin/python make_vectors.py > ../../Tests/DriftCoreTests/Resources/solar-vectors.json
+    .venv/bin/python make_vectors.py > solar-vectors.json
 
 Skyfield integrates the JPL DE421 ephemeris (shipped by `skyfield-data`, so no
 download), which makes it an independent check of DriftCore's NOAA/Meeus series.

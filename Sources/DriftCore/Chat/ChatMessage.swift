@@ -1,18 +1,5 @@
 import Foundation
 
-/// A media file attached to a chat line.
-public enum ChatAttachment: Sendable, Equatable, Codable {
-    case image(ImageRef)
-    case audio(AudioRef)
-
-    public var path: MediaPath {
-        switch self {
-        case .image(let image): image.path
-        case .audio(let audio): audio.path
-        }
-    }
-}
-
 /// One line of a bottle's chat, stamped by the server.
 ///
 /// Build with ``make(id:bottle:participant:sentAt:text:language:attachment:)``, which
@@ -84,18 +71,4 @@ public struct ChatMessage: Sendable, Equatable, Codable, Identifiable {
 
     /// The ordering key: server time, then id.
     public var orderKey: ChatCursor { ChatCursor(sentAt: sentAt, id: id) }
-}
-
-extension Date {
-    /// This instant truncated to whole milliseconds since 1970 (what the store keeps).
-    var wholeMilliseconds: Date {
-        Date(timeIntervalSince1970: Double(millisecondsSince1970) / 1000)
-    }
-
-    /// Whole milliseconds since 1970. A microsecond of slack absorbs the binary
-    /// rounding of values that were built from whole milliseconds, so the
-    /// conversion round-trips.
-    var millisecondsSince1970: Int64 {
-        Int64((timeIntervalSince1970 * 1000 + 0.001).rounded(.down))
-    }
 }

@@ -1,10 +1,3 @@
-/// One live connection of a visitor (a WebSocket), numbered by the API.
-public struct ConnectionID: Hashable, Sendable, Codable, CustomStringConvertible {
-    public let rawValue: UInt64
-    public init(_ rawValue: UInt64) { self.rawValue = rawValue }
-    public var description: String { "conn#\(rawValue)" }
-}
-
 /// Who is inside one chat, by live connections: a participant is present while at
 /// least one of their connections is open (two tabs count once), and presence
 /// ends when the last one disconnects.

@@ -71,9 +71,3 @@ public struct AmbientContext: Sendable {
         gps.lastFix?.position ?? configuredPosition
     }
 }
-
-/// Why an input needed by a condition is missing or unusable; its text is the reason shown.
-public struct InputProblem: Error, Sendable, Equatable {
-    public var reason: String
-    public init(_ reason: String) { self.reason = reason }
-}

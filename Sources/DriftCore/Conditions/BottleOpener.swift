@@ -1,45 +1,5 @@
 import Foundation
 
-/// What a visitor brings when opening a bottle.
-public struct OpenAttempt: Sendable {
-    /// Hash of the visitor's device token.
-    public var visitor: TokenHash
-    /// The visitor's pseudonym in this bottle (``ParticipantID``).
-    public var participant: ParticipantID
-    /// The password typed, if any. Never logged.
-    public var password: String?
-    /// The visitor's presence proof from ``PresenceBinder``, if any.
-    public var presence: PresenceProof?
-
-    public init(visitor: TokenHash, participant: ParticipantID, password: String? = nil, presence: PresenceProof? = nil) {
-        self.visitor = visitor
-        self.participant = participant
-        self.password = password
-        self.presence = presence
-    }
-}
-
-/// The answer to an ``OpenAttempt``.
-public struct OpenDecision: Sendable, Equatable {
-    public enum Verdict: Sendable, Equatable {
-        /// Open it. `isFirstOpen` tells the caller to apply `recordFirstOpen`.
-        case open(isFirstOpen: Bool)
-        /// Refused; see ``OpenDecision/reasons``.
-        case denied
-    }
-
-    public var verdict: Verdict
-    /// Every checked condition, for the page.
-    public var reports: [ConditionReport]
-    /// Why it was refused (empty when opened).
-    public var reasons: [String]
-
-    public var isOpen: Bool {
-        if case .open = verdict { return true }
-        return false
-    }
-}
-
 /// Checks an open attempt: current ambient conditions (before the first open),
 /// one-shot, expiry, then the visitor proofs.
 ///

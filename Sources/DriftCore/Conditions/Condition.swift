@@ -76,31 +76,3 @@ public enum Condition: Sendable, Equatable, Codable {
         }
     }
 }
-
-/// Every kind of condition a bottle can report, including the bottle-level one-shot and expiry.
-public enum ConditionKind: String, Sendable, Codable, CaseIterable {
-    case password, presence
-    case timeOfDay, daysOfWeek, dateRange, solar
-    case temperature, humidity, pressure, pressureTrend, rain
-    case boxPosition, distanceFromOrigin, delay
-    case oneShot, expiry
-
-    /// `false` for the visitor proofs (password, presence) checked at open.
-    public var isAmbient: Bool {
-        switch self {
-        case .password, .presence: false
-        default: true
-        }
-    }
-}
-
-/// A condition with the creator's optional hint (shown to visitors; ≤ 200 characters).
-public struct BottleCondition: Sendable, Equatable, Codable {
-    public var condition: Condition
-    public var hint: String?
-
-    public init(_ condition: Condition, hint: String? = nil) {
-        self.condition = condition
-        self.hint = hint
-    }
-}

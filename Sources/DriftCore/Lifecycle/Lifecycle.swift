@@ -59,26 +59,28 @@ public enum Lifecycle {
         return next
     }
 
+    /// The trigger an ambient evaluation calls for on a bottle not yet opened, if any.
+    ///
+    /// - `locked` and every ambient condition satisfied → `conditionsMet`;
+    /// - `openable` and some ambient condition not satisfied or unknown → `conditionsLost`;
+    /// - `locked`/`openable` past `expiresAt` (and the clock trusted, i.e. the expiry
+    ///   report is `notSatisfied`) → `hardExpiry`, before anything else.
+    ///
+    /// Opened bottles (`active`, `dying`) are driven by ``ChatSurvival``; expired ones by nothing.
+    public static func ambientTrigger(for bottle: Bottle, evaluation: BottleEvaluation) -> LifecycleTrigger? {
+        guard bottle.state == .locked || bottle.state == .openable else { return nil }
+        if let expiry = evaluation.reports.first(where: { $0.kind == .expiry }), case .notSatisfied = expiry.outcome {
+            return .hardExpiry
+        }
+        switch (bottle.state, evaluation.isOpenable) {
+        case (.locked, true): return .conditionsMet
+        case (.openable, false): return .conditionsLost
+        default: return nil
+        }
+    }
+
     /// Whether the table has a row for (`state`, `trigger`).
     public static func allows(_ trigger: LifecycleTrigger, from state: BottleState) -> Bool {
         lookup[state]?[trigger] != nil
-    }
-}
-
-/// A lifecycle operation that the rules forbid.
-public enum LifecycleError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// No row of the transition table matches.
-    case invalidTransition(from: BottleState, trigger: LifecycleTrigger)
-    /// Only the creator may do this (edit, retire).
-    case notCreator
-    /// The operation needs a bottle that has not been opened yet.
-    case alreadyOpened
-
-    public var description: String {
-        switch self {
-        case .invalidTransition(let from, let trigger): "invalid lifecycle transition: \(trigger.rawValue) in state \(from.rawValue)"
-        case .notCreator: "only the bottle's creator may do this"
-        case .alreadyOpened: "the bottle has already been opened"
-        }
     }
 }

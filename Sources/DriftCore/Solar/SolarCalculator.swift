@@ -6,7 +6,7 @@ import Foundation
 /// The NOAA algorithm iterated to convergence: the event time is refined with the
 /// sun's declination and equation of time at that time, so results agree with the
 /// NOAA calculator and the `astral` package to a few seconds at mid latitudes
-/// (checked against vectors in `Tests/DriftCoreTests/Resources/solar-vectors.json`).
+/// (checked against vectors in `tools/solar/solar-vectors.json`).
 /// Pure and allocation-free; safe to call on every tick.
 public enum SolarCalculator {
     /// Sun-centre altitude of sunrise/sunset: −(34′ refraction + 16′ semi-diameter).

@@ -60,14 +60,3 @@ public struct SolarPosition: Sendable, Equatable {
         return (julianDay - 2_451_545) / 36_525
     }
 }
-
-extension Double {
-    var radians: Double { self * .pi / 180 }
-    var degrees: Double { self * 180 / .pi }
-
-    /// Remainder in `0..<modulus` (also for negative values).
-    func positiveRemainder(_ modulus: Double) -> Double {
-        let r = truncatingRemainder(dividingBy: modulus)
-        return r < 0 ? r + modulus : r
-    }
-}

@@ -50,12 +50,3 @@ enum Text {
         "\(LocalDate(date, in: zone)) \(clock(date, in: zone))"
     }
 }
-
-extension Calendar {
-    /// A Gregorian calendar in `zone`.
-    static func gregorian(in zone: TimeZone) -> Calendar {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        return calendar
-    }
-}
