@@ -1,0 +1,20 @@
+import Foundation
+
+/// What a visitor brings when opening a bottle.
+public struct OpenAttempt: Sendable {
+    /// Hash of the visitor's device token.
+    public var visitor: TokenHash
+    /// The visitor's pseudonym in this bottle (``ParticipantID``).
+    public var participant: ParticipantID
+    /// The password typed, if any. Never logged.
+    public var password: String?
+    /// The visitor's presence proof from ``PresenceBinder``, if any.
+    public var presence: PresenceProof?
+
+    public init(visitor: TokenHash, participant: ParticipantID, password: String? = nil, presence: PresenceProof? = nil) {
+        self.visitor = visitor
+        self.participant = participant
+        self.password = password
+        self.presence = presence
+    }
+}

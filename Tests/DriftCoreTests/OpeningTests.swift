@@ -1,0 +1,188 @@
+import DriftCore
+import Foundation
+import Testing
+
+/// Visitor proofs at open (password, presence), one-shot, and the openable verdict.
+@Suite struct OpeningTests {
+    let hasher = Fixtures.hasher
+    let nowISO = "2024-06-01T12:00:00Z"
+
+    func passwordBottle(_ extra: [BottleCondition] = [], oneShot: Bool = false) throws -> Bottle {
+        try Fixtures.bottle([BottleCondition(.password(try hasher.hash("kelp")), hint: "what floats")] + extra, oneShot: oneShot)
+    }
+
+    func attempt(_ bottle: Bottle, password: String? = nil, presence: PresenceProof? = nil, token: DeviceToken = Fixtures.visitorToken) -> OpenAttempt {
+        OpenAttempt(visitor: token.hash, participant: Fixtures.participant(token, in: bottle.id), password: password, presence: presence)
+    }
+
+    @Test func passwordIsAVisitorProofNotAnAmbientCondition() throws {
+        let bottle = try passwordBottle()
+        let evaluation = ConditionEvaluator.evaluate(bottle, in: Fixtures.context(nowISO))
+        let password = try #require(evaluation.reports.first { $0.kind == .password })
+        #expect(password.outcome == .unknown(reason: "asked when you open it"))
+        #expect(password.summary == "needs a password")
+        #expect(password.hint == "what floats")
+        #expect(evaluation.isOpenable, "visitor proofs do not block openable")
+    }
+
+    @Test func passwordAtOpen() throws {
+        var limiter = PasswordRateLimiter()
+        let context = Fixtures.context(nowISO)
+        var bottle = try passwordBottle()
+        try bottle.apply(.conditionsMet, at: context.now)
+
+        let missing = BottleOpener.check(bottle, in: context, attempt: attempt(bottle), hasher: hasher, limiter: &limiter)
+        #expect(missing.verdict == .denied)
+        #expect(missing.reasons == ["enter the password"])
+
+        let wrong = BottleOpener.check(bottle, in: context, attempt: attempt(bottle, password: "sand"), hasher: hasher, limiter: &limiter)
+        #expect(wrong.reasons == ["wrong password"])
+
+        let right = BottleOpener.check(bottle, in: context, attempt: attempt(bottle, password: "kelp"), hasher: hasher, limiter: &limiter)
+        #expect(right.verdict == .open(isFirstOpen: true))
+        #expect(right.reports.first { $0.kind == .password }?.outcome == .satisfied)
+        #expect(!right.reports.contains { $0.summary.contains("kelp") })
+    }
+
+    @Test func passwordAttemptsAreRateLimited() throws {
+        var limiter = PasswordRateLimiter()
+        var clock = TestClock(nowISO)
+        var bottle = try passwordBottle()
+        try bottle.apply(.conditionsMet, at: clock.now)
+        for _ in 0..<5 {
+            var context = Fixtures.context(nowISO)
+            context.now = clock.now
+            #expect(BottleOpener.check(bottle, in: context, attempt: attempt(bottle, password: "nope"), hasher: hasher, limiter: &limiter).reasons == ["wrong password"])
+            clock.advance(1)
+        }
+        var context = Fixtures.context(nowISO)
+        context.now = clock.now
+        // Even the right password is refused while limited.
+        let limited = BottleOpener.check(bottle, in: context, attempt: attempt(bottle, password: "kelp"), hasher: hasher, limiter: &limiter)
+        #expect(limited.reasons == ["too many attempts; try again in 4 min"])
+        context.now = clock.now.addingTimeInterval(300)
+        #expect(BottleOpener.check(bottle, in: context, attempt: attempt(bottle, password: "kelp"), hasher: hasher, limiter: &limiter).isOpen)
+    }
+
+    @Test func passwordIsNotTriedWhileOtherConditionsFail() throws {
+        var limiter = PasswordRateLimiter()
+        let bottle = try passwordBottle([BottleCondition(.delay(UnlockDelay(seconds: 86_400)))])
+        let decision = BottleOpener.check(bottle, in: Fixtures.context(nowISO), attempt: attempt(bottle, password: "kelp"), hasher: hasher, limiter: &limiter)
+        #expect(decision.verdict == .denied)
+        #expect(decision.reports.first { $0.kind == .password }?.outcome == .unknown(reason: "checked once the other conditions hold"))
+        #expect(limiter.trackedAttempts == 0)
+    }
+
+    @Test func presenceBoundToTheVisitorWhoAsked() throws {
+        let context = Fixtures.context(nowISO)
+        var bottle = try Fixtures.bottle([BottleCondition(.presence(PresenceCondition(withinSeconds: 30)))])
+        try bottle.apply(.conditionsMet, at: context.now)
+        var binder = PresenceBinder()
+        var limiter = PasswordRateLimiter()
+        let visitor = Fixtures.visitorToken
+        let other = Fixtures.creatorToken
+
+        // A press nobody asked for proves nothing.
+        #expect(binder.buttonPressed(at: context.now.addingTimeInterval(-20)) == nil)
+        let none = BottleOpener.check(bottle, in: context, attempt: attempt(bottle), hasher: hasher, limiter: &limiter)
+        #expect(none.reasons == ["ask for a presence check, then press the button on the box"])
+
+        binder.request(visitor: visitor.hash, bottle: bottle.id, now: context.now.addingTimeInterval(-15))
+        let pressed = binder.buttonPressed(at: context.now.addingTimeInterval(-10))
+        let proof = try #require(pressed)
+        #expect(proof.visitor == visitor.hash)
+        let ok = BottleOpener.check(bottle, in: context, attempt: attempt(bottle, presence: binder.proof(visitor: visitor.hash, bottle: bottle.id)),
+                                    hasher: hasher, limiter: &limiter)
+        #expect(ok.isOpen)
+        // Someone else presenting that proof gets nothing.
+        let stolen = BottleOpener.check(bottle, in: context, attempt: attempt(bottle, presence: proof, token: other), hasher: hasher, limiter: &limiter)
+        #expect(stolen.verdict == .denied)
+        // Too old a press.
+        var later = context
+        later.now = context.now.addingTimeInterval(25)
+        let stale = BottleOpener.check(bottle, in: later, attempt: attempt(bottle, presence: proof), hasher: hasher, limiter: &limiter)
+        #expect(stale.reasons == ["your button press was 35 s ago; it counts for 30 s"])
+        // A box without a button: unknown.
+        var buttonless = context
+        buttonless.hasPresenceButton = false
+        let unknown = BottleOpener.check(bottle, in: buttonless, attempt: attempt(bottle, presence: proof), hasher: hasher, limiter: &limiter)
+        #expect(unknown.reports.first { $0.kind == .presence }?.outcome == .unknown(reason: "this box has no presence button"))
+        #expect(ConditionEvaluator.evaluate(bottle, in: buttonless).reports.first { $0.kind == .presence }?.outcome
+            == .unknown(reason: "this box has no presence button"))
+    }
+
+    @Test func pressesServeWaitingVisitorsFirstComeFirstServed() throws {
+        var binder = PresenceBinder(requestLifetime: 60)
+        var clock = TestClock(nowISO)
+        let bottle = Fixtures.bottleID()
+        let a = Fixtures.visitorToken.hash
+        let b = Fixtures.creatorToken.hash
+        binder.request(visitor: a, bottle: bottle, now: clock.now)
+        clock.advance(5)
+        binder.request(visitor: b, bottle: bottle, now: clock.now)
+        clock.advance(1)
+        #expect(binder.buttonPressed(at: clock.now)?.visitor == a)
+        #expect(binder.buttonPressed(at: clock.now)?.visitor == b)
+        #expect(binder.buttonPressed(at: clock.now) == nil)
+        // Requests expire.
+        binder.request(visitor: a, bottle: bottle, now: clock.now)
+        clock.advance(61)
+        #expect(binder.buttonPressed(at: clock.now) == nil)
+        binder.forget(bottle: bottle)
+        #expect(binder.proofs.isEmpty && binder.pending.isEmpty)
+    }
+
+    @Test func oneShotAdmitsOnlyItsFirstReader() throws {
+        let context = Fixtures.context(nowISO)
+        var bottle = try Fixtures.bottle(oneShot: true)
+        var limiter = PasswordRateLimiter()
+        #expect(ConditionEvaluator.evaluate(bottle, in: context).reports.first { $0.kind == .oneShot }?.outcome == .satisfied)
+        try bottle.apply(.conditionsMet, at: context.now)
+        let first = Fixtures.participant(in: bottle.id)
+        try bottle.recordFirstOpen(by: first, hostPosition: Fixtures.berlin, at: context.now)
+        let again = BottleOpener.check(bottle, in: context, attempt: attempt(bottle), hasher: hasher, limiter: &limiter)
+        #expect(again.verdict == .open(isFirstOpen: false))
+        let stranger = BottleOpener.check(bottle, in: context, attempt: attempt(bottle, token: Fixtures.creatorToken), hasher: hasher, limiter: &limiter)
+        #expect(stranger.reasons == ["already opened by someone else"])
+        #expect(ConditionEvaluator.evaluate(bottle, in: context).reports.first { $0.kind == .oneShot }?.outcome
+            == .unknown(reason: "already opened; only its first reader may come back"))
+    }
+
+    @Test func allConditionsMustHoldAndUnknownNeverCounts() throws {
+        let bottle = try Fixtures.bottle([
+            BottleCondition(.timeOfDay(TimeOfDayWindow(start: (13, 0), end: (15, 0)))),
+            BottleCondition(.weather(.temperature(ValueRange(maximum: 30)))),
+        ])
+        var context = Fixtures.context(nowISO) // 14:00 Berlin
+        let noSensor = ConditionEvaluator.evaluate(bottle, in: context)
+        #expect(!noSensor.isOpenable)
+        #expect(noSensor.blockingReasons == ["no temperature sensor on this box"])
+        context.weather = WeatherSnapshot(temperature: SensorSeries([SensorReading(time: context.now, value: 21)]))
+        #expect(ConditionEvaluator.evaluate(bottle, in: context).isOpenable)
+        context.now = context.now.addingTimeInterval(3_600)
+        context.weather = WeatherSnapshot(temperature: SensorSeries([SensorReading(time: context.now, value: 21)]))
+        #expect(!ConditionEvaluator.evaluate(bottle, in: context).isOpenable)
+    }
+
+    @Test func joinersOfAnOpenedChatSkipAmbientConditions() throws {
+        var context = Fixtures.context(nowISO)
+        var bottle = try passwordBottle([BottleCondition(.timeOfDay(TimeOfDayWindow(start: (13, 0), end: (15, 0))))])
+        try bottle.apply(.conditionsMet, at: context.now)
+        try bottle.recordFirstOpen(by: Fixtures.participant(Fixtures.creatorToken, in: bottle.id), hostPosition: nil, at: context.now)
+        context.now = context.now.addingTimeInterval(7_200) // 16:00, window closed
+        var limiter = PasswordRateLimiter()
+        let join = BottleOpener.check(bottle, in: context, attempt: attempt(bottle, password: "kelp"), hasher: hasher, limiter: &limiter)
+        #expect(join.verdict == .open(isFirstOpen: false))
+        let noPassword = BottleOpener.check(bottle, in: context, attempt: attempt(bottle), hasher: hasher, limiter: &limiter)
+        #expect(noPassword.verdict == .denied)
+    }
+
+    @Test func expiredBottlesNeverOpen() throws {
+        let context = Fixtures.context(nowISO)
+        var bottle = try Fixtures.bottle()
+        try bottle.retire(by: Fixtures.creatorToken.hash, at: context.now)
+        var limiter = PasswordRateLimiter()
+        let decision = BottleOpener.check(bottle, in: context, attempt: attempt(bottle), hasher: hasher, limiter: &limiter)
+        #expect(decision.reasons == ["this bottle has expired"])
+    }
+}
