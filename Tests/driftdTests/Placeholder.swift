@@ -1,3 +1,2 @@
 import Testing
-
 @Test func placeholder() {}
