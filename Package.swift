@@ -95,6 +95,7 @@ let package = Package(
             dependencies: [
                 "Hardware", "DriftConfig", "DriftCore", "DriftStore", "DriftSystem",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -1,0 +1,204 @@
+import DriftConfig
+import DriftStore
+import DriftSystem
+import Foundation
+import Hardware
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How `driftd run` was asked to start.
+public struct DaemonOptions: Sendable {
+    /// `--config FILE`; `nil` runs the embedded simulated-board default.
+    public var configPath: String?
+    /// `--data-dir DIR`, overriding `storage.data_dir`.
+    public var dataDirectory: String?
+    /// `--listen HOST:PORT`, overriding `http.listen`.
+    public var listen: String?
+    /// The process environment (`NOTIFY_SOCKET`, `WATCHDOG_USEC`, `JOURNAL_STREAM`…).
+    public var environment: [String: String]
+    /// The version string reported by `status`.
+    public var version: String
+
+    public init(configPath: String?, dataDirectory: String?, listen: String?, environment: [String: String], version: String) {
+        self.configPath = configPath
+        self.dataDirectory = dataDirectory
+        self.listen = listen
+        self.environment = environment
+        self.version = version
+    }
+}
+
+/// A failure that stops the daemon from starting, with what to do about it.
+public struct DaemonStartupError: Error, CustomStringConvertible {
+    public var description: String
+}
+
+/// Builds the daemon from its configuration and runs it until SIGTERM/SIGINT.
+///
+/// Start-up order: configuration (with the last-known-good fallback) → data
+/// directory → store (migrated) → box identity → devices → control socket;
+/// then one `ServiceGroup` runs every service, the notify service last so
+/// `READY=1` goes out only once everything before it is up, and it is the
+/// first to stop so `STOPPING=1` goes out as soon as shutdown begins.
+public enum Daemon {
+    /// Runs the daemon; returns when it has shut down cleanly.
+    public static func run(options: DaemonOptions, logger baseLogger: Logger) async throws {
+        var logger = baseLogger
+        let startedAt = Date()
+
+        // Configuration.
+        let outcome: ConfigLoadOutcome?
+        let loaded: LoadedConfiguration
+        if let path = options.configPath {
+            do {
+                outcome = try ConfigLoader.loadWithFallback(path: path, dataDirectory: options.dataDirectory)
+            } catch {
+                throw DaemonStartupError(description: "the config file is invalid and there is no last known good copy:\n" + error.issues.map { "  \($0)" }.joined(separator: "\n"))
+            }
+            loaded = outcome!.loaded
+        } else {
+            outcome = nil
+            loaded = ConfigLoader.loadEmbeddedDefault()
+        }
+        let config: DriftConfiguration
+        do {
+            config = try loaded.configuration.applying(dataDirectory: options.dataDirectory, listen: options.listen)
+        } catch {
+            throw DaemonStartupError(description: error.issues.map(\.description).joined(separator: "\n"))
+        }
+        logger.logLevel = Logger.Level(rawValue: config.daemon.logLevel.rawValue) ?? .info
+        let configSource: String
+        var configProblems: [String] = []
+        switch outcome {
+        case .none:
+            configSource = "embedded"
+            logger.notice("no --config given: running the embedded simulated-board default")
+        case .primary(_, let saveProblem)?:
+            configSource = "file"
+            if let saveProblem {
+                logger.warning("could not save the last known good config", metadata: ["error": "\(saveProblem)"])
+            }
+        case .lastKnownGood(_, let problem)?:
+            configSource = "last-known-good"
+            configProblems = problem.issues.map(\.description)
+            logger.critical("config file invalid — running the last known good config", metadata: ["problems": "\(configProblems.joined(separator: " | "))"])
+        }
+        let problems = configProblems
+        if config.mesh.usesPublishedKey {
+            logger.warning("the mesh network key is a published default; set mesh.network_key before deploying")
+        }
+
+        // Data directory and store.
+        let dataDirectory = config.storage.dataDir
+        do {
+            try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
+        } catch {
+            throw DaemonStartupError(description: "cannot create the data directory \(dataDirectory): \(error.localizedDescription)")
+        }
+        guard access(dataDirectory, W_OK) == 0 else {
+            throw DaemonStartupError(description: "the data directory \(dataDirectory) is not writable by this user")
+        }
+        let database: DriftDatabase
+        do {
+            database = try DriftDatabase.open(path: dataDirectory + "/drift.sqlite")
+        } catch {
+            throw DaemonStartupError(description: "cannot open the store in \(dataDirectory): \(error)")
+        }
+        let boxState = BoxStateStore(database: database)
+        let boxID = config.box.id.isEmpty
+            ? try boxState.valueOrInsert(for: "box.id") { BoxIdentity.generate() }
+            : config.box.id
+        logger[metadataKey: "box"] = "\(boxID)"
+
+        // Health and devices.
+        let health = HealthRegistry()
+        if let free = DataDirectory.freeMegabytes(at: dataDirectory), free < Int64(config.storage.minFreeMB) {
+            logger.error("data partition nearly full", metadata: ["freeMB": "\(free)", "minFreeMB": "\(config.storage.minFreeMB)"])
+        }
+        let devices = BoxDevices.open(config: config, health: health, logger: logger)
+
+        // systemd.
+        let notifier: SystemdNotifier?
+        do {
+            notifier = try SystemdNotifier.fromEnvironment(options.environment)
+        } catch {
+            logger.error("NOTIFY_SOCKET is set but unusable", metadata: ["error": "\(error)"])
+            notifier = nil
+        }
+        let watchdogInterval = config.daemon.watchdog ? SystemdNotifier.watchdogInterval(environment: options.environment) : nil
+
+        // Control socket.
+        let statusSnapshot: @Sendable () -> DaemonStatus = {
+            let report = health.evaluate()
+            return DaemonStatus(
+                version: options.version,
+                box: .init(id: boxID, name: config.box.name, board: config.box.board, country: config.box.country, timezone: config.box.timezone),
+                config: .init(source: configSource, files: loaded.files, problems: problems),
+                dataDirectory: dataDirectory,
+                startedAt: startedAt,
+                uptimeSeconds: Date().timeIntervalSince(startedAt),
+                health: .init(alive: report.isAlive, stalled: report.stalled, faults: report.faults),
+                watchdog: watchdogInterval != nil
+            )
+        }
+        var commands = ControlCommands()
+        commands.register("status") { _ in statusSnapshot() }
+        devices.registerControlCommands(&commands)
+        let control = ControlServer(path: config.controlSocketPath, commands: commands, logger: logger)
+
+        let statusLine: @Sendable () -> String = {
+            let report = health.evaluate()
+            var parts = ["\(config.box.name)", "board \(config.box.board)"]
+            if configSource == "last-known-good" { parts.append("CONFIG INVALID (running last known good)") }
+            if !report.isAlive { parts.append("stalled: \(report.stalled.joined(separator: ","))") }
+            if !report.faults.isEmpty { parts.append("faults: \(report.faults.keys.sorted().joined(separator: ","))") }
+            return parts.joined(separator: " · ")
+        }
+
+        var services: [any Service] = devices.services
+        services.append(HousekeepingService(health: health, logger: logger))
+        services.append(control)
+        services.append(NotifyService(notifier: notifier, watchdogInterval: watchdogInterval, health: health, logger: logger, status: statusLine))
+
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        )
+        groupConfiguration.maximumGracefulShutdownDuration = config.daemon.shutdownTimeout
+        groupConfiguration.maximumCancellationDuration = .seconds(2)
+        logger.info("starting", metadata: [
+            "board": "\(config.box.board)", "dataDir": "\(dataDirectory)",
+            "control": "\(config.controlSocketPath)", "config": "\(configSource)",
+        ])
+        let group = ServiceGroup(configuration: groupConfiguration)
+        try await group.run()
+        try? database.checkpointAndTruncateWAL()
+        logger.notice("stopped cleanly")
+    }
+}
+
+/// The box's own identity.
+enum BoxIdentity {
+    /// A new random box id: `box-` and 10 lowercase base-32 characters.
+    static func generate() -> String {
+        let alphabet = Array("abcdefghjkmnpqrstvwxyz0123456789")
+        var generator = SystemRandomNumberGenerator()
+        return "box-" + String((0..<10).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
+    }
+}
+
+/// Facts about the data directory's file system.
+enum DataDirectory {
+    /// Free space available to this user, in MiB.
+    static func freeMegabytes(at path: String) -> Int64? {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { return nil }
+        return Int64(info.f_bavail) * Int64(info.f_frsize) / (1024 * 1024)
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// What `driftd status` shows: the box, how it is configured and how it is doing.
+public struct DaemonStatus: Codable, Sendable, Equatable {
+    public struct Box: Codable, Sendable, Equatable {
+        public var id: String
+        public var name: String
+        public var board: String
+        public var country: String
+        public var timezone: String
+    }
+
+    public struct Config: Codable, Sendable, Equatable {
+        /// `file`, `last-known-good` or `embedded`.
+        public var source: String
+        /// The files merged, board profile first.
+        public var files: [String]
+        /// Why the config file was not used, when the last known good copy runs.
+        public var problems: [String]
+    }
+
+    public struct Health: Codable, Sendable, Equatable {
+        public var alive: Bool
+        public var stalled: [String]
+        public var faults: [String: String]
+    }
+
+    public var version: String
+    public var box: Box
+    public var config: Config
+    public var dataDirectory: String
+    public var startedAt: Date
+    public var uptimeSeconds: Double
+    public var health: Health
+    public var watchdog: Bool
+
+    /// The human-readable form printed by `driftd status`.
+    public func renderText() -> String {
+        var lines: [String] = []
+        lines.append("\(box.name) (\(box.id)) — board \(box.board), \(box.country), \(box.timezone)")
+        lines.append("driftd \(version), up \(Self.formatUptime(uptimeSeconds)), data in \(dataDirectory)")
+        switch config.source {
+        case "last-known-good":
+            lines.append("config: RUNNING LAST KNOWN GOOD — the config file is invalid:")
+            lines.append(contentsOf: config.problems.map { "  \($0)" })
+        case "embedded":
+            lines.append("config: embedded simulated-board default")
+        default:
+            lines.append("config: \(config.files.joined(separator: " + "))")
+        }
+        lines.append("health: \(health.alive ? "all main loops alive" : "STALLED: \(health.stalled.joined(separator: ", "))")\(watchdog ? ", systemd watchdog on" : "")")
+        for (component, fault) in health.faults.sorted(by: { $0.key < $1.key }) {
+            lines.append("fault: \(component): \(fault)")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func formatUptime(_ seconds: Double) -> String {
+        let total = Int(seconds)
+        let days = total / 86_400, hours = total % 86_400 / 3_600, minutes = total % 3_600 / 60, secs = total % 60
+        if days > 0 { return "\(days)d \(hours)h \(minutes)m" }
+        if hours > 0 { return "\(hours)h \(minutes)m" }
+        if minutes > 0 { return "\(minutes)m \(secs)s" }
+        return "\(secs)s"
+    }
+}
