@@ -1,0 +1,178 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `driftd` as a real child process: systemd's notify protocol on real sockets, signals, exit codes.
+@Suite("driftd as a process", .serialized)
+struct DaemonProcessTests {
+    static let binaryBuilt = DriftdProcess.binaryPath != nil
+
+    @Test("READY=1 within a few seconds, WATCHDOG=1 pings, STOPPING=1 and exit 0 on SIGTERM",
+          .enabled(if: binaryBuilt, "driftd binary not built"),
+          arguments: ["path", "abstract"])
+    func notifyLifecycle(socketKind: String) async throws {
+        let directory = try TemporaryDirectory(prefix: "run")
+        defer { directory.remove() }
+        let listener = socketKind == "path"
+            ? try NotifySocketListener(address: directory.appending("notify.sock"))
+            : try NotifySocketListener.abstract()
+        let started = ContinuousClock.now
+        let daemon = try DriftdProcess(
+            arguments: ["run", "--config", "board/sim.toml", "--data-dir", directory.appending("data")],
+            environment: ["NOTIFY_SOCKET": listener.address, "WATCHDOG_USEC": "400000"],
+            stderrPath: directory.appending("stderr.log")
+        )
+        let untilReady = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(15)) }
+        let readyAfter = ContinuousClock.now - started
+        #expect(untilReady.last?.hasPrefix("READY=1\nSTATUS=") == true)
+        #expect(readyAfter < .seconds(10), "READY=1 took \(readyAfter)")
+        // Pings at half the 400 ms interval.
+        var pings = 0
+        for _ in 0..<6 {
+            if (try await runBlocking { try listener.receive(timeout: .seconds(2)) }) == "WATCHDOG=1" { pings += 1 }
+        }
+        #expect(pings >= 4, "got \(pings) pings; stderr: \(daemon.stderr)")
+        let stopAsked = ContinuousClock.now
+        daemon.send(SIGTERM)
+        let stopping = try await runBlocking { try listener.receive(until: "STOPPING=1", timeout: .seconds(5)) }
+        #expect(stopping.last == "STOPPING=1\nSTATUS=stopping")
+        let status = try await daemon.waitForExit(timeout: .seconds(10))
+        #expect(status == 0, "stderr: \(daemon.stderr)")
+        #expect(ContinuousClock.now - stopAsked < .seconds(5))
+    }
+
+    @Test("no WATCHDOG_USEC: READY but no pings", .enabled(if: binaryBuilt, "driftd binary not built"))
+    func noWatchdog() async throws {
+        let directory = try TemporaryDirectory(prefix: "run")
+        defer { directory.remove() }
+        let listener = try NotifySocketListener.abstract()
+        let daemon = try DriftdProcess(
+            arguments: ["run", "--config", "board/sim.toml", "--data-dir", directory.appending("data")],
+            environment: ["NOTIFY_SOCKET": listener.address],
+            stderrPath: directory.appending("stderr.log")
+        )
+        _ = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(15)) }
+        #expect(try await runBlocking { try listener.receive(timeout: .milliseconds(800)) } == nil)
+        daemon.send(SIGINT)
+        #expect(try await daemon.waitForExit(timeout: .seconds(10)) == 0)
+    }
+
+    @Test("status through the control socket; an invalid config file falls back to the last known good one",
+          .enabled(if: binaryBuilt, "driftd binary not built"))
+    func lastKnownGoodAndStatus() async throws {
+        let directory = try TemporaryDirectory(prefix: "lkg")
+        defer { directory.remove() }
+        let data = directory.appending("data")
+        let configPath = directory.appending("driftd.toml")
+        let sim = try String(contentsOfFile: DriftdProcess.packageRoot + "/board/sim.toml", encoding: .utf8)
+        try sim.write(toFile: configPath, atomically: true, encoding: .utf8)
+
+        // First boot with a valid file: it becomes the last known good copy.
+        do {
+            let listener = try NotifySocketListener.abstract()
+            let daemon = try DriftdProcess(arguments: ["run", "--config", configPath, "--data-dir", data],
+                                           environment: ["NOTIFY_SOCKET": listener.address], stderrPath: directory.appending("1.log"))
+            _ = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(15)) }
+            let status = try await DriftdProcess.runToCompletion(["status", "--data-dir", data, "--json"])
+            #expect(status.status == 0)
+            #expect(status.stdout.contains(#""source" : "file""#))
+            daemon.send(SIGTERM)
+            #expect(try await daemon.waitForExit(timeout: .seconds(10)) == 0)
+        }
+        // A field tester breaks the file: the box still starts, on the last known good config, and says so.
+        try (sim + "\n[radio]\nbaud = \"fast\"\n").write(toFile: configPath, atomically: true, encoding: .utf8)
+        let listener = try NotifySocketListener.abstract()
+        let daemon = try DriftdProcess(arguments: ["run", "--config", configPath, "--data-dir", data],
+                                       environment: ["NOTIFY_SOCKET": listener.address], stderrPath: directory.appending("2.log"))
+        let ready = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(15)) }
+        #expect(ready.last?.contains("CONFIG INVALID") == true)
+        let status = try await DriftdProcess.runToCompletion(["status", "--data-dir", data])
+        #expect(status.status == 0)
+        #expect(status.stdout.contains("RUNNING LAST KNOWN GOOD"))
+        #expect(status.stdout.contains("driftd.toml"))
+        #expect(daemon.stderr.contains("config file invalid"))
+        daemon.send(SIGTERM)
+        #expect(try await daemon.waitForExit(timeout: .seconds(10)) == 0)
+    }
+
+    @Test("an invalid config with no last known good copy: exit 1 with the problems", .enabled(if: binaryBuilt, "driftd binary not built"))
+    func invalidWithoutFallback() async throws {
+        let directory = try TemporaryDirectory(prefix: "bad")
+        defer { directory.remove() }
+        let configPath = directory.appending("driftd.toml")
+        try "[box]\nname = 5\n".write(toFile: configPath, atomically: true, encoding: .utf8)
+        let result = try await DriftdProcess.runToCompletion(["run", "--config", configPath, "--data-dir", directory.appending("data")])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("box.name"))
+    }
+
+    @Test("two daemons cannot share a data directory", .enabled(if: binaryBuilt, "driftd binary not built"))
+    func sharedDataDirectoryRefused() async throws {
+        let directory = try TemporaryDirectory(prefix: "two")
+        defer { directory.remove() }
+        let data = directory.appending("data")
+        let listener = try NotifySocketListener.abstract()
+        let first = try DriftdProcess(arguments: ["run", "--config", "board/sim.toml", "--data-dir", data],
+                                      environment: ["NOTIFY_SOCKET": listener.address], stderrPath: directory.appending("1.log"))
+        _ = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(15)) }
+        let second = try await DriftdProcess.runToCompletion(["run", "--config", "board/sim.toml", "--data-dir", data])
+        #expect(second.status != 0)
+        #expect(second.stderr.contains("another driftd"))
+        first.send(SIGTERM)
+        #expect(try await first.waitForExit(timeout: .seconds(10)) == 0)
+    }
+}
+
+@Suite("driftd commands")
+struct CommandTests {
+    static let binaryBuilt = DriftdProcess.binaryPath != nil
+
+    @Test("config check: every board passes", .enabled(if: binaryBuilt, "driftd binary not built"),
+          arguments: ["sim", "rpi4b", "rpi5", "rpi-zero2w", "x86_64-qemu"])
+    func boardsPass(board: String) async throws {
+        let result = try await DriftdProcess.runToCompletion(["config", "check", "board/\(board).toml"])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+    }
+
+    @Test("config check: a wrong type, an unknown key and a missing required key, each with its line",
+          .enabled(if: binaryBuilt, "driftd binary not built"))
+    func threeProblems() async throws {
+        let directory = try TemporaryDirectory(prefix: "check")
+        defer { directory.remove() }
+        var text = try String(contentsOfFile: DriftdProcess.packageRoot + "/board/sim.toml", encoding: .utf8)
+        text = text.replacingOccurrences(of: "\ncountry = \"DE\"", with: "\n")
+        text = text.replacingOccurrences(of: "hop_limit = 3", with: "hop_limit = \"three\"\nhop_limt = 3")
+        let path = directory.appending("driftd.toml")
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let hopLine = lines.firstIndex { $0.hasPrefix("hop_limit") }! + 1
+        let result = try await DriftdProcess.runToCompletion(["config", "check", path])
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("driftd.toml:\(hopLine): mesh.hop_limit: expected an integer"), "\(result.stdout)")
+        #expect(result.stdout.contains("driftd.toml:\(hopLine + 1): mesh.hop_limt: unknown key"), "\(result.stdout)")
+        #expect(result.stdout.contains("hop_limit"))
+        #expect(result.stdout.contains("box.country: missing required key"), "\(result.stdout)")
+        #expect(result.stdout.range(of: #"driftd\.toml:\d+: box\.country"#, options: .regularExpression) != nil)
+    }
+
+    @Test("wrong usage exits 2", .enabled(if: binaryBuilt, "driftd binary not built"))
+    func usage() async throws {
+        #expect(try await DriftdProcess.runToCompletion(["run", "--no-such-flag"]).status == 2)
+        #expect(try await DriftdProcess.runToCompletion(["config", "check"]).status == 2)
+    }
+
+    @Test("version names the commit and the libgpiod API", .enabled(if: binaryBuilt, "driftd binary not built"))
+    func version() async throws {
+        let result = try await DriftdProcess.runToCompletion(["version", "--json"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains(#""libgpiod":"v1""#))
+        #expect(result.stdout.contains(#""commit":""#))
+    }
+
+    @Test("status with no daemon running fails cleanly with exit 1", .enabled(if: binaryBuilt, "driftd binary not built"))
+    func statusWithoutDaemon() async throws {
+        let result = try await DriftdProcess.runToCompletion(["status", "--socket", "/tmp/drift-no-such.sock"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("cannot reach driftd"))
+    }
+}
