@@ -8,7 +8,7 @@ DATA_DIR ?= ./var
 BUILD_FLAGS ?=
 DRIFTD = .build/debug/driftd
 
-.PHONY: run test deps build build-tests release check-gpiod-v2 clean
+.PHONY: run test deps build build-tests release clean
 
 deps:
 	@scripts/install-deps.sh
@@ -25,6 +25,7 @@ build-tests: deps
 
 test: build-tests
 	$(SWIFT) test $(BUILD_FLAGS) --skip-build
+	@scripts/check-units.sh
 	@scripts/check-gpiod-v2.sh
 
 release: deps
