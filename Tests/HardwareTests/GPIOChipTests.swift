@@ -8,7 +8,7 @@ import Glibc
 
 @Suite("GPIO chips (simulated driver)")
 struct GPIOChipTests {
-    let driver = makeSimulatedBoard()
+    let driver = makeSimulatedPiBoard()
 
     @Test("opens by label, with and without the label: prefix")
     func openByLabel() throws {

@@ -8,19 +8,19 @@ import Glibc
 
 @Suite("GPIO inputs and edge events (simulated driver)")
 struct GPIOInputTests {
-    let driver = makeSimulatedBoard()
+    let driver = makeSimulatedPiBoard()
 
     @Test("driven edges arrive in order with their timestamps")
     func edgesInOrder() async throws {
         let chip = try GPIOChip.open("label:pinctrl-rp1", driver: driver)
         let request = try chip.requestInput(named: ["GPIO17"], bias: .pullDown)
-        let reader = Task { try await collect(4, from: request) }
+        let reader = Task { try await collectEvents(4, from: request) }
         try driver.drive(chip: "gpiochip0", offset: 17, to: true, at: .milliseconds(100))
         try driver.drive(chip: "gpiochip0", offset: 17, to: false, at: .milliseconds(150))
         try driver.drive(chip: "gpiochip0", offset: 17, to: false, at: .milliseconds(160)) // no change, no edge
         try driver.drive(chip: "gpiochip0", offset: 17, to: true, at: .milliseconds(200))
         try driver.drive(line: "GPIO17", to: nil, at: .milliseconds(250)) // floats back to the pull-down
-        let events = try await result(of: reader)
+        let events = try await gpioAwait(reader)
         #expect(events == [
             GPIOEdgeEvent(offset: 17, edge: .rising, timestamp: .milliseconds(100)),
             GPIOEdgeEvent(offset: 17, edge: .falling, timestamp: .milliseconds(150)),
@@ -35,7 +35,7 @@ struct GPIOInputTests {
         let request = try chip.requestInput(named: ["BUTTON_A"])
         try driver.drive(line: "BUTTON_A", to: true, at: .seconds(1))
         try driver.drive(line: "BUTTON_A", to: false, at: .seconds(2))
-        let events = try await result(of: Task { try await collect(2, from: request) })
+        let events = try await gpioAwait(Task { try await collectEvents(2, from: request) })
         #expect(events.map(\.edge) == [.rising, .falling])
         #expect(events.map(\.timestamp) == [.seconds(1), .seconds(2)])
     }
@@ -48,7 +48,7 @@ struct GPIOInputTests {
         #expect(try driver.level(line: "GPIO27") == true)
         try driver.drive(line: "GPIO27", to: false, at: .milliseconds(5)) // pressed: shorted to ground
         #expect(try button.value() == true)
-        let events = try await result(of: Task { try await collect(1, from: button) })
+        let events = try await gpioAwait(Task { try await collectEvents(1, from: button) })
         #expect(events == [GPIOEdgeEvent(offset: 27, edge: .rising, timestamp: .milliseconds(5))])
     }
 
@@ -61,23 +61,23 @@ struct GPIOInputTests {
         #expect(try request.values() == [true, false, true])
         let single = #expect(throws: GPIOError.self) { try request.value() }
         #expect(single?.kind == .invalidArgument)
-        let events = try await result(of: Task { try await collect(2, from: request) })
+        let events = try await gpioAwait(Task { try await collectEvents(2, from: request) })
         #expect(events.map(\.offset) == [26, 6])
     }
 
     @Test("edges without an explicit time are stamped from the driver's clock")
     func clockTimestamps() async throws {
-        let driver = makeSimulatedBoard(now: { .seconds(42) })
+        let driver = makeSimulatedPiBoard(now: { .seconds(42) })
         let request = try GPIOChip.open("label:pinctrl-rp1", driver: driver).requestInput(offsets: [3])
         try driver.drive(chip: "gpiochip0", offset: 3, to: true)
-        let events = try await result(of: Task { try await collect(1, from: request) })
+        let events = try await gpioAwait(Task { try await collectEvents(1, from: request) })
         #expect(events.first?.timestamp == .seconds(42))
     }
 
     @Test("cancelling the iterating task ends the sequence")
     func cancellationEndsSequence() async throws {
         let request = try GPIOChip.open("label:pinctrl-rp1", driver: driver).requestInput(offsets: [12])
-        let firstEvent = Gate()
+        let firstEvent = GPIOTestGate()
         let reader = Task { () async throws -> Int in
             var count = 0
             for try await _ in request.events() {
@@ -90,7 +90,7 @@ struct GPIOInputTests {
         try driver.drive(chip: "gpiochip0", offset: 12, to: true, at: .seconds(1))
         await firstEvent.wait()
         reader.cancel()
-        #expect(try await result(of: reader) == 1)
+        #expect(try await gpioAwait(reader) == 1)
         // The request itself is still usable after its sequence ended.
         #expect(try request.value() == true)
     }
@@ -100,16 +100,16 @@ struct GPIOInputTests {
         let request = try GPIOChip.open("label:pinctrl-rp1", driver: driver).requestInput(offsets: [13])
         let reader = Task { () async throws -> [GPIOEdgeEvent] in
             withUnsafeCurrentTask { $0?.cancel() }
-            return try await collect(1, from: request)
+            return try await collectEvents(1, from: request)
         }
-        #expect(try await result(of: reader).isEmpty)
+        #expect(try await gpioAwait(reader).isEmpty)
     }
 
     @Test("release ends a waiting sequence, is idempotent, and later calls throw released")
     func releaseEndsSequence() async throws {
         let chip = try GPIOChip.open("label:pinctrl-rp1", driver: driver)
         let request = try chip.requestInput(offsets: [16])
-        let firstEvent = Gate()
+        let firstEvent = GPIOTestGate()
         let reader = Task { () async throws -> Int in
             var count = 0
             for try await _ in request.events() {
@@ -122,22 +122,22 @@ struct GPIOInputTests {
         await firstEvent.wait()
         request.release()
         request.release()
-        #expect(try await result(of: reader) == 1)
+        #expect(try await gpioAwait(reader) == 1)
         let error = #expect(throws: GPIOError.self) { try request.value() }
         #expect(error?.kind == .released)
         #expect(try !chip.lineInfo(offset: 16).isUsed)
         // A sequence made after release ends at once.
-        #expect(try await result(of: Task { try await collect(1, from: request) }).isEmpty)
+        #expect(try await gpioAwait(Task { try await collectEvents(1, from: request) }).isEmpty)
     }
 
     @Test("a vanished chip fails the sequence and later calls with chipVanished")
     func chipVanishes() async throws {
         let chip = try GPIOChip.open("label:gpio-expander", driver: driver)
         let request = try chip.requestInput(named: ["BUTTON_A"])
-        let reader = Task { try await collect(5, from: request) }
+        let reader = Task { try await collectEvents(5, from: request) }
         try await Task.sleep(for: .milliseconds(20)) // usually waiting by now; either way must throw
         try driver.removeChip(named: "gpiochip1")
-        let failure = await #expect(throws: GPIOError.self) { try await result(of: reader) }
+        let failure = await #expect(throws: GPIOError.self) { try await gpioAwait(reader) }
         #expect(failure?.kind == .chipVanished)
         #expect(failure?.systemError?.errno == ENODEV)
         let value = #expect(throws: GPIOError.self) { try request.value() }

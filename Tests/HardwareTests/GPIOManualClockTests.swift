@@ -11,7 +11,7 @@ struct GPIOManualClockTests {
         clock.advance(by: .seconds(4))
         #expect(clock.sleeperCount == 1)
         clock.advance(by: .seconds(1))
-        try await result(of: sleeper)
+        try await gpioAwait(sleeper)
         #expect(clock.sleeperCount == 0)
         #expect(clock.now == ManualClock.Instant(offset: .seconds(5)))
     }
@@ -30,10 +30,10 @@ struct GPIOManualClockTests {
         let long = Task { try await clock.sleep(for: .milliseconds(30)) }
         await clock.waitForSleepers(2)
         clock.advance(to: .init(offset: .milliseconds(20)))
-        try await result(of: short)
+        try await gpioAwait(short)
         #expect(clock.sleeperCount == 1)
         clock.advance(by: .milliseconds(10))
-        try await result(of: long)
+        try await gpioAwait(long)
     }
 
     @Test("cancelling a sleeper throws CancellationError, before or during the sleep")
@@ -42,14 +42,14 @@ struct GPIOManualClockTests {
         let sleeping = Task { try await clock.sleep(for: .seconds(1)) }
         await clock.waitForSleepers(1)
         sleeping.cancel()
-        await #expect(throws: CancellationError.self) { try await result(of: sleeping) }
+        await #expect(throws: CancellationError.self) { try await gpioAwait(sleeping) }
         #expect(clock.sleeperCount == 0)
 
         let early = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             try await clock.sleep(for: .seconds(1))
         }
-        await #expect(throws: CancellationError.self) { try await result(of: early) }
+        await #expect(throws: CancellationError.self) { try await gpioAwait(early) }
     }
 
     @Test("works with Clock-generic code")

@@ -3,7 +3,7 @@ import Testing
 
 @Suite("GPIO outputs (simulated driver)")
 struct GPIOOutputTests {
-    let driver = makeSimulatedBoard()
+    let driver = makeSimulatedPiBoard()
 
     @Test("set and get drive the pin")
     func setAndGet() throws {

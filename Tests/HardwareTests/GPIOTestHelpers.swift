@@ -2,19 +2,19 @@ import Hardware
 import Synchronization
 
 /// A simulated board shaped like a Raspberry Pi 5: the RP1 header chip and a small expander.
-func makeSimulatedBoard(now: @escaping @Sendable () -> Duration = { .zero }) -> SimulatedGPIODriver {
+func makeSimulatedPiBoard(now: @escaping @Sendable () -> Duration = { .zero }) -> SimulatedGPIODriver {
     let driver = SimulatedGPIODriver(now: now)
     driver.addChip(name: "gpiochip0", label: "pinctrl-rp1", lineCount: 54)
     driver.addChip(name: "gpiochip1", label: "gpio-expander", lineNames: ["LED_RED", "LED_GREEN", "", "BUTTON_A"])
     return driver
 }
 
-/// Thrown by ``result(of:within:)`` when the task did not finish in time.
-struct TaskTimedOut: Error {}
+/// Thrown by ``gpioAwait(_:within:)`` when the task did not finish in time.
+struct GPIOTestTimedOut: Error {}
 
 /// Waits for `task` but gives up after `limit`, so a bug makes the test fail instead of hang.
 /// (A guard against hangs, not a timing assertion: limits are generous.)
-func result<T: Sendable>(of task: Task<T, any Error>, within limit: Duration = .seconds(10)) async throws -> T {
+func gpioAwait<T: Sendable>(_ task: Task<T, any Error>, within limit: Duration = .seconds(10)) async throws -> T {
     let outcome: Result<T, any Error> = await withCheckedContinuation { continuation in
         let resumed = Mutex(false)
         let finish: @Sendable (Result<T, any Error>) -> Void = { outcome in
@@ -27,14 +27,14 @@ func result<T: Sendable>(of task: Task<T, any Error>, within limit: Duration = .
         Task { finish(await task.result) }
         Task {
             try? await Task.sleep(for: limit)
-            finish(.failure(TaskTimedOut()))
+            finish(.failure(GPIOTestTimedOut()))
         }
     }
     return try outcome.get()
 }
 
 /// Collects `count` events from a fresh iterator of `request`.
-func collect(_ count: Int, from request: GPIOInputRequest) async throws -> [GPIOEdgeEvent] {
+func collectEvents(_ count: Int, from request: GPIOInputRequest) async throws -> [GPIOEdgeEvent] {
     var events: [GPIOEdgeEvent] = []
     for try await event in request.events() {
         events.append(event)
@@ -44,7 +44,7 @@ func collect(_ count: Int, from request: GPIOInputRequest) async throws -> [GPIO
 }
 
 /// A one-shot gate: ``wait()`` returns once ``open()`` was called (before or after).
-final class Gate: Sendable {
+final class GPIOTestGate: Sendable {
     private let state = Mutex<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     func open() {
