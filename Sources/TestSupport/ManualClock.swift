@@ -1,0 +1,133 @@
+import Synchronization
+
+/// A `Clock` that stands still until the test moves it.
+///
+/// `sleep(until:)` suspends until ``advance(by:)`` or ``advance(to:)`` moves
+/// ``now`` to or past the deadline (or the sleeping task is cancelled, which
+/// throws `CancellationError`). ``waitForSleepers(_:)`` lets a test wait until
+/// the code under test is actually asleep before advancing, so no real time
+/// or polling is involved.
+public final class ManualClock: Clock, Sendable {
+    /// A point on the manual clock: the time since the clock's zero.
+    public struct Instant: InstantProtocol, Sendable, Hashable, Comparable, CustomStringConvertible {
+        public var offset: Duration
+
+        public init(offset: Duration) {
+            self.offset = offset
+        }
+
+        public func advanced(by duration: Duration) -> Instant {
+            Instant(offset: offset + duration)
+        }
+
+        public func duration(to other: Instant) -> Duration {
+            other.offset - offset
+        }
+
+        public static func < (lhs: Instant, rhs: Instant) -> Bool {
+            lhs.offset < rhs.offset
+        }
+
+        public var description: String { "\(offset)" }
+    }
+
+    private struct Sleeper {
+        var deadline: Instant
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var now: Instant
+        var nextID = 0
+        var sleepers: [Int: Sleeper] = [:]
+        var cancelled: Set<Int> = []
+        var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// Takes the waiters satisfied by the current number of sleepers.
+        mutating func satisfiedWaiters() -> [CheckedContinuation<Void, Never>] {
+            let ready = sleeperWaiters.filter { $0.count <= sleepers.count }
+            sleeperWaiters.removeAll { $0.count <= sleepers.count }
+            return ready.map(\.continuation)
+        }
+    }
+
+    private let state: Mutex<State>
+
+    /// - Parameter start: the initial ``now`` (default zero).
+    public init(start: Instant = Instant(offset: .zero)) {
+        state = Mutex(State(now: start))
+    }
+
+    public var now: Instant {
+        state.withLock { $0.now }
+    }
+
+    public var minimumResolution: Duration { .zero }
+
+    /// Number of tasks currently sleeping on this clock.
+    public var sleeperCount: Int {
+        state.withLock { $0.sleepers.count }
+    }
+
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                enum Outcome { case asleep([CheckedContinuation<Void, Never>]), wake, cancel }
+                let outcome = state.withLock { state -> Outcome in
+                    if state.cancelled.remove(id) != nil { return .cancel }
+                    if deadline <= state.now { return .wake }
+                    state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
+                    return .asleep(state.satisfiedWaiters())
+                }
+                switch outcome {
+                case .asleep(let waiters): waiters.forEach { $0.resume() }
+                case .wake: continuation.resume()
+                case .cancel: continuation.resume(throwing: CancellationError())
+                }
+            }
+        } onCancel: {
+            let sleeper = state.withLock { state -> Sleeper? in
+                guard let sleeper = state.sleepers.removeValue(forKey: id) else {
+                    state.cancelled.insert(id)
+                    return nil
+                }
+                return sleeper
+            }
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves ``now`` forward by `duration` and wakes every sleeper whose deadline passed.
+    public func advance(by duration: Duration) {
+        precondition(duration >= .zero, "ManualClock cannot go backwards")
+        let target = state.withLock { $0.now.advanced(by: duration) }
+        advance(to: target)
+    }
+
+    /// Moves ``now`` to `instant` (if later) and wakes every sleeper whose deadline passed.
+    public func advance(to instant: Instant) {
+        let woken = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
+            if instant > state.now { state.now = instant }
+            let due = state.sleepers.filter { $0.value.deadline <= state.now }
+            for id in due.keys { state.sleepers.removeValue(forKey: id) }
+            return due.sorted { $0.value.deadline < $1.value.deadline }.map(\.value.continuation)
+        }
+        woken.forEach { $0.resume() }
+    }
+
+    /// Returns once at least `count` tasks are sleeping on this clock.
+    public func waitForSleepers(_ count: Int = 1) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if state.sleepers.count >= count { return true }
+                state.sleeperWaiters.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+}
