@@ -31,6 +31,11 @@ public final class ReadinessMonitor: @unchecked Sendable {
     private var waiter: CheckedContinuation<Bool, any Error>?
     private var source: (any DispatchSourceRead)?
     private var generation: UInt64 = 0
+    /// Identity of each `readable` call, so a cancellation that arrives before
+    /// its wait is armed is not lost.
+    private var nextCallID: UInt64 = 0
+    private var armedCallID: UInt64?
+    private var cancelledBeforeArming: Set<UInt64> = []
     /// Entered for every source created, left by its cancel handler.
     private let liveSources = DispatchGroup()
 
@@ -51,15 +56,24 @@ public final class ReadinessMonitor: @unchecked Sendable {
     /// - Returns: `true` when readable, `false` when `timeout` elapsed first.
     /// - Throws: `CancellationError` if the task is cancelled, ``ReadinessMonitorClosed`` after ``close()``.
     public func readable(timeout: Duration? = nil) async throws -> Bool {
-        try await withTaskCancellationHandler {
+        try Task.checkCancellation()
+        let callID = queue.sync { () -> UInt64 in
+            nextCallID &+= 1
+            return nextCallID
+        }
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Bool, any Error>) in
                 queue.async {
-                    self.arm(continuation, timeout: timeout)
+                    self.arm(continuation, callID: callID, timeout: timeout)
                 }
             }
         } onCancel: {
             queue.async {
-                self.finish(.failure(CancellationError()))
+                if self.armedCallID == callID {
+                    self.finish(.failure(CancellationError()))
+                } else {
+                    self.cancelledBeforeArming.insert(callID)
+                }
             }
         }
     }
@@ -79,10 +93,18 @@ public final class ReadinessMonitor: @unchecked Sendable {
 
     // MARK: - On `queue`
 
-    private func arm(_ continuation: CheckedContinuation<Bool, any Error>, timeout: Duration?) {
+    private func arm(_ continuation: CheckedContinuation<Bool, any Error>, callID: UInt64, timeout: Duration?) {
         if closed {
             continuation.resume(throwing: ReadinessMonitorClosed())
             return
+        }
+        if cancelledBeforeArming.remove(callID) != nil {
+            continuation.resume(throwing: CancellationError())
+            return
+        }
+        // Cancellations of earlier calls that arrived after those calls ended are stale.
+        if !cancelledBeforeArming.isEmpty {
+            cancelledBeforeArming = cancelledBeforeArming.filter { $0 > callID }
         }
         precondition(waiter == nil, "ReadinessMonitor supports one waiter at a time")
         if let events = try? descriptor.poll(events: Int16(POLLIN), timeoutMilliseconds: 0), events != 0 {
@@ -90,6 +112,7 @@ public final class ReadinessMonitor: @unchecked Sendable {
             return
         }
         waiter = continuation
+        armedCallID = callID
         generation &+= 1
         let armedGeneration = generation
         let source = DispatchSource.makeReadSource(fileDescriptor: descriptor.rawValue, queue: queue)
@@ -114,6 +137,7 @@ public final class ReadinessMonitor: @unchecked Sendable {
     private func finish(_ result: Result<Bool, any Error>) {
         guard let waiter else { return }
         self.waiter = nil
+        armedCallID = nil
         generation &+= 1
         source?.cancel()
         source = nil

@@ -103,3 +103,34 @@ struct SyscallTests {
         #expect(Array(buffer.prefix(256)) == bytes)
     }
 }
+
+@Suite("Readiness monitor cancellation races")
+struct ReadinessMonitorRaceTests {
+    @Test("a task cancelled before it waits never hangs", arguments: 0..<50)
+    func cancelledEarly(iteration: Int) async throws {
+        let (reader, writer) = try FileDescriptor.pipe()
+        defer { try? reader.close(); try? writer.close() }
+        let monitor = ReadinessMonitor(descriptor: reader)
+        defer { monitor.close() }
+        let task = Task { try await monitor.readable() }
+        if iteration % 2 == 0 { await Task.yield() }
+        task.cancel()
+        await #expect(throws: CancellationError.self) { try await task.value }
+    }
+
+    @Test("descriptor numbers reused at once after close still deliver events")
+    func reuse() async throws {
+        for _ in 0..<30 {
+            let (reader, writer) = try FileDescriptor.pipe()
+            let monitor = ReadinessMonitor(descriptor: reader)
+            #expect(try await monitor.readable(timeout: .milliseconds(1)) == false)
+            async let woke = monitor.readable(timeout: .seconds(5))
+            try await Task.sleep(for: .milliseconds(2))
+            try writer.writeAll([7])
+            #expect(try await woke)
+            monitor.close()
+            try reader.close()
+            try writer.close()
+        }
+    }
+}
