@@ -11,7 +11,8 @@ public final class HealthRegistry: Sendable {
     public typealias Instant = ContinuousClock.Instant
 
     struct Entry: Sendable {
-        var maximumSilence: Duration
+        /// `nil` for a component that has no loop (only faults).
+        var maximumSilence: Duration?
         var lastBeat: Instant
         var fault: String?
     }
@@ -20,8 +21,9 @@ public final class HealthRegistry: Sendable {
 
     public init() {}
 
-    /// Registers `component`, counting it as alive at `now`.
-    public func register(_ component: String, maximumSilence: Duration, at now: Instant = .now) {
+    /// Registers `component`, counting it as alive at `now`. With `maximumSilence` `nil` the
+    /// component has no loop to watch and only reports faults.
+    public func register(_ component: String, maximumSilence: Duration?, at now: Instant = .now) {
         entries.withLock { $0[component] = Entry(maximumSilence: maximumSilence, lastBeat: now) }
     }
 
@@ -51,7 +53,7 @@ public final class HealthRegistry: Sendable {
             var stalled: [String] = []
             var faults: [String: String] = [:]
             for (name, entry) in entries {
-                if now - entry.lastBeat > entry.maximumSilence {
+                if let limit = entry.maximumSilence, now - entry.lastBeat > limit {
                     stalled.append(name)
                 }
                 if let fault = entry.fault { faults[name] = fault }

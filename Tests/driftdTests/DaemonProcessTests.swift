@@ -176,3 +176,38 @@ struct CommandTests {
         #expect(result.stderr.contains("cannot reach driftd"))
     }
 }
+
+@Suite("the simulated world through the control socket")
+struct SimulatedWorldTests {
+    static let binaryBuilt = DriftdProcess.binaryPath != nil
+
+    @Test("sim.press presses a button (seen in the log); sim.leds shows the heartbeat", .enabled(if: binaryBuilt, "driftd binary not built"))
+    func pressAndLEDs() async throws {
+        let directory = try TemporaryDirectory(prefix: "sim")
+        defer { directory.remove() }
+        let data = directory.appending("data")
+        let listener = try NotifySocketListener.abstract()
+        let daemon = try DriftdProcess(arguments: ["run", "--config", "board/sim.toml", "--data-dir", data],
+                                       environment: ["NOTIFY_SOCKET": listener.address], stderrPath: directory.appending("log"))
+        _ = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(15)) }
+        let socket = data + "/driftd.sock"
+        let pressed = try await runBlocking {
+            try ControlRequestLine.send(#"{"command":"sim.press","arguments":{"button":"presence","ms":"120"}}"#, to: socket)
+        }
+        #expect(pressed.contains(#""button":"presence""#), "\(pressed)")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(daemon.stderr.range(of: "button pressed .*button=presence", options: .regularExpression) != nil, "\(daemon.stderr)")
+        #expect(daemon.stderr.range(of: "button released .*button=presence", options: .regularExpression) != nil)
+        var levels = Set<String>()
+        for _ in 0..<60 where levels.count < 2 {
+            let answer = try await runBlocking { try ControlRequestLine.send(#"{"command":"sim.leds"}"#, to: socket) }
+            levels.insert(answer.contains(#""status":true"#) ? "on" : "off")
+            try await Task.sleep(for: .milliseconds(30))
+        }
+        #expect(levels == ["on", "off"])
+        let bad = try await runBlocking { try ControlRequestLine.send(#"{"command":"sim.press","arguments":{"button":"doorbell"}}"#, to: socket) }
+        #expect(bad.contains("bad_argument"))
+        daemon.send(SIGTERM)
+        #expect(try await daemon.waitForExit(timeout: .seconds(10)) == 0)
+    }
+}
