@@ -72,12 +72,16 @@ extension BottleStore {
     // MARK: - Participants
 
     /// Records that `participant` is inside the chat at `now` (first entry or a later one).
+    /// - Returns: `true` when this is their first time in this bottle.
     /// - Throws: ``BottleStoreError/notFound(_:)``, ``BottleStoreError/chatClosed(_:state:)``.
+    @discardableResult
     public func recordParticipant(_ participant: ParticipantID, in bottle: BottleID, at now: Date,
-                                  box: BoxID? = nil, label: ParticipantLabel? = nil) throws {
+                                  box: BoxID? = nil, label: ParticipantLabel? = nil) throws -> Bool {
         try database.writer.write { db in
             try Self.requireLiveChat(db, bottle)
+            let known = try ParticipantRecord.exists(db, key: ["bottleID": bottle.description, "participant": participant.hex])
             try Self.upsertParticipant(db, participant, in: bottle, at: StoredTime.normalised(now), box: box, label: label)
+            return !known
         }
     }
 
