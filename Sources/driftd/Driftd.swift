@@ -3,7 +3,7 @@ import CGPIOD
 
 @main
 struct Driftd: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "driftd", abstract: "The Drift Box daemon.", subcommands: [Version.self])
+    static let configuration = CommandConfiguration(commandName: "driftd", abstract: "The Drift Box daemon.", subcommands: [Version.self, Bench.self])
 }
 
 struct Version: ParsableCommand {
