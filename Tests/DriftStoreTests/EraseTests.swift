@@ -49,7 +49,9 @@ struct EraseTests {
         let doomed = StoreFixtures.bottleID(1)
         let image = try MediaPath.content(bottle: doomed, fileName: "image.png")
         try disk.media.write(Array("PNG…\(mediaMarker)…".utf8), to: image)
-        let longText = String(repeating: "Wellen und Wind. ", count: 110) + textMarker
+        // 4-byte characters: about 6 KB, more than a 4 KiB page holds, so the text spills into overflow pages.
+        let longText = String(repeating: "🌊", count: 1_500) + textMarker
+        #expect(longText.utf8.count > 4_096)
         var draft = StoreFixtures.draft(longText, conditions: [BottleCondition(.delay(UnlockDelay(seconds: 60)), hint: hintMarker)],
                                         image: ImageRef(path: image, format: .png, byteCount: 40, width: 2, height: 2))
         draft.hint = hintMarker
