@@ -266,6 +266,21 @@ struct BottlesProcessorTests {
         #expect(try harness.store.pendingEvents(of: id, for: .creator).count == 3)  // firstOpen + two line notices
     }
 
+    @Test("a bottle stored as expired by another path is erased on the next tick")
+    func leftoverExpiredErased() async throws {
+        let harness = try await BottlesHarness()
+        defer { harness.remove() }
+        let id = BottlesFixtures.bottleID(1)
+        try harness.create(id)
+        try harness.media.write([7], to: try MediaPath.content(bottle: id, fileName: "a.png"))
+        try harness.store.retire(id, by: BottlesFixtures.creator, at: start)
+        let report = await harness.processor.process(now: start.addingTimeInterval(1))
+        #expect(report.erased == [id])
+        #expect(try harness.store.bottle(id) == nil)
+        #expect(harness.media.bottleFolders().isEmpty)
+        #expect(await harness.processor.process(now: start.addingTimeInterval(2)).erased.isEmpty)
+    }
+
     @Test("restart: a countdown that ended while the daemon was down ends at start-up, then the bottle is erased")
     func restartEndsCountdown() async throws {
         let directory = try TemporaryDirectory(prefix: "bottles-restart")

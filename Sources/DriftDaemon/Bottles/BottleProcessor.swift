@@ -14,8 +14,12 @@ import Logging
 /// ``DriftCore/EventBus``; an expired bottle is erased (rows, media, WAL) before its
 /// `expired` event is published, and nothing is published for it afterwards.
 ///
-/// Failures on one bottle are logged and counted; they never stop the others.
+/// Failures on one bottle are logged and counted; they never stop the others. The
+/// actor runs on a thread of its own (its SQLite calls block while SQLite syncs).
 public actor BottleProcessor {
+    private nonisolated let executor = DedicatedThreadExecutor(name: "bottles")
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
     public nonisolated let store: BottleStore
     public nonisolated let eraser: BottleEraser
     public nonisolated let settings: BottleSettings
@@ -46,6 +50,10 @@ public actor BottleProcessor {
         self.ambient = ambient
         notifications = CreatorNotificationLimiter(policy: settings.notifications)
         passwordLimiter = PasswordRateLimiter(policy: settings.passwordLimits)
+    }
+
+    deinit {
+        executor.stop()
     }
 
     // MARK: - Start-up and ticks
@@ -83,7 +91,8 @@ public actor BottleProcessor {
     }
 
     /// One evaluation pass at `now`: ambient conditions of unopened bottles, survival
-    /// deadlines of opened ones, held creator notifications, retried erasures.
+    /// deadlines of opened ones, held creator notifications, and erasure of anything
+    /// stored as expired (a failed erase is retried here).
     @discardableResult
     public func process(now: Date) async -> ProcessReport {
         var report = ProcessReport()
@@ -120,8 +129,10 @@ public actor BottleProcessor {
         for event in notifications.flush(at: now) {
             await publish(event, keepFor: .creator)
         }
+        // Bottles stored as expired by another path (or whose erase failed) are erased here.
+        if let leftovers = try? store.expiredIDs() { pendingErase.formUnion(leftovers) }
         if !pendingErase.isEmpty {
-            await erase(Array(pendingErase), report: &report)
+            await erase(pendingErase.sorted(), report: &report)
         }
         return report
     }
