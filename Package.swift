@@ -81,7 +81,7 @@ let package = Package(
         .target(
             name: "DriftStore",
             dependencies: [
-                "DriftCore",
+                "DriftCore", "DriftSystem",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
@@ -129,13 +129,13 @@ let package = Package(
         .testTarget(
             name: "DriftDaemonTests",
             dependencies: [
-                "DriftDaemon", "DriftConfig", "Hardware", "TestSupport",
+                "DriftDaemon", "DriftConfig", "Hardware", "TestSupport", "DriftCore", "DriftStore",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
         /// Runs the built `driftd` binary as a child process (notify socket, signals, exit codes).
-        .testTarget(name: "driftdTests", dependencies: ["TestSupport", "Hardware", "DriftSystem"], swiftSettings: swiftSettings),
+        .testTarget(name: "driftdTests", dependencies: ["TestSupport", "Hardware", "DriftSystem", "DriftStore", "DriftCore"], swiftSettings: swiftSettings),
     ]
 )

@@ -1,0 +1,442 @@
+import DriftCore
+import DriftStore
+import Foundation
+import Logging
+
+/// Runs the bottle rules against the store: ambient evaluation, lifecycle transitions,
+/// chat survival, creator notifications and erasure. The single owner of every opened
+/// bottle's ``DriftCore/ChatSurvival`` while the daemon runs.
+///
+/// Every method takes the time explicitly (`now`/`at`), so tests drive it with chosen
+/// instants and no sleeping; ``BottleLifecycleService`` calls ``process(now:)`` once a
+/// second and on every ambient input. State changes are committed to the store (one
+/// transaction each, survival and bottle state together) before events go out on the
+/// ``DriftCore/EventBus``; an expired bottle is erased (rows, media, WAL) before its
+/// `expired` event is published, and nothing is published for it afterwards.
+///
+/// Failures on one bottle are logged and counted; they never stop the others. The
+/// actor runs on a thread of its own (its SQLite calls block while SQLite syncs).
+public actor BottleProcessor {
+    private nonisolated let executor = DedicatedThreadExecutor(name: "bottles")
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    public nonisolated let store: BottleStore
+    public nonisolated let eraser: BottleEraser
+    public nonisolated let settings: BottleSettings
+    let events: EventBus
+    let logger: Logger
+
+    /// The latest ambient inputs.
+    public private(set) var ambient: AmbientState
+    /// Survival state of every opened bottle, as last committed.
+    private var survivals: [BottleID: ChatSurvival] = [:]
+    /// When each opened bottle's survival was last written (for the presence refresh).
+    private var persistedAt: [BottleID: Date] = [:]
+    private var notifications: CreatorNotificationLimiter
+    private var passwordLimiter: PasswordRateLimiter
+    private var presence = PresenceBinder()
+    /// Bottles whose erase failed (I/O); retried every tick.
+    private var pendingErase: Set<BottleID> = []
+    /// Failures since start (per bottle operations that threw), for status and tests.
+    public private(set) var failureCount = 0
+
+    public init(database: DriftDatabase, dataDirectory: String, settings: BottleSettings, events: EventBus,
+                logger: Logger, ambient: AmbientState = AmbientState()) {
+        store = BottleStore(database: database)
+        eraser = BottleEraser(database: database, media: MediaStore(dataDirectory: dataDirectory))
+        self.settings = settings
+        self.events = events
+        self.logger = logger
+        self.ambient = ambient
+        notifications = CreatorNotificationLimiter(policy: settings.notifications)
+        passwordLimiter = PasswordRateLimiter(policy: settings.passwordLimits)
+    }
+
+    deinit {
+        executor.stop()
+    }
+
+    // MARK: - Start-up and ticks
+
+    /// Start-up: finishes interrupted erasures, judges every persisted chat with
+    /// ``DriftCore/ChatSurvival/resume(at:)`` (a countdown that ended while the daemon
+    /// was down ends now, stamped with its real deadline), then runs a first ``process(now:)``.
+    @discardableResult
+    public func start(now: Date) async -> ProcessReport {
+        var report = ProcessReport()
+        do {
+            let swept = try eraser.sweep()
+            if !swept.bottles.isEmpty {
+                logger.notice("finished interrupted erasures", metadata: ["bottles": "\(swept.bottles.count)"])
+            }
+        } catch {
+            fail("sweep failed", error)
+        }
+        survivals = [:]
+        let opened: [Bottle]
+        do { opened = try store.bottles(in: [.active, .dying]) } catch {
+            fail("cannot load opened bottles", error)
+            return report
+        }
+        let stored: [BottleID: ChatSurvival]
+        do { stored = try store.survivals() } catch {
+            fail("cannot load chat survival states", error)
+            stored = [:]
+        }
+        for bottle in opened {
+            await resume(bottle, stored: stored[bottle.id], now: now, report: &report)
+        }
+        report.merge(await process(now: now))
+        return report
+    }
+
+    /// One evaluation pass at `now`: ambient conditions of unopened bottles, survival
+    /// deadlines of opened ones, held creator notifications, and erasure of anything
+    /// stored as expired (a failed erase is retried here).
+    @discardableResult
+    public func process(now: Date) async -> ProcessReport {
+        var report = ProcessReport()
+        presence.prune(now: now)
+        let live: [Bottle]
+        do { live = try store.bottles(in: [.locked, .openable, .active, .dying]) } catch {
+            fail("cannot load bottles", error)
+            return report
+        }
+        let context = ambient.context(at: now, settings: settings)
+        var seen = Set<BottleID>()
+        for bottle in live {
+            seen.insert(bottle.id)
+            switch bottle.state {
+            case .locked, .openable:
+                await evaluate(bottle, in: context, report: &report)
+            case .active, .dying:
+                if survivals[bottle.id] == nil {
+                    // Opened by someone else than this processor (or loaded late): judge like a restart.
+                    let stored = try? store.survival(of: bottle.id)
+                    await resume(bottle, stored: stored, now: now, report: &report)
+                } else {
+                    await tick(bottle.id, now: now, report: &report)
+                }
+            case .expired:
+                break
+            }
+        }
+        // Forget chats whose bottle vanished underneath (erased elsewhere).
+        for id in survivals.keys where !seen.contains(id) {
+            survivals[id] = nil
+            persistedAt[id] = nil
+        }
+        for event in notifications.flush(at: now) {
+            await publish(event, keepFor: .creator)
+        }
+        // Bottles stored as expired by another path (or whose erase failed) are erased here.
+        if let leftovers = try? store.expiredIDs() { pendingErase.formUnion(leftovers) }
+        if !pendingErase.isEmpty {
+            await erase(pendingErase.sorted(), report: &report)
+        }
+        return report
+    }
+
+    /// Applies a new ambient input and re-evaluates at `now` when it changed anything
+    /// an ambient condition reads. A button press binds to the oldest waiting presence
+    /// request; if that visitor is inside the bottle's live chat, the press also claims
+    /// Keep Alive for them.
+    @discardableResult
+    public func ingest(_ input: AmbientInput, now: Date) async -> ProcessReport {
+        if case .buttonPressed(let at) = input {
+            guard let proof = presence.buttonPressed(at: at) else { return ProcessReport() }
+            let participant = ParticipantID(visitor: proof.visitor, bottle: proof.bottle, secret: settings.secret)
+            if survivals[proof.bottle] != nil {
+                _ = try? await claimKeepAlive(participant, in: proof.bottle, at: at)
+            }
+            return ProcessReport()
+        }
+        guard ambient.ingest(input) else { return ProcessReport() }
+        return await process(now: now)
+    }
+
+    // MARK: - Visitors (called by the API)
+
+    /// A visitor asks for a presence check: their next press of the box's button proves presence.
+    public func requestPresence(visitor: TokenHash, bottle: BottleID, at now: Date) {
+        presence.request(visitor: visitor, bottle: bottle, now: now)
+    }
+
+    /// `visitor`'s pseudonym in `bottle` (same in one bottle, unlinkable across bottles).
+    public nonisolated func participant(_ visitor: TokenHash, in bottle: BottleID) -> ParticipantID {
+        ParticipantID(visitor: visitor, bottle: bottle, secret: settings.secret)
+    }
+
+    /// A visitor tries to open a bottle (or join its live chat): current ambient
+    /// conditions before the first open, one-shot, expiry, then presence and password
+    /// (rate-limited). On success the first open is recorded (distance travelled, the
+    /// chat's survival starts) or the visitor enters the live chat.
+    /// - Throws: ``DriftStore/BottleStoreError/notFound(_:)`` for an unknown bottle; store failures.
+    public func open(_ id: BottleID, visitor: TokenHash, password: String?, at now: Date) async throws -> OpenDecision {
+        guard let bottle = try store.bottle(id) else { throw BottleStoreError.notFound(id) }
+        let who = participant(visitor, in: id)
+        let attempt = OpenAttempt(visitor: visitor, participant: who, password: password,
+                                  presence: presence.proof(visitor: visitor, bottle: id))
+        let context = ambient.context(at: now, settings: settings)
+        let decision = BottleOpener.check(bottle, in: context, attempt: attempt, hasher: settings.passwordHasher,
+                                          limiter: &passwordLimiter)
+        switch decision.verdict {
+        case .denied:
+            return decision
+        case .open(isFirstOpen: true):
+            let wasLocked = bottle.state == .locked
+            let host = ambient.position(at: now, settings: settings)
+            let label = ParticipantLabel.classify(distanceMeters: 0, participantCountry: settings.country,
+                                                  bottleCountry: settings.country)
+            let (opened, survival) = try store.recordFirstOpen(id, by: who, hostPosition: host, box: settings.boxID,
+                                                               label: label, at: now, survivalPolicy: settings.survival)
+            survivals[id] = survival
+            persistedAt[id] = now
+            if wasLocked { await publish(DriftEvent(bottle: id, at: now, kind: .becameOpenable), keepFor: nil) }
+            let preferences = (try? store.preferences(of: id)) ?? NotificationPreferences()
+            if let event = notifications.firstOpen(id, at: now, distance: opened.distanceTravelledMeters, preferences: preferences) {
+                await publish(event, keepFor: .creator)
+            }
+            return decision
+        case .open(isFirstOpen: false):
+            try await enter(who, in: id, at: now)
+            return decision
+        }
+    }
+
+    /// `participant` enters the live chat (page opened or reconnected). A newcomer is
+    /// announced to the creator (`participantJoined`, rate-limited).
+    /// - Throws: ``DriftStore/BottleStoreError/chatClosed(_:state:)`` when the bottle has no live chat.
+    public func enter(_ participant: ParticipantID, in id: BottleID, at now: Date) async throws {
+        var survival = try liveSurvival(id)
+        let actions: [ChatSurvival.Action]
+        do { actions = try survival.enter(participant, at: now) } catch {
+            throw BottleStoreError.chatClosed(id, state: .expired)
+        }
+        let isNew = try store.recordParticipant(participant, in: id, at: now, box: settings.boxID, label: .local)
+        var report = ProcessReport()
+        await commit(id, survival, actions, now: now, report: &report)
+        // The creator hears of newcomers only, not of someone coming back.
+        if isNew, !isCreator(participant, of: id) {
+            let preferences = (try? store.preferences(of: id)) ?? NotificationPreferences()
+            if let event = notifications.participantJoined(participant, in: id, at: now, preferences: preferences) {
+                await publish(event, keepFor: .creator)
+            }
+        }
+    }
+
+    /// `participant` leaves (their last connection closed).
+    public func leave(_ participant: ParticipantID, in id: BottleID, at now: Date) async {
+        guard var survival = survivals[id] else { return }
+        let actions = survival.leave(participant, at: now)
+        var report = ProcessReport()
+        await commit(id, survival, actions, now: now, report: &report)
+    }
+
+    /// `participant` claims Keep Alive (in the page, or with the box's button).
+    /// - Throws: ``DriftStore/BottleStoreError/chatClosed(_:state:)``; `SurvivalError.oneShot` for one-shot bottles.
+    public func claimKeepAlive(_ participant: ParticipantID, in id: BottleID, at now: Date) async throws {
+        var survival = try liveSurvival(id)
+        let actions: [ChatSurvival.Action]
+        do throws(SurvivalError) { actions = try survival.claimKeepAlive(by: participant, at: now) } catch {
+            if error == .oneShot { throw error }
+            throw BottleStoreError.chatClosed(id, state: .expired)
+        }
+        var report = ProcessReport()
+        await commit(id, survival, actions, now: now, report: &report)
+    }
+
+    /// Stores a chat line and announces it (`linePosted`, and rate-limited
+    /// `linesWhileAway` for a creator who is not inside).
+    public func post(_ message: ChatMessage) async throws {
+        _ = try liveSurvival(message.bottle)
+        try store.append(message)
+        await publish(DriftEvent(bottle: message.bottle, at: message.sentAt, kind: .linePosted(message.id, by: message.participant)), keepFor: nil)
+        guard let bottle = try? store.bottle(message.bottle) else { return }
+        let creator = ParticipantID(visitor: bottle.creator, bottle: bottle.id, secret: settings.secret)
+        guard message.participant != creator else { return }
+        let creatorPresent = survivals[message.bottle]?.present.contains(creator) ?? false
+        let preferences = (try? store.preferences(of: message.bottle)) ?? NotificationPreferences()
+        if let event = notifications.linePosted(in: message.bottle, at: message.sentAt, creatorPresent: creatorPresent,
+                                                preferences: preferences) {
+            await publish(event, keepFor: .creator)
+        }
+    }
+
+    /// The creator retires a bottle before its first open; it is erased at once.
+    /// - Throws: ``DriftStore/BottleStoreError/lifecycle(_:_:)`` (not the creator, already opened).
+    public func retire(_ id: BottleID, by creator: TokenHash, at now: Date) async throws {
+        try store.retire(id, by: creator, at: now)
+        var report = ProcessReport()
+        report.transitions.append(.init(bottle: id, trigger: .retired, at: now))
+        await finish(id, reason: .retired, at: now, report: &report)
+    }
+
+    /// The chat survival state of an opened bottle, as the processor holds it.
+    public func survival(of id: BottleID) -> ChatSurvival? {
+        survivals[id]
+    }
+
+    // MARK: - Internals
+
+    private func evaluate(_ bottle: Bottle, in context: AmbientContext, report: inout ProcessReport) async {
+        let evaluation = ConditionEvaluator.evaluate(bottle, in: context)
+        guard let trigger = Lifecycle.ambientTrigger(for: bottle, evaluation: evaluation) else { return }
+        do {
+            try store.apply(trigger, to: bottle.id, at: context.now)
+        } catch {
+            fail("transition failed", error, bottle: bottle.id)
+            return
+        }
+        report.transitions.append(.init(bottle: bottle.id, trigger: trigger, at: context.now))
+        switch trigger {
+        case .conditionsMet:
+            let event = DriftEvent(bottle: bottle.id, at: context.now, kind: .becameOpenable)
+            let watched = !((try? store.watches(of: bottle.id)) ?? []).isEmpty
+            await publish(event, keepFor: watched ? .watchers : nil)
+        case .conditionsLost:
+            await publish(DriftEvent(bottle: bottle.id, at: context.now, kind: .locked), keepFor: nil)
+        case .hardExpiry:
+            await finish(bottle.id, reason: .hardExpiry, at: context.now, report: &report)
+        default:
+            break
+        }
+    }
+
+    private func resume(_ bottle: Bottle, stored: ChatSurvival?, now: Date, report: inout ProcessReport) async {
+        var survival: ChatSurvival
+        if let stored {
+            survival = stored
+        } else if let opener = bottle.firstOpener, let openedAt = bottle.firstOpenedAt {
+            // Should not happen (the first open writes both); rebuild so the chat still ends.
+            logger.warning("opened bottle without survival state; rebuilding", metadata: ["bottle": "\(bottle.id)"])
+            survival = .firstOpen(by: opener, at: openedAt, hardExpiresAt: bottle.expiresAt, isOneShot: bottle.isOneShot,
+                                  policy: settings.survival)
+        } else {
+            fail("opened bottle without opener", BottleStoreError.notFound(bottle.id), bottle: bottle.id)
+            return
+        }
+        var actions = survival.resume(at: now)
+        // The persisted state may end in dying while the bottle row says active, or the
+        // reverse, only if the store was edited by hand; align to the survival phase.
+        actions = aligned(actions, for: bottle.state, survival: survival)
+        await commit(bottle.id, survival, actions, now: now, report: &report)
+    }
+
+    /// Drops transitions whose source state does not match the stored bottle (only after
+    /// manual edits), so a resume never fails on them.
+    private func aligned(_ actions: [ChatSurvival.Action], for state: BottleState, survival: ChatSurvival) -> [ChatSurvival.Action] {
+        var current = state
+        return actions.filter { action in
+            guard case .transition(let trigger, _) = action else { return true }
+            guard let next = try? Lifecycle.transition(from: current, on: trigger) else {
+                logger.warning("skipping survival transition that does not fit the stored state",
+                               metadata: ["trigger": "\(trigger.rawValue)", "state": "\(current.rawValue)"])
+                return false
+            }
+            current = next
+            return true
+        }
+    }
+
+    private func tick(_ id: BottleID, now: Date, report: inout ProcessReport) async {
+        guard var survival = survivals[id] else { return }
+        let actions = survival.tick(at: now)
+        if actions.isEmpty {
+            // Refresh the persisted presenceSeenAt while someone is inside.
+            guard !survival.present.isEmpty else { return }
+            let last = persistedAt[id] ?? .distantPast
+            guard now.timeIntervalSince(last) >= settings.presencePersistInterval else {
+                survivals[id] = survival
+                return
+            }
+        }
+        await commit(id, survival, actions, now: now, report: &report)
+    }
+
+    private func liveSurvival(_ id: BottleID) throws -> ChatSurvival {
+        if let survival = survivals[id] { return survival }
+        guard let bottle = try store.bottle(id) else { throw BottleStoreError.notFound(id) }
+        throw BottleStoreError.chatClosed(id, state: bottle.state)
+    }
+
+    private func isCreator(_ participant: ParticipantID, of id: BottleID) -> Bool {
+        guard let bottle = try? store.bottle(id) else { return false }
+        return ParticipantID(visitor: bottle.creator, bottle: id, secret: settings.secret) == participant
+    }
+
+    /// Commits survival + transitions, then announces them; erases when the chat ended.
+    private func commit(_ id: BottleID, _ survival: ChatSurvival, _ actions: [ChatSurvival.Action], now: Date,
+                        report: inout ProcessReport) async {
+        do {
+            try store.commit(survival, actions: actions, of: id, at: now)
+        } catch {
+            fail("cannot commit chat survival", error, bottle: id)
+            return
+        }
+        survivals[id] = survival
+        persistedAt[id] = now
+        var ended: (LifecycleTrigger, Date)?
+        for (index, action) in actions.enumerated() {
+            guard case .transition(let trigger, let at) = action else { continue }
+            report.transitions.append(.init(bottle: id, trigger: trigger, at: at))
+            switch trigger {
+            case .countdownStarted:
+                await publish(DriftEvent(bottle: id, at: at, kind: .dying(deadline: at.addingTimeInterval(survival.policy.countdown))), keepFor: nil)
+            case .reentered, .keepAliveClaimed:
+                let keeper = actions[(index + 1)...].lazy.compactMap { action -> ParticipantID? in
+                    if case .keeperChanged(let claim?) = action { return claim.participant }
+                    return nil
+                }.first ?? survival.keeper?.participant
+                if let keeper { await publish(DriftEvent(bottle: id, at: at, kind: .rescued(keeper: keeper)), keepFor: nil) }
+            case .countdownEnded, .hardExpiry, .oneShotConsumed:
+                ended = (trigger, at)
+            default:
+                break
+            }
+        }
+        if let (reason, at) = ended {
+            await finish(id, reason: reason, at: at, report: &report)
+        }
+    }
+
+    /// The bottle is over: erase it, then publish its last event.
+    private func finish(_ id: BottleID, reason: LifecycleTrigger, at: Date, report: inout ProcessReport) async {
+        survivals[id] = nil
+        persistedAt[id] = nil
+        notifications.bottleExpired(id)
+        presence.forget(bottle: id)
+        await erase([id], report: &report)
+        await publish(DriftEvent(bottle: id, at: at, kind: .expired(reason: reason)), keepFor: nil)
+    }
+
+    private func erase(_ ids: [BottleID], report: inout ProcessReport) async {
+        do {
+            let result = try eraser.erase(ids)
+            pendingErase.subtract(ids)
+            report.erased.append(contentsOf: ids)
+            logger.info("erased", metadata: ["bottles": "\(ids.map(\.description).joined(separator: ","))",
+                                             "files": "\(result.filesRemoved)"])
+        } catch {
+            pendingErase.formUnion(ids)
+            fail("erase failed; will retry", error)
+        }
+    }
+
+    /// Publishes on the bus and, for an audience that may be offline, keeps it in the store.
+    private func publish(_ event: DriftEvent, keepFor audience: EventAudience?) async {
+        if let audience {
+            do { try store.enqueue(event, for: audience) } catch {
+                logger.debug("event not kept", metadata: ["bottle": "\(event.bottle)", "error": "\(error)"])
+            }
+        }
+        await events.publish(event)
+    }
+
+    private func fail(_ message: Logger.Message, _ error: any Error, bottle: BottleID? = nil) {
+        failureCount += 1
+        var metadata: Logger.Metadata = ["error": "\(error)"]
+        if let bottle { metadata["bottle"] = "\(bottle)" }
+        logger.error(message, metadata: metadata)
+    }
+}
