@@ -1,4 +1,5 @@
 import DriftConfig
+import DriftCore
 import DriftStore
 import DriftSystem
 import Foundation
@@ -114,13 +115,36 @@ public enum Daemon {
             ? try boxState.valueOrInsert(for: "box.id") { BoxIdentity.generate() }
             : config.box.id
         logger[metadataKey: "box"] = "\(boxID)"
+        let bottleSettings: BottleSettings
+        do {
+            let secretText = try boxState.valueOrInsert(for: "box.secret") {
+                Data(BoxSecret.generate().rawBytes).base64EncodedString()
+            }
+            let secret = try BoxSecret(bytes: Array(Data(base64Encoded: secretText) ?? Data()))
+            let position: GeoPoint? = switch (config.box.latitude, config.box.longitude) {
+            case let (latitude?, longitude?): try? GeoPoint(latitude: latitude, longitude: longitude)
+            default: config.gpio.backend == .sim ? try? GeoPoint(latitude: config.sim.latitude, longitude: config.sim.longitude) : nil
+            }
+            bottleSettings = BottleSettings(
+                boxID: try BoxID(boxID), secret: secret, timeZone: config.box.timeZone, position: position,
+                country: try? CountryCode(config.box.country), hasPresenceButton: !config.buttons.presence.isEmpty
+            )
+        } catch {
+            throw DaemonStartupError(description: "box identity unusable (box id \(boxID)): \(error)")
+        }
 
         // Health and devices.
         let health = HealthRegistry()
         if let free = DataDirectory.freeMegabytes(at: dataDirectory), free < Int64(config.storage.minFreeMB) {
             logger.error("data partition nearly full", metadata: ["freeMB": "\(free)", "minFreeMB": "\(config.storage.minFreeMB)"])
         }
-        let devices = BoxDevices.open(config: config, health: health, logger: logger)
+        let (ambientInputs, ambient) = AsyncStream<AmbientInput>.makeStream(bufferingPolicy: .bufferingNewest(256))
+        let devices = BoxDevices.open(config: config, health: health, ambient: ambient, logger: logger)
+        let events = EventBus()
+        let bottles = BottleLifecycleService(
+            database: database, dataDirectory: dataDirectory, settings: bottleSettings, events: events,
+            inputs: ambientInputs, health: health, logger: logger
+        )
 
         // systemd.
         let notifier: SystemdNotifier?
@@ -161,6 +185,7 @@ public enum Daemon {
         }
 
         var services: [any Service] = devices.services
+        services.append(bottles)
         services.append(HousekeepingService(health: health, logger: logger))
         services.append(control)
         services.append(NotifyService(notifier: notifier, watchdogInterval: watchdogInterval, health: health, logger: logger, status: statusLine))

@@ -17,7 +17,12 @@ public struct BoxDevices: Sendable {
     public static let gpioComponent = "gpio"
 
     /// Opens what `config` describes. On the sim board every device is simulated.
-    public static func open(config: DriftConfiguration, health: HealthRegistry, logger: Logger) -> BoxDevices {
+    ///
+    /// Button presses that matter to bottles are forwarded to `ambient` (the lifecycle processor's inputs).
+    public static func open(
+        config: DriftConfiguration, health: HealthRegistry,
+        ambient: AsyncStream<AmbientInput>.Continuation, logger: Logger
+    ) -> BoxDevices {
         let simulated: SimulatedGPIODriver?
         let driver: any GPIODriver
         switch config.gpio.backend {
@@ -45,7 +50,9 @@ public struct BoxDevices: Sendable {
         var services: [any Service] = []
         let buttons = [("presence", config.buttons.presence), ("keep-alive", config.buttons.keepAlive)].filter { !$0.1.isEmpty }
         if !buttons.isEmpty {
-            services.append(ButtonService(chip: chip, buttons: buttons, debounce: config.buttons.debounce, logger: logger))
+            let buttonService = ButtonService(chip: chip, buttons: buttons, debounce: config.buttons.debounce, logger: logger)
+            services.append(buttonService)
+            services.append(ButtonBehaviourService(events: buttonService.events, ambient: ambient, logger: logger))
         }
         var statusLED: GPIOOutputRequest?
         if !config.leds.status.isEmpty {
