@@ -135,9 +135,6 @@ public enum Daemon {
 
         // Health and devices.
         let health = HealthRegistry()
-        if let free = DataDirectory.freeMegabytes(at: dataDirectory), free < Int64(config.storage.minFreeMB) {
-            logger.error("data partition nearly full", metadata: ["freeMB": "\(free)", "minFreeMB": "\(config.storage.minFreeMB)"])
-        }
         let (ambientInputs, ambient) = AsyncStream<AmbientInput>.makeStream(bufferingPolicy: .bufferingNewest(256))
         let devices = BoxDevices.open(config: config, health: health, ambient: ambient, logger: logger)
         let events = EventBus()
@@ -186,7 +183,8 @@ public enum Daemon {
 
         var services: [any Service] = devices.services
         services.append(bottles)
-        services.append(HousekeepingService(health: health, logger: logger))
+        let diskCheck = DiskSpaceCheck(path: dataDirectory, minimumFreeMB: Int64(config.storage.minFreeMB), health: health, logger: logger)
+        services.append(HousekeepingService(health: health, logger: logger, jobs: [("disk-space", { diskCheck.run() })]))
         services.append(control)
         services.append(NotifyService(notifier: notifier, watchdogInterval: watchdogInterval, health: health, logger: logger, status: statusLine))
 
