@@ -20,7 +20,7 @@ public struct ButtonBehaviourService: Service {
     public func run() async throws {
         // Stops at graceful shutdown (it is stopped before the button service, whose
         // end would otherwise be what finishes `events`).
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             for await event in events where event.pressed {
                 switch event.button {
                 case "presence":
