@@ -103,3 +103,26 @@ struct ControlServerTests {
         #expect(FileManager.default.fileExists(atPath: socket.path))
     }
 }
+
+@Suite("Control protocol under hostile input")
+struct ControlProtocolFuzzTests {
+    @Test("random and malformed request lines get an error line, never a crash")
+    func randomLines() async {
+        var commands = ControlCommands()
+        commands.register("echo") { arguments in ["said": arguments["text"] ?? ""] }
+        var generator = SystemRandomNumberGenerator()
+        let shapes = [
+            "", "{", "}", "null", "[]", "{\"command\":1}", "{\"command\":\"echo\",\"arguments\":[1]}",
+            "{\"command\":\"echo\",\"arguments\":{\"text\":5}}", "{\"command\":\"\u{0}\"}", String(repeating: "[", count: 10_000),
+        ]
+        for shape in shapes {
+            let answer = await commands.respond(to: Data(shape.utf8))
+            #expect(String(decoding: answer, as: UTF8.self).contains("\"error\""), "\(shape.prefix(40))")
+        }
+        for _ in 0..<500 {
+            let bytes = (0..<Int.random(in: 0...200, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let answer = await commands.respond(to: Data(bytes))
+            #expect(answer.first == UInt8(ascii: "{"))
+        }
+    }
+}
