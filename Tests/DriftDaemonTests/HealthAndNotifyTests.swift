@@ -55,12 +55,12 @@ struct HealthAndNotifyTests {
         let group = ServiceGroup(services: [service], logger: Logger(label: "test"))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
-            #expect(try await runBlocking { try listener.receive() } == "READY=1\nSTATUS=testing")
+            #expect(try await runBlocking { try listener.receive(timeout: .seconds(30)) } == "READY=1\nSTATUS=testing")
             // Keep the loop alive for a while: pings arrive.
             var pings = 0
             for _ in 0..<6 {
                 health.beat("main")
-                if (try await runBlocking { try listener.receive(timeout: .seconds(2)) }) == "WATCHDOG=1" { pings += 1 }
+                if (try await runBlocking { try listener.receive(timeout: .seconds(10)) }) == "WATCHDOG=1" { pings += 1 }
             }
             #expect(pings >= 4)
             // Stall: stop beating. Within a short time pings stop entirely.
@@ -69,9 +69,9 @@ struct HealthAndNotifyTests {
             #expect(try await runBlocking { try listener.receive(timeout: .milliseconds(600)) } == nil)
             // Recover: pings resume.
             health.beat("main")
-            #expect(try await runBlocking { try listener.receive(timeout: .seconds(2)) } == "WATCHDOG=1")
+            #expect(try await runBlocking { try listener.receive(timeout: .seconds(10)) } == "WATCHDOG=1")
             await group.triggerGracefulShutdown()
-            let rest = try await runBlocking { try listener.receive(until: "STOPPING=1", timeout: .seconds(5)) }
+            let rest = try await runBlocking { try listener.receive(until: "STOPPING=1", timeout: .seconds(15)) }
             #expect(rest.last == "STOPPING=1\nSTATUS=stopping")
             try await tasks.waitForAll()
         }

@@ -22,23 +22,23 @@ struct DaemonProcessTests {
             environment: ["NOTIFY_SOCKET": listener.address, "WATCHDOG_USEC": "400000"],
             stderrPath: directory.appending("stderr.log")
         )
-        let untilReady = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(15)) }
+        let untilReady = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(30)) }
         let readyAfter = ContinuousClock.now - started
         #expect(untilReady.last?.hasPrefix("READY=1\nSTATUS=") == true)
-        #expect(readyAfter < .seconds(10), "READY=1 took \(readyAfter)")
+        #expect(readyAfter < .seconds(20), "READY=1 took \(readyAfter)")
         // Pings at half the 400 ms interval.
         var pings = 0
         for _ in 0..<6 {
-            if (try await runBlocking { try listener.receive(timeout: .seconds(2)) }) == "WATCHDOG=1" { pings += 1 }
+            if (try await runBlocking { try listener.receive(timeout: .seconds(10)) }) == "WATCHDOG=1" { pings += 1 }
         }
         #expect(pings >= 4, "got \(pings) pings; stderr: \(daemon.stderr)")
         let stopAsked = ContinuousClock.now
         daemon.send(SIGTERM)
-        let stopping = try await runBlocking { try listener.receive(until: "STOPPING=1", timeout: .seconds(5)) }
+        let stopping = try await runBlocking { try listener.receive(until: "STOPPING=1", timeout: .seconds(15)) }
         #expect(stopping.last == "STOPPING=1\nSTATUS=stopping")
         let status = try await daemon.waitForExit(timeout: .seconds(10))
         #expect(status == 0, "stderr: \(daemon.stderr)")
-        #expect(ContinuousClock.now - stopAsked < .seconds(5))
+        #expect(ContinuousClock.now - stopAsked < .seconds(15))
     }
 
     @Test("no WATCHDOG_USEC: READY but no pings", .enabled(if: binaryBuilt, "driftd binary not built"))
@@ -51,7 +51,7 @@ struct DaemonProcessTests {
             environment: ["NOTIFY_SOCKET": listener.address],
             stderrPath: directory.appending("stderr.log")
         )
-        _ = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(15)) }
+        _ = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(30)) }
         #expect(try await runBlocking { try listener.receive(timeout: .milliseconds(800)) } == nil)
         daemon.send(SIGINT)
         #expect(try await daemon.waitForExit(timeout: .seconds(10)) == 0)
@@ -72,7 +72,7 @@ struct DaemonProcessTests {
             let listener = try NotifySocketListener.abstract()
             let daemon = try DriftdProcess(arguments: ["run", "--config", configPath, "--data-dir", data],
                                            environment: ["NOTIFY_SOCKET": listener.address], stderrPath: directory.appending("1.log"))
-            _ = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(15)) }
+            _ = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(30)) }
             let status = try await DriftdProcess.runToCompletion(["status", "--data-dir", data, "--json"])
             #expect(status.status == 0)
             #expect(status.stdout.contains(#""source" : "file""#))
@@ -84,7 +84,7 @@ struct DaemonProcessTests {
         let listener = try NotifySocketListener.abstract()
         let daemon = try DriftdProcess(arguments: ["run", "--config", configPath, "--data-dir", data],
                                        environment: ["NOTIFY_SOCKET": listener.address], stderrPath: directory.appending("2.log"))
-        let ready = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(15)) }
+        let ready = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(30)) }
         #expect(ready.last?.contains("CONFIG INVALID") == true)
         let status = try await DriftdProcess.runToCompletion(["status", "--data-dir", data])
         #expect(status.status == 0)
@@ -114,7 +114,7 @@ struct DaemonProcessTests {
         let listener = try NotifySocketListener.abstract()
         let first = try DriftdProcess(arguments: ["run", "--config", "board/sim.toml", "--data-dir", data],
                                       environment: ["NOTIFY_SOCKET": listener.address], stderrPath: directory.appending("1.log"))
-        _ = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(15)) }
+        _ = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(30)) }
         let second = try await DriftdProcess.runToCompletion(["run", "--config", "board/sim.toml", "--data-dir", data])
         #expect(second.status != 0)
         #expect(second.stderr.contains("another driftd"))
@@ -189,7 +189,7 @@ struct SimulatedWorldTests {
         let listener = try NotifySocketListener.abstract()
         let daemon = try DriftdProcess(arguments: ["run", "--config", "board/sim.toml", "--data-dir", data],
                                        environment: ["NOTIFY_SOCKET": listener.address], stderrPath: directory.appending("log"))
-        _ = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(15)) }
+        _ = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(30)) }
         let socket = data + "/driftd.sock"
         let pressed = try await runBlocking {
             try ControlRequestLine.send(#"{"command":"sim.press","arguments":{"button":"presence","ms":"120"}}"#, to: socket)
