@@ -65,7 +65,7 @@ public enum LEDPattern: Sendable, Hashable, CustomStringConvertible {
         case .heartbeat:
             return [(true, ms(100)), (false, ms(100)), (true, ms(100)), (false, ms(700))]
         case .pulse:
-            return Self.merged(Self.pulseSegments())
+            return Self.pulseCycle
         case .blinkCode(let n):
             let count = min(max(n, 1), Self.maximumBlinkCode)
             var segments: [(level: Bool, duration: Duration)] = []
@@ -85,6 +85,9 @@ public enum LEDPattern: Sendable, Hashable, CustomStringConvertible {
         let position = index < half ? index : pulseFrames - 1 - index  // 0…49 up, 49…0 down
         return min(10, position * 11 / half)
     }
+
+    /// The pulse cycle, computed once (it has ~200 segments).
+    private static let pulseCycle = merged(pulseSegments())
 
     private static func pulseSegments() -> [(level: Bool, duration: Duration)] {
         var segments: [(level: Bool, duration: Duration)] = []
@@ -124,12 +127,7 @@ public enum LEDPattern: Sendable, Hashable, CustomStringConvertible {
         case .flash(let duration): return t < duration
         default:
             let segments = cycle
-            var offset = Self.remainder(t, period ?? .zero)
-            for segment in segments {
-                if offset < segment.duration { return segment.level }
-                offset -= segment.duration
-            }
-            return segments.last?.level ?? false
+            return segments[Self.segment(segments, at: t).index].level
         }
     }
 
@@ -140,20 +138,33 @@ public enum LEDPattern: Sendable, Hashable, CustomStringConvertible {
         case .off, .steady: return nil
         case .flash(let duration): return t < duration ? duration : nil
         default:
-            guard let period else { return nil }
             let segments = cycle
-            let current = level(at: t)
-            let cycleStart = t - Self.remainder(t, period)
-            // Walk segment boundaries from this cycle on; at most two cycles reach a change.
-            var boundary = cycleStart
-            for _ in 0..<2 {
-                for segment in segments {
-                    boundary += segment.duration
-                    if boundary > t && level(at: boundary) != current { return boundary }
-                }
+            let (index, end) = Self.segment(segments, at: t)
+            let level = segments[index].level
+            // Segments are merged, so the level changes at the end of this one,
+            // unless the cycle wraps onto a segment of the same level.
+            var boundary = end
+            var next = (index + 1) % segments.count
+            for _ in 0..<segments.count {
+                if segments[next].level != level { return boundary }
+                boundary += segments[next].duration
+                next = (next + 1) % segments.count
             }
             return nil
         }
+    }
+
+    /// The segment playing at `t` and the absolute time it ends.
+    private static func segment(_ segments: [(level: Bool, duration: Duration)], at t: Duration) -> (index: Int, end: Duration) {
+        let period = segments.reduce(Duration.zero) { $0 + $1.duration }
+        let offset = remainder(t, period)
+        let cycleStart = t - offset
+        var end = Duration.zero
+        for (index, segment) in segments.enumerated() {
+            end += segment.duration
+            if offset < end { return (index, cycleStart + end) }
+        }
+        return (segments.count - 1, cycleStart + end)
     }
 
     private static func remainder(_ t: Duration, _ period: Duration) -> Duration {
