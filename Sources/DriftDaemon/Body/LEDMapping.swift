@@ -96,6 +96,43 @@ public struct LEDMapping: Sendable, Equatable {
         passed ? .steady : .blinkCode(FaultClass.selftestFailure.blinkCode)
     }
 
+    /// How long each LED is lit in the LED test.
+    public static let ledTestStep = Duration.milliseconds(500)
+    /// How long the status-code display lasts: three blink-code cycles, or 3 s steady when healthy.
+    public static let statusCodeCycles = 3
+
+    /// The LED test ("walk each LED") started at `start`: each LED in
+    /// ``LEDRole`` order lit alone for ``ledTestStep``, the others off; `nil`
+    /// once the walk is over (the normal shows resume).
+    public static func ledTest(startedAt start: Duration, now: Duration) -> [LEDRole: Show]? {
+        guard now >= start else { return nil }
+        let step = Int((now - start) / ledTestStep)
+        guard step < LEDRole.allCases.count else { return nil }
+        var shows: [LEDRole: Show] = [:]
+        for (index, role) in LEDRole.allCases.enumerated() {
+            shows[role] = Show(index == step ? .steady : .off)
+        }
+        return shows
+    }
+
+    /// When the LED test started at `start` next changes after `now` (`nil` when over).
+    public static func ledTestNextStep(startedAt start: Duration, now: Duration) -> Duration? {
+        guard now >= start else { return start }
+        let step = Int((now - start) / ledTestStep) + 1
+        guard step <= LEDRole.allCases.count else { return nil }
+        return start + ledTestStep * step
+    }
+
+    /// The status override for the "show status code" button action at `now`:
+    /// the lowest fault's blink code for three cycles, or steady for 3 s when healthy.
+    public static func statusCodeOverride(faults: Set<FaultClass>, now: Duration) -> BoxBodyState.StatusOverride {
+        guard let worst = faults.min() else {
+            return BoxBodyState.StatusOverride(pattern: .steady, until: now + .seconds(3))
+        }
+        let pattern = LEDPattern.blinkCode(worst.blinkCode)
+        return BoxBodyState.StatusOverride(pattern: pattern, until: now + (pattern.period ?? .zero) * statusCodeCycles)
+    }
+
     /// When the mapping's output changes by time alone (an override or radio flash
     /// ends) after `now`; re-evaluate then even without new state.
     public func nextReevaluation(for state: BoxBodyState, now: Duration) -> Duration? {

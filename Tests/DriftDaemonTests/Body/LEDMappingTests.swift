@@ -99,3 +99,31 @@ struct LEDMappingTests {
         #expect(player.nextChange(after: .milliseconds(10_720)) == .milliseconds(10_780))
     }
 }
+
+@Suite("LED test and status code display")
+struct LEDDisplayTests {
+    @Test func ledTestWalksEachLEDOnce() {
+        let start = Duration.seconds(50)
+        var lit: [LEDRole] = []
+        for ms in stride(from: 0, to: 2000, by: 250) {
+            let shows = LEDMapping.ledTest(startedAt: start, now: start + .milliseconds(ms))
+            let on = shows?.filter { $0.value.pattern == .steady }.map(\.key) ?? []
+            #expect(on.count == 1, "at \(ms) ms")
+            if let role = on.first, lit.last != role { lit.append(role) }
+        }
+        #expect(lit == [.status, .bottle, .radio, .gps])
+        #expect(LEDMapping.ledTest(startedAt: start, now: start + .seconds(2)) == nil)
+        #expect(LEDMapping.ledTestNextStep(startedAt: start, now: start + .milliseconds(10)) == start + .milliseconds(500))
+        #expect(LEDMapping.ledTestNextStep(startedAt: start, now: start + .milliseconds(1600)) == start + .seconds(2))
+        #expect(LEDMapping.ledTestNextStep(startedAt: start, now: start + .seconds(2)) == nil)
+    }
+
+    @Test func statusCodeDisplay() {
+        let now = Duration.seconds(10)
+        let healthy = LEDMapping.statusCodeOverride(faults: [], now: now)
+        #expect(healthy == BoxBodyState.StatusOverride(pattern: .steady, until: .seconds(13)))
+        let faulty = LEDMapping.statusCodeOverride(faults: [.radioAbsent, .sensorFault], now: now)
+        // Code 4: 4 × 600 ms + 1500 ms = 3.9 s per cycle, three cycles.
+        #expect(faulty == BoxBodyState.StatusOverride(pattern: .blinkCode(4), until: now + .milliseconds(11_700)))
+    }
+}
