@@ -104,7 +104,8 @@ public final class BME280: Sendable {
         }
     }
 
-    /// Reads the data registers in one burst and compensates them.
+    /// Reads the data registers in one burst and compensates them. With
+    /// humidity oversampling `.skipped` the reading's humidity is meaningless.
     /// - Throws: `.notStarted` without calibration, `.busy` while still measuring,
     ///   `.invalidData` for a skipped (0x80000) temperature or pressure,
     ///   `.implausible` outside the operating range, or a bus error.
@@ -118,6 +119,9 @@ public final class BME280: Sendable {
         let sample = try BME280RawSample(dataRegisters: bytes)
         if sample.temperature == BME280RawSample.skipped20Bit || sample.pressure == BME280RawSample.skipped20Bit {
             throw .invalidData("no measurement in the data registers (0x80000): skipped or never triggered")
+        }
+        if settings.humidity != .skipped && sample.humidity == BME280RawSample.skipped16Bit {
+            throw .invalidData("no humidity measurement in the data registers (0x8000)")
         }
         let reading = BME280Compensation.reading(sample, calibration)
         if let reason = reading.implausibility { throw .implausible(reading, reason: reason) }

@@ -119,6 +119,8 @@ public struct ButtonGestureRecognizer: Sendable, Equatable {
             // A combo is in progress: any press joins it.
             if current.buttons.contains(button) {
                 guard phases[button] == .inCombo(down: false) else { return }
+            } else if case .released = phases[button] {
+                gestures.append(.press(button))  // its single press was complete
             }
             current.buttons.insert(button)
             current.since = time
@@ -134,8 +136,12 @@ public struct ButtonGestureRecognizer: Sendable, Equatable {
             }
         }
         if !partners.isEmpty {
-            // Flush a pending single press of this button before it joins a combo.
+            // Flush completed single presses before the buttons join a combo: this
+            // button's pending one, and the first press of a partner pressed again.
             if case .released = phases[button] { gestures.append(.press(button)) }
+            for partner in partners.sorted() {
+                if case .downAgain = phases[partner] { gestures.append(.press(partner)) }
+            }
             let members = Set(partners + [button])
             for member in members { phases[member] = .inCombo(down: true) }
             combo = Combo(buttons: members, since: time)

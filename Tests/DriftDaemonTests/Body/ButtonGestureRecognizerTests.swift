@@ -186,3 +186,33 @@ struct ButtonGestureRecognizerTests {
         #expect(ButtonMapping.standard.action(for: .longPress("presence")) == .showStatusCode)
     }
 }
+
+@Suite("Button gestures around combos")
+struct ButtonComboEdgeTests {
+    @Test func pendingSinglePressIsNotLostWhenAComboStarts() {
+        // presence pressed and released; within the gap it is pressed again while keep-alive is held.
+        let result = ButtonGestureRecognizerTests.run([
+            ("keep-alive", true, 0),
+            ("presence", true, 100), ("presence", false, 200),  // joins keep-alive: a combo
+            ("keep-alive", false, 300),
+        ], until: 5000)
+        #expect(ButtonGestureRecognizerTests.gestures(result).isEmpty)
+
+        let second = ButtonGestureRecognizerTests.run([
+            ("presence", true, 0), ("presence", false, 100),  // a single press, waiting out the gap
+            ("presence", true, 300),                          // second press starts…
+            ("keep-alive", true, 400),                        // …and keep-alive joins it: a combo
+            ("presence", false, 2000), ("keep-alive", false, 2000),
+        ], until: 5000)
+        #expect(ButtonGestureRecognizerTests.gestures(second) == [.press("presence"), .combo(["keep-alive", "presence"])])
+    }
+
+    @Test func thirdButtonJoinsCombo() {
+        let result = ButtonGestureRecognizerTests.run([
+            ("a", true, 0), ("b", true, 100), ("c", true, 300),
+            ("a", false, 2000), ("b", false, 2000), ("c", false, 2000),
+        ], until: 5000)
+        #expect(ButtonGestureRecognizerTests.gestures(result) == [.combo(["a", "b", "c"])])
+        #expect(result.first?.1 == 1300)
+    }
+}
