@@ -60,6 +60,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        /// Weather sensors: BME280 over I2C, tipping-bucket rain gauge, DS18B20 on 1-Wire.
+        .target(
+            name: "Sensors",
+            dependencies: ["Hardware"],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Configuration and domain
 
         /// `driftd.toml` and board profiles: loading, merging, validation with line numbers.
@@ -93,7 +100,7 @@ let package = Package(
         .target(
             name: "DriftDaemon",
             dependencies: [
-                "Hardware", "DriftConfig", "DriftCore", "DriftStore", "DriftSystem",
+                "Hardware", "DriftConfig", "DriftCore", "DriftStore", "DriftSystem", "Sensors",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -123,6 +130,7 @@ let package = Package(
         ),
         .testTarget(name: "DriftSystemTests", dependencies: ["DriftSystem", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "HardwareTests", dependencies: ["Hardware", "TestSupport", "CDriftSys", "DriftSystem"], swiftSettings: swiftSettings),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Hardware", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DriftConfigTests", dependencies: ["DriftConfig", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DriftCoreTests", dependencies: ["DriftCore", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DriftStoreTests", dependencies: ["DriftStore", "DriftCore", "TestSupport"], swiftSettings: swiftSettings),
