@@ -207,6 +207,12 @@ struct SimulatedWorldTests {
         #expect(levels == ["on", "off"])
         let bad = try await runBlocking { try ControlRequestLine.send(#"{"command":"sim.press","arguments":{"button":"doorbell"}}"#, to: socket) }
         #expect(bad.contains("bad_argument"))
+        let weather = try await runBlocking { try ControlRequestLine.send(#"{"command":"sim.weather","arguments":{"celsius":"30","humidity":"20"}}"#, to: socket) }
+        #expect(weather.contains(#""celsius":30"#) && weather.contains(#""mode":"fixed""#), "\(weather)")
+        let unplugged = try await runBlocking { try ControlRequestLine.send(#"{"command":"sim.weather","arguments":{"plugged":"false"}}"#, to: socket) }
+        #expect(unplugged.contains(#""plugged":false"#))
+        let outOfRange = try await runBlocking { try ControlRequestLine.send(#"{"command":"sim.weather","arguments":{"celsius":"900"}}"#, to: socket) }
+        #expect(outOfRange.contains("bad_argument"))
         daemon.send(SIGTERM)
         #expect(try await daemon.waitForExit(timeout: .seconds(10)) == 0)
     }

@@ -2,6 +2,7 @@ import DriftConfig
 import Foundation
 import Hardware
 import Logging
+import Sensors
 import ServiceLifecycle
 
 /// The box's devices as the board profile describes them: opened at start-up
@@ -36,6 +37,33 @@ public struct BoxDevices: Sendable {
             driver = LibgpiodDriver()
         }
 
+        var services: [any Service] = []
+        var simulatedWeather: SimulatedWeather?
+        if config.i2c.bme280, !config.i2c.bus.isEmpty {
+            if config.i2c.bus == "sim" {
+                let weather = SimulatedWeather(sensor: SimulatedBME280(bus: "sim", address: UInt8(config.i2c.bme280Address)))
+                simulatedWeather = weather
+                let timeZone = config.box.timeZone
+                services.append(WeatherService(
+                    device: weather.sensor.device, ambient: ambient, health: health, logger: logger,
+                    beforeSample: { date in weather.advance(to: date, timeZone: timeZone) }
+                ))
+            } else {
+                do {
+                    let device = try LinuxI2CDevice(bus: config.i2c.bus, address: UInt8(config.i2c.bme280Address))
+                    services.append(WeatherService(device: device, ambient: ambient, health: health, logger: logger))
+                } catch {
+                    logger.error("I2C bus unavailable: no weather readings", metadata: ["bus": "\(config.i2c.bus)", "error": "\(error)"])
+                    health.register(WeatherService.component, maximumSilence: nil)
+                    health.setFault(WeatherService.component, "I2C bus \(config.i2c.bus): \(error)")
+                }
+            }
+        }
+        let weatherControl = simulatedWeather
+        let simulatedWorld: @Sendable (inout ControlCommands) -> Void = { commands in
+            if let simulatedWeather = weatherControl { SimulatedWorldCommands.registerWeather(in: &commands, weather: simulatedWeather) }
+        }
+
         let chip: GPIOChip
         do {
             chip = try GPIOChip.open(config.gpio.chip, driver: driver)
@@ -44,10 +72,9 @@ public struct BoxDevices: Sendable {
             logger.error("GPIO chip unavailable: buttons and LEDs are off", metadata: ["chip": "\(config.gpio.chip)", "error": "\(error)"])
             health.register(gpioComponent, maximumSilence: nil)
             health.setFault(gpioComponent, "GPIO chip \(config.gpio.chip) unavailable: \(error)")
-            return BoxDevices(services: [], registerControlCommands: { _ in })
+            return BoxDevices(services: services, registerControlCommands: simulatedWorld)
         }
 
-        var services: [any Service] = []
         let buttons = [("presence", config.buttons.presence), ("keep-alive", config.buttons.keepAlive)].filter { !$0.1.isEmpty }
         if !buttons.isEmpty {
             let buttonService = ButtonService(chip: chip, buttons: buttons, debounce: config.buttons.debounce, logger: logger)
@@ -65,6 +92,7 @@ public struct BoxDevices: Sendable {
         services.append(StatusLEDService(led: statusLED, health: health, logger: logger))
 
         let register: @Sendable (inout ControlCommands) -> Void = { commands in
+            simulatedWorld(&commands)
             guard let simulated else { return }
             SimulatedWorldCommands.register(in: &commands, driver: simulated, config: config)
         }
@@ -87,6 +115,49 @@ public struct BoxDevices: Sendable {
 enum SimulatedWorldCommands {
     struct LineLevels: Codable, Sendable, Equatable {
         var lines: [String: Bool]
+    }
+
+    struct Weather: Codable, Sendable, Equatable {
+        var celsius: Double
+        var hectopascals: Double
+        var relativeHumidity: Double
+        var plugged: Bool
+        var mode: String
+    }
+
+    /// `sim.weather celsius=… hpa=… humidity=…` sets fixed weather (missing values keep the
+    /// current ones); `mode=cycle` returns to the daily cycle; `plugged=false|true` unplugs or
+    /// re-plugs the BME280. Answers the sensor's current state.
+    static func registerWeather(in commands: inout ControlCommands, weather: SimulatedWeather) {
+        commands.register("sim.weather") { arguments in
+            if let plugged = arguments["plugged"] {
+                guard let value = Bool(plugged) else {
+                    throw ControlError(code: "bad_argument", message: "plugged must be true or false")
+                }
+                weather.sensor.isPlugged = value
+            }
+            if arguments["mode"] == "cycle" {
+                weather.setOverride(nil)
+            } else if arguments["celsius"] != nil || arguments["hpa"] != nil || arguments["humidity"] != nil {
+                var conditions = weather.sensor.conditions
+                func number(_ key: String, _ range: ClosedRange<Double>) throws -> Double? {
+                    guard let text = arguments[key] else { return nil }
+                    guard let value = Double(text), range.contains(value) else {
+                        throw ControlError(code: "bad_argument", message: "\(key) must be a number in \(range.lowerBound)…\(range.upperBound)")
+                    }
+                    return value
+                }
+                if let value = try number("celsius", -40...85) { conditions.celsius = value }
+                if let value = try number("hpa", 300...1100) { conditions.hectopascals = value }
+                if let value = try number("humidity", 0...100) { conditions.relativeHumidity = value }
+                weather.setOverride(conditions)
+            }
+            let current = weather.sensor.conditions
+            return Weather(
+                celsius: current.celsius, hectopascals: current.hectopascals, relativeHumidity: current.relativeHumidity,
+                plugged: weather.sensor.isPlugged, mode: weather.isOverridden ? "fixed" : "cycle"
+            )
+        }
     }
 
     struct Pressed: Codable, Sendable, Equatable {
