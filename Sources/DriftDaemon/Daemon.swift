@@ -136,7 +136,12 @@ public enum Daemon {
         // Health and devices.
         let health = HealthRegistry()
         let (ambientInputs, ambient) = AsyncStream<AmbientInput>.makeStream(bufferingPolicy: .bufferingNewest(256))
-        let devices = BoxDevices.open(config: config, health: health, ambient: ambient, logger: logger)
+        let bodyState = BoxBodyStateSource(
+            health: health, store: BottleStore(database: database), configInvalid: configSource == "last-known-good", logger: logger
+        )
+        let devices = BoxDevices.open(config: config, health: health, ambient: ambient, logger: logger) { now in
+            bodyState.state(at: now)
+        }
         let events = EventBus()
         let bottles = BottleLifecycleService(
             database: database, dataDirectory: dataDirectory, settings: bottleSettings, events: events,

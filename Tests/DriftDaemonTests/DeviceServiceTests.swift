@@ -4,6 +4,7 @@ import Foundation
 import Hardware
 import Logging
 import ServiceLifecycle
+import Synchronization
 import TestSupport
 import Testing
 
@@ -88,26 +89,46 @@ struct DeviceServiceTests {
         #expect(received.isEmpty)
     }
 
-    @Test("the status LED flashes a heartbeat and beats into the health registry")
-    func heartbeat() async throws {
-        let (driver, chip) = try makeChip()
-        let led = try chip.requestOutput(named: ["led-status"])
+    @Test("LEDs follow the box state: status heartbeat, bottle LED on for openable bottles; the loop beats into health")
+    func leds() async throws {
+        let driver = SimulatedGPIODriver()
+        _ = driver.addChip(name: "gpiochip0", label: "drift-sim", lineNames: ["led-status", "led-bottle"])
+        let chip = try GPIOChip.open("drift-sim", driver: driver)
+        let outputs: [LEDRole: GPIOOutputRequest] = [
+            .status: try chip.requestOutput(named: ["led-status"]),
+            .bottle: try chip.requestOutput(named: ["led-bottle"]),
+        ]
         let health = HealthRegistry()
-        let service = StatusLEDService(led: led, health: health, logger: Logger(label: "test"))
+        let openable = Mutex(0)
+        let service = LEDService(outputs: outputs, refresh: .milliseconds(50), health: health, logger: Logger(label: "test")) { _ in
+            BoxBodyState(openableBottles: openable.withLock { $0 })
+        }
         let group = ServiceGroup(services: [service], logger: Logger(label: "test"))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
-            var sawOn = false, sawOff = false
-            for _ in 0..<150 where !(sawOn && sawOff) {
-                if try driver.level(line: "led-status") { sawOn = true } else { sawOff = true }
+            var statusLevels = Set<Bool>()
+            for _ in 0..<300 where statusLevels.count < 2 {
+                statusLevels.insert(try driver.level(line: "led-status"))
                 try await Task.sleep(for: .milliseconds(10))
             }
-            #expect(sawOn && sawOff)
-            #expect(health.evaluate().components.contains(StatusLEDService.componentName))
+            #expect(statusLevels == [true, false], "the healthy heartbeat flashes")
+            #expect(health.evaluate().components.contains(LEDService.componentName))
             #expect(health.evaluate().isAlive)
+
+            var bottleLevels = Set<Bool>()
+            for _ in 0..<50 { bottleLevels.insert(try driver.level(line: "led-bottle")); try await Task.sleep(for: .milliseconds(5)) }
+            #expect(bottleLevels == [false], "no bottles: the bottle LED is off")
+            openable.withLock { $0 = 2 }
+            var lit = false
+            for _ in 0..<300 where !lit {
+                lit = try driver.level(line: "led-bottle")
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(lit, "openable bottles light the bottle LED")
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }
-        #expect(try driver.level(line: "led-status") == false, "LED off after shutdown")
+        #expect(try driver.level(line: "led-status") == false, "LEDs off after shutdown")
+        #expect(try driver.level(line: "led-bottle") == false)
     }
 }

@@ -19,10 +19,12 @@ public struct BoxDevices: Sendable {
 
     /// Opens what `config` describes. On the sim board every device is simulated.
     ///
-    /// Button presses that matter to bottles are forwarded to `ambient` (the lifecycle processor's inputs).
+    /// Button presses that matter to bottles are forwarded to `ambient` (the lifecycle processor's
+    /// inputs); `bodyState` is what the LEDs show.
     public static func open(
         config: DriftConfiguration, health: HealthRegistry,
-        ambient: AsyncStream<AmbientInput>.Continuation, logger: Logger
+        ambient: AsyncStream<AmbientInput>.Continuation, logger: Logger,
+        bodyState: @escaping @Sendable (Duration) -> BoxBodyState
     ) -> BoxDevices {
         let simulated: SimulatedGPIODriver?
         let driver: any GPIODriver
@@ -81,15 +83,16 @@ public struct BoxDevices: Sendable {
             services.append(buttonService)
             services.append(ButtonBehaviourService(events: buttonService.events, ambient: ambient, logger: logger))
         }
-        var statusLED: GPIOOutputRequest?
-        if !config.leds.status.isEmpty {
+        var outputs: [LEDRole: GPIOOutputRequest] = [:]
+        let ledLines: [(LEDRole, String)] = [(.status, config.leds.status), (.bottle, config.leds.bottle), (.radio, config.leds.radio), (.gps, config.leds.gps)]
+        for (role, line) in ledLines where !line.isEmpty {
             do {
-                statusLED = try chip.requestOutput(named: [config.leds.status], consumer: "driftd-status-led")
+                outputs[role] = try chip.requestOutput(named: [line], consumer: "driftd-\(role.rawValue)-led")
             } catch {
-                logger.error("status LED line unavailable", metadata: ["line": "\(config.leds.status)", "error": "\(error)"])
+                logger.error("LED line unavailable", metadata: ["led": "\(role.rawValue)", "line": "\(line)", "error": "\(error)"])
             }
         }
-        services.append(StatusLEDService(led: statusLED, health: health, logger: logger))
+        services.append(LEDService(outputs: outputs, health: health, logger: logger, state: bodyState))
 
         let register: @Sendable (inout ControlCommands) -> Void = { commands in
             simulatedWorld(&commands)

@@ -1,0 +1,51 @@
+import DriftCore
+import DriftStore
+import Foundation
+import Logging
+
+/// Gathers what the LEDs show from the rest of the daemon: faults and stalls
+/// from the health registry, whether the config file is broken, and the
+/// bottles and chats at this box from the store.
+final class BoxBodyStateSource: Sendable {
+    let health: HealthRegistry
+    let store: BottleStore
+    let configInvalid: Bool
+    let logger: Logger
+
+    /// Health components whose faults map to a blink code.
+    static let faultClasses: [String: FaultClass] = [
+        DiskSpaceCheck.component: .storageError,
+        WeatherService.component: .sensorFault,
+    ]
+
+    init(health: HealthRegistry, store: BottleStore, configInvalid: Bool, logger: Logger) {
+        self.health = health
+        self.store = store
+        self.configInvalid = configInvalid
+        self.logger = logger
+    }
+
+    /// The state at `now` (monotonic), reading the store once.
+    func state(at now: Duration) -> BoxBodyState {
+        let report = health.evaluate()
+        var faults = Set(report.faults.keys.compactMap { Self.faultClasses[$0] })
+        if configInvalid { faults.insert(.configError) }
+        var state = BoxBodyState(faults: faults, loopsStalled: !report.isAlive, gps: .absent)
+        do {
+            let live = try store.bottles(in: [.openable, .active, .dying])
+            state.openableBottles = live.filter { $0.state == .openable }.count
+            state.chatAlive = live.contains { $0.state == .active }
+            let dying = live.filter { $0.state == .dying }.map(\.id)
+            if !dying.isEmpty {
+                let survivals = try store.survivals()
+                let wallNow = Date()
+                let remaining = dying.compactMap { survivals[$0]?.nextDeadline?.timeIntervalSince(wallNow) }.min() ?? 0
+                state.dyingChatRemaining = .milliseconds(Int64(max(0, remaining) * 1000))
+            }
+        } catch {
+            state.faults.insert(.storageError)
+            logger.error("cannot read bottles for the LEDs", metadata: ["error": "\(error)"])
+        }
+        return state
+    }
+}
