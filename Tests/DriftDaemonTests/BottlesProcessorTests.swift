@@ -350,3 +350,30 @@ struct BottlesProcessorTests {
         #expect(restarted.media.bottleFolders().isEmpty)
     }
 }
+
+@Suite("The box's keep-alive button")
+struct KeepAliveButtonTests {
+    let start = BottlesFixtures.start
+
+    @Test("a press saves every dying chat at the box, with the box as keeper; nothing dying, nothing happens")
+    func boxKeepAlive() async throws {
+        var harness = try await BottlesHarness()
+        defer { harness.remove() }
+        let id = BottlesFixtures.bottleID(7)
+        try harness.create(id)
+        await harness.processor.process(now: start)
+        #expect(await harness.processor.keepAliveFromBox(at: start).isEmpty)
+        _ = try await harness.processor.open(id, visitor: BottlesFixtures.alice, password: nil, at: start)
+        let alice = harness.participant(BottlesFixtures.alice, in: id)
+        let left = start.addingTimeInterval(10)
+        await harness.processor.leave(alice, in: id, at: left)
+        #expect(try harness.store.bottle(id)?.state == .dying)
+        await harness.processor.ingest(.keepAliveButtonPressed(at: left.addingTimeInterval(15)), now: left.addingTimeInterval(15))
+        #expect(try harness.store.bottle(id)?.state == .active)
+        let keeper = harness.participant(BottleProcessor.boxKeeper, in: id)
+        #expect(try harness.store.survival(of: id)?.keeper?.participant == keeper)
+        // Past the old 30 s countdown the chat is still alive.
+        #expect(await harness.processor.process(now: left.addingTimeInterval(120)).transitions.isEmpty)
+        #expect(try harness.store.bottle(id)?.state == .active)
+    }
+}

@@ -18,6 +18,9 @@ public enum AmbientInput: Sendable, Equatable {
     case clockSynchronized(Bool)
     /// The presence button on the box was pressed.
     case buttonPressed(at: Date)
+    /// The keep-alive button on the box was pressed: the box claims Keep Alive for every
+    /// dying chat here.
+    case keepAliveButtonPressed(at: Date)
 }
 
 /// A sensor quantity with a reading history.

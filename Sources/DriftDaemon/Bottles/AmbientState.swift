@@ -54,7 +54,7 @@ public struct AmbientState: Sendable, Equatable {
             weather = snapshot
         case .clockSynchronized(let synchronized):
             clockSynchronized = synchronized
-        case .buttonPressed:
+        case .buttonPressed, .keepAliveButtonPressed:
             return false
         }
         return true

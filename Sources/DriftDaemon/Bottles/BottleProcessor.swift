@@ -151,8 +151,42 @@ public actor BottleProcessor {
             }
             return ProcessReport()
         }
+        if case .keepAliveButtonPressed(let at) = input {
+            await keepAliveFromBox(at: at)
+            return ProcessReport()
+        }
         guard ambient.ingest(input) else { return ProcessReport() }
         return await process(now: now)
+    }
+
+    /// The identity the box itself claims Keep Alive under (its keep-alive button): a
+    /// fixed token hash, so the box appears in each chat as one pseudonymous keeper.
+    public static let boxKeeper = try! TokenHash(hex: String(repeating: "b0", count: 32))
+
+    /// The keep-alive button: claims Keep Alive, as the box, for every dying chat at this
+    /// box (one-shot bottles have no Keep Alive and are skipped). Returns the bottles saved.
+    @discardableResult
+    public func keepAliveFromBox(at now: Date) async -> [BottleID] {
+        let dying: [Bottle]
+        do {
+            dying = try store.bottles(in: [.dying])
+        } catch {
+            fail("cannot list dying chats for the keep-alive button", error)
+            return []
+        }
+        var saved: [BottleID] = []
+        for bottle in dying {
+            do {
+                try await claimKeepAlive(participant(Self.boxKeeper, in: bottle.id), in: bottle.id, at: now)
+                saved.append(bottle.id)
+            } catch {
+                logger.info("keep-alive button: chat not saved", metadata: ["bottle": "\(bottle.id)", "reason": "\(error)"])
+            }
+        }
+        if !saved.isEmpty {
+            logger.notice("keep-alive button saved dying chats", metadata: ["count": "\(saved.count)"])
+        }
+        return saved
     }
 
     // MARK: - Visitors (called by the API)

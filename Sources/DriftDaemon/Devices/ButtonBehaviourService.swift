@@ -3,9 +3,10 @@ import Logging
 import ServiceLifecycle
 
 /// What the box's buttons mean: a press of the presence button is a presence
-/// proof for the visitor whose request is pending (handled by the lifecycle
-/// processor). Keep-alive and the long presses for the field come with the
-/// box-body work.
+/// proof for the visitor whose request is pending; a press of the keep-alive
+/// button claims Keep Alive for the dying chats at this box (both handled by
+/// the lifecycle processor). The long presses and combos for the field come
+/// with the selftest work.
 public struct ButtonBehaviourService: Service {
     let events: AsyncStream<ButtonEvent>
     let ambient: AsyncStream<AmbientInput>.Continuation
@@ -25,6 +26,8 @@ public struct ButtonBehaviourService: Service {
                 switch event.button {
                 case "presence":
                     ambient.yield(.buttonPressed(at: Date()))
+                case "keep-alive":
+                    ambient.yield(.keepAliveButtonPressed(at: Date()))
                 default:
                     logger.debug("button has no behaviour yet", metadata: ["button": "\(event.button)"])
                 }
