@@ -217,3 +217,33 @@ struct SimulatedWorldTests {
         #expect(try await daemon.waitForExit(timeout: .seconds(10)) == 0)
     }
 }
+
+@Suite("driftd selftest as a process")
+struct SelftestProcessTests {
+    static let binaryBuilt = DriftdProcess.binaryPath != nil
+
+    @Test("sim board: every check passes, exit 0; JSON for scripts", .enabled(if: binaryBuilt, "driftd binary not built"))
+    func simBoard() async throws {
+        let directory = try TemporaryDirectory(prefix: "selftest")
+        defer { directory.remove() }
+        let text = try await DriftdProcess.runToCompletion(["selftest", "--config", "board/sim.toml", "--data-dir", directory.path])
+        #expect(text.status == 0, "\(text.stdout)\(text.stderr)")
+        #expect(text.stdout.contains("PASS  gpio.chip"))
+        #expect(text.stdout.contains("selftest passed"))
+        let json = try await DriftdProcess.runToCompletion(["selftest", "--data-dir", directory.path, "--json"])
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect((object?["checks"] as? [[String: Any]])?.isEmpty == false)
+    }
+
+    @Test("a real-board profile on this machine fails cleanly, one reason per device, exit 1",
+          .enabled(if: binaryBuilt, "driftd binary not built"), arguments: ["rpi4b", "rpi5", "rpi-zero2w", "x86_64-qemu"])
+    func realBoard(board: String) async throws {
+        let directory = try TemporaryDirectory(prefix: "selftest")
+        defer { directory.remove() }
+        let result = try await DriftdProcess.runToCompletion(["selftest", "--config", "board/\(board).toml", "--data-dir", directory.path])
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("FAIL  gpio.chip"), "\(result.stdout)")
+        #expect(result.stdout.contains("selftest FAILED"))
+        #expect(!result.stderr.contains("Fatal error"))
+    }
+}

@@ -1,0 +1,279 @@
+import DriftConfig
+import DriftStore
+import Foundation
+import Hardware
+import Sensors
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `driftd selftest`: checks every configured device and the store, one line
+/// per check, so a field tester can see what works on a freshly flashed box.
+///
+/// Run it with the daemon stopped: the daemon holds the GPIO lines and serial
+/// ports, and a check that finds them busy says so. Nothing here throws or
+/// crashes on missing hardware: every failure is a FAIL line with the reason.
+public struct Selftest: Sendable {
+    public let config: DriftConfiguration
+    /// Problems of the config file, when the last known good copy is being checked instead.
+    public let configProblems: [String]
+    public let environment: [String: String]
+    /// How long to wait for NMEA on a GPS port.
+    public var gpsListen: Duration = .seconds(3)
+    /// How long each LED is lit during the walk.
+    public var ledWalkStep: Duration = .milliseconds(300)
+
+    public init(config: DriftConfiguration, configProblems: [String] = [], environment: [String: String]) {
+        self.config = config
+        self.configProblems = configProblems
+        self.environment = environment
+    }
+
+    public func run() async -> SelftestReport {
+        var checks: [SelftestReport.Check] = []
+        checks.append(configCheck())
+        checks.append(contentsOf: storageChecks())
+        checks.append(contentsOf: await gpioChecks())
+        checks.append(await gpsCheck())
+        checks.append(await radioCheck())
+        checks.append(await weatherCheck())
+        checks.append(contentsOf: oneWireChecks())
+        checks.append(notifyCheck())
+        return SelftestReport(board: config.box.board, checks: checks, serialPorts: serialPorts())
+    }
+
+    // MARK: - Checks
+
+    func configCheck() -> SelftestReport.Check {
+        if configProblems.isEmpty { return .init("config", .pass, "valid") }
+        return .init("config", .fail, "the config file is invalid (checking the last known good copy): " + configProblems.joined(separator: "; "))
+    }
+
+    func storageChecks() -> [SelftestReport.Check] {
+        let directory = config.storage.dataDir
+        var checks: [SelftestReport.Check] = []
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let probe = directory + "/.selftest-\(getpid())"
+            try Data("drift".utf8).write(to: URL(fileURLWithPath: probe), options: .atomic)
+            try FileManager.default.removeItem(atPath: probe)
+            if let free = DataDirectory.freeMegabytes(at: directory) {
+                let ok = free >= Int64(config.storage.minFreeMB)
+                checks.append(.init("storage.data_dir", ok ? .pass : .fail, "\(directory) writable, \(free) MiB free (minimum \(config.storage.minFreeMB))"))
+            } else {
+                checks.append(.init("storage.data_dir", .pass, "\(directory) writable"))
+            }
+        } catch {
+            checks.append(.init("storage.data_dir", .fail, "\(directory) not writable: \(error.localizedDescription)"))
+            return checks
+        }
+        do {
+            let database = try DriftDatabase.open(path: directory + "/drift.sqlite")
+            let result = try database.integrityCheck()
+            checks.append(.init("storage.database", result == "ok" ? .pass : .fail, "integrity_check: \(result)"))
+        } catch {
+            checks.append(.init("storage.database", .fail, "cannot open: \(error)"))
+        }
+        return checks
+    }
+
+    func gpioChecks() async -> [SelftestReport.Check] {
+        let driver: any GPIODriver
+        switch config.gpio.backend {
+        case .sim:
+            let sim = SimulatedGPIODriver()
+            _ = sim.addChip(name: "gpiochip0", label: config.gpio.chip, lineNames: BoxDevices.configuredLines(config))
+            driver = sim
+        case .libgpiod:
+            driver = LibgpiodDriver()
+        }
+        let chip: GPIOChip
+        do {
+            chip = try GPIOChip.open(config.gpio.chip, driver: driver)
+        } catch {
+            let known = (try? GPIOChip.chips(driver: driver)) ?? []
+            let listing = known.isEmpty ? "no GPIO chips on this machine" : "chips here: " + known.map { "\($0.name) (\($0.label))" }.joined(separator: ", ")
+            return [.init("gpio.chip", .fail, "\(config.gpio.chip): \(error) — \(listing)")]
+        }
+        defer { chip.close() }
+        var checks: [SelftestReport.Check] = [
+            .init("gpio.chip", .pass, "\(chip.info.name) \"\(chip.info.label)\", \(chip.info.lineCount) lines, \(driver.backendDescription)"),
+        ]
+        let inputs: [(String, String)] = [
+            ("buttons.presence", config.buttons.presence), ("buttons.keep_alive", config.buttons.keepAlive), ("rain.line", config.rain.line),
+            ("e22.aux", config.e22.aux),
+        ]
+        for (name, line) in inputs {
+            guard !line.isEmpty else { checks.append(.init(name, .skip, "not fitted")); continue }
+            do {
+                let request = try chip.requestInput(named: [line], consumer: "driftd-selftest", bias: .pullUp, activeLow: name.hasPrefix("buttons"))
+                let level = try request.value()
+                request.release()
+                let shown = name.hasPrefix("buttons") ? (level ? "pressed" : "released") : (level ? "high" : "low")
+                checks.append(.init(name, .pass, "\(line): \(shown)"))
+            } catch {
+                checks.append(.init(name, .fail, "\(line): \(describe(error))"))
+            }
+        }
+        let outputs: [(String, String)] = [
+            ("leds.status", config.leds.status), ("leds.bottle", config.leds.bottle), ("leds.radio", config.leds.radio),
+            ("leds.gps", config.leds.gps), ("e22.m0", config.e22.m0), ("e22.m1", config.e22.m1),
+        ]
+        for (name, line) in outputs {
+            guard !line.isEmpty else { checks.append(.init(name, .skip, "not fitted")); continue }
+            do {
+                let request = try chip.requestOutput(named: [line], consumer: "driftd-selftest")
+                if name.hasPrefix("leds") {
+                    // Walk the LED: on for a moment so the tester sees each one.
+                    try request.set(true)
+                    try? await Task.sleep(for: ledWalkStep)
+                    try request.set(false)
+                }
+                request.release()
+                checks.append(.init(name, .pass, name.hasPrefix("leds") ? "\(line): lit for \(ledWalkStep)" : "\(line): requested and released"))
+            } catch {
+                checks.append(.init(name, .fail, "\(line): \(describe(error))"))
+            }
+        }
+        return checks
+    }
+
+    func gpsCheck() async -> SelftestReport.Check {
+        switch config.gps.kind {
+        case .none: return .init("gps", .skip, "gps.kind = none")
+        case .sim: return .init("gps", .pass, "simulated receiver")
+        case .gpsd: return tcpCheck("gps", host: config.gps.gpsdAddress.host, port: config.gps.gpsdAddress.port, what: "gpsd")
+        case .nmea:
+            let baud = config.gps.baud == 0 ? 9600 : config.gps.baud
+            return await serialCheck("gps", path: config.gps.port, baud: baud, expectNMEA: true)
+        }
+    }
+
+    func radioCheck() async -> SelftestReport.Check {
+        switch config.radio.kind {
+        case .none: return .init("radio", .skip, "radio.kind = none")
+        case .sim: return .init("radio", .pass, "simulated radio")
+        case .e22, .meshtastic:
+            return await serialCheck("radio", path: config.radio.port, baud: config.radio.baud, expectNMEA: false)
+        }
+    }
+
+    func weatherCheck() async -> SelftestReport.Check {
+        guard config.i2c.bme280, !config.i2c.bus.isEmpty else { return .init("bme280", .skip, "not fitted") }
+        let device: any I2CDevice
+        if config.i2c.bus == "sim" {
+            device = SimulatedBME280(bus: "sim", address: UInt8(config.i2c.bme280Address)).device
+        } else {
+            do {
+                device = try LinuxI2CDevice(bus: config.i2c.bus, address: UInt8(config.i2c.bme280Address))
+            } catch {
+                return .init("bme280", .fail, "\(error)")
+            }
+        }
+        let sensor = BME280(device: device)
+        do {
+            try await sensor.start(clock: ContinuousClock())
+            let reading = try await sensor.measure(clock: ContinuousClock())
+            if let problem = reading.implausibility {
+                return .init("bme280", .fail, "implausible reading: \(problem)")
+            }
+            return .init("bme280", .pass, String(format: "chip id 0x60 on %@ at 0x%02x: %.1f °C, %.1f hPa, %.0f %%", device.bus, device.address, reading.celsius, reading.hectopascals, reading.relativeHumidity))
+        } catch {
+            return .init("bme280", .fail, "\(error)")
+        }
+    }
+
+    func oneWireChecks() -> [SelftestReport.Check] {
+        guard config.oneWire.ds18b20 else { return [.init("ds18b20", .skip, "not fitted")] }
+        let paths = DS18B20.devicePaths(in: config.oneWire.devicesDir)
+        guard !paths.isEmpty else { return [.init("ds18b20", .fail, "no 28-* device in \(config.oneWire.devicesDir) (is the w1-gpio overlay on?)")] }
+        return paths.map { path in
+            do {
+                let reading = try DS18B20.read(path: path)
+                return .init("ds18b20", .pass, "\(path): \(reading)")
+            } catch {
+                return .init("ds18b20", .fail, "\(path): \(error)")
+            }
+        }
+    }
+
+    func notifyCheck() -> SelftestReport.Check {
+        guard let address = environment["NOTIFY_SOCKET"], !address.isEmpty else {
+            return .init("systemd.notify", .skip, "NOTIFY_SOCKET not set (not started by systemd)")
+        }
+        if address.hasPrefix("@") { return .init("systemd.notify", .pass, "abstract socket \(address)") }
+        return FileManager.default.fileExists(atPath: address)
+            ? .init("systemd.notify", .pass, address)
+            : .init("systemd.notify", .fail, "\(address) does not exist")
+    }
+
+    // MARK: - Helpers
+
+    func serialCheck(_ name: String, path: String, baud: Int, expectNMEA: Bool) async -> SelftestReport.Check {
+        guard path != "auto" else {
+            return .init(name, .skip, "port = auto: pick one from the serial port list below")
+        }
+        let port: any SerialPort
+        do {
+            port = try SerialPorts.open(path: path, settings: SerialSettings(baudRate: baud))
+        } catch {
+            return .init(name, .fail, "\(path): \(error)")
+        }
+        defer { port.close() }
+        guard expectNMEA else { return .init(name, .pass, "\(path) opens at \(baud) baud (\(port.backend))") }
+        var seen: [UInt8] = []
+        let deadline = ContinuousClock.now + gpsListen
+        while ContinuousClock.now < deadline, seen.count < 4096 {
+            let remaining = deadline - ContinuousClock.now
+            guard let bytes = try? await port.read(upTo: 512, timeout: remaining), !bytes.isEmpty else { break }
+            seen += bytes
+            if Self.containsNMEA(seen) {
+                return .init(name, .pass, "\(path) at \(baud) baud: NMEA seen")
+            }
+        }
+        return .init(name, .fail, seen.isEmpty
+            ? "\(path) opens but nothing arrived within \(gpsListen) (wiring, baud rate \(baud)?)"
+            : "\(path): \(seen.count) bytes but no NMEA sentence (baud rate \(baud)?)")
+    }
+
+    /// Whether `bytes` hold something that looks like an NMEA sentence start (`$GPGGA,` …).
+    static func containsNMEA(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 7 else { return false }
+        for index in 0..<(bytes.count - 6) where bytes[index] == UInt8(ascii: "$") {
+            let body = bytes[(index + 1)..<(index + 6)]
+            if body.allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+               bytes[index + 6] == UInt8(ascii: ",") {
+                return true
+            }
+        }
+        return false
+    }
+
+    func tcpCheck(_ name: String, host: String, port: Int, what: String) -> SelftestReport.Check {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var result: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &result) == 0, let first = result else {
+            return .init(name, .fail, "\(what) address \(host):\(port) does not resolve")
+        }
+        defer { freeaddrinfo(result) }
+        let fd = socket(first.pointee.ai_family, first.pointee.ai_socktype, first.pointee.ai_protocol)
+        guard fd >= 0 else { return .init(name, .fail, "socket: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        if connect(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 {
+            return .init(name, .pass, "\(what) answers on \(host):\(port)")
+        }
+        return .init(name, .fail, "\(what) on \(host):\(port): \(String(cString: strerror(errno)))")
+    }
+
+    func serialPorts() -> [SelftestReport.SerialPortLine] {
+        let ports = (try? SerialPorts.list()) ?? []
+        return ports.map { .init(path: $0.path, transport: $0.transport.rawValue, usbID: $0.usbID, description: $0.description) }
+    }
+
+    func describe(_ error: GPIOError) -> String {
+        if error.kind == .lineBusy { return "\(error) — is driftd running? Stop it before selftest." }
+        return "\(error)"
+    }
+}

@@ -1,0 +1,59 @@
+@testable import DriftDaemon
+import DriftConfig
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("selftest")
+struct SelftestTests {
+    func simConfig(replacing replacements: [(String, String)] = [], dataDir: String) throws -> DriftConfiguration {
+        var text = DriftConfiguration.embeddedDefaultText
+        for (old, new) in replacements { text = text.replacingOccurrences(of: old, with: new) }
+        return try ConfigLoader(systemBoardDirectories: []).load(text: text, fileName: "test.toml", baseDirectory: nil)
+            .configuration.applying(dataDirectory: dataDir)
+    }
+
+    @Test("the simulated board passes every check")
+    func simPasses() async throws {
+        let directory = try TemporaryDirectory(prefix: "selftest")
+        defer { directory.remove() }
+        var selftest = Selftest(config: try simConfig(dataDir: directory.path), environment: [:])
+        selftest.ledWalkStep = .milliseconds(1)
+        let report = await selftest.run()
+        #expect(report.passed, "\(report.renderText())")
+        #expect(report.checks.contains { $0.name == "bme280" && $0.status == .pass })
+        #expect(report.checks.contains { $0.name == "leds.status" && $0.status == .pass })
+    }
+
+    @Test("a GPS on a real pseudo-terminal: NMEA seen passes, silence fails with the reason")
+    func gpsOnPseudoTerminal() async throws {
+        let directory = try TemporaryDirectory(prefix: "selftest")
+        defer { directory.remove() }
+        let pty = try PseudoTerminalPair()
+        let config = try simConfig(replacing: [
+            ("kind = \"sim\"\nport = \"sim\"\nbaud = 0", "kind = \"nmea\"\nport = \"\(pty.slavePath)\"\nbaud = 9600"),
+        ], dataDir: directory.path)
+        #expect(config.gps.kind == .nmea)
+        var selftest = Selftest(config: config, environment: [:])
+        selftest.gpsListen = .milliseconds(600)
+        let silent = await selftest.gpsCheck()
+        #expect(silent.status == .fail)
+        #expect(silent.detail.contains("nothing arrived"), "\(silent.detail)")
+
+        let feeder = Task {
+            for _ in 0..<20 {
+                try pty.write(Array("$GPGGA,123519,4807.038,N,01131.000,E,1,08,0.9,545.4,M,46.9,M,,*47\r\n".utf8))
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        let heard = await selftest.gpsCheck()
+        feeder.cancel()
+        #expect(heard.status == .pass, "\(heard.detail)")
+    }
+
+    @Test("a GPIO line held by someone else fails with a hint to stop driftd")
+    func busyLine() async throws {
+        #expect(Selftest.containsNMEA(Array("noise$GNRMC,1*00".utf8)))
+        #expect(!Selftest.containsNMEA(Array("$$$$ garbage".utf8)))
+    }
+}
