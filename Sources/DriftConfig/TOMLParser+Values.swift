@@ -245,7 +245,6 @@ extension TOMLParser {
             case UInt8(ascii: "n"): 0x0A
             case UInt8(ascii: "f"): 0x0C
             case UInt8(ascii: "r"): 0x0D
-            case UInt8(ascii: "e"): 0x1B
             case UInt8(ascii: "\""): UInt8(ascii: "\"")
             case UInt8(ascii: "\\"): UInt8(ascii: "\\")
             default: nil

@@ -4,8 +4,9 @@
 /// `[[array of tables]]`, inline tables, arrays, all four string forms with every
 /// escape, integers (decimal, `0x`, `0o`, `0b`, `_`), floats (`inf`, `nan`,
 /// exponents), booleans, and dates and times (validated, kept as their text in
-/// ``TOMLNode/dateTime(_:)``). Also accepts a leading BOM and the `\e` escape
-/// (TOML 1.1). Duplicate keys and redefined tables are errors.
+/// ``TOMLNode/dateTime(_:)``). A leading BOM is skipped. Duplicate keys and
+/// redefined tables are errors. TOML 1.1 additions (`\e`, multi-line inline
+/// tables, times without seconds) are refused, as TOML 1.0 requires.
 ///
 /// Hostile input cannot hurt the caller: the parser never traps, works in one
 /// pass over the bytes (no quadratic paths), and refuses documents nested more
