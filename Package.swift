@@ -21,7 +21,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.0"..<"5.0.0"),
     ],
@@ -72,7 +71,6 @@ let package = Package(
         /// `driftd.toml` and board profiles: loading, merging, validation with line numbers.
         .target(
             name: "DriftConfig",
-            dependencies: [.product(name: "TOMLKit", package: "TOMLKit")],
             swiftSettings: swiftSettings
         ),
         /// Pure domain: bottles, conditions, lifecycle, chat survival, geo, solar. No I/O.

@@ -1,5 +1,3 @@
-import TOMLKit
-
 /// One configuration file parsed into a tree, with the line of every key path.
 struct ParsedConfigFile: Sendable {
     /// The file name shown in issues (the path as the caller gave it).
@@ -16,19 +14,15 @@ struct ParsedConfigFile: Sendable {
                 file: file, line: line, key: "", kind: .syntax,
                 message: "the file contains a NUL byte (is it a binary file?)")))
         }
-        let table: TOMLTable
+        let document: TOMLDocument
         do {
-            table = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            return .failure(single(ConfigIssue(
-                file: file, line: error.source.begin.line, column: error.source.begin.column, key: "",
-                kind: .syntax, message: "TOML syntax error: \(error.description)")))
+            document = try TOMLParser.parse(text)
         } catch {
             return .failure(single(ConfigIssue(
-                file: file, key: "", kind: .syntax, message: "TOML syntax error: \(error)")))
+                file: file, line: error.line, column: error.column, key: "",
+                kind: .syntax, message: "TOML syntax error: \(error.message)")))
         }
-        return .success(ParsedConfigFile(
-            file: file, root: TOMLNode.tree(from: table), lines: TOMLKeyScanner.scan(text)))
+        return .success(ParsedConfigFile(file: file, root: document.root, lines: document.lines))
     }
 
     private static func single(_ issue: ConfigIssue) -> ConfigError {

@@ -1,10 +1,7 @@
-import TOMLKit
-
 /// A parsed TOML value as a plain Sendable tree.
 ///
-/// TOMLKit's types are reference wrappers around toml++ nodes and are not
-/// Sendable; the loader converts a parsed document into this tree at once and
-/// merges, validates and re-serialises only this tree.
+/// ``TOMLParser`` produces it; the loader merges, validates and re-serialises
+/// (``TOMLWriter``) only this tree.
 enum TOMLNode: Sendable, Equatable {
     case string(String)
     case integer(Int)
@@ -40,43 +37,6 @@ enum TOMLNode: Sendable, Equatable {
 }
 
 extension TOMLNode {
-    /// Converts a TOMLKit table (the parser's output) into a tree.
-    static func tree(from table: TOMLTable) -> [String: TOMLNode] {
-        var entries: [String: TOMLNode] = [:]
-        for (key, value) in table {
-            entries[key] = node(from: value)
-        }
-        return entries
-    }
-
-    private static func node(from value: any TOMLValueConvertible) -> TOMLNode {
-        switch value.type {
-        case .table:
-            return .table(value.table.map(tree(from:)) ?? [:])
-        case .array:
-            guard let array = value.array else { return .array([]) }
-            var elements: [TOMLNode] = []
-            for element in array {
-                elements.append(node(from: element))
-            }
-            return .array(elements)
-        case .string:
-            return .string(value.string ?? "")
-        case .int:
-            return .integer(value.int ?? 0)
-        case .double:
-            return .float(value.double ?? 0)
-        case .bool:
-            return .bool(value.bool ?? false)
-        case .date:
-            return .dateTime(value.date?.debugDescription ?? "")
-        case .time:
-            return .dateTime(value.time?.debugDescription ?? "")
-        case .dateTime:
-            return .dateTime(value.dateTime?.debugDescription ?? "")
-        }
-    }
-
     /// Overlays `overlay` on `base` table by table: keys in `overlay` win; tables merge recursively;
     /// arrays and scalars are replaced whole.
     static func merge(base: [String: TOMLNode], overlay: [String: TOMLNode]) -> [String: TOMLNode] {
