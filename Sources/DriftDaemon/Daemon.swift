@@ -139,7 +139,9 @@ public enum Daemon {
         let bodyState = BoxBodyStateSource(
             health: health, store: BottleStore(database: database), configInvalid: configSource == "last-known-good", logger: logger
         )
-        let devices = BoxDevices.open(config: config, health: health, ambient: ambient, logger: logger) { now in
+        let latest = LatestReadings()
+        let statusStore = BottleStore(database: database)
+        let devices = BoxDevices.open(config: config, health: health, ambient: ambient, logger: logger, latest: latest) { now in
             bodyState.state(at: now)
         }
         let events = EventBus()
@@ -169,7 +171,10 @@ public enum Daemon {
                 startedAt: startedAt,
                 uptimeSeconds: Date().timeIntervalSince(startedAt),
                 health: .init(alive: report.isAlive, stalled: report.stalled, faults: report.faults),
-                watchdog: watchdogInterval != nil
+                watchdog: watchdogInterval != nil,
+                bottles: Dictionary(grouping: (try? statusStore.bottles(in: [.locked, .openable, .active, .dying])) ?? [], by: { "\($0.state)" })
+                    .mapValues(\.count),
+                weather: latest.latestWeather
             )
         }
         var commands = ControlCommands()

@@ -33,6 +33,10 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var uptimeSeconds: Double
     public var health: Health
     public var watchdog: Bool
+    /// Bottles here by state (`locked`, `openable`, `active`, `dying`).
+    public var bottles: [String: Int]
+    /// The latest weather reading, if any.
+    public var weather: LatestReadings.Weather?
 
     /// The human-readable form printed by `driftd status`.
     public func renderText() -> String {
@@ -47,6 +51,14 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
             lines.append("config: embedded simulated-board default")
         default:
             lines.append("config: \(config.files.joined(separator: " + "))")
+        }
+        let order = ["locked", "openable", "active", "dying"]
+        lines.append("bottles: " + order.map { "\(bottles[$0] ?? 0) \($0)" }.joined(separator: ", "))
+        if let weather {
+            let age = Int(Date().timeIntervalSince(weather.at))
+            lines.append(String(format: "weather: %.1f °C, %.1f hPa, %.0f %% (%d s ago)", weather.celsius, weather.hectopascals, weather.relativeHumidity, age))
+        } else {
+            lines.append("weather: no reading yet")
         }
         lines.append("health: \(health.alive ? "all main loops alive" : "STALLED: \(health.stalled.joined(separator: ", "))")\(watchdog ? ", systemd watchdog on" : "")")
         for (component, fault) in health.faults.sorted(by: { $0.key < $1.key }) {

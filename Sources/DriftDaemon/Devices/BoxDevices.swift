@@ -23,7 +23,7 @@ public struct BoxDevices: Sendable {
     /// inputs); `bodyState` is what the LEDs show.
     public static func open(
         config: DriftConfiguration, health: HealthRegistry,
-        ambient: AsyncStream<AmbientInput>.Continuation, logger: Logger,
+        ambient: AsyncStream<AmbientInput>.Continuation, logger: Logger, latest: LatestReadings = LatestReadings(),
         bodyState: @escaping @Sendable (Duration) -> BoxBodyState
     ) -> BoxDevices {
         let simulated: SimulatedGPIODriver?
@@ -47,13 +47,13 @@ public struct BoxDevices: Sendable {
                 simulatedWeather = weather
                 let timeZone = config.box.timeZone
                 services.append(WeatherService(
-                    device: weather.sensor.device, ambient: ambient, health: health, logger: logger,
+                    device: weather.sensor.device, ambient: ambient, health: health, logger: logger, latest: latest,
                     beforeSample: { date in weather.advance(to: date, timeZone: timeZone) }
                 ))
             } else {
                 do {
                     let device = try LinuxI2CDevice(bus: config.i2c.bus, address: UInt8(config.i2c.bme280Address))
-                    services.append(WeatherService(device: device, ambient: ambient, health: health, logger: logger))
+                    services.append(WeatherService(device: device, ambient: ambient, health: health, logger: logger, latest: latest))
                 } catch {
                     logger.error("I2C bus unavailable: no weather readings", metadata: ["bus": "\(config.i2c.bus)", "error": "\(error)"])
                     health.register(WeatherService.component, maximumSilence: nil)

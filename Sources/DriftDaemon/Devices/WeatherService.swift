@@ -26,14 +26,16 @@ public struct WeatherService: Service {
     /// Called before each sample (the simulated world moves its weather along).
     let beforeSample: @Sendable (Date) -> Void
     let initialBackoff: RetryBackoff
+    let latest: LatestReadings?
 
     public init(
         device: any I2CDevice, interval: Duration = .seconds(30),
         ambient: AsyncStream<AmbientInput>.Continuation, health: HealthRegistry, logger: Logger,
-        backoff: RetryBackoff = RetryBackoff(),
+        backoff: RetryBackoff = RetryBackoff(), latest: LatestReadings? = nil,
         beforeSample: @escaping @Sendable (Date) -> Void = { _ in }
     ) {
         self.initialBackoff = backoff
+        self.latest = latest
         self.device = device
         self.interval = interval
         self.ambient = ambient
@@ -70,6 +72,7 @@ public struct WeatherService: Service {
                 ambient.yield(.reading(.temperature, SensorReading(time: now, value: reading.celsius)))
                 ambient.yield(.reading(.humidity, SensorReading(time: now, value: reading.relativeHumidity)))
                 ambient.yield(.reading(.pressure, SensorReading(time: now, value: reading.hectopascals)))
+                latest?.record(.init(celsius: reading.celsius, hectopascals: reading.hectopascals, relativeHumidity: reading.relativeHumidity, at: now))
                 if failing != nil {
                     logger.notice("BME280 readings are back", metadata: ["bus": "\(device.bus)"])
                     health.setFault(Self.component, nil)
