@@ -60,6 +60,8 @@ extension DriftConfiguration {
         /// 0x76 or 0x77.
         public var bme280Address: Int
         public var bme280: Bool
+        /// How often the BME280 is read.
+        public var sampleInterval: Duration
 
         init(reading r: SectionReader) {
             bus = r.string("bus", default: "") { $0.isEmpty ? nil : ConfigChecks.devicePath($0, keywords: ["sim"]) }
@@ -68,6 +70,7 @@ extension DriftConfiguration {
                     ? nil : ValueProblem("must be 0x76 or 0x77, found 0x\(String(value, radix: 16))")
             }
             bme280 = r.bool("bme280", default: false)
+            sampleInterval = .seconds(r.int("sample_interval_s", default: 30, min: 1, max: 3600))
         }
     }
 

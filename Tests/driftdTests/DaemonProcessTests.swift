@@ -247,3 +247,49 @@ struct SelftestProcessTests {
         #expect(!result.stderr.contains("Fatal error"))
     }
 }
+
+@Suite("an unplugged sensor on the sim board")
+struct UnpluggedSensorTests {
+    static let binaryBuilt = DriftdProcess.binaryPath != nil
+
+    @Test("unplugging the simulated BME280 is a sensor fault in status and the status line; replugging clears it",
+          .enabled(if: binaryBuilt, "driftd binary not built"))
+    func unplug() async throws {
+        let directory = try TemporaryDirectory(prefix: "unplug")
+        defer { directory.remove() }
+        let data = directory.appending("data")
+        let configPath = directory.appending("driftd.toml")
+        let sim = try String(contentsOfFile: DriftdProcess.packageRoot + "/board/sim.toml", encoding: .utf8)
+        try sim.replacingOccurrences(of: "bme280 = true", with: "bme280 = true\nsample_interval_s = 1")
+            .write(toFile: configPath, atomically: true, encoding: .utf8)
+        let listener = try NotifySocketListener.abstract()
+        let daemon = try DriftdProcess(arguments: ["run", "--config", configPath, "--data-dir", data],
+                                       environment: ["NOTIFY_SOCKET": listener.address, "WATCHDOG_USEC": "1000000"],
+                                       stderrPath: directory.appending("log"))
+        _ = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(30)) }
+        let socket = data + "/driftd.sock"
+        _ = try await runBlocking { try ControlRequestLine.send(#"{"command":"sim.weather","arguments":{"plugged":"false"}}"#, to: socket) }
+        var status = ""
+        for _ in 0..<100 where !status.contains("fault: sensors") {
+            try await Task.sleep(for: .milliseconds(100))
+            status = try await DriftdProcess.runToCompletion(["status", "--data-dir", data]).stdout
+        }
+        #expect(status.contains("fault: sensors: BME280"), "\(status)")
+        // systemd's status line names the fault too.
+        var statusLine = ""
+        for _ in 0..<30 where !statusLine.contains("faults: sensors") {
+            if let message = try await runBlocking({ try listener.receive(timeout: .seconds(1)) }), message.contains("STATUS=") {
+                statusLine = message
+            }
+        }
+        #expect(statusLine.contains("faults: sensors"), "\(statusLine)")
+        _ = try await runBlocking { try ControlRequestLine.send(#"{"command":"sim.weather","arguments":{"plugged":"true"}}"#, to: socket) }
+        for _ in 0..<150 where status.contains("fault: sensors") {
+            try await Task.sleep(for: .milliseconds(100))
+            status = try await DriftdProcess.runToCompletion(["status", "--data-dir", data]).stdout
+        }
+        #expect(!status.contains("fault: sensors"), "\(status)")
+        daemon.send(SIGTERM)
+        #expect(try await daemon.waitForExit(timeout: .seconds(15)) == 0)
+    }
+}

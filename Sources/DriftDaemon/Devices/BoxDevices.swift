@@ -47,13 +47,16 @@ public struct BoxDevices: Sendable {
                 simulatedWeather = weather
                 let timeZone = config.box.timeZone
                 services.append(WeatherService(
-                    device: weather.sensor.device, ambient: ambient, health: health, logger: logger, latest: latest,
+                    device: weather.sensor.device, interval: config.i2c.sampleInterval,
+                    ambient: ambient, health: health, logger: logger, latest: latest,
                     beforeSample: { date in weather.advance(to: date, timeZone: timeZone) }
                 ))
             } else {
                 do {
                     let device = try LinuxI2CDevice(bus: config.i2c.bus, address: UInt8(config.i2c.bme280Address))
-                    services.append(WeatherService(device: device, ambient: ambient, health: health, logger: logger, latest: latest))
+                    services.append(WeatherService(
+                        device: device, interval: config.i2c.sampleInterval, ambient: ambient, health: health, logger: logger, latest: latest
+                    ))
                 } catch {
                     logger.error("I2C bus unavailable: no weather readings", metadata: ["bus": "\(config.i2c.bus)", "error": "\(error)"])
                     health.register(WeatherService.component, maximumSilence: nil)
