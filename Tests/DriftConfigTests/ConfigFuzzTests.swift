@@ -8,18 +8,6 @@ import Testing
 /// `ConfigError` with issues.
 @Suite("Config loader under mutated input")
 struct ConfigFuzzTests {
-    /// A small deterministic generator (SplitMix64), so a failure is reproducible from its seed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let seedFile: [UInt8] = {
         let path = DriftdProcess.packageRoot + "/board/sim.toml"
         return Array((try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data())
@@ -31,7 +19,7 @@ struct ConfigFuzzTests {
         "1979-05-27T07:32:00Z", "99999999999999999999999", "[[storage]]", "= =", "key = [1, \"a\", {x = 1}]",
     ].map { Array($0.utf8) }
 
-    func mutate(_ input: [UInt8], using random: inout SplitMix) -> [UInt8] {
+    func mutate(_ input: [UInt8], using random: inout SeededGenerator) -> [UInt8] {
         var bytes = input
         for _ in 0..<Int.random(in: 1...6, using: &random) {
             let position = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &random)
@@ -55,7 +43,7 @@ struct ConfigFuzzTests {
         let directory = try TemporaryDirectory(prefix: "fuzz")
         defer { directory.remove() }
         let loader = ConfigLoader(systemBoardDirectories: [])
-        var random = SplitMix(state: 0xD81F_7B0C)
+        var random = SeededGenerator(seed: 0xD81F_7B0C)
         var valid = 0, invalid = 0
         for iteration in 0..<2_000 {
             let bytes = mutate(Self.seedFile, using: &random)

@@ -1,5 +1,6 @@
 import DriftCore
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct PasswordRateLimiterTests {

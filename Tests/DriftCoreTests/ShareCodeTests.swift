@@ -1,5 +1,6 @@
 import Foundation
 import DriftCore
+import TestSupport
 import Testing
 
 @Suite struct ShareCodeTests {

@@ -25,27 +25,6 @@ struct DeviceServiceTests {
         Issue.record("\(line) was never requested")
     }
 
-    /// The first `count` events, or fewer if `timeout` passes first.
-    func collect(_ count: Int, from events: AsyncStream<ButtonEvent>, timeout: Duration) async -> [ButtonEvent] {
-        await withTaskGroup(of: [ButtonEvent]?.self) { group in
-            group.addTask {
-                var received: [ButtonEvent] = []
-                for await event in events {
-                    received.append(event)
-                    if received.count == count { break }
-                }
-                return received
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next()!
-            group.cancelAll()
-            return first ?? []
-        }
-    }
-
     @Test("chatter within the debounce window is one press; the release follows")
     func debouncedPress() async throws {
         let (driver, chip) = try makeChip()

@@ -4,31 +4,11 @@ import Foundation
 import Logging
 import Sensors
 import ServiceLifecycle
+import TestSupport
 import Testing
 
 @Suite("Weather sampling from the (simulated) BME280")
 struct WeatherServiceTests {
-    /// The next `count` ambient inputs, or fewer if `timeout` passes first.
-    func collect(_ count: Int, from inputs: AsyncStream<AmbientInput>, timeout: Duration) async -> [AmbientInput] {
-        await withTaskGroup(of: [AmbientInput]?.self) { group in
-            group.addTask {
-                var received: [AmbientInput] = []
-                for await input in inputs {
-                    received.append(input)
-                    if received.count == count { break }
-                }
-                return received
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next()!
-            group.cancelAll()
-            return first ?? []
-        }
-    }
-
     @Test("readings reach the processor; unplugging is a fault with a reason; replugging clears it")
     func readingsAndUnplug() async throws {
         let weather = SimulatedWeather()

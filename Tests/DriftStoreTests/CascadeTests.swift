@@ -2,6 +2,7 @@ import DriftCore
 import DriftStore
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 @Suite("Foreign keys and cascading deletes")
