@@ -1,0 +1,266 @@
+/// Merges the sentences of one receiver cycle into one ``GNSSEpoch``, the way gpsd does.
+///
+/// A cycle ends when a sentence carries a time of day different from the cycle's
+/// (the first sentence of the next cycle), or at ``finish()``. Within a cycle:
+/// - mode: GSA's fix mode wins; otherwise GGA/GNS with a fix give 3D when they carry
+///   an altitude and 2D without; a valid RMC or GLL gives at least 2D; GGA quality 0,
+///   an all-`N` GNS, a void RMC/GLL give "no fix".
+/// - status: GGA quality / GNS mode characters, else RMC/GLL FAA mode (DGPS, RTK
+///   fixed/float, dead reckoning, simulator).
+/// - time: the cycle's time of day with the last date from a valid RMC or a ZDA;
+///   none until a date has been seen. Void RMC/GLL carry no usable time or date.
+///   Dates are reported as given (no GPS week-rollover correction here).
+/// - speed (m/s) and track from RMC, else VTG; position from the valid sentences.
+/// The sky view keeps the last complete GSV groups per constellation, with `used`
+/// set from the cycle's GSA lists.
+public struct EpochAssembler: Sendable {
+    private var date: NMEADate?
+    private var current = Cycle()
+    private var sky = SkyView()
+    /// GSV pages being collected, per talker+signal.
+    private var pendingSatellites: [String: [SatelliteInfo]] = [:]
+    /// Last complete GSV group per talker+signal.
+    private var completeSatellites: [String: [SatelliteInfo]] = [:]
+    private var completeOrder: [String] = []
+    /// GSA lists of the cycle, per constellation (nil key: GN without system id).
+    private var usedIDs: [GNSSSatelliteKey] = []
+    private var usedFromGSA = false
+
+    public init() {}
+
+    /// Feeds one parsed sentence; returns the epoch it closed, if any.
+    public mutating func consume(_ message: NMEAMessage, talker: Substring?) -> GNSSEpoch? {
+        var closed: GNSSEpoch?
+        if let time = Self.timeOfDay(of: message) {
+            if let key = current.timeOfDay, key != time {
+                closed = closeCycle()
+            }
+            if current.timeOfDay == nil { current.timeOfDay = time }
+        }
+        current.sentenceCount += 1
+        apply(message, talker: talker)
+        return closed
+    }
+
+    /// Ends the stream: returns the last epoch if any sentence is pending.
+    public mutating func finish() -> GNSSEpoch? {
+        current.sentenceCount > 0 ? closeCycle() : nil
+    }
+
+    private static func timeOfDay(of message: NMEAMessage) -> NMEATimeOfDay? {
+        switch message {
+        case .gga(let m): m.time
+        case .rmc(let m): m.time
+        case .gll(let m): m.time
+        case .gns(let m): m.time
+        case .zda(let m): m.time
+        default: nil
+        }
+    }
+
+    private mutating func closeCycle() -> GNSSEpoch {
+        var fix = current.fix
+        if let gsaMode = current.gsaMode {
+            fix.mode = gsaMode
+        }
+        if fix.mode <= .noFix {
+            fix.latitude = nil
+            fix.longitude = nil
+            fix.altitudeMSL = nil
+            fix.speed = nil
+            fix.track = nil
+            fix.magneticTrack = nil
+        } else if fix.mode == .twoD {
+            fix.altitudeMSL = nil
+        }
+        if let timeOfDay = current.validTimeOfDay, let date {
+            fix.time = GNSSTime(date: date, timeOfDay: timeOfDay)
+        }
+        // Satellites in view with `used` from this cycle's GSA lists.
+        var satellites: [SatelliteInfo] = []
+        for key in completeOrder {
+            for var satellite in completeSatellites[key] ?? [] {
+                satellite.used = usedIDs.contains { $0.matches(satellite) }
+                satellites.append(satellite)
+            }
+        }
+        sky.satellites = satellites.sorted { ($0.prn, $0.signalID ?? 0) < ($1.prn, $1.signalID ?? 0) }
+        if usedFromGSA { sky.usedCount = usedIDs.count }
+        let epoch = GNSSEpoch(timeOfDay: current.timeOfDay, fix: fix, sky: sky, sentenceCount: current.sentenceCount)
+        current = Cycle()
+        usedIDs = []
+        usedFromGSA = false
+        return epoch
+    }
+
+    private mutating func apply(_ message: NMEAMessage, talker: Substring?) {
+        switch message {
+        case .gga(let m):
+            guard let quality = m.quality else { return }
+            if let time = m.time { current.validTimeOfDay = time }
+            if quality == 0 {
+                current.fix.mode = .noFix
+                return
+            }
+            current.fix.status = Self.status(ggaQuality: quality)
+            setPosition(m.latitude, m.longitude)
+            if let altitude = m.altitudeMSL {
+                current.fix.altitudeMSL = altitude
+                current.fix.mode = .threeD
+            } else {
+                current.fix.mode = max(current.fix.mode, .twoD)
+            }
+            if let separation = m.geoidSeparation { current.fix.geoidSeparation = separation }
+            current.fix.dgpsAge = m.dgpsAge
+            current.fix.dgpsStation = m.dgpsStation
+            if let hdop = m.hdop { sky.hdop = hdop }
+            if !usedFromGSA, let used = m.satellitesUsed { sky.usedCount = used }
+        case .gns(let m):
+            if let time = m.time { current.validTimeOfDay = time }
+            let modes = m.modes.filter { $0 != "N" }
+            guard let best = modes.first else {
+                current.fix.mode = .noFix
+                return
+            }
+            if current.fix.status.rawValue <= GNSSFix.Status.gps.rawValue {
+                current.fix.status = Self.status(faaMode: best)
+            }
+            setPosition(m.latitude, m.longitude)
+            if let altitude = m.altitudeMSL {
+                current.fix.altitudeMSL = altitude
+                current.fix.mode = .threeD
+            } else {
+                current.fix.mode = max(current.fix.mode, .twoD)
+            }
+            if let separation = m.geoidSeparation { current.fix.geoidSeparation = separation }
+            if let hdop = m.hdop { sky.hdop = hdop }
+        case .rmc(let m):
+            guard m.status == "A" else {
+                if current.fix.mode == .notSeen { current.fix.mode = .noFix }
+                return
+            }
+            if let date = m.date { self.date = date }
+            if let time = m.time { current.validTimeOfDay = time }
+            setPosition(m.latitude, m.longitude)
+            current.fix.mode = max(current.fix.mode, .twoD)
+            if let faa = m.faaMode, current.fix.status.rawValue <= GNSSFix.Status.gps.rawValue {
+                current.fix.status = Self.status(faaMode: faa)
+            }
+            if let knots = m.speedKnots { current.fix.speed = knots * Self.knot }
+            if let track = m.trackTrue { current.fix.track = track }
+            if let variation = m.magneticVariation { current.fix.magneticVariation = variation }
+        case .gll(let m):
+            guard m.status == "A", m.faaMode != "N" else {
+                if current.fix.mode == .notSeen { current.fix.mode = .noFix }
+                return
+            }
+            if current.validTimeOfDay == nil, let time = m.time { current.validTimeOfDay = time }
+            setPosition(m.latitude, m.longitude)
+            current.fix.mode = max(current.fix.mode, .twoD)
+        case .vtg(let m):
+            guard m.faaMode != "N" else { return }
+            if current.fix.speed == nil {
+                if let knots = m.speedKnots {
+                    current.fix.speed = knots * Self.knot
+                } else if let kmh = m.speedKmh {
+                    current.fix.speed = kmh / 3.6
+                }
+            }
+            if current.fix.track == nil, let track = m.trackTrue { current.fix.track = track }
+            if let magnetic = m.trackMagnetic { current.fix.magneticTrack = magnetic }
+        case .zda(let m):
+            guard let date = m.date else { return }
+            self.date = date
+            if current.validTimeOfDay == nil, let time = m.time { current.validTimeOfDay = time }
+        case .gsa(let m):
+            if let mode = m.fixMode, let value = GNSSFix.Mode(rawValue: mode), value != .notSeen {
+                current.gsaMode = value
+            }
+            if let pdop = m.pdop { sky.pdop = pdop }
+            if let hdop = m.hdop { sky.hdop = hdop }
+            if let vdop = m.vdop { sky.vdop = vdop }
+            let constellation = m.systemID.flatMap(GNSSConstellation.init(nmeaSystemID:))
+                ?? talker.flatMap(GNSSConstellation.init(talker:))
+            if !usedFromGSA { usedIDs = [] }
+            usedFromGSA = true
+            for id in m.satelliteIDs {
+                if let satellite = SatelliteInfo(nmeaID: id, constellation: constellation) {
+                    usedIDs.append(GNSSSatelliteKey(constellation: satellite.constellation, svid: satellite.svid))
+                }
+            }
+        case .gsv(let m):
+            let constellation = talker.flatMap(GNSSConstellation.init(talker:))
+            let key = "\(talker ?? "")/\(m.signalID ?? 0)"
+            if m.messageNumber == 1 { pendingSatellites[key] = [] }
+            for page in m.satellites {
+                guard var satellite = SatelliteInfo(nmeaID: page.id, constellation: constellation) else { continue }
+                satellite.signalID = m.signalID
+                satellite.elevation = page.elevation
+                satellite.azimuth = page.azimuth
+                satellite.snr = page.snr
+                pendingSatellites[key, default: []].append(satellite)
+            }
+            if m.messageNumber == m.messageCount, let complete = pendingSatellites.removeValue(forKey: key) {
+                if completeSatellites[key] == nil { completeOrder.append(key) }
+                completeSatellites[key] = complete
+            }
+        case .gst, .gbs, .txt, .dtm, .hdt, .proprietary, .encapsulated, .unsupported:
+            break
+        }
+    }
+
+    private mutating func setPosition(_ latitude: Double?, _ longitude: Double?) {
+        guard let latitude, let longitude else { return }
+        current.fix.latitude = latitude
+        current.fix.longitude = longitude
+    }
+
+    /// Metres per second in one knot.
+    static let knot = 1852.0 / 3600.0
+
+    static func status(ggaQuality: Int) -> GNSSFix.Status {
+        switch ggaQuality {
+        case 1: .gps
+        case 2: .dgps
+        case 3: .ppsFix
+        case 4: .rtkFixed
+        case 5: .rtkFloat
+        case 6: .deadReckoning
+        case 7: .timeOnly
+        case 8: .simulated
+        default: .unknown
+        }
+    }
+
+    static func status(faaMode: Character) -> GNSSFix.Status {
+        switch faaMode {
+        case "A", "P": .gps
+        case "D": .dgps
+        case "E": .deadReckoning
+        case "F": .rtkFloat
+        case "R": .rtkFixed
+        case "M": .timeOnly
+        case "S": .simulated
+        default: .unknown
+        }
+    }
+
+    private struct Cycle: Sendable {
+        var timeOfDay: NMEATimeOfDay?
+        /// The time of day from a sentence whose time is usable (valid RMC, GGA, GNS, GLL, ZDA).
+        var validTimeOfDay: NMEATimeOfDay?
+        var gsaMode: GNSSFix.Mode?
+        var fix = GNSSFix()
+        var sentenceCount = 0
+    }
+}
+
+/// A satellite identity independent of numbering scheme.
+struct GNSSSatelliteKey: Sendable, Equatable {
+    var constellation: GNSSConstellation
+    var svid: Int
+
+    func matches(_ satellite: SatelliteInfo) -> Bool {
+        satellite.constellation == constellation && satellite.svid == svid
+    }
+}
