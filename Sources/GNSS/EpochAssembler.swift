@@ -1,10 +1,13 @@
+import Foundation
+
 /// Merges the sentences of one receiver cycle into one ``GNSSEpoch``, the way gpsd does.
 ///
 /// A cycle ends when a sentence carries a time of day different from the cycle's
 /// (the first sentence of the next cycle), or at ``finish()``. Within a cycle:
-/// - mode: GSA's fix mode wins; otherwise GGA/GNS with a fix give 3D when they carry
-///   an altitude and 2D without; a valid RMC or GLL gives at least 2D; GGA quality 0,
-///   an all-`N` GNS, a void RMC/GLL give "no fix".
+/// - mode: the last sentence that says something about it wins: GSA's fix mode;
+///   GGA/GNS with a fix give 3D when they carry an altitude and 2D without; a valid
+///   RMC or GLL raises it to at least 2D; GGA quality 0, an all-`N` GNS, a void
+///   RMC/GLL set "no fix". Position is reported only from 2D up, altitude only in 3D.
 /// - status: GGA quality / GNS mode characters, else RMC/GLL FAA mode (DGPS, RTK
 ///   fixed/float, dead reckoning, simulator).
 /// - time: the cycle's time of day with the last date from a valid RMC or a ZDA;
@@ -15,6 +18,9 @@
 /// set from the cycle's GSA lists.
 public struct EpochAssembler: Sendable {
     private var date: NMEADate?
+    /// The previous epoch's fix: its mode carries over into RMC/GLL-only cycles, its
+    /// position and time give a speed when a cycle reports none.
+    private var previousFix: GNSSFix?
     private var current = Cycle()
     private var sky = SkyView()
     /// GSV pages being collected, per talker+signal.
@@ -33,6 +39,10 @@ public struct EpochAssembler: Sendable {
         var closed: GNSSEpoch?
         if let time = Self.timeOfDay(of: message) {
             if let key = current.timeOfDay, key != time {
+                closed = closeCycle()
+            } else if current.timeOfDay == nil, current.fix.mode != .notSeen {
+                // Untimed sentences at the start of a capture that said something about
+                // the fix are the tail of a cycle we did not see: report them on their own.
                 closed = closeCycle()
             }
             if current.timeOfDay == nil { current.timeOfDay = time }
@@ -60,9 +70,6 @@ public struct EpochAssembler: Sendable {
 
     private mutating func closeCycle() -> GNSSEpoch {
         var fix = current.fix
-        if let gsaMode = current.gsaMode {
-            fix.mode = gsaMode
-        }
         if fix.mode <= .noFix {
             fix.latitude = nil
             fix.longitude = nil
@@ -76,6 +83,10 @@ public struct EpochAssembler: Sendable {
         if let timeOfDay = current.validTimeOfDay, let date {
             fix.time = GNSSTime(date: date, timeOfDay: timeOfDay)
         }
+        if fix.speed == nil, let speed = Self.speed(from: previousFix, to: fix) {
+            fix.speed = speed
+        }
+        previousFix = fix
         // Satellites in view with `used` from this cycle's GSA lists.
         var satellites: [SatelliteInfo] = []
         for key in completeOrder {
@@ -98,7 +109,8 @@ public struct EpochAssembler: Sendable {
         case .gga(let m):
             guard let quality = m.quality else { return }
             if let time = m.time { current.validTimeOfDay = time }
-            if quality == 0 {
+            if quality == 0 || m.satellitesUsed == 0 {
+                // Like gpsd: a fix from zero satellites is no fix.
                 current.fix.mode = .noFix
                 return
             }
@@ -136,13 +148,13 @@ public struct EpochAssembler: Sendable {
             if let hdop = m.hdop { sky.hdop = hdop }
         case .rmc(let m):
             guard m.status == "A" else {
-                if current.fix.mode == .notSeen { current.fix.mode = .noFix }
+                current.fix.mode = .noFix
                 return
             }
             if let date = m.date { self.date = date }
             if let time = m.time { current.validTimeOfDay = time }
             setPosition(m.latitude, m.longitude)
-            current.fix.mode = max(current.fix.mode, .twoD)
+            raiseToAtLeastTwoD()
             if let faa = m.faaMode, current.fix.status.rawValue <= GNSSFix.Status.gps.rawValue {
                 current.fix.status = Self.status(faaMode: faa)
             }
@@ -151,12 +163,12 @@ public struct EpochAssembler: Sendable {
             if let variation = m.magneticVariation { current.fix.magneticVariation = variation }
         case .gll(let m):
             guard m.status == "A", m.faaMode != "N" else {
-                if current.fix.mode == .notSeen { current.fix.mode = .noFix }
+                current.fix.mode = .noFix
                 return
             }
             if current.validTimeOfDay == nil, let time = m.time { current.validTimeOfDay = time }
             setPosition(m.latitude, m.longitude)
-            current.fix.mode = max(current.fix.mode, .twoD)
+            raiseToAtLeastTwoD()
         case .vtg(let m):
             guard m.faaMode != "N" else { return }
             if current.fix.speed == nil {
@@ -174,7 +186,7 @@ public struct EpochAssembler: Sendable {
             if current.validTimeOfDay == nil, let time = m.time { current.validTimeOfDay = time }
         case .gsa(let m):
             if let mode = m.fixMode, let value = GNSSFix.Mode(rawValue: mode), value != .notSeen {
-                current.gsaMode = value
+                current.fix.mode = value
             }
             if let pdop = m.pdop { sky.pdop = pdop }
             if let hdop = m.hdop { sky.hdop = hdop }
@@ -209,10 +221,41 @@ public struct EpochAssembler: Sendable {
         }
     }
 
+    /// A valid RMC/GLL says "a fix" without saying 2D or 3D: keep the last known
+    /// 2D/3D (this cycle's, else the previous epoch's), as gpsd does.
+    private mutating func raiseToAtLeastTwoD() {
+        guard current.fix.mode < .twoD else { return }
+        if let previous = previousFix?.mode, previous >= .twoD {
+            current.fix.mode = previous
+        } else {
+            current.fix.mode = .twoD
+        }
+    }
+
     private mutating func setPosition(_ latitude: Double?, _ longitude: Double?) {
         guard let latitude, let longitude else { return }
         current.fix.latitude = latitude
         current.fix.longitude = longitude
+    }
+
+    /// Speed between two fixes with position and time (on the WGS 84 ellipsoid, local
+    /// radii of curvature), for cycles whose sentences give none; like gpsd.
+    static func speed(from previous: GNSSFix?, to fix: GNSSFix) -> Double? {
+        guard let previous, previous.mode >= .twoD, fix.mode >= .twoD,
+              let lat0 = previous.latitude, let lon0 = previous.longitude, let t0 = previous.time,
+              let lat1 = fix.latitude, let lon1 = fix.longitude, let t1 = fix.time,
+              t0.date == t1.date else { return nil }
+        let seconds = Double(t1.timeOfDay.milliseconds - t0.timeOfDay.milliseconds) / 1000
+        guard seconds > 0 else { return nil }
+        let a = 6_378_137.0
+        let e2 = 6.694_379_990_14e-3
+        let phi = (lat0 + lat1) / 2 * .pi / 180
+        let w = 1 - e2 * sin(phi) * sin(phi)
+        let meridian = a * (1 - e2) / (w * w.squareRoot())
+        let normal = a / w.squareRoot()
+        let north = meridian * (lat1 - lat0) * .pi / 180
+        let east = normal * cos(phi) * (lon1 - lon0) * .pi / 180
+        return (north * north + east * east).squareRoot() / seconds
     }
 
     /// Metres per second in one knot.
@@ -249,7 +292,6 @@ public struct EpochAssembler: Sendable {
         var timeOfDay: NMEATimeOfDay?
         /// The time of day from a sentence whose time is usable (valid RMC, GGA, GNS, GLL, ZDA).
         var validTimeOfDay: NMEATimeOfDay?
-        var gsaMode: GNSSFix.Mode?
         var fix = GNSSFix()
         var sentenceCount = 0
     }
