@@ -31,6 +31,9 @@ public struct EpochAssembler: Sendable {
     /// GSA lists of the cycle, per constellation (nil key: GN without system id).
     private var usedIDs: [GNSSSatelliteKey] = []
     private var usedFromGSA = false
+    private var lastGGATime: NMEATimeOfDay?
+    private var lastGGATalker = ""
+    private var seenNonGPGSA = false
 
     public init() {}
 
@@ -77,8 +80,6 @@ public struct EpochAssembler: Sendable {
             fix.speed = nil
             fix.track = nil
             fix.magneticTrack = nil
-        } else if fix.mode == .twoD {
-            fix.altitudeMSL = nil
         }
         if let timeOfDay = current.validTimeOfDay, let date {
             fix.time = GNSSTime(date: date, timeOfDay: timeOfDay)
@@ -107,26 +108,44 @@ public struct EpochAssembler: Sendable {
     private mutating func apply(_ message: NMEAMessage, talker: Substring?) {
         switch message {
         case .gga(let m):
-            guard let quality = m.quality else { return }
+            // Status from the quality field (an empty one says nothing).
+            if let quality = m.quality { current.fix.status = Self.status(ggaQuality: quality) }
+            // A GGA repeating the previous GGA's time (same talker) means lost lock on some
+            // receivers that keep sending stale data: no fix, and this cycle's GSA is not trusted.
+            let stamp = talker.map(String.init) ?? ""
+            let latched = m.time != nil && m.time == lastGGATime && stamp == lastGGATalker
+            lastGGATime = m.time
+            lastGGATalker = stamp
             if let time = m.time { current.validTimeOfDay = time }
-            if quality == 0 || m.satellitesUsed == 0 {
-                // Like gpsd: a fix from zero satellites is no fix.
+            if let hdop = m.hdop { sky.hdop = hdop }
+            if !usedFromGSA, let used = m.satellitesUsed { sky.usedCount = used }
+            if latched {
+                current.latched = true
+                current.fix.mode = .noFix
+                current.fix.status = .unknown
+                return
+            }
+            guard let latitude = m.latitude, let longitude = m.longitude else {
                 current.fix.mode = .noFix
                 return
             }
-            current.fix.status = Self.status(ggaQuality: quality)
-            setPosition(m.latitude, m.longitude)
+            current.fix.latitude = latitude
+            current.fix.longitude = longitude
+            current.fix.mode = .twoD
+            if let separation = m.geoidSeparation { current.fix.geoidSeparation = separation }
+            let satellites = m.satellitesUsed ?? 0
             if let altitude = m.altitudeMSL {
                 current.fix.altitudeMSL = altitude
-                current.fix.mode = .threeD
-            } else {
-                current.fix.mode = max(current.fix.mode, .twoD)
+                // 3D needs four satellites, or (as gpsd does) a previous fix that already had an altitude.
+                if satellites >= 4 || (previousFix.map { $0.mode >= .twoD && $0.altitudeMSL != nil } ?? false) {
+                    current.fix.mode = .threeD
+                }
             }
-            if let separation = m.geoidSeparation { current.fix.geoidSeparation = separation }
-            current.fix.dgpsAge = m.dgpsAge
-            current.fix.dgpsStation = m.dgpsStation
-            if let hdop = m.hdop { sky.hdop = hdop }
-            if !usedFromGSA, let used = m.satellitesUsed { sky.usedCount = used }
+            if satellites < 3 { current.fix.mode = .noFix }
+            if let age = m.dgpsAge, let station = m.dgpsStation, age > 0.09 || station > 0 {
+                current.fix.dgpsAge = age
+                current.fix.dgpsStation = station
+            }
         case .gns(let m):
             if let time = m.time { current.validTimeOfDay = time }
             let modes = m.modes.filter { $0 != "N" }
@@ -185,9 +204,17 @@ public struct EpochAssembler: Sendable {
             self.date = date
             if current.validTimeOfDay == nil, let time = m.time { current.validTimeOfDay = time }
         case .gsa(let m):
-            if let mode = m.fixMode, let value = GNSSFix.Mode(rawValue: mode), value != .notSeen {
+            // Mode from GSA unless the sentence is short, this cycle's GGA was stale, a GPGSA
+            // follows other constellations' GSAs, or it would demote a 3D fix with altitude to 2D.
+            let isGP = talker == "GP"
+            if isGP, seenNonGPGSA {
+                // ignored, as gpsd does: the GN/GL/BD GSAs carry the fix mode
+            } else if let mode = m.fixMode, let value = GNSSFix.Mode(rawValue: mode), value != .notSeen,
+                      m.fieldCount >= 18, !current.latched,
+                      !(value == .twoD && current.fix.mode == .threeD && current.fix.altitudeMSL != nil) {
                 current.fix.mode = value
             }
+            if !isGP { seenNonGPGSA = true }
             if let pdop = m.pdop { sky.pdop = pdop }
             if let hdop = m.hdop { sky.hdop = hdop }
             if let vdop = m.vdop { sky.vdop = vdop }
@@ -294,6 +321,8 @@ public struct EpochAssembler: Sendable {
         var validTimeOfDay: NMEATimeOfDay?
         var fix = GNSSFix()
         var sentenceCount = 0
+        /// This cycle's GGA repeated the previous GGA's time.
+        var latched = false
     }
 }
 

@@ -68,6 +68,8 @@ public struct GSA: Sendable, Equatable {
     public var vdop: Double?
     /// NMEA 4.10 GNSS system id: 1 GPS, 2 GLONASS, 3 Galileo, 4 BeiDou, 5 QZSS, 6 NavIC.
     public var systemID: Int?
+    /// Number of fields including the address (18 for NMEA 2.x/3.x, 19 with a system id).
+    public var fieldCount: Int
 }
 
 /// Satellites in view, one page of a GSV group.

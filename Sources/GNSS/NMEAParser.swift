@@ -33,7 +33,7 @@ public enum NMEAParser {
             return .gsa(GSA(
                 selection: F.character(s[1]), fixMode: F.int(s[2]), satelliteIDs: ids,
                 pdop: F.double(s[15]), hdop: F.double(s[16]), vdop: F.double(s[17]),
-                systemID: s.fields.count > 18 ? F.int(s[18]) : nil))
+                systemID: s.fields.count > 18 ? F.int(s[18]) : nil, fieldCount: s.fields.count))
         case "GSV":
             guard let count = F.int(s[1]), let number = F.int(s[2]) else {
                 throw NMEAParseError(sentence: s.text, reason: "GSV page count or number is not a number")
