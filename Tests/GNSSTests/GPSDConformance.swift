@@ -7,6 +7,11 @@ import GNSS
 /// the cycle's last sentence). Its TPVs are grouped by the time of day of the last
 /// sentence before them that carried one; the last TPV of a group is gpsd's
 /// epoch, compared with our epoch of the same time of day.
+///
+/// When gpsd's last TPV of a cycle came before some of that cycle's sentences (it
+/// reported before the cycle ended and never reported again), fields gpsd does not
+/// have yet but we do (from those later sentences) are not counted against us;
+/// `earlyReports` counts these cycles.
 struct GPSDConformance {
     struct Disagreement: CustomStringConvertible {
         var key: String
@@ -24,6 +29,8 @@ struct GPSDConformance {
     var disagreements: [Disagreement] = []
     /// Epochs (distinct disagreeing keys).
     var disagreeingEpochs = 0
+    /// gpsd cycles whose last TPV preceded some of the cycle's sentences.
+    var earlyReports = 0
 
     var sentencesAgree: Bool { gpsdSentences == ourSentences }
 
@@ -35,7 +42,7 @@ struct GPSDConformance {
         ourSentences = decoded.sentences.map(\.text)
 
         // gpsd's epochs: last TPV per run of the same sentence time of day.
-        var groups: [(key: NMEATimeOfDay?, tpv: [String: Any])] = []
+        var groups: [(key: NMEATimeOfDay?, tpv: [String: Any], early: Bool)] = []
         var lastKey: NMEATimeOfDay?
         var openKey: NMEATimeOfDay?? = .none
         for rawLine in check.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
@@ -47,12 +54,14 @@ struct GPSDConformance {
                    let time = Self.timeOfDay(message) {
                     lastKey = time
                 }
+                if let last = groups.last, last.key == lastKey { groups[groups.count - 1].early = true }
             } else if line.hasPrefix("{\"class\":\"TPV\"") {
                 guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { continue }
                 if case .some(let key) = openKey, key == lastKey, !groups.isEmpty {
                     groups[groups.count - 1].tpv = object
+                    groups[groups.count - 1].early = false
                 } else {
-                    groups.append((lastKey, object))
+                    groups.append((lastKey, object, false))
                     openKey = .some(lastKey)
                 }
             }
@@ -69,7 +78,8 @@ struct GPSDConformance {
             }
             searchFrom = index
             let before = disagreements.count
-            compare(decoded.epochs[index].fix, with: group.tpv, key: keyText)
+            if group.early { earlyReports += 1 }
+            compare(decoded.epochs[index].fix, with: group.tpv, key: keyText, early: group.early)
             if disagreements.count == before { agreeing += 1 } else { disagreeingEpochs += 1 }
         }
     }
@@ -85,12 +95,13 @@ struct GPSDConformance {
         }
     }
 
-    private mutating func compare(_ fix: GNSSFix, with tpv: [String: Any], key: String) {
+    private mutating func compare(_ fix: GNSSFix, with tpv: [String: Any], key: String, early: Bool) {
         func number(_ name: String) -> Double? { (tpv[name] as? NSNumber)?.doubleValue }
         func check(_ field: String, _ gpsd: Double?, _ ours: Double?, tolerance: Double) {
             switch (gpsd, ours) {
             case (nil, nil): return
             case let (g?, o?) where abs(g - o) <= tolerance: return
+            case (nil, _?) where early: return
             default:
                 disagreements.append(Disagreement(key: key, field: field, gpsd: gpsd.map { "\($0)" } ?? "absent", ours: ours.map { "\($0)" } ?? "absent"))
             }
@@ -105,7 +116,7 @@ struct GPSDConformance {
             disagreements.append(Disagreement(key: key, field: "status", gpsd: "\(gpsdStatus)", ours: "\(fix.status.rawValue)"))
         }
         let gpsdTime = tpv["time"] as? String
-        if gpsdTime != fix.time?.iso8601 {
+        if gpsdTime != fix.time?.iso8601, !(early && gpsdTime == nil) {
             disagreements.append(Disagreement(key: key, field: "time", gpsd: gpsdTime ?? "absent", ours: fix.time?.iso8601 ?? "absent"))
         }
         check("lat", number("lat"), fix.latitude, tolerance: 2e-7)
