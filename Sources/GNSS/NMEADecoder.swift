@@ -1,8 +1,8 @@
 /// Bytes in, gpsd-style regression output out: the framer, parser and epoch assembler in one.
 ///
 /// Feed chunks with ``push(_:)``; each returns the lines produced so far: with
-/// `echo`, every accepted sentence verbatim; at each epoch end a `TPV` line and a
-/// `SKY` line. Call ``finish()`` at end of input for the last epoch.
+/// `echo`, every accepted sentence verbatim; at each epoch end a `TPV` line and,
+/// once there is anything to say about the sky, a `SKY` line. Call ``finish()`` at end of input for the last epoch.
 public struct NMEADecoder: Sendable {
     /// Whether accepted sentences are echoed before the reports.
     public var echo: Bool
@@ -72,6 +72,6 @@ public struct NMEADecoder: Sendable {
     private mutating func report(_ epoch: GNSSEpoch, into lines: inout [String]) {
         epochCount += 1
         lines.append(GPSDJSON.tpv(epoch.fix))
-        lines.append(GPSDJSON.sky(epoch.sky))
+        if epoch.sky != SkyView() { lines.append(GPSDJSON.sky(epoch.sky)) }
     }
 }

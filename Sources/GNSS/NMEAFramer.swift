@@ -41,6 +41,9 @@ public struct NMEAFramer: Sendable {
         buffer.reserveCapacity(128)
     }
 
+    /// Bytes held for sentences not yet complete (bounded by twice ``maximumSentenceLength``).
+    public var bufferedByteCount: Int { buffer.count + interrupted.count }
+
     /// Feeds bytes; returns the sentences they completed, in order.
     public mutating func push(_ bytes: some Sequence<UInt8>) -> [NMEASentence] {
         var sentences: [NMEASentence] = []
