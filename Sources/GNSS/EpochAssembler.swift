@@ -43,7 +43,8 @@ public struct EpochAssembler: Sendable {
         if let time = Self.timeOfDay(of: message) {
             if let key = current.timeOfDay, key != time {
                 closed = closeCycle()
-            } else if current.timeOfDay == nil, current.fix.mode != .notSeen {
+            } else if current.timeOfDay == nil,
+                      current.fix.mode != .notSeen || current.fix.speed != nil || current.fix.track != nil {
                 // Untimed sentences at the start of a capture that said something about
                 // the fix are the tail of a cycle we did not see: report them on their own.
                 closed = closeCycle()
