@@ -14,8 +14,9 @@ import Foundation
 ///   none until a date has been seen. Void RMC/GLL carry no usable time or date.
 ///   Dates are reported as given (no GPS week-rollover correction here).
 /// - speed (m/s) and track from RMC, else VTG; position from the valid sentences.
-/// The sky view keeps the last complete GSV groups per constellation, with `used`
-/// set from the cycle's GSA lists.
+/// The sky view lists satellites (last complete GSV group per talker and signal,
+/// `used` from the cycle's GSA lists) in the epochs where a GSV group completed,
+/// as gpsd's SKY does; a group not refreshed for ``satelliteLifetime`` epochs expires.
 public struct EpochAssembler: Sendable {
     private var date: NMEADate?
     /// The previous epoch's fix: its mode carries over into RMC/GLL-only cycles, its
@@ -25,9 +26,15 @@ public struct EpochAssembler: Sendable {
     private var sky = SkyView()
     /// GSV pages being collected, per talker+signal.
     private var pendingSatellites: [String: [SatelliteInfo]] = [:]
-    /// Last complete GSV group per talker+signal.
-    private var completeSatellites: [String: [SatelliteInfo]] = [:]
+    /// Last complete GSV group per talker+signal, with the epoch number it completed in.
+    private var completeSatellites: [String: (satellites: [SatelliteInfo], epoch: Int)] = [:]
     private var completeOrder: [String] = []
+    /// Epochs closed so far.
+    private var epochNumber = 0
+    /// Whether a GSV group completed in the current cycle.
+    private var skyUpdated = false
+    /// GSV groups not refreshed for this many epochs are dropped (receivers spread GSV over cycles).
+    static let satelliteLifetime = 10
     /// GSA lists of the cycle, per constellation (nil key: GN without system id).
     private var usedIDs: [GNSSSatelliteKey] = []
     private var usedFromGSA = false
@@ -89,15 +96,27 @@ public struct EpochAssembler: Sendable {
             fix.speed = speed
         }
         previousFix = fix
-        // Satellites in view with `used` from this cycle's GSA lists.
-        var satellites: [SatelliteInfo] = []
-        for key in completeOrder {
-            for var satellite in completeSatellites[key] ?? [] {
-                satellite.used = usedIDs.contains { $0.matches(satellite) }
-                satellites.append(satellite)
-            }
+        // Satellites in view with `used` from this cycle's GSA lists, when a GSV group
+        // completed in this cycle (like gpsd's SKY); stale groups expire.
+        completeOrder.removeAll { key in
+            guard let group = completeSatellites[key], epochNumber - group.epoch > Self.satelliteLifetime else { return false }
+            completeSatellites[key] = nil
+            return true
         }
-        sky.satellites = satellites.sorted { ($0.prn, $0.signalID ?? 0) < ($1.prn, $1.signalID ?? 0) }
+        if skyUpdated {
+            var satellites: [SatelliteInfo] = []
+            for key in completeOrder {
+                for var satellite in completeSatellites[key]?.satellites ?? [] {
+                    satellite.used = usedIDs.contains { $0.matches(satellite) }
+                    satellites.append(satellite)
+                }
+            }
+            sky.satellites = satellites.sorted { ($0.prn, $0.signalID ?? 0) < ($1.prn, $1.signalID ?? 0) }
+        } else {
+            sky.satellites = []
+        }
+        skyUpdated = false
+        epochNumber += 1
         if usedFromGSA { sky.usedCount = usedIDs.count }
         let epoch = GNSSEpoch(timeOfDay: current.timeOfDay, fix: fix, sky: sky, sentenceCount: current.sentenceCount)
         current = Cycle()
@@ -242,7 +261,8 @@ public struct EpochAssembler: Sendable {
             }
             if m.messageNumber == m.messageCount, let complete = pendingSatellites.removeValue(forKey: key) {
                 if completeSatellites[key] == nil { completeOrder.append(key) }
-                completeSatellites[key] = complete
+                completeSatellites[key] = (complete, epochNumber)
+                skyUpdated = true
             }
         case .gst, .gbs, .txt, .dtm, .hdt, .proprietary, .encapsulated, .unsupported:
             break

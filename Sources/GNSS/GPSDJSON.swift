@@ -34,21 +34,55 @@ public enum GPSDJSON {
         if !sky.satellites.isEmpty { out += ",\"nSat\":\(sky.satellites.count)" }
         if let used = sky.usedCount { out += ",\"uSat\":\(used)" }
         if !sky.satellites.isEmpty {
+            out.reserveCapacity(out.utf8.count + sky.satellites.count * 80)
             out += ",\"satellites\":["
-            out += sky.satellites.map { satellite in
-                var item = "{\"PRN\":\(satellite.prn),\"gnssid\":\(satellite.constellation.rawValue),\"svid\":\(satellite.svid)"
-                if let signal = satellite.signalID { item += ",\"sigid\":\(signal)" }
-                if let az = satellite.azimuth { item += ",\"az\":" + format(az, 1) }
-                if let el = satellite.elevation { item += ",\"el\":" + format(el, 1) }
-                if let ss = satellite.snr { item += ",\"ss\":" + format(ss, 1) }
-                return item + ",\"used\":\(satellite.used)}"
-            }.joined(separator: ",")
+            for (index, satellite) in sky.satellites.enumerated() {
+                if index > 0 { out += "," }
+                out += "{\"PRN\":"
+                out += String(satellite.prn)
+                out += ",\"gnssid\":"
+                out += String(satellite.constellation.rawValue)
+                out += ",\"svid\":"
+                out += String(satellite.svid)
+                if let signal = satellite.signalID {
+                    out += ",\"sigid\":"
+                    out += String(signal)
+                }
+                if let az = satellite.azimuth { out += ",\"az\":" + format(az, 1) }
+                if let el = satellite.elevation { out += ",\"el\":" + format(el, 1) }
+                if let ss = satellite.snr { out += ",\"ss\":" + format(ss, 1) }
+                out += satellite.used ? ",\"used\":true}" : ",\"used\":false}"
+            }
             out += "]"
         }
         return out + "}"
     }
 
+    private static let powersOfTen: [Double] = (0...9).map { power in
+        (0..<power).reduce(1.0) { product, _ in product * 10 }
+    }
+
+    /// `value` with `decimals` fixed decimals, like `%.*f` (rounded half away from zero
+    /// after scaling; `String(format:)` was half the decoder's time).
     static func format(_ value: Double, _ decimals: Int) -> String {
-        String(format: "%.\(decimals)f", value)
+        // Fast path for whole numbers (azimuths, elevations, SNRs).
+        if value == value.rounded(), abs(value) < 1e15 {
+            let whole = String(Int64(value))
+            return decimals == 0 ? whole : whole + "." + String(repeating: "0", count: decimals)
+        }
+        let scale = powersOfTen[min(max(decimals, 0), 9)]
+        let scaled = (abs(value) * scale).rounded(.toNearestOrAwayFromZero)
+        guard value.isFinite, scaled < 9.0e15 else { return String(format: "%.\(decimals)f", value) }
+        let units = Int64(scaled)
+        let divisor = Int64(scale)
+        var text = value < 0 && units != 0 ? "-" : ""
+        text += String(units / divisor)
+        if decimals > 0 {
+            let fraction = String(units % divisor)
+            text += "."
+            text += String(repeating: "0", count: decimals - fraction.count)
+            text += fraction
+        }
+        return text
     }
 }

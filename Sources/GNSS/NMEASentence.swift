@@ -13,8 +13,27 @@ public struct NMEASentence: Sendable, Equatable, CustomStringConvertible {
     /// Wraps an already verified sentence text. Use ``NMEAFramer`` or ``parse(_:)`` to verify.
     init(verifiedText: String) {
         text = verifiedText
-        let body = verifiedText.dropFirst().prefix { $0 != "*" }
-        fields = body.split(separator: ",", omittingEmptySubsequences: false)
+        // Split on bytes (all ASCII): much faster than Character-based splitting.
+        let utf8 = verifiedText.utf8
+        var fields: [Substring] = []
+        fields.reserveCapacity(24)
+        var start = utf8.index(after: utf8.startIndex)
+        var index = start
+        var ended = false
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "*") {
+                fields.append(Substring(utf8[start..<index]))
+                start = utf8.index(after: index)
+                if byte == UInt8(ascii: "*") {
+                    ended = true
+                    break
+                }
+            }
+            index = utf8.index(after: index)
+        }
+        if !ended { fields.append(Substring(utf8[start..<utf8.endIndex])) }
+        self.fields = fields
     }
 
     /// Frames one line on its own (checksum required); `nil` when the line is not a valid sentence.

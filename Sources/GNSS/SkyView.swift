@@ -87,7 +87,8 @@ public struct SkyView: Sendable, Equatable {
     public var hdop: Double?
     public var vdop: Double?
     public var pdop: Double?
-    /// Satellites in view from the last complete GSV groups, with `used` from GSA.
+    /// Satellites in view from the last complete GSV groups, with `used` from GSA;
+    /// empty in epochs where no GSV group completed.
     public var satellites: [SatelliteInfo] = []
     /// Satellites used in the solution (GSA lists, or GGA's count when there is no GSA).
     public var usedCount: Int?
