@@ -82,6 +82,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        /// NMEA 0183 framing, sentence parsing and gpsd-compatible epoch assembly. Pure Swift, no I/O.
+        .target(
+            name: "GNSS",
+            swiftSettings: swiftSettings
+        ),
         /// SQLite through GRDB: schema, migrations, repositories, media files, erase.
         .target(
             name: "DriftStore",
@@ -108,7 +113,7 @@ let package = Package(
         .executableTarget(
             name: "driftd",
             dependencies: [
-                "DriftDaemon", "DriftConfig", "Hardware", "DriftStore", "DriftCore", "CGPIOD",
+                "DriftDaemon", "DriftConfig", "Hardware", "DriftStore", "DriftCore", "CGPIOD", "GNSS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -131,6 +136,7 @@ let package = Package(
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Hardware", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DriftConfigTests", dependencies: ["DriftConfig", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DriftCoreTests", dependencies: ["DriftCore", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "GNSSTests", dependencies: ["GNSS", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DriftStoreTests", dependencies: ["DriftStore", "DriftCore", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "DriftDaemonTests",

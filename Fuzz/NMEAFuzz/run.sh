@@ -1,0 +1,12 @@
+#!/bin/sh
+# Builds the NMEA libFuzzer target and runs it for a bounded time.
+# Usage: Fuzz/NMEAFuzz/run.sh [SECONDS]   (default 60; from the package root)
+set -eu
+seconds=${1:-60}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=${TMPDIR:-/tmp}/driftbox-nmea-fuzz
+mkdir -p "$out/corpus"
+cp "$root"/Fuzz/NMEAFuzz/corpus/* "$out/corpus/"
+swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name NMEAFuzz \
+    "$root"/Sources/GNSS/*.swift "$root"/Fuzz/NMEAFuzz/FuzzEntry.swift -o "$out/nmea-fuzz"
+"$out/nmea-fuzz" -max_total_time="$seconds" -max_len=4096 -rss_limit_mb=512 "$out/corpus"
