@@ -8,7 +8,9 @@ DATA_DIR ?= ./var
 BUILD_FLAGS ?=
 DRIFTD = .build/debug/driftd
 
-.PHONY: run test deps build build-tests release clean
+.PHONY: run test deps build build-tests release fuzz clean
+
+FUZZ_SECONDS ?= 60
 
 deps:
 	@scripts/install-deps.sh
@@ -27,6 +29,10 @@ test: build-tests
 	$(SWIFT) test $(BUILD_FLAGS) --skip-build
 	@scripts/check-units.sh
 	@scripts/check-gpiod-v2.sh
+
+# libFuzzer over the NMEA framer and parser (seeds in Fuzz/NMEAFuzz/corpus), bounded in time.
+fuzz: deps
+	Fuzz/NMEAFuzz/run.sh $(FUZZ_SECONDS)
 
 release: deps
 	$(SWIFT) build -c release --product driftd
