@@ -103,7 +103,7 @@ let package = Package(
         .target(
             name: "DriftDaemon",
             dependencies: [
-                "Hardware", "DriftConfig", "DriftCore", "DriftStore", "DriftSystem", "Sensors",
+                "Hardware", "DriftConfig", "DriftCore", "DriftStore", "DriftSystem", "Sensors", "GNSS",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -141,7 +141,7 @@ let package = Package(
         .testTarget(
             name: "DriftDaemonTests",
             dependencies: [
-                "DriftDaemon", "DriftConfig", "Hardware", "TestSupport", "DriftCore", "DriftStore",
+                "DriftDaemon", "GNSS", "Sensors", "DriftConfig", "Hardware", "TestSupport", "DriftCore", "DriftStore",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -10,6 +10,8 @@ final class BoxBodyStateSource: Sendable {
     let health: HealthRegistry
     let store: BottleStore
     let configInvalid: Bool
+    let gps: GPSStatus
+    let gpsConfigured: Bool
     let logger: Logger
 
     /// Health components whose faults map to a blink code.
@@ -18,7 +20,9 @@ final class BoxBodyStateSource: Sendable {
         WeatherService.component: .sensorFault,
     ]
 
-    init(health: HealthRegistry, store: BottleStore, configInvalid: Bool, logger: Logger) {
+    init(health: HealthRegistry, store: BottleStore, configInvalid: Bool, gps: GPSStatus, gpsConfigured: Bool, logger: Logger) {
+        self.gps = gps
+        self.gpsConfigured = gpsConfigured
         self.health = health
         self.store = store
         self.configInvalid = configInvalid
@@ -30,7 +34,13 @@ final class BoxBodyStateSource: Sendable {
         let report = health.evaluate()
         var faults = Set(report.faults.keys.compactMap { Self.faultClasses[$0] })
         if configInvalid { faults.insert(.configError) }
-        var state = BoxBodyState(faults: faults, loopsStalled: !report.isAlive, gps: .absent)
+        let reception: BoxBodyState.GPS = switch gps.snapshot.reception {
+        case .absent: .absent
+        case .searching: .searching
+        case .fix: .fix
+        }
+        if gpsConfigured, reception == .absent { faults.insert(.gpsAbsent) }
+        var state = BoxBodyState(faults: faults, loopsStalled: !report.isAlive, gps: reception)
         do {
             let live = try store.bottles(in: [.openable, .active, .dying])
             state.openableBottles = live.filter { $0.state == .openable }.count

@@ -136,12 +136,14 @@ public enum Daemon {
         // Health and devices.
         let health = HealthRegistry()
         let (ambientInputs, ambient) = AsyncStream<AmbientInput>.makeStream(bufferingPolicy: .bufferingNewest(256))
+        let gpsStatus = GPSStatus(source: config.gps.kind.rawValue)
         let bodyState = BoxBodyStateSource(
-            health: health, store: BottleStore(database: database), configInvalid: configSource == "last-known-good", logger: logger
+            health: health, store: BottleStore(database: database), configInvalid: configSource == "last-known-good",
+            gps: gpsStatus, gpsConfigured: config.gps.kind != .none, logger: logger
         )
         let latest = LatestReadings()
         let statusStore = BottleStore(database: database)
-        let devices = BoxDevices.open(config: config, health: health, ambient: ambient, logger: logger, latest: latest) { now in
+        let devices = BoxDevices.open(config: config, health: health, ambient: ambient, logger: logger, latest: latest, gpsStatus: gpsStatus) { now in
             bodyState.state(at: now)
         }
         let events = EventBus()
@@ -174,7 +176,8 @@ public enum Daemon {
                 watchdog: watchdogInterval != nil,
                 bottles: Dictionary(grouping: (try? statusStore.bottles(in: [.locked, .openable, .active, .dying])) ?? [], by: { "\($0.state)" })
                     .mapValues(\.count),
-                weather: latest.latestWeather
+                weather: latest.latestWeather,
+                gps: gpsStatus.snapshot
             )
         }
         var commands = ControlCommands()

@@ -37,6 +37,8 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var bottles: [String: Int]
     /// The latest weather reading, if any.
     public var weather: LatestReadings.Weather?
+    /// The GPS receiver: absent, searching or fix (with position and age).
+    public var gps: GPSStatus.Snapshot
 
     /// The human-readable form printed by `driftd status`.
     public func renderText() -> String {
@@ -59,6 +61,14 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
             lines.append(String(format: "weather: %.1f °C, %.1f hPa, %.0f %% (%d s ago)", weather.celsius, weather.hectopascals, weather.relativeHumidity, age))
         } else {
             lines.append("weather: no reading yet")
+        }
+        switch gps.reception {
+        case .absent: lines.append("gps: no receiver answering (\(gps.source))")
+        case .searching: lines.append("gps: receiver answers, searching for a fix (\(gps.source))")
+        case .fix:
+            let age = gps.at.map { Int(Date().timeIntervalSince($0)) } ?? 0
+            lines.append(String(format: "gps: %@ fix %.6f, %.6f, hdop %@ (%d s ago, %@)", gps.mode ?? "?", gps.latitude ?? 0, gps.longitude ?? 0,
+                                gps.hdop.map { String(format: "%.1f", $0) } ?? "?", age, gps.source))
         }
         lines.append("health: \(health.alive ? "all main loops alive" : "STALLED: \(health.stalled.joined(separator: ", "))")\(watchdog ? ", systemd watchdog on" : "")")
         for (component, fault) in health.faults.sorted(by: { $0.key < $1.key }) {

@@ -213,6 +213,27 @@ struct SimulatedWorldTests {
         #expect(unplugged.contains(#""plugged":false"#))
         let outOfRange = try await runBlocking { try ControlRequestLine.send(#"{"command":"sim.weather","arguments":{"celsius":"900"}}"#, to: socket) }
         #expect(outOfRange.contains("bad_argument"))
+
+        // The simulated GPS: a fix at the configured position, movable, and able to lose its fix.
+        var gps = ""
+        for _ in 0..<50 where !gps.contains("gps: 3D fix") {
+            try await Task.sleep(for: .milliseconds(100))
+            gps = try await DriftdProcess.runToCompletion(["status", "--data-dir", data]).stdout
+        }
+        #expect(gps.contains("gps: 3D fix 52.4731"), "\(gps)")
+        let moved = try await runBlocking { try ControlRequestLine.send(#"{"command":"sim.gps","arguments":{"lat":"48.8584","lon":"2.2945"}}"#, to: socket) }
+        #expect(moved.contains("48.8584"))
+        for _ in 0..<50 where !gps.contains("48.858") {
+            try await Task.sleep(for: .milliseconds(100))
+            gps = try await DriftdProcess.runToCompletion(["status", "--data-dir", data]).stdout
+        }
+        #expect(gps.contains("gps: 3D fix 48.858"), "\(gps)")
+        _ = try await runBlocking { try ControlRequestLine.send(#"{"command":"sim.gps","arguments":{"fix":"false"}}"#, to: socket) }
+        for _ in 0..<50 where !gps.contains("searching") {
+            try await Task.sleep(for: .milliseconds(100))
+            gps = try await DriftdProcess.runToCompletion(["status", "--data-dir", data]).stdout
+        }
+        #expect(gps.contains("gps: receiver answers, searching for a fix"), "\(gps)")
         daemon.send(SIGTERM)
         #expect(try await daemon.waitForExit(timeout: .seconds(10)) == 0)
     }

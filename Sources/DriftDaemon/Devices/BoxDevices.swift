@@ -24,6 +24,7 @@ public struct BoxDevices: Sendable {
     public static func open(
         config: DriftConfiguration, health: HealthRegistry,
         ambient: AsyncStream<AmbientInput>.Continuation, logger: Logger, latest: LatestReadings = LatestReadings(),
+        gpsStatus: GPSStatus = GPSStatus(source: "none"),
         bodyState: @escaping @Sendable (Duration) -> BoxBodyState
     ) -> BoxDevices {
         let simulated: SimulatedGPIODriver?
@@ -64,8 +65,30 @@ public struct BoxDevices: Sendable {
                 }
             }
         }
+        var simulatedGPS: SimulatedGPS?
+        switch config.gps.kind {
+        case .none:
+            break
+        case .sim:
+            let gps = SimulatedGPS(
+                latitude: config.sim.latitude, longitude: config.sim.longitude, altitude: config.sim.altitudeM,
+                replayPath: config.sim.nmeaReplay
+            )
+            simulatedGPS = gps
+            services.append(GPSService(source: .stream({ gps.bytes() }), ambient: ambient, status: gpsStatus, health: health, logger: logger))
+        case .nmea:
+            // baud 0 asks for detection, which is not built yet: 9600 is what most modules start at.
+            let baud = config.gps.baud == 0 ? 9600 : config.gps.baud
+            services.append(GPSService(source: .serial(path: config.gps.port, baud: baud), ambient: ambient, status: gpsStatus, health: health, logger: logger))
+        case .gpsd:
+            logger.error("gps.kind = gpsd is not supported by this driftd yet; no GPS")
+            health.register(GPSService.component, maximumSilence: nil)
+            health.setFault(GPSService.component, "gps.kind = gpsd is not supported yet")
+        }
+        let gpsControl = simulatedGPS
         let weatherControl = simulatedWeather
         let simulatedWorld: @Sendable (inout ControlCommands) -> Void = { commands in
+            if let gps = gpsControl { SimulatedWorldCommands.registerGPS(in: &commands, gps: gps) }
             if let simulatedWeather = weatherControl { SimulatedWorldCommands.registerWeather(in: &commands, weather: simulatedWeather) }
         }
 
@@ -163,6 +186,35 @@ enum SimulatedWorldCommands {
                 celsius: current.celsius, hectopascals: current.hectopascals, relativeHumidity: current.relativeHumidity,
                 plugged: weather.sensor.isPlugged, mode: weather.isOverridden ? "fixed" : "cycle"
             )
+        }
+    }
+
+    /// `sim.gps lat=… lon=… alt=…` moves the simulated receiver; `fix=false` makes it lose its
+    /// fix (it keeps answering), `fix=true` gives it back. Answers the receiver's position.
+    static func registerGPS(in commands: inout ControlCommands, gps: SimulatedGPS) {
+        commands.register("sim.gps") { arguments in
+            func number(_ key: String, _ range: ClosedRange<Double>) throws -> Double? {
+                guard let text = arguments[key] else { return nil }
+                guard let value = Double(text), range.contains(value) else {
+                    throw ControlError(code: "bad_argument", message: "\(key) must be a number in \(range.lowerBound)…\(range.upperBound)")
+                }
+                return value
+            }
+            let latitude = try number("lat", -90...90)
+            let longitude = try number("lon", -180...180)
+            let altitude = try number("alt", -500...9000)
+            var fix: Bool?
+            if let text = arguments["fix"] {
+                guard let value = Bool(text) else { throw ControlError(code: "bad_argument", message: "fix must be true or false") }
+                fix = value
+            }
+            gps.move { position in
+                if let latitude { position.latitude = latitude }
+                if let longitude { position.longitude = longitude }
+                if let altitude { position.altitude = altitude }
+                if let fix { position.hasFix = fix }
+            }
+            return gps.current
         }
     }
 

@@ -1,0 +1,94 @@
+import Foundation
+import Synchronization
+
+/// The sim board's GPS receiver: emits the NMEA a real receiver would (GGA and
+/// RMC once a second) for a position that `sim.gps` can move, or no fix at
+/// all; or replays an NMEA capture (`sim.nmea_replay`) line by line.
+///
+/// Its sentences go through the same framer, parser and epoch assembly as a
+/// real receiver's.
+public final class SimulatedGPS: Sendable {
+    public struct Position: Sendable, Equatable, Codable {
+        public var latitude: Double
+        public var longitude: Double
+        public var altitude: Double
+        /// `false`: the receiver answers but has no fix.
+        public var hasFix: Bool
+
+        public init(latitude: Double, longitude: Double, altitude: Double, hasFix: Bool) {
+            self.latitude = latitude
+            self.longitude = longitude
+            self.altitude = altitude
+            self.hasFix = hasFix
+        }
+    }
+
+    private let position: Mutex<Position>
+    let replayPath: String?
+
+    public init(latitude: Double, longitude: Double, altitude: Double, replayPath: String? = nil) {
+        position = Mutex(Position(latitude: latitude, longitude: longitude, altitude: altitude, hasFix: true))
+        self.replayPath = replayPath?.isEmpty == true ? nil : replayPath
+    }
+
+    public var current: Position { position.withLock { $0 } }
+
+    public func move(_ update: (inout Position) -> Void) {
+        position.withLock { update(&$0) }
+    }
+
+    /// The receiver's output, one chunk per second (or per replayed line every 100 ms).
+    public func bytes() -> AsyncStream<[UInt8]> {
+        AsyncStream { continuation in
+            let task = Task {
+                if let replayPath, let data = FileManager.default.contents(atPath: replayPath) {
+                    let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+                    while !Task.isCancelled {
+                        for line in lines {
+                            continuation.yield(Array(line) + [UInt8(ascii: "\n")])
+                            try? await Task.sleep(for: .milliseconds(100))
+                            if Task.isCancelled { break }
+                        }
+                    }
+                } else {
+                    while !Task.isCancelled {
+                        continuation.yield(Array(Self.sentences(for: current, at: Date()).utf8))
+                        try? await Task.sleep(for: .seconds(1))
+                    }
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// GGA and RMC for `position` at `date`, with valid checksums.
+    public static func sentences(for position: Position, at date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        let time = String(format: "%02d%02d%02d.00", parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
+        let day = String(format: "%02d%02d%02d", parts.day ?? 1, parts.month ?? 1, (parts.year ?? 2000) % 100)
+        guard position.hasFix else {
+            return wrap("GPGGA,\(time),,,,,0,00,99.99,,,,,,") + wrap("GPRMC,\(time),V,,,,,,,\(day),,,N")
+        }
+        let (lat, ns) = angle(position.latitude, degreesWidth: 2, positive: "N", negative: "S")
+        let (lon, ew) = angle(position.longitude, degreesWidth: 3, positive: "E", negative: "W")
+        let altitude = String(format: "%.1f", position.altitude)
+        return wrap("GPGGA,\(time),\(lat),\(ns),\(lon),\(ew),1,08,0.9,\(altitude),M,46.9,M,,")
+            + wrap("GPRMC,\(time),A,\(lat),\(ns),\(lon),\(ew),0.0,0.0,\(day),,,A")
+    }
+
+    static func angle(_ value: Double, degreesWidth: Int, positive: String, negative: String) -> (String, String) {
+        let magnitude = abs(value)
+        let degrees = Int(magnitude)
+        let minutes = (magnitude - Double(degrees)) * 60
+        let text = String(format: "%0\(degreesWidth)d%07.4f", degrees, minutes)
+        return (text, value < 0 ? negative : positive)
+    }
+
+    static func wrap(_ body: String) -> String {
+        let checksum = body.utf8.reduce(UInt8(0)) { $0 ^ $1 }
+        return "$\(body)*\(String(format: "%02X", checksum))\r\n"
+    }
+}
