@@ -195,6 +195,11 @@ public enum Daemon {
         }
 
         var services: [any Service] = devices.services
+        // On the simulated board the host's clock is the world's clock (a laptop or CI
+        // machine, not a box booting without a real-time clock).
+        if config.gpio.backend != .sim {
+            services.append(ClockSyncService(ambient: ambient, logger: logger))
+        }
         services.append(bottles)
         let diskCheck = DiskSpaceCheck(path: dataDirectory, minimumFreeMB: Int64(config.storage.minFreeMB), health: health, logger: logger)
         services.append(HousekeepingService(health: health, logger: logger, jobs: [("disk-space", { diskCheck.run() })]))

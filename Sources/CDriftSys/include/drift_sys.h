@@ -140,4 +140,17 @@ static inline int drift_i2c_write_i2c_block_data(int fd, uint8_t reg, uint8_t le
 }
 #endif /* __linux__ */
 
+#ifdef __linux__
+#include <sys/timex.h>
+/// The kernel's clock discipline state: adjtimex(2) with no changes. Returns the
+/// clock state (TIME_OK … TIME_ERROR; TIME_ERROR = 5 means unsynchronised) or -1,
+/// and stores the status bits (STA_UNSYNC = 0x0040) in *status.
+static inline int drift_clock_state(int *status) {
+    struct timex tx = {0};
+    int state = adjtimex(&tx);
+    if (status) *status = tx.status;
+    return state;
+}
+#endif /* __linux__ */
+
 #endif
