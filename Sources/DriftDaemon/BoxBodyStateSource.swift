@@ -2,6 +2,7 @@ import DriftCore
 import DriftStore
 import Foundation
 import Logging
+import Synchronization
 
 /// Gathers what the LEDs show from the rest of the daemon: faults and stalls
 /// from the health registry, whether the config file is broken, and the
@@ -13,6 +14,38 @@ final class BoxBodyStateSource: Sendable {
     let gps: GPSStatus
     let gpsConfigured: Bool
     let logger: Logger
+    /// A temporary status LED display requested by a button (status code, selftest result).
+    private let override = Mutex<BoxBodyState.StatusOverride?>(nil)
+    /// When the LED test (walk every LED) was started, if it runs.
+    private let ledTest = Mutex<Duration?>(nil)
+
+    /// Shows the status blink code of the current faults (or steady when healthy) for a while.
+    func showStatusCode(at now: Duration) {
+        let faults = state(at: now).faults
+        override.withLock { $0 = LEDMapping.statusCodeOverride(faults: faults, now: now) }
+    }
+
+    /// Shows a selftest result on the status LED for 5 s.
+    func showSelftestResult(passed: Bool, at now: Duration) {
+        override.withLock { $0 = .init(pattern: LEDMapping.selftestResult(passed: passed), until: now + .seconds(5)) }
+    }
+
+    /// Starts the LED test (each LED lit in turn).
+    func startLEDTest(at now: Duration) {
+        ledTest.withLock { $0 = now }
+    }
+
+    /// When the running LED test started, if one runs at `now`.
+    func ledTestStart(at now: Duration) -> Duration? {
+        ledTest.withLock { start in
+            guard let begun = start else { return nil }
+            if LEDMapping.ledTest(startedAt: begun, now: now) == nil {
+                start = nil
+                return nil
+            }
+            return begun
+        }
+    }
 
     /// Health components whose faults map to a blink code.
     static let faultClasses: [String: FaultClass] = [
@@ -41,6 +74,10 @@ final class BoxBodyStateSource: Sendable {
         }
         if gpsConfigured, reception == .absent { faults.insert(.gpsAbsent) }
         var state = BoxBodyState(faults: faults, loopsStalled: !report.isAlive, gps: reception)
+        state.statusOverride = override.withLock { current in
+            if let active = current, now >= active.until { current = nil }
+            return current
+        }
         do {
             let live = try store.bottles(in: [.openable, .active, .dying])
             state.openableBottles = live.filter { $0.state == .openable }.count

@@ -143,7 +143,27 @@ public enum Daemon {
         )
         let latest = LatestReadings()
         let statusStore = BottleStore(database: database)
-        let devices = BoxDevices.open(config: config, health: health, ambient: ambient, logger: logger, latest: latest, gpsStatus: gpsStatus) { now in
+        let devices = BoxDevices.open(config: config, health: health, ambient: ambient, logger: logger, latest: latest, gpsStatus: gpsStatus,
+            buttonEffects: ButtonBehaviourService.Effects(
+                showStatusCode: { now in bodyState.showStatusCode(at: now) },
+                runSelftest: { [logger] _ in
+                    // The running box checks itself: every main loop alive, no device fault,
+                    // data directory writable, database sound. (The full device walk,
+                    // `driftd selftest`, needs the daemon stopped.)
+                    let report = health.evaluate()
+                    let storage = Selftest(config: config, environment: [:]).storageChecks()
+                    let failures = report.stalled.map { "\($0) stalled" } + report.faults.map { "\($0.key): \($0.value)" }
+                        + storage.filter { $0.status == .fail }.map { "\($0.name): \($0.detail)" }
+                    if failures.isEmpty {
+                        logger.notice("selftest (button): passed")
+                    } else {
+                        logger.error("selftest (button): failed", metadata: ["failures": "\(failures.joined(separator: " | "))"])
+                    }
+                    bodyState.showSelftestResult(passed: failures.isEmpty, at: MonotonicTime.now())
+                },
+                startLEDTest: { now in bodyState.startLEDTest(at: now) }
+            ),
+            ledTest: { now in bodyState.ledTestStart(at: now) }) { now in
             bodyState.state(at: now)
         }
         let events = EventBus()

@@ -25,6 +25,8 @@ public struct BoxDevices: Sendable {
         config: DriftConfiguration, health: HealthRegistry,
         ambient: AsyncStream<AmbientInput>.Continuation, logger: Logger, latest: LatestReadings = LatestReadings(),
         gpsStatus: GPSStatus = GPSStatus(source: "none"),
+        buttonEffects: ButtonBehaviourService.Effects = .init(),
+        ledTest: @escaping @Sendable (Duration) -> Duration? = { _ in nil },
         bodyState: @escaping @Sendable (Duration) -> BoxBodyState
     ) -> BoxDevices {
         let simulated: SimulatedGPIODriver?
@@ -107,7 +109,10 @@ public struct BoxDevices: Sendable {
         if !buttons.isEmpty {
             let buttonService = ButtonService(chip: chip, buttons: buttons, debounce: config.buttons.debounce, logger: logger)
             services.append(buttonService)
-            services.append(ButtonBehaviourService(events: buttonService.events, ambient: ambient, logger: logger))
+            services.append(ButtonBehaviourService(
+                events: buttonService.events, ambient: ambient,
+                settings: .init(longPress: config.buttons.longPress), effects: buttonEffects, logger: logger
+            ))
         }
         var outputs: [LEDRole: GPIOOutputRequest] = [:]
         let ledLines: [(LEDRole, String)] = [(.status, config.leds.status), (.bottle, config.leds.bottle), (.radio, config.leds.radio), (.gps, config.leds.gps)]
@@ -118,7 +123,7 @@ public struct BoxDevices: Sendable {
                 logger.error("LED line unavailable", metadata: ["led": "\(role.rawValue)", "line": "\(line)", "error": "\(error)"])
             }
         }
-        services.append(LEDService(outputs: outputs, health: health, logger: logger, state: bodyState))
+        services.append(LEDService(outputs: outputs, health: health, logger: logger, ledTest: ledTest, state: bodyState))
 
         let register: @Sendable (inout ControlCommands) -> Void = { commands in
             simulatedWorld(&commands)

@@ -1,37 +1,114 @@
+import DriftSystem
 import Foundation
 import Logging
 import ServiceLifecycle
 
-/// What the box's buttons mean: a press of the presence button is a presence
-/// proof for the visitor whose request is pending; a press of the keep-alive
-/// button claims Keep Alive for the dying chats at this box (both handled by
-/// the lifecycle processor). The long presses and combos for the field come
-/// with the selftest work.
+/// What the box's buttons mean. Debounced presses go through the gesture
+/// recogniser (press, double press, long press, combo) and the board's button
+/// mapping (`ButtonMapping.standard` by default) to an action:
+///
+/// | action | effect |
+/// | --- | --- |
+/// | presence proof | the visitor whose presence request is pending gets their proof |
+/// | keep alive | the box claims Keep Alive for every dying chat here |
+/// | status code | the status LED shows the current fault's blink code (steady when healthy) |
+/// | selftest | a check of the running box (loops, faults, data directory, database); result on the status LED for 5 s |
+/// | LED test | each LED lit in turn |
 public struct ButtonBehaviourService: Service {
+    /// What the actions act on.
+    public struct Effects: Sendable {
+        public var showStatusCode: @Sendable (Duration) -> Void
+        public var runSelftest: @Sendable (Duration) async -> Void
+        public var startLEDTest: @Sendable (Duration) -> Void
+
+        public init(
+            showStatusCode: @escaping @Sendable (Duration) -> Void = { _ in },
+            runSelftest: @escaping @Sendable (Duration) async -> Void = { _ in },
+            startLEDTest: @escaping @Sendable (Duration) -> Void = { _ in }
+        ) {
+            self.showStatusCode = showStatusCode
+            self.runSelftest = runSelftest
+            self.startLEDTest = startLEDTest
+        }
+    }
+
     let events: AsyncStream<ButtonEvent>
     let ambient: AsyncStream<AmbientInput>.Continuation
+    let mapping: ButtonMapping
+    let settings: ButtonGestureRecognizer.Settings
+    let effects: Effects
     let logger: Logger
 
-    public init(events: AsyncStream<ButtonEvent>, ambient: AsyncStream<AmbientInput>.Continuation, logger: Logger) {
+    public init(
+        events: AsyncStream<ButtonEvent>, ambient: AsyncStream<AmbientInput>.Continuation,
+        mapping: ButtonMapping = .standard, settings: ButtonGestureRecognizer.Settings = .init(),
+        effects: Effects = Effects(), logger: Logger
+    ) {
         self.events = events
         self.ambient = ambient
+        self.mapping = mapping
+        self.settings = settings
+        self.effects = effects
         self.logger = logger
     }
 
+    enum Input: Sendable {
+        case button(ButtonEvent)
+        case deadline
+    }
+
     public func run() async throws {
+        let (inputs, continuation) = AsyncStream<Input>.makeStream()
         // Stops at graceful shutdown (it is stopped before the button service, whose
         // end would otherwise be what finishes `events`).
-        await cancelWhenGracefulShutdown {
-            for await event in events where event.pressed {
-                switch event.button {
-                case "presence":
-                    ambient.yield(.buttonPressed(at: Date()))
-                case "keep-alive":
-                    ambient.yield(.keepAliveButtonPressed(at: Date()))
-                default:
-                    logger.debug("button has no behaviour yet", metadata: ["button": "\(event.button)"])
+        await withGracefulShutdownHandler {
+            await withTaskCancellationHandler {
+                await withDiscardingTaskGroup { group in
+                    group.addTask {
+                        for await event in events { continuation.yield(.button(event)) }
+                        continuation.finish()
+                    }
+                    var recognizer = ButtonGestureRecognizer(settings: settings)
+                    for await input in inputs {
+                        let gestures: [ButtonGesture]
+                        switch input {
+                        case .button(let event):
+                            gestures = recognizer.handle(button: event.button, pressed: event.pressed, at: event.at)
+                        case .deadline:
+                            gestures = recognizer.poll(now: MonotonicTime.now())
+                        }
+                        for gesture in gestures { await perform(gesture) }
+                        if let deadline = recognizer.deadline {
+                            group.addTask {
+                                let delay = deadline - MonotonicTime.now()
+                                if delay > .zero { try? await Task.sleep(for: delay) }
+                                continuation.yield(.deadline)
+                            }
+                        }
+                    }
+                    group.cancelAll()
                 }
+            } onCancel: {
+                continuation.finish()
             }
+        } onGracefulShutdown: {
+            continuation.finish()
+        }
+    }
+
+    func perform(_ gesture: ButtonGesture) async {
+        guard let action = mapping.action(for: gesture) else {
+            logger.debug("button gesture has no action", metadata: ["gesture": "\(gesture)"])
+            return
+        }
+        logger.info("button action", metadata: ["gesture": "\(gesture)", "action": "\(action.rawValue)"])
+        let now = MonotonicTime.now()
+        switch action {
+        case .presenceProof: ambient.yield(.buttonPressed(at: Date()))
+        case .keepAlive: ambient.yield(.keepAliveButtonPressed(at: Date()))
+        case .showStatusCode: effects.showStatusCode(now)
+        case .runSelftest: await effects.runSelftest(now)
+        case .ledTest: effects.startLEDTest(now)
         }
     }
 }

@@ -11,6 +11,12 @@ public struct ButtonEvent: Sendable, Equatable {
     public var pressed: Bool
     /// Monotonic time the level became stable.
     public var at: Duration
+
+    public init(button: String, pressed: Bool, at: Duration) {
+        self.button = button
+        self.pressed = pressed
+        self.at = at
+    }
 }
 
 /// Reads the box's buttons from GPIO edge events, debounces them in software

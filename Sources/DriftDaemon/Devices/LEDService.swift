@@ -19,14 +19,18 @@ public struct LEDService: Service {
     let refresh: Duration
     let health: HealthRegistry
     let logger: Logger
+    /// When the LED test (walk every LED) started, if one runs.
+    let ledTest: @Sendable (Duration) -> Duration?
 
     /// - Parameters:
     ///   - outputs: the requested LED lines by role (missing roles are not fitted).
     ///   - state: the box's state at a monotonic instant.
     public init(
         outputs: [LEDRole: GPIOOutputRequest], mapping: LEDMapping = LEDMapping(), refresh: Duration = .seconds(1),
-        health: HealthRegistry, logger: Logger, state: @escaping @Sendable (Duration) -> BoxBodyState
+        health: HealthRegistry, logger: Logger, ledTest: @escaping @Sendable (Duration) -> Duration? = { _ in nil },
+        state: @escaping @Sendable (Duration) -> BoxBodyState
     ) {
+        self.ledTest = ledTest
         self.outputs = outputs
         self.state = state
         self.mapping = mapping
@@ -55,10 +59,15 @@ public struct LEDService: Service {
             if now >= nextRefresh {
                 health.beat(Self.componentName)
                 let current = state(now)
-                player.update(mapping.shows(for: current, now: now), now: now)
                 nextRefresh = now + refresh
-                if let reevaluate = mapping.nextReevaluation(for: current, now: now), reevaluate < nextRefresh {
-                    nextRefresh = max(reevaluate, now + .milliseconds(10))
+                if let start = ledTest(now), let walk = LEDMapping.ledTest(startedAt: start, now: now) {
+                    player.update(walk, now: now)
+                    if let step = LEDMapping.ledTestNextStep(startedAt: start, now: now), step < nextRefresh { nextRefresh = step }
+                } else {
+                    player.update(mapping.shows(for: current, now: now), now: now)
+                    if let reevaluate = mapping.nextReevaluation(for: current, now: now), reevaluate < nextRefresh {
+                        nextRefresh = max(reevaluate, now + .milliseconds(10))
+                    }
                 }
             }
             for (role, output) in outputs {
