@@ -56,12 +56,14 @@ public enum Daemon {
         let outcome: ConfigLoadOutcome?
         let loaded: LoadedConfiguration
         if let path = options.configPath {
+            let fileOutcome: ConfigLoadOutcome
             do {
-                outcome = try ConfigLoader.loadWithFallback(path: path, dataDirectory: options.dataDirectory)
+                fileOutcome = try ConfigLoader.loadWithFallback(path: path, dataDirectory: options.dataDirectory)
             } catch {
                 throw DaemonStartupError(description: "the config file is invalid and there is no last known good copy:\n" + error.issues.map { "  \($0)" }.joined(separator: "\n"))
             }
-            loaded = outcome!.loaded
+            outcome = fileOutcome
+            loaded = fileOutcome.loaded
         } else {
             outcome = nil
             loaded = ConfigLoader.loadEmbeddedDefault()
