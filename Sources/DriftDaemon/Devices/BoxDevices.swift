@@ -151,6 +151,15 @@ enum SimulatedWorldCommands {
         var lines: [String: Bool]
     }
 
+    /// The number under `key`, checked against `range`; `nil` when the argument is absent.
+    static func number(_ arguments: [String: String], _ key: String, _ range: ClosedRange<Double>) throws -> Double? {
+        guard let text = arguments[key] else { return nil }
+        guard let value = Double(text), range.contains(value) else {
+            throw ControlError(code: "bad_argument", message: "\(key) must be a number in \(range.lowerBound)…\(range.upperBound)")
+        }
+        return value
+    }
+
     struct Weather: Codable, Sendable, Equatable {
         var celsius: Double
         var hectopascals: Double
@@ -174,16 +183,9 @@ enum SimulatedWorldCommands {
                 weather.setOverride(nil)
             } else if arguments["celsius"] != nil || arguments["hpa"] != nil || arguments["humidity"] != nil {
                 var conditions = weather.sensor.conditions
-                func number(_ key: String, _ range: ClosedRange<Double>) throws -> Double? {
-                    guard let text = arguments[key] else { return nil }
-                    guard let value = Double(text), range.contains(value) else {
-                        throw ControlError(code: "bad_argument", message: "\(key) must be a number in \(range.lowerBound)…\(range.upperBound)")
-                    }
-                    return value
-                }
-                if let value = try number("celsius", -40...85) { conditions.celsius = value }
-                if let value = try number("hpa", 300...1100) { conditions.hectopascals = value }
-                if let value = try number("humidity", 0...100) { conditions.relativeHumidity = value }
+                if let value = try number(arguments, "celsius", -40...85) { conditions.celsius = value }
+                if let value = try number(arguments, "hpa", 300...1100) { conditions.hectopascals = value }
+                if let value = try number(arguments, "humidity", 0...100) { conditions.relativeHumidity = value }
                 weather.setOverride(conditions)
             }
             let current = weather.sensor.conditions
@@ -198,16 +200,9 @@ enum SimulatedWorldCommands {
     /// fix (it keeps answering), `fix=true` gives it back. Answers the receiver's position.
     static func registerGPS(in commands: inout ControlCommands, gps: SimulatedGPS) {
         commands.register("sim.gps") { arguments in
-            func number(_ key: String, _ range: ClosedRange<Double>) throws -> Double? {
-                guard let text = arguments[key] else { return nil }
-                guard let value = Double(text), range.contains(value) else {
-                    throw ControlError(code: "bad_argument", message: "\(key) must be a number in \(range.lowerBound)…\(range.upperBound)")
-                }
-                return value
-            }
-            let latitude = try number("lat", -90...90)
-            let longitude = try number("lon", -180...180)
-            let altitude = try number("alt", -500...9000)
+            let latitude = try number(arguments, "lat", -90...90)
+            let longitude = try number(arguments, "lon", -180...180)
+            let altitude = try number(arguments, "alt", -500...9000)
             var fix: Bool?
             if let text = arguments["fix"] {
                 guard let value = Bool(text) else { throw ControlError(code: "bad_argument", message: "fix must be true or false") }
