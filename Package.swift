@@ -71,6 +71,7 @@ let package = Package(
         /// `driftd.toml` and board profiles: loading, merging, validation with line numbers.
         .target(
             name: "DriftConfig",
+            dependencies: ["DriftCore"],
             swiftSettings: swiftSettings
         ),
         /// Pure domain: bottles, conditions, lifecycle, chat survival, geo, solar. No I/O.
@@ -148,6 +149,6 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         /// Runs the built `driftd` binary as a child process (notify socket, signals, exit codes).
-        .testTarget(name: "driftdTests", dependencies: ["TestSupport", "Hardware", "DriftSystem", "DriftStore", "DriftCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "driftdTests", dependencies: ["TestSupport", "Hardware", "DriftSystem", "DriftStore", "DriftCore", "DriftDaemon"], swiftSettings: swiftSettings),
     ]
 )

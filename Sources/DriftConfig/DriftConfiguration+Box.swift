@@ -27,7 +27,7 @@ extension DriftConfiguration {
         init(reading r: SectionReader) {
             name = r.string("name") { ConfigChecks.text($0, length: 1...64) }
             id = r.string("id", default: "", check: ConfigChecks.identifier)
-            country = r.string("country", check: CountryCode.problem(with:))
+            country = r.string("country", check: CountryCodeCheck.problem(with:))
             timezone = r.string("timezone", check: ConfigChecks.timeZone)
             board = r.string("board", check: BoardLocator.nameProblem)
             boardDir = r.string("board_dir", default: "")

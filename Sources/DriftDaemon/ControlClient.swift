@@ -14,6 +14,16 @@ public enum ControlClient {
 
     /// Sends `request` to the socket at `path` and waits up to `timeout` for one line back.
     public static func send(_ request: ControlRequest, to path: String, timeoutMilliseconds: Int32 = 5_000) throws -> Data {
+        try send(line: JSONEncoder().encode(request), to: path, timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    /// Sends one raw request line (without its newline) and returns the answer line as text
+    /// (scripts and tests that send hand-written JSON).
+    public static func send(rawLine: String, to path: String, timeoutMilliseconds: Int32 = 5_000) throws -> String {
+        String(decoding: try send(line: Data(rawLine.utf8), to: path, timeoutMilliseconds: timeoutMilliseconds), as: UTF8.self)
+    }
+
+    static func send(line request: Data, to path: String, timeoutMilliseconds: Int32) throws -> Data {
         let socket = try UnixSocket.make(type: Int32(SOCK_STREAM.rawValue))
         defer { try? socket.close() }
         do {
@@ -21,7 +31,7 @@ public enum ControlClient {
         } catch {
             throw Failure(description: "cannot reach driftd at \(path): \(error.reason) — is driftd running with this data directory?")
         }
-        var line = try JSONEncoder().encode(request)
+        var line = request
         line.append(UInt8(ascii: "\n"))
         try UnixSocket.sendAll(socket, Array(line))
         var received: [UInt8] = []

@@ -86,15 +86,12 @@ public struct JournalLogHandler: LogHandler {
         case .journal:
             return "<\(priority(of: level))>\(label): \(text)"
         case .text:
-            return "\(timestampFormatter.string(from: date)) \(level.rawValue) \(label): \(text)"
+            return "\(date.formatted(timestampStyle)) \(level.rawValue) \(label): \(text)"
         }
     }
 
-    nonisolated(unsafe) private static let timestampFormatter: ISO8601DateFormatter = {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter
-    }()
+    /// A value type, safe to use from every thread that logs (unlike `ISO8601DateFormatter`).
+    private static let timestampStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 }
 
 extension JournalLogHandler {

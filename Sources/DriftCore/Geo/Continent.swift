@@ -17,13 +17,22 @@ extension CountryCode {
     /// The continent of this country (GeoNames convention); every ISO 3166-1 code has one.
     public var continent: Continent {
         // `CountryCode` only admits codes from this table, so the lookup cannot miss.
-        CountryCode.continents[rawValue] ?? .antarctica
+        CountryCode.continent(of: rawValue) ?? .antarctica
     }
 
     /// Every assigned ISO 3166-1 alpha-2 code (249), sorted.
     public static var all: [CountryCode] {
         continents.keys.sorted().map { CountryCode(trusted: $0) }
     }
+
+    /// The continent of an upper-case code: an assigned one, or `XK` (Kosovo, user-assigned
+    /// but in common use, and accepted for `box.country`).
+    static func continent(of code: String) -> Continent? {
+        continents[code] ?? userAssignedContinents[code]
+    }
+
+    /// User-assigned codes in common use, accepted beside the assigned ones.
+    static let userAssignedContinents: [String: Continent] = ["XK": .europe]
 
     /// All 249 ISO 3166-1 alpha-2 codes (2024) and their continent.
     static let continents: [String: Continent] = [

@@ -1,6 +1,6 @@
 /// An ISO 3166-1 alpha-2 country code (upper case), as configured for a box.
 ///
-/// Only officially assigned codes are accepted, so every code has a ``continent``.
+/// Only officially assigned codes (and `XK`, Kosovo) are accepted, so every code has a ``continent``.
 public struct CountryCode: Hashable, Sendable, Codable, CustomStringConvertible {
     public let rawValue: String
 
@@ -8,7 +8,7 @@ public struct CountryCode: Hashable, Sendable, Codable, CustomStringConvertible 
     /// - Throws: ``DomainValidationError`` for anything that is not an assigned ISO code.
     public init(_ code: String) throws(DomainValidationError) {
         let normalised = code.trimmingSpaces().uppercased()
-        guard CountryCode.continents[normalised] != nil else {
+        guard CountryCode.continent(of: normalised) != nil else {
             throw DomainValidationError(field: "countryCode", value: code,
                                         problem: "is not an ISO 3166-1 alpha-2 country code")
         }
