@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.0"..<"5.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.0"),
     ],
     targets: [
         // MARK: C modules
@@ -88,6 +90,13 @@ let package = Package(
             name: "GNSS",
             swiftSettings: swiftSettings
         ),
+        /// Media checked by content: image headers (JPEG, PNG, WebP) and audio durations
+        /// read from the container (WebM/Matroska, MP4, Ogg). Pure Swift, no I/O.
+        .target(
+            name: "DriftMedia",
+            dependencies: ["DriftCore"],
+            swiftSettings: swiftSettings
+        ),
         /// SQLite through GRDB: schema, migrations, repositories, media files, erase.
         .target(
             name: "DriftStore",
@@ -104,7 +113,9 @@ let package = Package(
         .target(
             name: "DriftDaemon",
             dependencies: [
-                "Hardware", "DriftConfig", "DriftCore", "DriftStore", "DriftSystem", "Sensors", "GNSS",
+                "Hardware", "DriftConfig", "DriftCore", "DriftStore", "DriftSystem", "Sensors", "GNSS", "DriftMedia",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -138,6 +149,7 @@ let package = Package(
         .testTarget(name: "DriftConfigTests", dependencies: ["DriftConfig", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DriftCoreTests", dependencies: ["DriftCore", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "GNSSTests", dependencies: ["GNSS", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "DriftMediaTests", dependencies: ["DriftMedia", "DriftCore", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DriftStoreTests", dependencies: ["DriftStore", "DriftCore", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "DriftDaemonTests",
@@ -146,6 +158,19 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        /// The visitor API over real HTTP and WebSocket on loopback.
+        .testTarget(
+            name: "DriftWebTests",
+            dependencies: [
+                "DriftDaemon", "DriftCore", "DriftStore", "DriftConfig", "DriftMedia", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
         /// Runs the built `driftd` binary as a child process (notify socket, signals, exit codes).
