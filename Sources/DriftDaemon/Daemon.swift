@@ -228,7 +228,7 @@ public enum Daemon {
         }
         services.append(bottles)
         if config.features.visitorPage {
-            let hub = ChatHub(processor: bottles.processor, events: events, logger: logger)
+            let hub = ChatHub(processor: bottles.processor, events: events, logger: logger, weather: { latest.latestWeather })
             let api = VisitorAPI(
                 processor: bottles.processor, visitors: VisitorStore(database: database),
                 media: MediaStore(dataDirectory: dataDirectory), hub: hub,

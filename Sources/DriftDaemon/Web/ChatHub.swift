@@ -46,6 +46,9 @@ public actor ChatHub {
     let presenceGrace: TimeInterval
     /// Messages queued per connection before the oldest are dropped.
     let queueLimit: Int
+    /// The latest weather reading, sent to box connections when it changes.
+    let weather: @Sendable () -> APIViews.Weather?
+    private var weatherSent: Date?
 
     private var rooms: [BottleID: Room] = [:]
     private var boxClients: [UUID: BoxClient] = [:]
@@ -55,7 +58,11 @@ public actor ChatHub {
     private(set) var droppedMessages = 0
 
     public init(processor: BottleProcessor, events: EventBus, logger: Logger, presenceGrace: TimeInterval = 20,
-                queueLimit: Int = 256, now: @escaping @Sendable () -> Date = { Date() }) {
+                queueLimit: Int = 256, weather: @escaping @Sendable () -> LatestReadings.Weather? = { nil },
+                now: @escaping @Sendable () -> Date = { Date() }) {
+        self.weather = {
+            weather().map { APIViews.Weather(temperatureC: $0.celsius, humidityPercent: $0.relativeHumidity, pressureHPa: $0.hectopascals, observedAt: $0.at) }
+        }
         self.processor = processor
         self.events = events
         self.logger = logger
@@ -250,6 +257,10 @@ public actor ChatHub {
 
     func tick() async {
         let instant = now()
+        if !boxClients.isEmpty, let reading = weather(), reading.observedAt != weatherSent {
+            weatherSent = reading.observedAt
+            weatherChanged(reading)
+        }
         for (bottle, room) in rooms {
             var room = room
             if !room.typing.expire(at: instant).isEmpty {
