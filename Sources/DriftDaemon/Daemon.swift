@@ -133,7 +133,8 @@ public enum Daemon {
             }
             bottleSettings = BottleSettings(
                 boxID: try BoxID(boxID), secret: secret, timeZone: config.box.timeZone, position: position,
-                country: try? CountryCode(config.box.country), hasPresenceButton: !config.buttons.presence.isEmpty
+                country: try? CountryCode(config.box.country), hasPresenceButton: !config.buttons.presence.isEmpty,
+                survival: SurvivalPolicy(lifespan: TimeInterval(config.bottles.chatLifespan), countdown: TimeInterval(config.bottles.chatCountdown))
             )
         } catch {
             throw DaemonStartupError(description: "box identity unusable (box id \(boxID)): \(error)")
