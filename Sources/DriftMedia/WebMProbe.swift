@@ -8,7 +8,7 @@
 /// unless the audio blocks run on past it (by more than `durationTolerance`): then, as
 /// when there is no Duration (Chromium), it is the end of the first audio track's last
 /// block: cluster Timecode + block timecode + the block's duration (BlockDuration, else
-/// the Opus TOC of its first frame, else DefaultDuration), minus the track's CodecDelay.
+/// the Opus TOC (and frame count byte) of its first frame, else DefaultDuration), minus the track's CodecDelay.
 enum WebMProbe {
     /// How far the blocks may run past a Duration element before the blocks are believed instead.
     static let durationTolerance = 0.1
@@ -158,8 +158,9 @@ enum WebMProbe {
         var track: UInt64
         var relativeTimecode: Int16
         var frameCount: Int
-        /// The first frame's first byte (the Opus TOC byte), if the block has data.
+        /// The first frame's first two bytes (an Opus TOC byte and frame count byte), if present.
         var firstByte: UInt8?
+        var secondByte: UInt8?
     }
 
     /// Reads a (Simple)Block header: track number, timecode, flags and lacing.
@@ -182,12 +183,13 @@ enum WebMProbe {
             frameCount = Int(try r.u8()) + 1
             for _ in 0..<(frameCount - 1) { _ = try readSize(&r) }
         }
-        return Block(track: track, relativeTimecode: timecode, frameCount: frameCount, firstByte: r.isAtEnd ? nil : try r.peek())
+        return Block(track: track, relativeTimecode: timecode, frameCount: frameCount,
+                     firstByte: r.remaining >= 1 ? try r.peek(0) : nil, secondByte: r.remaining >= 2 ? try r.peek(1) : nil)
     }
 
     private static func frameDurationNanoseconds(_ track: Track, _ block: Block) -> Double {
         if track.codecID == "A_OPUS", let toc = block.firstByte {
-            return OpusPacket.durationNanoseconds(toc: toc) * Double(block.frameCount)
+            return OpusPacket.durationNanoseconds(toc: toc, countByte: block.secondByte) * Double(block.frameCount)
         }
         if let perFrame = track.defaultDurationNanoseconds {
             return Double(perFrame) * Double(block.frameCount)

@@ -76,6 +76,23 @@ let audioExpectations: [AudioExpectation] = [
         }
     }
 
+    /// The Duration element is believed unless the blocks run past it: a lying short
+    /// Duration does not shorten a long recording.
+    @Test(arguments: [
+        (1000.0, 3.0145, AudioMeasurement.Source.blocks),
+        (3050.0, 3.05, .durationElement),
+        (4000.0, 4.0, .durationElement),
+    ])
+    func webMDurationElementAgainstBlocks(milliseconds: Double, seconds: Double, source: AudioMeasurement.Source) throws {
+        var bytes = try Fixture.bytes("whisper-3s.webm")
+        let at = try #require(index(of: [0x44, 0x89, 0x88], in: bytes)) + 3
+        let pattern = milliseconds.bitPattern
+        bytes[at..<(at + 8)] = ArraySlice((0..<8).map { UInt8(truncatingIfNeeded: pattern >> (56 - 8 * $0)) })
+        let measured = try WebMProbe.measure(bytes)
+        #expect(abs(measured.durationSeconds - seconds) < 0.001)
+        #expect(measured.source == source)
+    }
+
     @Test func webMTimecodeScaleZeroIsMalformed() throws {
         var bytes = try Fixture.bytes("whisper-3s.webm")
         let at = try #require(index(of: [0x2A, 0xD7, 0xB1, 0x83], in: bytes))

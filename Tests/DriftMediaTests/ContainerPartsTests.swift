@@ -14,6 +14,12 @@ import Testing
         #expect(OpusPacket.durationNanoseconds(toc: toc) == milliseconds * 1_000_000)
     }
 
+    @Test func opusCode3TakesTheFrameCountFromTheNextByte() {
+        #expect(OpusPacket.durationNanoseconds(toc: 31 << 3 | 3, countByte: 0x83) == 60 * 1_000_000)  // 3 × 20 ms, VBR flag set
+        #expect(OpusPacket.durationNanoseconds(toc: 31 << 3 | 3, countByte: 0x00) == 20 * 1_000_000)
+        #expect(OpusPacket.durationNanoseconds(toc: 31 << 3 | 3) == 20 * 1_000_000)
+    }
+
     @Test func mp3FrameHeaderGivesLengthAndRate() throws {
         // MPEG-1 Layer III, 128 kbit/s, 44.1 kHz, no padding: 417 bytes, 1152 samples.
         let frame = try #require(MP3Probe.Frame(0xFFFB_9000))
