@@ -50,7 +50,7 @@ enum WebMProbe {
             guard let size = try readSize(&header) else { throw .malformed("WebM: unknown size in the EBML header") }
             if id == ID.docType {
                 guard size <= 32 else { throw .malformed("WebM: DocType of \(size) bytes") }
-                docType = try header.ascii(Int(size)).replacingNulls()
+                docType = try header.ascii(Int(size))
             } else {
                 try header.skip(size)
             }
@@ -90,7 +90,9 @@ enum WebMProbe {
                 continue
             }
             guard let size else { throw .malformed("WebM: element 0x\(hex(id)) has unknown size") }
-            var payload = try r.split(size, context: "WebM element 0x\(hex(id))")
+            // The ID goes into the message only on failure: formatting it for every element costs.
+            guard size <= UInt64(r.remaining) else { throw .truncated("WebM element 0x\(hex(id))") }
+            var payload = try r.split(size, context: "WebM element")
             switch id {
             case ID.timecodeScale:
                 timecodeScale = try unsigned(&payload)
@@ -103,7 +105,7 @@ enum WebMProbe {
                 tracks[tracks.count - 1].type = try unsigned(&payload)
             case ID.codecID where inTrackEntry:
                 guard size <= 64 else { throw .malformed("WebM: CodecID of \(size) bytes") }
-                tracks[tracks.count - 1].codecID = try payload.ascii(Int(size)).replacingNulls()
+                tracks[tracks.count - 1].codecID = try payload.ascii(Int(size))
             case ID.defaultDuration where inTrackEntry:
                 tracks[tracks.count - 1].defaultDurationNanoseconds = try unsigned(&payload)
             case ID.codecDelay where inTrackEntry:
@@ -250,14 +252,5 @@ enum WebMProbe {
         case 0: return 0
         default: throw .malformed("WebM: float of \(r.remaining) bytes")
         }
-    }
-}
-
-extension String {
-    /// Matroska strings may be padded with NULs (shown as "?" by `ByteReader.ascii`).
-    func replacingNulls() -> String {
-        var s = self
-        while s.hasSuffix("?") { s.removeLast() }
-        return s
     }
 }
