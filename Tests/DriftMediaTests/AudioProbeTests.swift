@@ -126,6 +126,14 @@ let audioExpectations: [AudioExpectation] = [
         #expect(error?.code == .truncated)
     }
 
+    /// Safari-style fragments whose trun has no per-sample durations: the tfhd default,
+    /// else the trex default, times the sample count, over the mdhd timescale.
+    @Test(arguments: [(nil as UInt32?, 3.008), (960, 2.82)])
+    func fragmentDurationsFallBackToDefaults(tfhdDefault: UInt32?, seconds: Double) throws {
+        let info = try MediaProbe.audio(MP4Builder.fragmented(samples: 141, trexDefault: 1024, tfhdDefault: tfhdDefault))
+        #expect(info == AudioInfo(format: .mp4, durationSeconds: seconds, codec: "aac"))
+    }
+
     @Test func mp4WithoutASoundTrackIsRefused() {
         let bytes = MP4Builder.box("ftyp", Array("isom".utf8) + [0, 0, 0, 0])
             + MP4Builder.box("moov", MP4Builder.box("mvhd", [UInt8](repeating: 0, count: 100)))
@@ -162,6 +170,29 @@ func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool { index(of: needle
 enum MP4Builder {
     static func box(_ type: String, _ body: [UInt8]) -> [UInt8] {
         let size = UInt32(8 + body.count)
-        return [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)] + Array(type.utf8) + body
+        return be32(size) + Array(type.utf8) + body
+    }
+
+    static func be32(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+    }
+
+    /// A fragmented AAC file at 48 kHz: empty moov (durations 0) with trex defaults,
+    /// one moof whose trun lists `samples` samples without durations.
+    static func fragmented(samples: UInt32, trexDefault: UInt32, tfhdDefault: UInt32?) -> [UInt8] {
+        let zero4: [UInt8] = [0, 0, 0, 0]
+        let mvhd = box("mvhd", zero4 + zero4 + zero4 + be32(1000) + zero4 + [UInt8](repeating: 0, count: 80))
+        let tkhd = box("tkhd", zero4 + zero4 + zero4 + be32(1) + [UInt8](repeating: 0, count: 68))
+        let mdhd = box("mdhd", zero4 + zero4 + zero4 + be32(48_000) + zero4 + zero4)
+        let hdlr = box("hdlr", zero4 + zero4 + Array("soun".utf8) + [UInt8](repeating: 0, count: 13))
+        let stsd = box("stsd", zero4 + be32(1) + box("mp4a", [UInt8](repeating: 0, count: 28)))
+        let minf = box("minf", box("stbl", stsd))
+        let trak = box("trak", tkhd + box("mdia", mdhd + hdlr + minf))
+        let trex = box("trex", zero4 + be32(1) + be32(1) + be32(trexDefault) + zero4 + zero4)
+        let moov = box("moov", mvhd + trak + box("mvex", trex))
+        let tfhd = tfhdDefault.map { box("tfhd", [0, 0, 0, 0x08] + be32(1) + be32($0)) } ?? box("tfhd", zero4 + be32(1))
+        let trun = box("trun", [0, 0, 0x02, 0x00] + be32(samples) + [UInt8](repeating: 0, count: Int(samples) * 4))
+        let moof = box("moof", box("traf", tfhd + trun))
+        return box("ftyp", Array("iso5".utf8) + zero4) + moov + moof + box("mdat", [])
     }
 }
