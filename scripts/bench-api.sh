@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Load benchmark of the visitor API on the simulated board (release build):
 #   1. requests/s and latency of GET /api/v1/bottles with wrk (Debian's wrk),
-#   2. the delay of a chat line reaching N connected WebSocket clients (driftd bench chat).
+#   2. the delay of a chat line reaching N connected WebSocket clients (tools/chat-fanout.py,
+#      run from a venv under .build/bench-venv with `websockets` from PyPI).
 # Usage: scripts/bench-api.sh [BOTTLES=50] [CLIENTS=200] [LINES=100] [DURATION=10s]
 # Installs wrk when missing (apt-get, as root). Prints the figures; nothing is asserted.
 set -euo pipefail
@@ -11,11 +12,15 @@ BOTTLES=${BOTTLES:-50}; CLIENTS=${CLIENTS:-200}; LINES=${LINES:-100}; DURATION=$
 if ! command -v wrk >/dev/null; then
     if [ "$(id -u)" = 0 ]; then apt-get install -y -q wrk >/dev/null; else echo "bench-api: install wrk (apt-get install wrk)" >&2; exit 1; fi
 fi
+if [ ! -x .build/bench-venv/bin/python ]; then
+    python3 -m venv .build/bench-venv && .build/bench-venv/bin/pip install -q websockets
+fi
 swift build -c release --product driftd >/dev/null
 DRIFTD=$(swift build -c release --show-bin-path)/driftd
 
 work=$(mktemp -d)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mkdir -p "$work/board" && cp board/sim.toml "$work/board/"   # the overlay finds its board profile beside it
 cat > "$work/driftd.toml" <<TOML
 [box]
 board = "sim"
@@ -45,6 +50,6 @@ listed=$(curl -fs "$base/api/v1/bottles" -H "Authorization: Bearer $token" | pyt
 echo "== GET /api/v1/bottles ($listed bottles listed), wrk -t2 -c16 -d$DURATION"
 wrk -t2 -c16 -d"$DURATION" --latency -H "Authorization: Bearer $token" "$base/api/v1/bottles" | sed -n '/Latency Distribution/,$p'
 echo "== chat fan-out: $CLIENTS clients, $LINES lines"
-"$DRIFTD" bench chat --url "$base" --clients "$CLIENTS" --lines "$LINES"
+.build/bench-venv/bin/python tools/chat-fanout.py "$base" --clients "$CLIENTS" --lines "$LINES"
 rss=$(ps -o rss= -p $pid | tr -d ' ')
 echo "== driftd resident memory after the run: $((rss / 1024)) MiB"

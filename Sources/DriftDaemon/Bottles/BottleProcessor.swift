@@ -255,9 +255,16 @@ public actor BottleProcessor {
     /// - Throws: ``DriftStore/BottleStoreError/chatClosed(_:state:)`` when the bottle has no live chat.
     public func enter(_ participant: ParticipantID, in id: BottleID, at now: Date) async throws {
         var survival = try liveSurvival(id)
+        let wasPresent = survival.present.contains(participant)
         let actions: [ChatSurvival.Action]
         do { actions = try survival.enter(participant, at: now) } catch {
             throw BottleStoreError.chatClosed(id, state: .expired)
+        }
+        if wasPresent, actions.isEmpty {
+            // Already inside (another connection, or just opened): nothing durable changed;
+            // the tick persists the presence time while someone is inside.
+            survivals[id] = survival
+            return
         }
         let isNew = try store.recordParticipant(participant, in: id, at: now, box: settings.boxID, label: .local)
         var report = ProcessReport()
@@ -275,6 +282,11 @@ public actor BottleProcessor {
     public func leave(_ participant: ParticipantID, in id: BottleID, at now: Date) async {
         guard var survival = survivals[id] else { return }
         let actions = survival.leave(participant, at: now)
+        if actions.isEmpty, !survival.present.isEmpty {
+            // Others are still inside: nothing durable changed.
+            survivals[id] = survival
+            return
+        }
         var report = ProcessReport()
         await commit(id, survival, actions, now: now, report: &report)
     }
