@@ -186,3 +186,22 @@ import Testing
         #expect(decision.reasons == ["this bottle has expired"])
     }
 }
+
+@Suite("Opening: the creator and their own password")
+struct CreatorPasswordTests {
+    @Test("the creator opens their password bottle without typing it; others still must")
+    func creatorSkipsPassword() throws {
+        let hasher = PasswordHasher(iterations: 1_000)
+        let bottle = try Fixtures.bottle([BottleCondition(.password(try hasher.hash("kelp")))])
+        var limiter = PasswordRateLimiter()
+        let context = Fixtures.context("2024-06-01T12:00:00Z")
+        let creator = OpenAttempt(visitor: Fixtures.creatorToken.hash, participant: Fixtures.participant(Fixtures.creatorToken, in: bottle.id),
+                                  password: nil, presence: nil)
+        #expect(BottleOpener.check(bottle, in: context, attempt: creator, hasher: hasher, limiter: &limiter).isOpen)
+        let visitor = OpenAttempt(visitor: Fixtures.visitorToken.hash, participant: Fixtures.participant(Fixtures.visitorToken, in: bottle.id),
+                                  password: nil, presence: nil)
+        let denied = BottleOpener.check(bottle, in: context, attempt: visitor, hasher: hasher, limiter: &limiter)
+        #expect(!denied.isOpen)
+        #expect(denied.reasons == ["enter the password"])
+    }
+}

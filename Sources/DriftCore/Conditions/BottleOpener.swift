@@ -76,6 +76,10 @@ public enum BottleOpener {
         hasher: PasswordHasher, limiter: inout PasswordRateLimiter, retryAfter: inout TimeInterval?
     ) -> ConditionReport {
         let summary = "needs a password"
+        // The creator chose the password; they are not asked for it.
+        if bottle.isCreator(attempt.visitor) {
+            return ConditionReport(kind: .password, summary: summary, outcome: .satisfied)
+        }
         guard let typed = attempt.password, !typed.isEmpty else {
             return ConditionReport(kind: .password, summary: summary, outcome: .notSatisfied(reason: "enter the password"))
         }

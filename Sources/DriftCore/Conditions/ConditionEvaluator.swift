@@ -73,7 +73,7 @@ public enum ConditionEvaluator {
 
     static let clockReason = "the box clock is not set yet (waiting for GPS or network time)"
 
-    static func presenceSummary(_ presence: PresenceCondition) -> String {
+    public static func presenceSummary(_ presence: PresenceCondition) -> String {
         "needs a press of the button on the box, within \(Text.duration(Double(presence.withinSeconds))) before opening"
     }
 

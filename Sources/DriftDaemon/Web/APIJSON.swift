@@ -24,7 +24,7 @@ enum APIJSON {
     /// `YYYY-MM-DDTHH:MM:SS.sssZ` in UTC, by arithmetic (no calendar or formatter per call:
     /// a bottle list formats several instants per bottle).
     static func iso(_ date: Date) -> String {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let seconds = milliseconds.floorDiv(1000)
         let days = seconds.floorDiv(86_400)
         let secondOfDay = seconds - days * 86_400

@@ -212,11 +212,16 @@ public actor ChatHub {
             broadcast(to: bottle, except: nil) { _ in
                 .object(["type": .string("lifecycle"), "state": .string("dying"), "deadline": .string(Self.iso(deadline))])
             }
+            // Nobody is inside a dying chat: pages that list it (its creator, its other
+            // participants) hear it on their box socket.
+            notifyBox(.object(["type": .string("bottle"), "bottle": .string(bottle.description), "event": .string("dying"),
+                               "deadline": .string(Self.iso(deadline))]))
         case .rescued(let keeper):
             broadcast(to: bottle, except: nil) { viewer in
                 .object(["type": .string("keeper"), "participant": Self.json(viewer.view(keeper))])
             }
             broadcast(to: bottle, except: nil) { _ in .object(["type": .string("lifecycle"), "state": .string("active")]) }
+            notifyBox(.object(["type": .string("bottle"), "bottle": .string(bottle.description), "event": .string("active")]))
         case .expired(let reason):
             broadcast(to: bottle, except: nil) { _ in
                 .object(["type": .string("lifecycle"), "state": .string("expired"), "reason": .string(reason.rawValue)])

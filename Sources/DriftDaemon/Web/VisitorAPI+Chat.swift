@@ -27,7 +27,8 @@ extension VisitorAPI {
             let page = try processor.store.page(of: bottle.id, before: cursor, limit: limit)
             let viewer = ParticipantViewer(bottle: bottle, viewer: processor.participant(caller, in: bottle.id),
                                            processor: processor, participants: participants)
-            let messages = page.messages.map {
+            // Newest first, as the document says (the timeline pages oldest → newest).
+            let messages = page.messages.reversed().map {
                 APIViews.Message($0, viewer: viewer, attachmentURL: "/api/v1/bottles/\(bottle.id)/messages/\($0.id)/attachment")
             }
             return try Self.json(APIViews.MessagePage(messages: messages, older: page.olderCursor?.encoded))

@@ -150,7 +150,15 @@ public struct VisitorAPI: Sendable {
         var conditions: [ConditionReport]
         switch bottle.state {
         case .locked, .openable: conditions = ConditionEvaluator.evaluate(bottle, in: context).reports
-        default: conditions = [ConditionEvaluator.expiryReport(bottle, in: context)]
+        default:
+            // Open already: what a newcomer must still prove to join, then expiry.
+            conditions = bottle.conditions.filter { !$0.condition.kind.isAmbient }.map { entry in
+                var summary = "needs a password"
+                if case .presence(let presence) = entry.condition { summary = ConditionEvaluator.presenceSummary(presence) }
+                let outcome: ConditionOutcome = hasOpened || isMine ? .satisfied : .unknown(reason: "asked when you join")
+                return ConditionReport(kind: entry.condition.kind, summary: summary, outcome: outcome, hint: entry.hint)
+            }
+            conditions.append(ConditionEvaluator.expiryReport(bottle, in: context))
         }
         // Hints of visitor proofs (their reports come from the opener, not the ambient pass).
         for index in conditions.indices where conditions[index].hint == nil {
