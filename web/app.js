@@ -752,7 +752,8 @@ function renderBottle(b) {
   $('watch-toggle').textContent = b.isWatched ? 'Stop watching' : 'Watch';
   $('watch-toggle').setAttribute('aria-pressed', b.isWatched ? 'true' : 'false');
   show($('watch-toggle'), !b.hasOpened && !b.isMine);
-  show($('chat-gone'), false);
+  show($('bottle-gone'), false);
+  show($('bottle-body'), true);
   renderContent(b, previous);
   renderChatSummary(b);
 }
@@ -783,7 +784,15 @@ async function renderContent(b, previous) {
 function renderChatSummary(b) {
   const live = state.chat && state.chat.bottleId === b.id;
   if (live) return;
-  show($('chat'), !!b.chat && !!b.hasOpened);
+  const dyingWithoutChat = !b.chat && b.state === 'dying';
+  show($('chat'), (!!b.chat && !!b.hasOpened) || dyingWithoutChat);
+  if (dyingWithoutChat) {
+    for (const id of ['chat-older', 'chat-form', 'chat-leave', 'chat-keepalive']) show($(id), false);
+    $('chat-messages').replaceChildren();
+    $('chat-dying').textContent = 'Everyone has left this chat. It disappears soon unless someone comes back.';
+    show($('chat-dying'), true);
+    return;
+  }
   if (!b.chat || !b.hasOpened) return;
   $('chat-messages').replaceChildren();
   show($('chat-older'), false);
@@ -799,25 +808,18 @@ function renderChatSummary(b) {
 function bottleGone(id) {
   if (state.chat) { state.chat.ended = true; leaveChat(); }
   stopPresence();
-  state.bottle = state.bottle && (!id || state.bottle.id === id || state.bottle.shareCode === id) ? { ...state.bottle, state: 'expired', gone: true } : state.bottle;
-  $('bottle-title').textContent = 'Bottle';
+  stopDyingTimer();
+  if (state.bottle && (!id || state.bottle.id === id || state.bottle.shareCode === id)) state.bottle = { ...state.bottle, state: 'expired', gone: true };
+  else if (!state.bottle) state.bottle = { id, gone: true };
+  $('bottle-title').textContent = state.bottle.shareCode ? `Bottle ${state.bottle.shareCode}` : 'Bottle';
   const badge = $('bottle-state');
   badge.textContent = STATE_WORDS.expired; badge.className = 'badge';
   $('bottle-meta').textContent = '';
-  show($('bottle-hint'), false);
-  $('bottle-conditions').replaceChildren();
-  show($('open-form'), false);
-  show($('bottle-content'), false);
+  show($('bottle-body'), false);
   $('content-text').textContent = '';
-  const img = $('content-image'); img.removeAttribute('src'); delete img.dataset.src; show(img, false);
-  show($('chat'), true);
-  for (const id2 of ['chat-dying', 'chat-form', 'chat-older', 'chat-keepalive', 'chat-leave']) show($(id2), false);
+  const img = $('content-image'); img.removeAttribute('src'); delete img.dataset.src;
   $('chat-messages').replaceChildren();
-  $('chat-present').replaceChildren();
-  $('chat-typing').textContent = '';
-  $('chat-keeper').textContent = '';
-  show($('chat-gone'), true);
-  stopDyingTimer();
+  show($('bottle-gone'), true);
 }
 
 async function openBottle(ev) {
@@ -894,7 +896,6 @@ async function enterChat(b) {
   const chat = { bottleId: b.id, me: b.chat && b.chat.me, seen: new Set(), older: null, socket: null, typingSentAt: 0, typingStop: 0, ended: false, present: new Map() };
   state.chat = chat;
   show($('chat'), true);
-  show($('chat-gone'), false);
   show($('chat-form'), true);
   show($('chat-leave'), true);
   show($('chat-keepalive'), !b.oneShot);

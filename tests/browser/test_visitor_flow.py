@@ -118,8 +118,8 @@ def test_two_visitors_drop_open_chat_and_the_bottle_dies(base_url, browser_facto
     wait_text(a, "chat-dying", "disappears in", timeout=20)
     shot(b, artifacts, "10-dying-countdown")
     started = time.monotonic()
-    by_id(b, "chat-gone", timeout=countdown + 60)
-    by_id(a, "chat-gone", timeout=30)
+    by_id(b, "bottle-gone", timeout=countdown + 60)
+    by_id(a, "bottle-gone", timeout=30)
     assert time.monotonic() - started >= min(countdown - 10, 15) or countdown < 15, "the bottle vanished before its countdown"
     shot(b, artifacts, "11-gone")
 
