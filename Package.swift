@@ -25,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.12.0"..<"5.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
     ],
     targets: [
         // MARK: C modules
@@ -116,11 +117,14 @@ let package = Package(
                 "Hardware", "DriftConfig", "DriftCore", "DriftStore", "DriftSystem", "Sensors", "GNSS", "DriftMedia",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            plugins: ["PageAssetsPlugin"]
         ),
         .executableTarget(
             name: "driftd",
@@ -134,6 +138,8 @@ let package = Package(
         ),
         /// Writes version, git commit and build date into the `driftd` target.
         .plugin(name: "BuildInfoPlugin", capability: .buildTool()),
+        /// Embeds the visitor page (`web/`) and `api/openapi.json` into `DriftDaemon`.
+        .plugin(name: "PageAssetsPlugin", capability: .buildTool()),
 
         // MARK: Tests
 

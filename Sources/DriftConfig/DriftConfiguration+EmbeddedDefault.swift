@@ -32,6 +32,10 @@ min_free_mb = 64
 [http]
 listen = "127.0.0.1:8080"
 
+[bottles]
+chat_lifespan_s = 3600        # an opened chat lives 1 h past the last visitor inside
+chat_countdown_s = 30         # then dies 30 s after the last one leaves, unless rescued
+
 [control]
 socket = ""                   # "" = <data_dir>/driftd.sock
 

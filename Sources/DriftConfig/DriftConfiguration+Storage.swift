@@ -22,6 +22,20 @@ extension DriftConfiguration {
         }
     }
 
+    /// `[bottles]`: how long an opened bottle's chat lives (ARCHITECTURE §3: 1 h lifespan,
+    /// 30 s countdown). Shorter values suit demonstrations and tests.
+    public struct Bottles: Sendable, Equatable {
+        /// After the first open, the chat lives this long past the last moment someone was inside.
+        public var chatLifespan: Int
+        /// When the last participant leaves, the chat dies after this countdown unless rescued.
+        public var chatCountdown: Int
+
+        init(reading r: SectionReader) {
+            chatLifespan = r.int("chat_lifespan_s", default: 3600, min: 60, max: 86_400)
+            chatCountdown = r.int("chat_countdown_s", default: 30, min: 5, max: 3600)
+        }
+    }
+
     /// `[control]`: the local control socket used by `driftd ctl` and `driftd status`.
     public struct Control: Sendable, Equatable {
         /// Unix socket path; `""` means `<data_dir>/driftd.sock` (see ``DriftConfiguration/controlSocketPath``).

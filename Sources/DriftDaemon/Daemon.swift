@@ -24,13 +24,17 @@ public struct DaemonOptions: Sendable {
     public var environment: [String: String]
     /// The version string reported by `status`.
     public var version: String
+    /// Called with the visitor page's port once it listens (in-process tests with port 0).
+    public var onListening: @Sendable (Int) async -> Void
 
-    public init(configPath: String?, dataDirectory: String?, listen: String?, environment: [String: String], version: String) {
+    public init(configPath: String?, dataDirectory: String?, listen: String?, environment: [String: String], version: String,
+                onListening: @escaping @Sendable (Int) async -> Void = { _ in }) {
         self.configPath = configPath
         self.dataDirectory = dataDirectory
         self.listen = listen
         self.environment = environment
         self.version = version
+        self.onListening = onListening
     }
 }
 
@@ -129,7 +133,8 @@ public enum Daemon {
             }
             bottleSettings = BottleSettings(
                 boxID: try BoxID(boxID), secret: secret, timeZone: config.box.timeZone, position: position,
-                country: try? CountryCode(config.box.country), hasPresenceButton: !config.buttons.presence.isEmpty
+                country: try? CountryCode(config.box.country), hasPresenceButton: !config.buttons.presence.isEmpty,
+                survival: SurvivalPolicy(lifespan: TimeInterval(config.bottles.chatLifespan), countdown: TimeInterval(config.bottles.chatCountdown))
             )
         } catch {
             throw DaemonStartupError(description: "box identity unusable (box id \(boxID)): \(error)")
@@ -223,6 +228,17 @@ public enum Daemon {
             services.append(ClockSyncService(ambient: ambient, logger: logger))
         }
         services.append(bottles)
+        if config.features.visitorPage {
+            let hub = ChatHub(processor: bottles.processor, events: events, logger: logger, weather: { latest.latestWeather })
+            let api = VisitorAPI(
+                processor: bottles.processor, visitors: VisitorStore(database: database),
+                media: MediaStore(dataDirectory: dataDirectory), hub: hub,
+                box: .init(id: boxID, name: config.box.name, country: config.box.country.isEmpty ? nil : config.box.country,
+                           timeZone: config.box.timeZone, simulated: config.gpio.backend == .sim, weather: { latest.latestWeather }),
+                logger: logger)
+            services.append(VisitorServer(api: api, host: config.http.listen.host, port: config.http.listen.port, logger: logger,
+                                          onListening: options.onListening))
+        }
         let diskCheck = DiskSpaceCheck(path: dataDirectory, minimumFreeMB: Int64(config.storage.minFreeMB), health: health, logger: logger)
         services.append(HousekeepingService(health: health, logger: logger, jobs: [("disk-space", { diskCheck.run() })]))
         services.append(control)

@@ -13,6 +13,13 @@ enum DriftMigrations {
             }
         }
         migrator.registerMigration("v2-bottles", migrate: createBottleTables)
+        migrator.registerMigration("v3-visitors") { db in
+            // Device tokens handed out by the visitor API: only their SHA-256, never the token.
+            try db.create(table: "visitor") { t in
+                t.primaryKey("tokenHash", .text).check(sql: "length(tokenHash) = 64")
+                t.column("createdAt", .integer).notNull()
+            }
+        }
         return migrator
     }
 

@@ -35,16 +35,19 @@ public enum BottleOpener {
             report.hint = entry.hint
             reports.append(report)
         }
+        var retryAfter: TimeInterval?
         if let entry = bottle.condition(.password), case .password(let hash) = entry.condition {
             let othersHold = reports.allSatisfy(\.outcome.isSatisfied)
             var report = passwordReport(hash, othersHold: othersHold, bottle: bottle, attempt: attempt,
-                                        context: context, hasher: hasher, limiter: &limiter)
+                                        context: context, hasher: hasher, limiter: &limiter, retryAfter: &retryAfter)
             report.hint = entry.hint
             reports.append(report)
         }
         let reasons = reports.compactMap(\.outcome.reason)
         guard reasons.isEmpty else {
-            return OpenDecision(verdict: .denied, reports: reports, reasons: reasons)
+            var decision = OpenDecision(verdict: .denied, reports: reports, reasons: reasons)
+            decision.retryAfter = retryAfter
+            return decision
         }
         return OpenDecision(verdict: .open(isFirstOpen: bottle.state == .openable || bottle.state == .locked),
                             reports: reports, reasons: [])
@@ -70,7 +73,7 @@ public enum BottleOpener {
 
     static func passwordReport(
         _ hash: PasswordHash, othersHold: Bool, bottle: Bottle, attempt: OpenAttempt, context: AmbientContext,
-        hasher: PasswordHasher, limiter: inout PasswordRateLimiter
+        hasher: PasswordHasher, limiter: inout PasswordRateLimiter, retryAfter: inout TimeInterval?
     ) -> ConditionReport {
         let summary = "needs a password"
         guard let typed = attempt.password, !typed.isEmpty else {
@@ -81,9 +84,10 @@ public enum BottleOpener {
                                    outcome: .unknown(reason: "checked once the other conditions hold"))
         }
         switch limiter.admit(visitor: attempt.visitor, bottle: bottle.id, now: context.now) {
-        case .limited(_, let retryAfter):
+        case .limited(_, let wait):
+            retryAfter = wait
             return ConditionReport(kind: .password, summary: summary,
-                                   outcome: .notSatisfied(reason: "too many attempts; try again in \(Text.duration(max(1, retryAfter.rounded(.up))))"))
+                                   outcome: .notSatisfied(reason: "too many attempts; try again in \(Text.duration(max(1, wait.rounded(.up))))"))
         case .allowed:
             return ConditionReport(kind: .password, summary: summary,
                                    outcome: hasher.verify(typed, against: hash) ? .satisfied : .notSatisfied(reason: "wrong password"))

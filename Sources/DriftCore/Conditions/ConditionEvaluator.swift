@@ -59,7 +59,7 @@ public enum ConditionEvaluator {
     }
 
     /// Expiry: satisfied until `expiresAt`.
-    static func expiryReport(_ bottle: Bottle, in context: AmbientContext) -> ConditionReport {
+    public static func expiryReport(_ bottle: Bottle, in context: AmbientContext) -> ConditionReport {
         let summary = "expires \(Text.dateTime(bottle.expiresAt, in: context.timeZone)) (\(context.timeZone.identifier))"
         guard context.clockSynchronized else {
             return ConditionReport(kind: .expiry, summary: summary, outcome: .unknown(reason: clockReason))

@@ -14,6 +14,8 @@ public struct OpenDecision: Sendable, Equatable {
     public var reports: [ConditionReport]
     /// Why it was refused (empty when opened).
     public var reasons: [String]
+    /// Set when password attempts are rate-limited: seconds until the next one is admitted.
+    public var retryAfter: TimeInterval?
 
     public var isOpen: Bool {
         if case .open = verdict { return true }

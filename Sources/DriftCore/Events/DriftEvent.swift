@@ -27,6 +27,10 @@ public struct DriftEvent: Sendable, Equatable, Codable {
         case rescued(keeper: ParticipantID)
         /// The bottle is over and will be erased. The last event of a bottle.
         case expired(reason: LifecycleTrigger)
+        /// A press of the box's presence button proved `visitor`'s presence for this
+        /// bottle (their pending presence request); the proof counts for the presence
+        /// condition's window from `at`. Addressed to that visitor's page only.
+        case presenceProved(visitor: TokenHash)
     }
 
     public var bottle: BottleID

@@ -145,6 +145,7 @@ public actor BottleProcessor {
     public func ingest(_ input: AmbientInput, now: Date) async -> ProcessReport {
         if case .buttonPressed(let at) = input {
             guard let proof = presence.buttonPressed(at: at) else { return ProcessReport() }
+            await publish(DriftEvent(bottle: proof.bottle, at: at, kind: .presenceProved(visitor: proof.visitor)), keepFor: nil)
             let participant = ParticipantID(visitor: proof.visitor, bottle: proof.bottle, secret: settings.secret)
             if survivals[proof.bottle] != nil {
                 _ = try? await claimKeepAlive(participant, in: proof.bottle, at: at)
@@ -192,8 +193,19 @@ public actor BottleProcessor {
     // MARK: - Visitors (called by the API)
 
     /// A visitor asks for a presence check: their next press of the box's button proves presence.
-    public func requestPresence(visitor: TokenHash, bottle: BottleID, at now: Date) {
+    /// - Returns: until when the request waits for a press.
+    @discardableResult
+    public func requestPresence(visitor: TokenHash, bottle: BottleID, at now: Date) -> Date {
         presence.request(visitor: visitor, bottle: bottle, now: now)
+        return now.addingTimeInterval(presence.requestLifetime)
+    }
+
+    /// Re-evaluates one unopened bottle at `now` (after it was created or edited), so
+    /// its state is right before the next tick.
+    public func refresh(_ id: BottleID, now: Date) async {
+        guard let bottle = try? store.bottle(id), bottle.state == .locked || bottle.state == .openable else { return }
+        var report = ProcessReport()
+        await evaluate(bottle, in: ambient.context(at: now, settings: settings), report: &report)
     }
 
     /// `visitor`'s pseudonym in `bottle` (same in one bottle, unlinkable across bottles).
@@ -304,6 +316,11 @@ public actor BottleProcessor {
         var report = ProcessReport()
         report.transitions.append(.init(bottle: id, trigger: .retired, at: now))
         await finish(id, reason: .retired, at: now, report: &report)
+    }
+
+    /// The ambient context (clock, position, weather) the rules read at `now`.
+    public func context(at now: Date) -> AmbientContext {
+        ambient.context(at: now, settings: settings)
     }
 
     /// The chat survival state of an opened bottle, as the processor holds it.

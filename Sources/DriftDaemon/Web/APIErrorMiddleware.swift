@@ -1,0 +1,60 @@
+import DriftCore
+import DriftStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// Turns every error a route throws into the API's one error shape, with the right status.
+///
+/// Client mistakes keep their message; anything unexpected is logged with the request and
+/// answered as `internal` without internals.
+struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            let mapped = Self.map(error)
+            if mapped.status == .internalServerError {
+                logger.error("request failed", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)", "error": "\(error)"])
+            }
+            return try mapped.response(from: request, context: context)
+        }
+    }
+
+    static func map(_ error: any Error) -> APIError {
+        switch error {
+        case let error as APIError:
+            return error
+        case let error as HTTPError:
+            switch error.status {
+            case .notFound: return APIError(.notFound, code: "not_found", "no such route")
+            case .methodNotAllowed: return APIError(.methodNotAllowed, code: "method_not_allowed", "this route does not take that method")
+            case .contentTooLarge: return APIError(.contentTooLarge, code: "payload_too_large", "the body is larger than this route accepts")
+            case .badRequest: return .badRequest(error.body ?? "bad request")
+            default:
+                if (400..<500).contains(error.status.code) {
+                    return APIError(error.status, code: "bad_request", error.body ?? error.status.reasonPhrase)
+                }
+                return .internalError
+            }
+        case let error as DomainValidationError:
+            return .invalid(field: error.field, problem: error.problem)
+        case let error as BottleStoreError:
+            switch error {
+            case .notFound: return .notFound()
+            case .lifecycle(_, .notCreator): return .forbidden("only the bottle's creator may do that")
+            case .lifecycle(_, .alreadyOpened): return .conflict("the bottle has been opened; it can no longer be changed")
+            case .lifecycle: return .conflict("the bottle cannot do that in its current state")
+            case .chatClosed: return .conflict("this bottle's chat has ended")
+            default: return .internalError
+            }
+        case let error as SurvivalError:
+            return .conflict(error.description)
+        default:
+            return .internalError
+        }
+    }
+}

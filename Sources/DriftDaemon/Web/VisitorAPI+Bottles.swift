@@ -1,0 +1,144 @@
+import DriftCore
+import DriftStore
+import Foundation
+import Hummingbird
+import Logging
+
+extension VisitorAPI {
+    func addBottleRoutes(to api: RouterGroup<VisitorRequestContext>) {
+        // Openable bottles here (and live chats one may join), plus the caller's own and opened ones.
+        api.get("bottles") { request, _ -> Response in
+            let caller = try visitor(request)
+            let context = await processor.context(at: now())
+            let live = try processor.store.bottles(in: [.locked, .openable, .active, .dying])
+            let watched = Set(try processor.store.watches(by: caller).map(\.bottle))
+            var views: [APIViews.Bottle] = []
+            for bottle in live {
+                let mine = bottle.isCreator(caller)
+                switch bottle.state {
+                case .locked where !mine && !watched.contains(bottle.id): continue
+                case .active, .dying where bottle.isOneShot && !mine && !hasOpened(bottle, by: caller): continue
+                default: break
+                }
+                views.append(await view(bottle, for: caller, context: context, watched: watched))
+            }
+            return try Self.json(APIViews.BottleList(bottles: views))
+        }
+
+        api.post("bottles") { request, context -> Response in
+            let caller = try visitor(request)
+            var request = request
+            let input = try await RequestBodyReader.json(DraftInput.self, from: &request, limit: limits.jsonBodyBytes)
+            try limit("new bottles", token: caller, rule: limits.createPerToken, client: context.clientAddress, clientRule: limits.createPerClient)
+            let draft = try input.draft(hasher: processor.settings.passwordHasher, existing: nil, maximumConditions: policy.maximumConditions)
+            let at = now()
+            let settings = processor.settings
+            let origin = BottleOrigin(boxID: settings.boxID, position: await processor.ambient.position(at: at, settings: settings),
+                                      countryCode: settings.country)
+            let created = try processor.store.create(draft, id: BottleID.make(at: at), origin: origin, creator: caller, now: at, policy: policy)
+            logger.info("bottle dropped", metadata: ["bottle": "\(created.id)", "conditions": "\(created.conditions.count)"])
+            await processor.refresh(created.id, now: at)
+            let stored = try processor.store.bottle(created.id) ?? created
+            return try Self.json(await view(stored, for: caller, context: processor.context(at: at)), status: .created)
+        }
+
+        api.get("bottles/:id") { request, context -> Response in
+            let caller = try visitor(request)
+            let bottle = try bottle(context.parameters.get("id"))
+            return try Self.json(await view(bottle, for: caller, context: processor.context(at: now())))
+        }
+
+        api.patch("bottles/:id") { request, context -> Response in
+            let caller = try visitor(request)
+            let bottle = try bottle(context.parameters.get("id"))
+            var request = request
+            let input = try await RequestBodyReader.json(DraftInput.self, from: &request, limit: limits.jsonBodyBytes)
+            try requireEditable(bottle, by: caller)
+            try limit("bottle changes", token: caller, rule: limits.createPerToken, client: context.clientAddress, clientRule: limits.createPerClient)
+            let draft = try input.draft(hasher: processor.settings.passwordHasher, existing: bottle, maximumConditions: policy.maximumConditions)
+            let edited = try processor.store.edit(bottle.id, with: draft, by: caller, now: now(), policy: policy)
+            removeFiles(edited.unusedMedia)
+            await processor.refresh(bottle.id, now: now())
+            let stored = try processor.store.bottle(bottle.id) ?? edited.bottle
+            return try Self.json(await view(stored, for: caller, context: processor.context(at: now())))
+        }
+
+        api.delete("bottles/:id") { request, context -> Response in
+            let caller = try visitor(request)
+            let bottle = try bottle(context.parameters.get("id"))
+            try requireEditable(bottle, by: caller)
+            try await processor.retire(bottle.id, by: caller, at: now())
+            logger.info("bottle retired by its creator", metadata: ["bottle": "\(bottle.id)"])
+            return Response(status: .noContent, headers: [.cacheControl: "no-store"])
+        }
+
+        api.post("bottles/:id/open") { request, context -> Response in
+            let caller = try visitor(request)
+            var request = request
+            let input = try await RequestBodyReader.json(APIInputs.Open.self, from: &request, limit: limits.jsonBodyBytes, allowEmpty: true)
+            let bottle = try bottle(context.parameters.get("id"))
+            try limit("open attempts", token: caller, rule: limits.openPerToken, client: context.clientAddress, clientRule: limits.openPerClient)
+            let at = now()
+            let decision = try await processor.open(bottle.id, visitor: caller, password: input.password, at: at)
+            guard decision.isOpen else {
+                let details = JSONValue.object([
+                    "conditions": .array(decision.reports.map { .fragment(APIJSON.string(APIViews.ConditionStatus($0))) }),
+                    "reasons": .array(decision.reasons.map(JSONValue.string)),
+                ])
+                if let wait = decision.retryAfter {
+                    var error = APIError.rateLimited("password attempts", retryAfter: wait)
+                    error.details = details
+                    throw error
+                }
+                throw APIError(.forbidden, code: "locked", decision.reasons.joined(separator: "; "), details: details)
+            }
+            await hub.openedOverHTTP(processor.participant(caller, in: bottle.id), in: bottle.id)
+            let opened = try processor.store.bottle(bottle.id) ?? bottle
+            return try Self.json(await view(opened, for: caller, context: processor.context(at: at)))
+        }
+
+        api.put("bottles/:id/watch") { request, context -> Response in
+            let caller = try visitor(request)
+            let bottle = try bottle(context.parameters.get("id"))
+            try limit("watches", token: caller, rule: limits.actionPerToken, client: nil)
+            _ = try processor.store.watch(bottle.id, by: caller, at: now())
+            return try Self.json(await view(bottle, for: caller, context: processor.context(at: now())))
+        }
+
+        api.delete("bottles/:id/watch") { request, context -> Response in
+            let caller = try visitor(request)
+            let bottle = try bottle(context.parameters.get("id"))
+            try processor.store.unwatch(bottle.id, by: caller)
+            return try Self.json(await view(bottle, for: caller, context: processor.context(at: now())))
+        }
+
+        api.post("bottles/:id/keep-alive") { request, context -> Response in
+            let caller = try visitor(request)
+            let bottle = try bottle(context.parameters.get("id"))
+            guard hasOpened(bottle, by: caller) else { throw APIError.forbidden("open this bottle before keeping its chat alive") }
+            try limit("keep-alive claims", token: caller, rule: limits.actionPerToken, client: nil)
+            let who = processor.participant(caller, in: bottle.id)
+            try await processor.claimKeepAlive(who, in: bottle.id, at: now())
+            let participants = (try? processor.store.participants(of: bottle.id)) ?? []
+            let viewer = ParticipantViewer(bottle: bottle, viewer: who, processor: processor, participants: participants)
+            let state = (try? processor.store.bottle(bottle.id))?.state.rawValue ?? bottle.state.rawValue
+            return try Self.json(APIViews.Keeper(keeper: viewer.view(who), state: state))
+        }
+    }
+
+    /// The creator may change the bottle (before its first open).
+    func requireEditable(_ bottle: Bottle, by caller: TokenHash) throws {
+        guard bottle.isCreator(caller) else { throw APIError.forbidden("only the bottle's creator may change it") }
+        guard bottle.firstOpenedAt == nil, bottle.state == .locked || bottle.state == .openable else {
+            throw APIError.conflict("the bottle has been opened; it can no longer be changed")
+        }
+    }
+
+    func removeFiles(_ paths: [MediaPath]) {
+        for path in paths {
+            do { try media.remove(path) } catch {
+                logger.warning("cannot remove replaced media", metadata: ["path": "\(path)", "error": "\(error)"])
+            }
+        }
+    }
+}

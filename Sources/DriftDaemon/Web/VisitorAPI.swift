@@ -1,0 +1,213 @@
+import DriftCore
+import DriftStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import Synchronization
+
+/// The visitor API (`/api/v1`), the page and the live WebSockets, as Hummingbird routers.
+///
+/// Routes only translate: they authenticate the device token, read and check the body,
+/// call the ``BottleProcessor`` (which owns every rule) or the stores, and shape the answer
+/// as `api/openapi.json` says. Errors go through ``APIErrorMiddleware``.
+public struct VisitorAPI: Sendable {
+    /// Facts about the box the page shows.
+    public struct BoxFacts: Sendable {
+        public var id: String
+        public var name: String
+        public var country: String?
+        public var timeZone: TimeZone
+        public var simulated: Bool
+        public var weather: @Sendable () -> LatestReadings.Weather?
+
+        public init(id: String, name: String, country: String?, timeZone: TimeZone, simulated: Bool,
+                    weather: @escaping @Sendable () -> LatestReadings.Weather?) {
+            self.id = id
+            self.name = name
+            self.country = country
+            self.timeZone = timeZone
+            self.simulated = simulated
+            self.weather = weather
+        }
+    }
+
+    let processor: BottleProcessor
+    let visitors: VisitorStore
+    let media: MediaStore
+    let hub: ChatHub
+    let box: BoxFacts
+    let limits: APILimits
+    let rateLimiter = RateLimiter()
+    let logger: Logger
+    let now: @Sendable () -> Date
+    let policy = BottlePolicy()
+    /// Token hashes known to be registered (saves a read per request; bounded).
+    let knownTokens = TokenCache()
+    let attachments = StagedAttachments()
+
+    public init(processor: BottleProcessor, visitors: VisitorStore, media: MediaStore, hub: ChatHub, box: BoxFacts,
+                limits: APILimits = APILimits(), logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.processor = processor
+        self.visitors = visitors
+        self.media = media
+        self.hub = hub
+        self.box = box
+        self.limits = limits
+        self.logger = logger
+        self.now = now
+    }
+
+    // MARK: - Routers
+
+    /// The HTTP routes: API, OpenAPI document and the page.
+    public func router() -> Router<VisitorRequestContext> {
+        let router = Router(context: VisitorRequestContext.self)
+        router.add(middleware: APIErrorMiddleware(logger: logger))
+        let api = router.group("api/v1")
+        addVisitorRoutes(to: api)
+        addBottleRoutes(to: api)
+        addMediaRoutes(to: api)
+        addChatRoutes(to: api)
+        addPageRoutes(to: router)
+        return router
+    }
+
+    /// The WebSocket upgrade routes (`…/live`).
+    public func webSocketRouter() -> Router<VisitorRequestContext> {
+        let router = Router(context: VisitorRequestContext.self)
+        router.add(middleware: APIErrorMiddleware(logger: logger))
+        addLiveRoutes(to: router)
+        return router
+    }
+
+    // MARK: - Authentication
+
+    /// The caller's token hash from `Authorization: Bearer …` (or `?token=` for WebSockets).
+    func visitor(_ request: Request, allowQuery: Bool = false) throws -> TokenHash {
+        var encoded: String?
+        if let header = request.headers[.authorization] {
+            let parts = header.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "bearer" { encoded = String(parts[1]).trimmingCharacters(in: .whitespaces) }
+        } else if allowQuery {
+            encoded = request.uri.queryParameters.get("token")
+        }
+        guard let encoded, let token = try? DeviceToken(encoded: encoded) else { throw APIError.unauthorized }
+        let hash = token.hash
+        if knownTokens.contains(hash) { return hash }
+        guard try visitors.isRegistered(hash) else {
+            throw APIError(.unauthorized, code: "unauthorized", "this device token is not known to this box; get a new one from POST /api/v1/visitors")
+        }
+        knownTokens.insert(hash)
+        return hash
+    }
+
+    /// Applies `rule` to the caller's token and `clientRule` to their address.
+    func limit(_ what: String, token: TokenHash?, rule: RateLimiter.Rule, client: String?, clientRule: RateLimiter.Rule? = nil) throws {
+        let instant = now()
+        if let token, let wait = rateLimiter.admit("\(what):t:\(token.hex)", rule: rule, now: instant) {
+            throw APIError.rateLimited(what, retryAfter: wait)
+        }
+        if let client, let clientRule, let wait = rateLimiter.admit("\(what):c:\(client)", rule: clientRule, now: instant) {
+            throw APIError.rateLimited(what, retryAfter: wait)
+        }
+    }
+
+    // MARK: - Bottles
+
+    /// A live bottle by id or share code (expired ones are gone: 404).
+    func bottle(_ reference: String?) throws -> Bottle {
+        guard let reference, !reference.isEmpty, reference.utf8.count <= 64 else { throw APIError.notFound() }
+        var found: Bottle?
+        if let id = BottleID(reference) {
+            found = try processor.store.bottle(id)
+        } else if let code = try? ShareCode(parsing: reference) {
+            found = try processor.store.bottle(shareCode: code)
+        }
+        guard let bottle = found, bottle.state != .expired else { throw APIError.notFound() }
+        return bottle
+    }
+
+    /// Whether `visitor` has opened `bottle` (is one of its chat's participants).
+    func hasOpened(_ bottle: Bottle, by visitor: TokenHash, participants: [StoredParticipant]? = nil) -> Bool {
+        let who = processor.participant(visitor, in: bottle.id)
+        if bottle.firstOpener == who { return true }
+        let list = participants ?? ((try? processor.store.participants(of: bottle.id)) ?? [])
+        return list.contains { $0.participant == who }
+    }
+
+    /// The bottle as `visitor` may see it.
+    func view(_ bottle: Bottle, for visitor: TokenHash, context: AmbientContext, watched: Set<BottleID>? = nil) async -> APIViews.Bottle {
+        let isMine = bottle.isCreator(visitor)
+        let opened = bottle.state == .active || bottle.state == .dying
+        let participants = opened ? ((try? processor.store.participants(of: bottle.id)) ?? []) : []
+        let hasOpened = opened && hasOpened(bottle, by: visitor, participants: participants)
+        let me = processor.participant(visitor, in: bottle.id)
+        let isWatched = watched?.contains(bottle.id)
+            ?? ((try? processor.store.watches(of: bottle.id)) ?? []).contains { $0.watcher.matches(visitor) }
+        var conditions: [ConditionReport]
+        switch bottle.state {
+        case .locked, .openable: conditions = ConditionEvaluator.evaluate(bottle, in: context).reports
+        default: conditions = [ConditionEvaluator.expiryReport(bottle, in: context)]
+        }
+        // Hints of visitor proofs (their reports come from the opener, not the ambient pass).
+        for index in conditions.indices where conditions[index].hint == nil {
+            conditions[index].hint = bottle.conditions.first { $0.condition.kind == conditions[index].kind }?.hint
+        }
+        var content: APIViews.Content?
+        if isMine || hasOpened {
+            let base = "/api/v1/bottles/\(bottle.id)"
+            content = APIViews.Content(
+                text: bottle.content.text,
+                image: bottle.content.image.map { APIViews.Media(image: $0, url: base + "/image") },
+                whisper: bottle.content.whisper.map { APIViews.Media(audio: $0, url: base + "/whisper") })
+        }
+        var chat: APIViews.Chat?
+        if opened, hasOpened || isMine, let survival = await processor.survival(of: bottle.id) {
+            let viewer = ParticipantViewer(bottle: bottle, viewer: me, processor: processor, participants: participants)
+            var deadline: Date?
+            if case .countingDown(let end) = survival.phase { deadline = end }
+            chat = APIViews.Chat(
+                state: bottle.state.rawValue, deadline: deadline, keeper: survival.keeper.map { viewer.view($0.participant) },
+                present: await hub.present(in: bottle.id).sorted().map(viewer.view),
+                lines: (try? processor.store.messageCount(in: bottle.id)) ?? 0, me: viewer.view(me))
+        }
+        return APIViews.Bottle(
+            id: bottle.id.description, shareCode: bottle.shareCode.rawValue, state: bottle.state.rawValue,
+            createdAt: bottle.createdAt, expiresAt: bottle.expiresAt, oneShot: bottle.isOneShot, hint: bottle.hint,
+            isMine: isMine, hasOpened: hasOpened, isWatched: isWatched,
+            hasImage: bottle.content.image != nil, hasWhisper: bottle.content.whisper != nil,
+            conditions: conditions.map(APIViews.ConditionStatus.init), distanceTravelledMeters: bottle.distanceTravelledMeters,
+            content: content, chat: chat, draft: isMine && bottle.firstOpenedAt == nil ? DraftInput(bottle) : nil)
+    }
+
+    // MARK: - Responses
+
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        let data = try APIJSON.data(value)
+        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func file(_ bytes: [UInt8], contentType: String) -> Response {
+        Response(status: .ok, headers: [.contentType: contentType, .cacheControl: "private, no-store",
+                                        HTTPField.Name("X-Content-Type-Options")!: "nosniff"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}
+
+/// Token hashes known to be registered; bounded (cleared past 50 000 entries).
+final class TokenCache: Sendable {
+    private let hashes = Mutex<Set<TokenHash>>([])
+
+    func contains(_ hash: TokenHash) -> Bool { hashes.withLock { $0.contains(hash) } }
+
+    func insert(_ hash: TokenHash) {
+        hashes.withLock { known in
+            if known.count > 50_000 { known.removeAll() }
+            known.insert(hash)
+        }
+    }
+}
