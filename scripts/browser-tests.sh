@@ -44,9 +44,26 @@ PORT="$("$VENV/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.
 DATA="$(mktemp -d "${TMPDIR:-/tmp}/driftd-browser.XXXXXX")"
 LOG="$ARTIFACTS/driftd.log"
 rm -rf "$ARTIFACTS"
-mkdir -p "$ARTIFACTS"
+mkdir -p "$ARTIFACTS" "$DATA/data"
 
-"$DRIFTD" run --data-dir "$DATA" --listen "127.0.0.1:$PORT" >"$LOG" 2>&1 &
+# The simulated board's profile with a short chat countdown (so the "bottle dies" step
+# takes seconds, not half a minute) and its own radio port (other boxes may run here).
+COUNTDOWN="${BROWSER_CHAT_COUNTDOWN:-10}"
+RADIO_PORT="$("$VENV/bin/python" -c 'import socket; s = socket.socket(type=socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+CONFIG="$DATA/browser-tests.toml"
+cat >"$CONFIG" <<TOML
+[box]
+board = "sim"
+board_dir = "$ROOT/board"
+name = "Drift Box (browser tests)"
+
+[bottles]
+chat_countdown_s = $COUNTDOWN
+
+[sim]
+radio_udp_port = $RADIO_PORT
+TOML
+"$DRIFTD" run --config "$CONFIG" --data-dir "$DATA/data" --listen "127.0.0.1:$PORT" >"$LOG" 2>&1 &
 DRIFTD_PID=$!
 cleanup() {
     if kill -0 "$DRIFTD_PID" 2>/dev/null; then

@@ -743,7 +743,8 @@ function renderBottle(b) {
   $('bottle-hint').textContent = b.hint ? `Hint: ${b.hint}` : '';
   show($('bottle-hint'), !!b.hint);
   renderConditions(b.conditions);
-  const kinds = (b.conditions || []).map((c) => c.kind);
+  // After the first open the box lists only the expiry; the creator's draft still names the proofs.
+  const kinds = (b.conditions || []).concat((b.draft && b.draft.conditions) || []).map((c) => c.kind);
   show($('open-password-box'), kinds.includes('password') && !b.hasOpened);
   show($('presence-start'), kinds.includes('presence') && !b.hasOpened && (!state.box || state.box.hasPresenceButton !== false));
   show($('open-form'), true);
@@ -841,7 +842,11 @@ async function openBottle(ev) {
       if (d.conditions) renderConditions(d.conditions);
       const reasons = Array.isArray(d.reasons) && d.reasons.length ? d.reasons.join(' ') : '';
       $('open-error').textContent = `Still locked. ${reasons || e.message}`;
-      if ((d.conditions || []).some((c) => c.kind === 'password' && c.status !== 'satisfied')) $('open-password').focus();
+      if ((d.conditions || []).some((c) => c.kind === 'password' && c.status !== 'satisfied')) {
+        show($('open-password-box'), true);
+        $('open-password').focus();
+      }
+      if ((d.conditions || []).some((c) => c.kind === 'presence' && c.status !== 'satisfied')) show($('presence-start'), true);
     } else if (e.code === 'not_found') bottleGone(b.id);
     else $('open-error').textContent = errorText(e);
   } finally { btn.disabled = false; }

@@ -32,6 +32,7 @@ def artifacts():
 
 def _new_driver():
     options = webdriver.ChromeOptions()
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                 "--window-size=412,915", "--lang=en-US", "--no-first-run", "--disable-extensions"):
@@ -43,9 +44,20 @@ def _new_driver():
     return driver
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call":
+        item.failed_call = report.failed
+
+
 @pytest.fixture
-def browser_factory():
-    """Makes separate browser sessions (separate profiles, so separate device tokens)."""
+def browser_factory(request):
+    """Makes separate browser sessions (separate profiles, so separate device tokens).
+
+    When the test fails, each session's screen and browser console go to the artifacts.
+    """
     drivers = []
 
     def make():
@@ -54,6 +66,15 @@ def browser_factory():
         return driver
 
     yield make
+    if getattr(request.node, "failed_call", False):
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        for n, driver in enumerate(drivers):
+            try:
+                driver.save_screenshot(str(ARTIFACTS / f"FAILED-{request.node.name}-{n}.png"))
+                (ARTIFACTS / f"FAILED-{request.node.name}-{n}.log").write_text(
+                    driver.current_url + "\n" + "\n".join(str(e) for e in driver.get_log("browser")))
+            except Exception:  # noqa: BLE001 - best effort
+                pass
     for driver in drivers:
         try:
             driver.quit()
