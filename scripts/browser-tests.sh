@@ -47,7 +47,8 @@ rm -rf "$ARTIFACTS"
 mkdir -p "$ARTIFACTS" "$DATA/data"
 
 # The simulated board's profile with a short chat countdown (so the "bottle dies" step
-# takes seconds, not half a minute) and its own radio port (other boxes may run here).
+# takes seconds, not half a minute), its own radio port (other boxes may run here) and
+# quick weather samples (the watch test changes the simulated weather with `driftd ctl`).
 COUNTDOWN="${BROWSER_CHAT_COUNTDOWN:-10}"
 RADIO_PORT="$("$VENV/bin/python" -c 'import socket; s = socket.socket(type=socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 CONFIG="$DATA/browser-tests.toml"
@@ -62,6 +63,9 @@ chat_countdown_s = $COUNTDOWN
 
 [sim]
 radio_udp_port = $RADIO_PORT
+
+[i2c]
+sample_interval_s = 2
 TOML
 "$DRIFTD" run --config "$CONFIG" --data-dir "$DATA/data" --listen "127.0.0.1:$PORT" >"$LOG" 2>&1 &
 DRIFTD_PID=$!
@@ -97,7 +101,7 @@ fi
 
 # 4. The tests.
 status=0
-DRIFT_URL="$URL" DRIFT_ARTIFACTS="$ARTIFACTS" "$VENV/bin/python" -m pytest -p no:cacheprovider -q \
+DRIFT_URL="$URL" DRIFT_ARTIFACTS="$ARTIFACTS" DRIFTD="$DRIFTD" DRIFT_DATA_DIR="$DATA/data" "$VENV/bin/python" -m pytest -p no:cacheprovider -q \
     --junitxml="$ARTIFACTS/junit.xml" "$ROOT/tests/browser" "$@" || status=$?
 
 log "screenshots in $ARTIFACTS:"
