@@ -795,6 +795,13 @@ function renderChatSummary(b) {
     return;
   }
   if (!b.chat || !b.hasOpened) return;
+  // Not connected, so no chat events: look again now and then (the chat may start dying).
+  clearTimeout(state.summaryRefresh);
+  state.summaryRefresh = setTimeout(() => {
+    if (state.view === 'bottle' && state.bottle && state.bottle.id === b.id && !state.bottle.gone && !(state.chat && state.chat.bottleId === b.id)) {
+      loadBottle(b.id, { quiet: true });
+    }
+  }, b.chat.state === 'dying' ? 5000 : 3000);
   $('chat-messages').replaceChildren();
   show($('chat-older'), false);
   show($('chat-form'), false);
@@ -914,7 +921,7 @@ async function enterChat(b) {
   try {
     const page = await api('GET', `/bottles/${b.id}/messages?limit=50`);
     if (state.chat !== chat) return;
-    for (const m of page.messages.slice().reverse()) addMessage(m, 'append');
+    for (const m of oldestFirst(page.messages)) addMessage(m, 'append');
     chat.older = page.older || null;
     show($('chat-older'), !!chat.older);
   } catch (e) { $('chat-error').textContent = errorText(e); }
@@ -1015,12 +1022,18 @@ async function translateInto(bubble, m) {
   } catch (_) { state.translators.delete(key); }
 }
 
+/** A page of lines, oldest first (the spec says pages come newest first; accept either). */
+function oldestFirst(list) {
+  const copy = list.slice();
+  return copy.length > 1 && Date.parse(copy[0].sentAt) > Date.parse(copy[copy.length - 1].sentAt) ? copy.reverse() : copy;
+}
+
 async function loadOlder() {
   const chat = state.chat;
   if (!chat || !chat.older) return;
   try {
     const page = await api('GET', `/bottles/${chat.bottleId}/messages?limit=50&before=${encodeURIComponent(chat.older)}`);
-    for (const m of page.messages) addMessage(m, 'prepend');
+    for (const m of oldestFirst(page.messages).reverse()) addMessage(m, 'prepend');
     chat.older = page.older || null;
     show($('chat-older'), !!chat.older);
   } catch (e) { $('chat-error').textContent = errorText(e); }

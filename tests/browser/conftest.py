@@ -35,7 +35,8 @@ def _new_driver():
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                "--window-size=412,915", "--lang=en-US", "--no-first-run", "--disable-extensions"):
+                "--window-size=412,915", "--lang=en-US", "--no-first-run", "--disable-extensions",
+                "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream"):
         options.add_argument(arg)
     service = Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver"))
     driver = webdriver.Chrome(service=service, options=options)
