@@ -131,6 +131,8 @@ let package = Package(
             dependencies: [
                 "DriftDaemon", "DriftConfig", "Hardware", "DriftStore", "DriftCore", "CGPIOD", "GNSS",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings,

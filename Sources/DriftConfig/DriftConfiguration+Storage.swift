@@ -16,9 +16,13 @@ extension DriftConfiguration {
     /// `[http]`: the visitor page and API.
     public struct HTTP: Sendable, Equatable {
         public var listen: HostPort
+        /// Rate limits per client address (new tokens, drops, open attempts, chat lines).
+        /// Off only for load tests from one machine; per-token limits always apply.
+        public var limitPerClient: Bool
 
         init(reading r: SectionReader) {
             listen = r.hostPort("listen")
+            limitPerClient = r.bool("limit_per_client", default: true)
         }
     }
 

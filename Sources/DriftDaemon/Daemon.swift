@@ -229,13 +229,15 @@ public enum Daemon {
         }
         services.append(bottles)
         if config.features.visitorPage {
+            var limits = APILimits()
+            limits.perClient = config.http.limitPerClient
             let hub = ChatHub(processor: bottles.processor, events: events, logger: logger, weather: { latest.latestWeather })
             let api = VisitorAPI(
                 processor: bottles.processor, visitors: VisitorStore(database: database),
                 media: MediaStore(dataDirectory: dataDirectory), hub: hub,
                 box: .init(id: boxID, name: config.box.name, country: config.box.country.isEmpty ? nil : config.box.country,
                            timeZone: config.box.timeZone, simulated: config.gpio.backend == .sim, weather: { latest.latestWeather }),
-                logger: logger)
+                limits: limits, logger: logger)
             services.append(VisitorServer(api: api, host: config.http.listen.host, port: config.http.listen.port, logger: logger,
                                           onListening: options.onListening))
         }

@@ -7,8 +7,8 @@ import Foundation
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Measure parts of the box (store throughput, erase time).",
-        subcommands: [StoreBench.self, DurabilityWriter.self, NmeaBench.self])
+        abstract: "Measure parts of the box (store throughput, erase time, NMEA decoding, chat fan-out).",
+        subcommands: [StoreBench.self, DurabilityWriter.self, NmeaBench.self, ChatBench.self])
 }
 
 extension Bench {

@@ -8,6 +8,9 @@ public struct APILimits: Sendable, Equatable {
     /// An audio upload (the domain's 2 MiB), bytes.
     public var audioBodyBytes = 2 * 1024 * 1024
 
+    /// Whether the per-client-address rules apply (off for load tests from one machine).
+    public var perClient = true
+
     /// New device tokens, per client address.
     public var newVisitor = RateLimiter.Rule(burst: 20, perHour: 60)
     /// Creating and changing bottles and uploading their media, per token and per address.

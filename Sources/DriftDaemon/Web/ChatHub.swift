@@ -202,10 +202,12 @@ public actor ChatHub {
         case .linePosted(let id, _):
             guard rooms[bottle] != nil, let message = try? processor.store.message(id) else { return }
             let url = "/api/v1/bottles/\(bottle)/messages/\(id)/attachment"
+            let wasTyping = rooms[bottle]?.typing.typing(at: now()).contains(message.participant) ?? false
             rooms[bottle]?.typing.stopped(message.participant)
             broadcast(to: bottle, except: nil) { viewer in
                 .object(["type": .string("message"), "message": Self.json(APIViews.Message(message, viewer: viewer, attachmentURL: url))])
             }
+            if wasTyping { broadcastTyping(bottle) }
         case .dying(let deadline):
             broadcast(to: bottle, except: nil) { _ in
                 .object(["type": .string("lifecycle"), "state": .string("dying"), "deadline": .string(Self.iso(deadline))])

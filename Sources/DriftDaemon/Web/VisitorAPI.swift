@@ -110,7 +110,7 @@ public struct VisitorAPI: Sendable {
         if let token, let wait = rateLimiter.admit("\(what):t:\(token.hex)", rule: rule, now: instant) {
             throw APIError.rateLimited(what, retryAfter: wait)
         }
-        if let client, let clientRule, let wait = rateLimiter.admit("\(what):c:\(client)", rule: clientRule, now: instant) {
+        if limits.perClient, let client, let clientRule, let wait = rateLimiter.admit("\(what):c:\(client)", rule: clientRule, now: instant) {
             throw APIError.rateLimited(what, retryAfter: wait)
         }
     }
