@@ -147,3 +147,43 @@ def test_keep_alive_rescues_a_dying_chat_and_older_lines_page_in(base_url, brows
     wait(d).until(lambda drv: len(drv.find_elements(By.CSS_SELECTOR, "#chat-messages li")) == 55)
     first = d.find_element(By.CSS_SELECTOR, "#chat-messages li:first-child").text
     assert "line 1" in first and "line 10" not in first
+
+
+FAKE_TRANSLATOR = """
+self.Translator = {
+  availability: async ({sourceLanguage, targetLanguage}) => (sourceLanguage === 'de' ? 'available' : 'unavailable'),
+  create: async ({sourceLanguage, targetLanguage}) => ({translate: async (text) => `[${sourceLanguage}>${targetLanguage}] ${text}`}),
+};
+"""
+
+
+def test_lines_in_another_language_are_translated_on_the_device(base_url, browser_factory):
+    d = browser_factory()
+    # Headless Chromium has no on-device model; a stand-in with the Translator API's shape.
+    d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": FAKE_TRANSLATOR})
+    open_page(d, base_url)
+    goto(d, "drop")
+    type_into(d, "drop-text", "Sprichst du Deutsch?")
+    click(d, "drop-submit")
+    wait_nonempty(d, "drop-code", timeout=60)
+    click(d, "drop-view")
+    click(d, "open-submit")
+    by_id(d, "chat-form")
+    assert d.find_element(By.ID, "chat-lang").get_attribute("value").startswith("en")
+    bottle_id = d.execute_script("return location.hash.slice(3)")
+    posted = d.execute_async_script("""
+        const [id, done] = [arguments[0], arguments[arguments.length - 1]];
+        (async () => {
+          const t = (await (await fetch('/api/v1/visitors', {method: 'POST'})).json()).token;
+          const headers = {Authorization: 'Bearer ' + t, 'Content-Type': 'application/json'};
+          await fetch(`/api/v1/bottles/${id}/open`, {method: 'POST', headers, body: '{}'});
+          for (const [text, language] of [['Hallo zusammen', 'de'], ['Hello all', 'en-GB']]) {
+            const r = await fetch(`/api/v1/bottles/${id}/messages`, {method: 'POST', headers, body: JSON.stringify({text, language})});
+            if (!r.ok) { done(`${r.status}`); return; }
+          }
+          done('ok');
+        })();""", bottle_id)
+    assert posted == "ok", posted
+    wait_text(d, "chat-messages", "Translated on this device: [de>en] Hallo zusammen")
+    wait_text(d, "chat-messages", "Hello all")
+    assert "] Hello all" not in d.find_element(By.ID, "chat-messages").text
