@@ -2,6 +2,11 @@
 // Works over plain HTTP (not a secure context): every richer API is feature-detected.
 'use strict';
 
+// Older phones (iOS < 14, Chrome < 86) lack replaceChildren.
+if (!Element.prototype.replaceChildren) {
+  Element.prototype.replaceChildren = function replaceChildren(...nodes) { while (this.lastChild) this.removeChild(this.lastChild); this.append(...nodes); };
+}
+
 const API = '/api/v1';
 const TOKEN_KEY = 'driftbox.token';
 const $ = (id) => document.getElementById(id);
@@ -1214,7 +1219,11 @@ function wire() {
   // The photo "had" note lives next to the picker.
   $('drop-photo-info').insertAdjacentElement('afterend', el('small', { id: 'photo-had', class: 'muted' }));
   if (canRecord()) { show($('whisper-recorder'), true); show($('whisper-file-box'), false); }
-  if (!store.persistent) {
+  // Captive-portal windows: iOS's keeps no storage between visits (its agent says
+  // CaptiveNetworkSupport or lacks "Safari/"), Android's is a WebView ("; wv)").
+  const ua = navigator.userAgent || '';
+  const captive = /CaptiveNetworkSupport/i.test(ua) || (/iPhone|iPad/.test(ua) && !/Safari\//.test(ua)) || /; wv\)/.test(ua);
+  if (!store.persistent || captive) {
     $('storage-url').href = location.origin + '/';
     $('storage-url').textContent = location.origin + '/';
     show($('storage-warning'), true);
