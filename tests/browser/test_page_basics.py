@@ -1,4 +1,4 @@
-"""Accessibility smoke check, the condition builder, share codes and the recovery code."""
+"""Accessibility smoke check, the condition builder, unknown share codes and the recovery code."""
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
@@ -6,10 +6,14 @@ from helpers import (accessibility_problems, by_id, click, goto, open_page, shot
                      wait_nonempty, wait_text)
 
 
-def test_every_view_is_labelled_and_reachable(base_url, browser_factory, artifacts):
+def test_every_view_is_labelled_and_an_unknown_code_is_explained(base_url, browser_factory, artifacts):
     d = browser_factory()
     open_page(d, base_url)
     assert accessibility_problems(d) == []
+    # An unknown share code says so.
+    type_into(d, "share-code", "NOPE-0000")
+    d.find_element(By.CSS_SELECTOR, "#code-form button[type='submit']").click()
+    wait_text(d, "code-error", "no bottle")
     # Add one condition of every kind: each generated field must carry a label.
     goto(d, "drop")
     by_id(d, "drop-text")
@@ -30,14 +34,6 @@ def test_every_view_is_labelled_and_reachable(base_url, browser_factory, artifac
     outline = d.execute_script("const b = document.getElementById('restore-code'); b.focus();"
                                "return getComputedStyle(b).outlineStyle")
     assert outline and outline != "none"
-
-
-def test_unknown_share_code_says_so(base_url, browser_factory):
-    d = browser_factory()
-    open_page(d, base_url)
-    type_into(d, "share-code", "NOPE-0000")
-    d.find_element(By.CSS_SELECTOR, "#code-form button[type='submit']").click()
-    wait_text(d, "code-error", "no bottle")
 
 
 def test_recovery_code_restores_my_bottles_in_another_browser(base_url, browser_factory, artifacts):
