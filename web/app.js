@@ -154,7 +154,7 @@ function wsURL(path) {
 // ---------------------------------------------------------------- notices
 
 function notice(text, action) {
-  const p = el('p', {}, text);
+  const p = el('p', {}, el('span', {}, text));
   if (action) p.append(el('button', { type: 'button', onclick: () => { p.remove(); action.run(); } }, action.label));
   p.append(el('button', { type: 'button', 'aria-label': 'Dismiss', onclick: () => p.remove() }, '×'));
   $('notices').append(p);
@@ -223,6 +223,13 @@ function renderWeather(w) {
     if (w.pressureHPa != null) parts.push(`${Math.round(w.pressureHPa)} hPa`);
   }
   $('box-weather').textContent = parts.join(' · ');
+}
+
+/** A date-time as the box's wall clock shows it (the box's time zone). */
+function boxTime(iso) {
+  const date = new Date(iso);
+  try { return new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short', timeZone: state.box && state.box.timezone }).format(date); }
+  catch (_) { return date.toLocaleString(); }
 }
 
 function tickClock() {
@@ -728,7 +735,7 @@ function renderConditions(conditions) {
     el('span', { class: 'status' }, `${STATUS_WORDS[c.status] || c.status}: `), c.summary,
     c.reason && c.status !== 'satisfied' ? el('div', { class: 'reason' }, `Why: ${c.reason}`) : null,
     c.hint ? el('div', { class: 'hint' }, `Hint: ${c.hint}`) : null,
-    c.changesAt ? el('div', { class: 'muted' }, `Changes at ${new Date(c.changesAt).toLocaleString()}`) : null)));
+    c.changesAt && c.kind !== 'expiry' ? el('div', { class: 'muted' }, `Changes at ${boxTime(c.changesAt)}`) : null)));
   if (!conditions || !conditions.length) $('bottle-conditions').append(el('li', {}, 'No conditions: anyone here may open it.'));
 }
 
