@@ -30,9 +30,11 @@ test: build-tests
 	@scripts/check-units.sh
 	@scripts/check-gpiod-v2.sh
 
-# libFuzzer over the NMEA framer and parser (seeds in Fuzz/NMEAFuzz/corpus), bounded in time.
+# libFuzzer over the NMEA framer and parser (seeds in Fuzz/NMEAFuzz/corpus) and over the
+# media probes (seeds: the DriftMedia test fixtures), each bounded to FUZZ_SECONDS.
 fuzz: deps
 	Fuzz/NMEAFuzz/run.sh $(FUZZ_SECONDS)
+	Fuzz/MediaFuzz/run.sh $(FUZZ_SECONDS)
 
 release: deps
 	$(SWIFT) build -c release --product driftd

@@ -16,10 +16,39 @@ sine() { echo "sine=frequency=440:sample_rate=48000:duration=$1"; }
 opus="-c:a libopus -b:a 12k -ac 1"
 # Seekable WebM: ffmpeg writes a Duration element.
 $ff -f lavfi -i "$(sine 3)" $opus -f webm "$out/whisper-3s.webm"
-# Chromium MediaRecorder style: live, written to a pipe, so no Duration, no Cues,
-# unknown-size Segment and Clusters.
+# Chromium MediaRecorder style: live, written to a pipe, so no Duration, no Cues and an
+# unknown-size Segment. ffmpeg still sizes each Cluster; Chromium does not, so each
+# Cluster's size is rewritten as "unknown" (all value bits set, same length).
 for s in 1 3 9; do
     $ff -f lavfi -i "$(sine $s)" $opus -f webm -live 1 -cluster_time_limit 1000 pipe:1 | cat > "$out/chromium-${s}s.webm"
+    python3 - "$out/chromium-${s}s.webm" <<'PY'
+import sys
+path = sys.argv[1]
+data = bytearray(open(path, "rb").read())
+
+def vint(at, keep_marker):
+    first = data[at]
+    length = 8 - first.bit_length() + 1
+    value = first if keep_marker else first & (0xFF >> length)
+    for b in data[at + 1:at + length]:
+        value = value << 8 | b
+    return value, length
+
+at = 0
+_, n = vint(at, True); size, m = vint(at + n, False); at += n + m + size  # EBML header
+_, n = vint(at, True); _, m = vint(at + n, False); at += n + m            # Segment (unknown size)
+clusters = 0
+while at < len(data):
+    ident, n = vint(at, True)
+    size, m = vint(at + n, False)
+    if ident == 0x1F43B675:
+        data[at + n] = 0xFF >> (m - 1)
+        data[at + n + 1:at + n + m] = b"\xff" * (m - 1)
+        clusters += 1
+    at += n + m + size
+assert clusters > 0, "no clusters found"
+open(path, "wb").write(bytes(data))
+PY
 done
 $ff -f lavfi -i "$(sine 3)" $opus "$out/whisper-3s.opus.ogg"
 $ff -f lavfi -i "$(sine 3)" -c:a libvorbis -q:a 0 -ac 1 "$out/whisper-3s.vorbis.ogg"
@@ -29,6 +58,7 @@ $ff -f lavfi -i "$(sine 3)" $aac -movflags +faststart "$out/whisper-3s.mp4"
 $ff -f lavfi -i "$(sine 3)" $aac -movflags frag_keyframe+empty_moov+default_base_moof -frag_duration 500000 "$out/safari-3s-frag.mp4"
 $ff -f lavfi -i "$(sine 3)" $aac -f ipod "$out/whisper-3s.m4a"
 $ff -f lavfi -i "sine=frequency=440:sample_rate=8000:duration=3" -c:a aac -b:a 12k -ac 1 -f 3gp "$out/whisper-3s.3gp"
+$ff -f lavfi -i "sine=frequency=440:sample_rate=22050:duration=3" -c:a libmp3lame -b:a 16k -ac 1 "$out/whisper-3s.mp3"
 $ff -f lavfi -i "sine=frequency=440:sample_rate=8000:duration=3" -c:a pcm_u8 -ac 1 "$out/whisper-3s.wav"
 
 # --- Images ----------------------------------------------------------------

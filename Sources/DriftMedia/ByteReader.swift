@@ -98,10 +98,12 @@ struct ByteReader {
     mutating func u32le() throws(MediaProbeError) -> UInt32 { UInt32(try littleEndian(4)) }
     mutating func u64le() throws(MediaProbeError) -> UInt64 { try littleEndian(8) }
 
-    /// The next `count` bytes as a four-character code or short label (non-ASCII shown as "?").
+    /// The next `count` bytes as a four-character code or short label: up to the first
+    /// NUL (Matroska pads strings with them), other bytes outside printable ASCII as "?".
     mutating func ascii(_ count: Int) throws(MediaProbeError) -> String {
         try require(UInt64(count))
-        let text = String(decoding: bytes[offset..<offset + count].map { (0x20..<0x7F).contains($0) ? $0 : 0x3F }, as: UTF8.self)
+        let field = bytes[offset..<offset + count]
+        let text = String(decoding: field.prefix { $0 != 0 }.map { (0x20..<0x7F).contains($0) ? $0 : 0x3F }, as: UTF8.self)
         offset += count
         return text
     }

@@ -65,5 +65,3 @@ enum JPEGProbe {
         }
     }
 }
-
-func hex(_ value: some BinaryInteger) -> String { String(value, radix: 16, uppercase: true) }

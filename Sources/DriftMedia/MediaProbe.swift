@@ -31,7 +31,8 @@ public enum MediaProbe {
     /// Identifies an audio container and measures its duration from the container:
     /// WebM/Matroska (EBML walk; Duration element or the end of the last audio block),
     /// MP4/M4A/3GP (mdhd/mvhd, plus trun sample durations when fragmented),
-    /// Ogg (last granule position of the Opus or Vorbis stream) and WAV (data size / byte rate).
+    /// Ogg (last granule position of the Opus or Vorbis stream), WAV (data size / byte rate)
+    /// and MP3 (Layer III frame walk).
     /// See docs/media.md for the details and what is refused.
     public static func audio(_ bytes: [UInt8]) throws(MediaProbeError) -> AudioInfo {
         if WebMProbe.matches(bytes) {
@@ -50,17 +51,10 @@ public enum MediaProbe {
             let m = try WAVProbe.measure(bytes)
             return AudioInfo(format: .wav, durationSeconds: m.durationSeconds, codec: m.codec)
         }
-        throw MediaProbeError(.unknownFormat, "not a WebM, MP4/M4A/3GP, Ogg or WAV audio file")
+        if MP3Probe.matches(bytes) {
+            let m = try MP3Probe.measure(bytes)
+            return AudioInfo(format: .mpeg, durationSeconds: m.durationSeconds, codec: m.codec)
+        }
+        throw MediaProbeError(.unknownFormat, "not a WebM, MP4/M4A/3GP, Ogg, WAV or MP3 audio file")
     }
-}
-
-/// A measured audio duration and the codec of the measured track.
-struct AudioMeasurement: Sendable, Equatable {
-    /// Where the duration came from, so tests can check which path a file took.
-    enum Source: String, Sendable {
-        case durationElement, blocks, movieHeader, mediaHeader, editList, fragments, granule, dataSize
-    }
-    var durationSeconds: Double
-    var codec: String?
-    var source: Source
 }

@@ -1,9 +1,9 @@
 /// The duration of an Opus packet from its TOC byte (RFC 6716 §3.1).
 enum OpusPacket {
-    /// Duration of one Opus frame for the TOC's configuration, times the frame count
-    /// code's frames (code 3 packets give the count in the next byte, not known here:
-    /// they count as one frame, the shortest plausible).
-    static func durationNanoseconds(toc: UInt8) -> Double {
+    /// Duration of one Opus frame for the TOC's configuration, times the packet's frame
+    /// count: 1 for code 0, 2 for codes 1 and 2, the low six bits of `countByte` (the byte
+    /// after the TOC) for code 3 (one frame when that byte is missing or says 0).
+    static func durationNanoseconds(toc: UInt8, countByte: UInt8? = nil) -> Double {
         let config = Int(toc >> 3)
         let frameMilliseconds: Double
         switch config {
@@ -14,7 +14,7 @@ enum OpusPacket {
         let frames: Double = switch toc & 0x03 {
         case 0: 1
         case 1, 2: 2
-        default: 1
+        default: Double(max(1, (countByte ?? 1) & 0x3F))
         }
         return frameMilliseconds * frames * 1_000_000
     }

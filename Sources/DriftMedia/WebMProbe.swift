@@ -8,7 +8,7 @@
 /// unless the audio blocks run on past it (by more than `durationTolerance`): then, as
 /// when there is no Duration (Chromium), it is the end of the first audio track's last
 /// block: cluster Timecode + block timecode + the block's duration (BlockDuration, else
-/// the Opus TOC of its first frame, else DefaultDuration), minus the track's CodecDelay.
+/// the Opus TOC (and frame count byte) of its first frame, else DefaultDuration), minus the track's CodecDelay.
 enum WebMProbe {
     /// How far the blocks may run past a Duration element before the blocks are believed instead.
     static let durationTolerance = 0.1
@@ -50,7 +50,7 @@ enum WebMProbe {
             guard let size = try readSize(&header) else { throw .malformed("WebM: unknown size in the EBML header") }
             if id == ID.docType {
                 guard size <= 32 else { throw .malformed("WebM: DocType of \(size) bytes") }
-                docType = try header.ascii(Int(size)).replacingNulls()
+                docType = try header.ascii(Int(size))
             } else {
                 try header.skip(size)
             }
@@ -90,7 +90,9 @@ enum WebMProbe {
                 continue
             }
             guard let size else { throw .malformed("WebM: element 0x\(hex(id)) has unknown size") }
-            var payload = try r.split(size, context: "WebM element 0x\(hex(id))")
+            // The ID goes into the message only on failure: formatting it for every element costs.
+            guard size <= UInt64(r.remaining) else { throw .truncated("WebM element 0x\(hex(id))") }
+            var payload = try r.split(size, context: "WebM element")
             switch id {
             case ID.timecodeScale:
                 timecodeScale = try unsigned(&payload)
@@ -103,7 +105,7 @@ enum WebMProbe {
                 tracks[tracks.count - 1].type = try unsigned(&payload)
             case ID.codecID where inTrackEntry:
                 guard size <= 64 else { throw .malformed("WebM: CodecID of \(size) bytes") }
-                tracks[tracks.count - 1].codecID = try payload.ascii(Int(size)).replacingNulls()
+                tracks[tracks.count - 1].codecID = try payload.ascii(Int(size))
             case ID.defaultDuration where inTrackEntry:
                 tracks[tracks.count - 1].defaultDurationNanoseconds = try unsigned(&payload)
             case ID.codecDelay where inTrackEntry:
@@ -158,8 +160,9 @@ enum WebMProbe {
         var track: UInt64
         var relativeTimecode: Int16
         var frameCount: Int
-        /// The first frame's first byte (the Opus TOC byte), if the block has data.
+        /// The first frame's first two bytes (an Opus TOC byte and frame count byte), if present.
         var firstByte: UInt8?
+        var secondByte: UInt8?
     }
 
     /// Reads a (Simple)Block header: track number, timecode, flags and lacing.
@@ -182,12 +185,13 @@ enum WebMProbe {
             frameCount = Int(try r.u8()) + 1
             for _ in 0..<(frameCount - 1) { _ = try readSize(&r) }
         }
-        return Block(track: track, relativeTimecode: timecode, frameCount: frameCount, firstByte: r.isAtEnd ? nil : try r.peek())
+        return Block(track: track, relativeTimecode: timecode, frameCount: frameCount,
+                     firstByte: r.remaining >= 1 ? try r.peek(0) : nil, secondByte: r.remaining >= 2 ? try r.peek(1) : nil)
     }
 
     private static func frameDurationNanoseconds(_ track: Track, _ block: Block) -> Double {
         if track.codecID == "A_OPUS", let toc = block.firstByte {
-            return OpusPacket.durationNanoseconds(toc: toc) * Double(block.frameCount)
+            return OpusPacket.durationNanoseconds(toc: toc, countByte: block.secondByte) * Double(block.frameCount)
         }
         if let perFrame = track.defaultDurationNanoseconds {
             return Double(perFrame) * Double(block.frameCount)
@@ -248,14 +252,5 @@ enum WebMProbe {
         case 0: return 0
         default: throw .malformed("WebM: float of \(r.remaining) bytes")
         }
-    }
-}
-
-extension String {
-    /// Matroska strings may be padded with NULs (shown as "?" by `ByteReader.ascii`).
-    func replacingNulls() -> String {
-        var s = self
-        while s.hasSuffix("?") { s.removeLast() }
-        return s
     }
 }
