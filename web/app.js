@@ -300,7 +300,7 @@ const VIEWS = ['home', 'drop', 'bottle', 'mine', 'recovery'];
 
 function go(hash) { if (location.hash === `#${hash}`) route(); else location.hash = hash; }
 
-function route() {
+function route(event) {
   const h = decodeURIComponent(location.hash.slice(1));
   let view = 'home', arg = null;
   if (h.startsWith('b/')) { view = 'bottle'; arg = h.slice(2); }
@@ -311,6 +311,12 @@ function route() {
   for (const v of VIEWS) show($(`view-${v}`), v === view);
   for (const b of document.querySelectorAll('.tabs button')) {
     if (b.dataset.view === view) b.setAttribute('aria-current', 'page'); else b.removeAttribute('aria-current');
+  }
+  // Screen readers: a new view announces itself by its heading (not on the first load).
+  if (event && event.type === 'hashchange') {
+    const heading = $(`view-${view}`).querySelector('h2');
+    heading.tabIndex = -1;
+    heading.focus();
   }
   if (view === 'home') loadList();
   if (view === 'mine') loadMine();
@@ -830,7 +836,7 @@ function bottleGone(id) {
   stopPresence();
   stopDyingTimer();
   if (state.bottle && (!id || state.bottle.id === id || state.bottle.shareCode === id)) state.bottle = { ...state.bottle, state: 'expired', gone: true };
-  else if (!state.bottle) state.bottle = { id, gone: true };
+  else state.bottle = { id, gone: true };
   $('bottle-title').textContent = state.bottle.shareCode ? `Bottle ${state.bottle.shareCode}` : 'Bottle';
   const badge = $('bottle-state');
   badge.textContent = STATE_WORDS.expired; badge.className = 'badge';
