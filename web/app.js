@@ -232,6 +232,12 @@ function boxTime(iso) {
   catch (_) { return date.toLocaleString(); }
 }
 
+/** Hours and minutes on the box's clock. */
+function clockTime(date) {
+  try { return new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', timeZone: state.box && state.box.timezone }).format(date); }
+  catch (_) { return date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }); }
+}
+
 function tickClock() {
   if (!state.box) return;
   let text;
@@ -1002,7 +1008,7 @@ function addMessage(m, where) {
   const mine = isMe(m.participant);
   const when = new Date(m.sentAt);
   const bubble = el('div', { class: 'bubble' },
-    el('span', { class: 'who' }, `${whoText({ ...m.participant, isMe: mine })} · `, el('time', { datetime: m.sentAt }, Number.isNaN(when.getTime()) ? '' : when.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }))),
+    el('span', { class: 'who' }, `${whoText({ ...m.participant, isMe: mine })} · `, el('time', { datetime: m.sentAt }, Number.isNaN(when.getTime()) ? '' : clockTime(when))),
     el('span', { class: 'message-text', lang: m.language || null }, m.text));
   const li = el('li', { class: mine ? 'me' : '', 'data-message': m.id }, avatar(m.participant), bubble);
   if (m.attachment && m.attachment.url) attachMedia(bubble, m.attachment);
@@ -1142,6 +1148,26 @@ async function sendMessage(ev) {
   } finally { $('chat-send').disabled = false; input.focus(); }
 }
 
+/** A photo in the chat: resized like the bottle's, uploaded, then posted with the composer's text. */
+async function sendPhoto() {
+  const chat = state.chat;
+  const input = $('chat-photo');
+  const file = input.files[0];
+  if (!chat || !file) return;
+  $('chat-error').textContent = '';
+  input.disabled = true;
+  try {
+    const { blob } = await resizePhoto(file);
+    const staged = await api('POST', `/bottles/${chat.bottleId}/attachments`, { body: blob, type: blob.type });
+    const language = $('chat-lang').value.trim() || navigator.language || 'en';
+    const m = await api('POST', `/bottles/${chat.bottleId}/messages`, { json: { text: $('chat-text').value.trim(), language, attachment: staged.attachment } });
+    $('chat-text').value = '';
+    if (m && m.id) addMessage(m, 'append');
+  } catch (e) {
+    $('chat-error').textContent = e instanceof ApiError ? errorText(e) : (e.message || 'The photo could not be sent.');
+  } finally { input.disabled = false; input.value = ''; }
+}
+
 async function keepAlive() {
   const b = state.bottle;
   if (!b) return;
@@ -1224,6 +1250,7 @@ function wire() {
   $('chat-form').addEventListener('submit', sendMessage);
   $('chat-text').addEventListener('input', onComposerInput);
   $('chat-older').addEventListener('click', loadOlder);
+  $('chat-photo').addEventListener('change', sendPhoto);
   $('chat-keepalive').addEventListener('click', keepAlive);
   $('chat-leave').addEventListener('click', () => { leaveChat(); go('home'); });
   $('recovery-copy').addEventListener('click', copyRecovery);

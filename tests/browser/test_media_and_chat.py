@@ -1,4 +1,5 @@
-"""Whispers (recorded and picked from a file), editing before the first open, Keep Alive and older chat lines."""
+"""Whispers (recorded and picked from a file), editing before the first open, Keep Alive, older chat lines,
+on-device translation and photos in the chat."""
 import math
 import struct
 import wave
@@ -6,6 +7,7 @@ import wave
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
+from conftest import make_png
 from helpers import by_id, click, goto, open_page, shot, type_into, wait, wait_nonempty, wait_text
 
 
@@ -157,7 +159,7 @@ self.Translator = {
 """
 
 
-def test_lines_in_another_language_are_translated_on_the_device(base_url, browser_factory):
+def test_lines_in_another_language_are_translated_on_the_device_and_photos_go_in_the_chat(base_url, browser_factory, tmp_path, artifacts):
     d = browser_factory()
     # Headless Chromium has no on-device model; a stand-in with the Translator API's shape.
     d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": FAKE_TRANSLATOR})
@@ -187,3 +189,9 @@ def test_lines_in_another_language_are_translated_on_the_device(base_url, browse
     wait_text(d, "chat-messages", "Translated on this device: [de>en] Hallo zusammen")
     wait_text(d, "chat-messages", "Hello all")
     assert "] Hello all" not in d.find_element(By.ID, "chat-messages").text
+    # A photo in the chat: resized, uploaded as an attachment, shown to everyone.
+    d.find_element(By.ID, "chat-photo").send_keys(make_png(tmp_path / "chat.png", 120, 80))
+    wait(d).until(lambda drv: drv.execute_script(
+        "return [...document.querySelectorAll('#chat-messages img')].some(i => i.complete && i.naturalWidth > 0)"),
+        "the chat photo never showed")
+    shot(d, artifacts, "23-chat-translated-and-photo")
