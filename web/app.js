@@ -504,6 +504,8 @@ function resetDrop() {
   show($('drop-form'), true);
   show($('drop-result'), false);
   show($('drop-cancel-edit'), false);
+  show($('photo-remove-box'), false);
+  show($('whisper-remove-box'), false);
   $('drop-title').textContent = 'Drop a bottle';
   $('drop-submit').textContent = 'Drop the bottle';
   applyLimits();
@@ -542,6 +544,8 @@ function startEdit(b) {
   if (d.lifetimeSeconds) $('drop-lifetime').value = Math.round(d.lifetimeSeconds / 3600);
   for (const c of d.conditions || []) addCondition(c.kind, c);
   $('photo-had').textContent = b.hasImage ? 'This bottle has a photo; choose another to replace it.' : '';
+  show($('photo-remove-box'), !!b.hasImage);
+  show($('whisper-remove-box'), !!b.hasWhisper);
   applyLimits();
 }
 
@@ -708,6 +712,8 @@ async function submitDrop(ev) {
     let b = state.editing
       ? await api('PATCH', `/bottles/${state.editing.id}`, { json: draft })
       : await api('POST', '/bottles', { json: draft });
+    if (state.editing && !photoBlob && $('photo-remove').checked && b.hasImage) b = await api('DELETE', `/bottles/${b.id}/image`);
+    if (state.editing && !whisperBlob && $('whisper-remove').checked && b.hasWhisper) b = await api('DELETE', `/bottles/${b.id}/whisper`);
     if (photoBlob) b = await api('PUT', `/bottles/${b.id}/image`, { body: photoBlob, type: photoBlob.type });
     if (whisperBlob) b = await api('PUT', `/bottles/${b.id}/whisper`, { body: whisperBlob, type: audioType(whisperBlob) });
     const wasEditing = !!state.editing;

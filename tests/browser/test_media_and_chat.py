@@ -70,19 +70,23 @@ def test_whisper_recorded_with_media_recorder(base_url, browser_factory, artifac
     shot(d, artifacts, "20-whisper-recorded")
 
 
-def test_creator_edits_before_the_first_open(base_url, browser_factory, artifacts):
+def test_creator_edits_before_the_first_open(base_url, browser_factory, artifacts, tmp_path):
     d = browser_factory()
     open_page(d, base_url)
     goto(d, "drop")
     type_into(d, "drop-text", "First draft")
+    d.find_element(By.ID, "drop-photo").send_keys(make_png(tmp_path / "draft.png"))
+    by_id(d, "drop-photo-preview")
     click(d, "drop-submit")
     code = wait_nonempty(d, "drop-code", timeout=60)
     goto(d, "mine")
     card = wait(d).until(lambda drv: next((li for li in drv.find_elements(By.CSS_SELECTOR, "#mine-list li") if code in li.text), False))
     next(b for b in card.find_elements(By.TAG_NAME, "button") if b.text == "Edit").click()
     wait_text(d, "drop-title", "Edit")
+    by_id(d, "photo-remove-box")
     assert d.find_element(By.ID, "drop-text").get_attribute("value") == "First draft"
     type_into(d, "drop-text", "Second thoughts")
+    click(d, "photo-remove")
     Select(d.find_element(By.ID, "cond-kind")).select_by_value("daysOfWeek")
     click(d, "cond-add")
     for box in d.find_elements(By.CSS_SELECTOR, "#cond-list [data-kind='daysOfWeek'] input[type='checkbox']"):
@@ -92,6 +96,12 @@ def test_creator_edits_before_the_first_open(base_url, browser_factory, artifact
     wait_text(d, "drop-result", "Saved")
     click(d, "drop-view")
     wait_text(d, "content-text", "Second thoughts")
+    assert not d.find_element(By.ID, "content-image").is_displayed(), "the removed photo still shows"
+    has_image = d.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "fetch('/api/v1/bottles/' + location.hash.slice(3), {headers: {Authorization: 'Bearer ' + localStorage.getItem('driftbox.token')}})"
+        ".then(r => r.json()).then(b => done(b.hasImage));")
+    assert has_image is False
     wait(d).until(lambda drv: drv.find_elements(By.CSS_SELECTOR, "#bottle-conditions li[data-kind='daysOfWeek']"))
 
 
