@@ -8,7 +8,7 @@ DATA_DIR ?= ./var
 BUILD_FLAGS ?=
 DRIFTD = .build/debug/driftd
 
-.PHONY: run test deps build build-tests release fuzz clean
+.PHONY: run test deps build build-tests browser-tests bench-api release fuzz clean
 
 FUZZ_SECONDS ?= 60
 
@@ -29,6 +29,15 @@ test: build-tests
 	$(SWIFT) test $(BUILD_FLAGS) --skip-build
 	@scripts/check-units.sh
 	@scripts/check-gpiod-v2.sh
+	@scripts/browser-tests.sh
+
+# The visitor page in headless Chromium against a fresh driftd (screenshots in .build/artifacts/browser).
+browser-tests: build-tests
+	@scripts/browser-tests.sh
+
+# Load benchmark of the visitor API (release build): wrk on the bottle list, chat fan-out to 200 sockets.
+bench-api: deps
+	@scripts/bench-api.sh
 
 # libFuzzer over the NMEA framer and parser (seeds in Fuzz/NMEAFuzz/corpus) and over the
 # media probes (seeds: the DriftMedia test fixtures), each bounded to FUZZ_SECONDS.

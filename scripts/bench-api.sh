@@ -20,10 +20,10 @@ DRIFTD=$(swift build -c release --show-bin-path)/driftd
 
 work=$(mktemp -d)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-mkdir -p "$work/board" && cp board/sim.toml "$work/board/"   # the overlay finds its board profile beside it
 cat > "$work/driftd.toml" <<TOML
 [box]
 board = "sim"
+board_dir = "$PWD/board"
 name = "Benchmark box"
 
 [storage]

@@ -61,6 +61,9 @@ name = "Drift Box (browser tests)"
 [bottles]
 chat_countdown_s = $COUNTDOWN
 
+[http]
+limit_per_client = false   # every browser session comes from 127.0.0.1 (the API tests cover the limits)
+
 [sim]
 radio_udp_port = $RADIO_PORT
 
