@@ -8,12 +8,11 @@ import Testing
 struct OpenAPIDocument: Sendable {
     let root: JSON
 
-    static let path: String = {
-        // Tests/DriftWebTests/OpenAPIDocument.swift → repo root.
-        let here = URL(fileURLWithPath: #filePath)
-        return here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("api/openapi.json").path
-    }()
+    /// The repository root (Tests/DriftWebTests/OpenAPIDocument.swift → ../..).
+    static let repositoryRoot: String = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
+    static let path = repositoryRoot + "/api/openapi.json"
 
     static func load() throws -> OpenAPIDocument {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
