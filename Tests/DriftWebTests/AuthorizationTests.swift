@@ -52,6 +52,8 @@ struct AuthorizationTests {
                     }
                 }
             }
+            // A token in the query string is for live sockets only, not for HTTP routes.
+            ErrorShape.expect(try await harness.client.get("/api/v1/bottles/\(id)?token=\(creator)"), status: 401, code: "unauthorized")
             // The bottle is untouched.
             let bottle = try await harness.bottle(id, as: creator)
             #expect(bottle.code == 200 && bottle.json["content"]["text"].string == "hello from the river")

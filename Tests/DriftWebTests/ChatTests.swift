@@ -198,4 +198,50 @@ struct ChatTests {
             #expect(try await harness.bottle(id, as: bob).code == 200)
         }
     }
+
+    @Test("an upload is only for the participant who staged it")
+    func attachmentOwner() async throws {
+        let png = try Fixture.bytes("image-97x61.png")
+        try await APIHarness.run(Self.roomyLimits) { harness in
+            let client = harness.client
+            let creator = try await harness.newVisitor()
+            let bob = try await harness.newVisitor()
+            let carol = try await harness.newVisitor()
+            let id = try await harness.createBottleID(creator)
+            try await harness.open(id, as: bob)
+            try await harness.open(id, as: carol)
+            let upload = try await client.send(.post, "/api/v1/bottles/\(id)/attachments", token: bob, body: png, contentType: "image/png")
+            let staged = try #require(upload.json["attachment"].string)
+            let stolen = try await client.post("/api/v1/bottles/\(id)/messages", token: carol,
+                                               json: #"{"text":"mine","language":"en","attachment":"\#(staged)"}"#)
+            ErrorShape.expect(stolen, status: 422, code: "invalid")
+            let page = try await client.get("/api/v1/bottles/\(id)/messages", token: bob)
+            #expect(page.json["messages"].array?.isEmpty == true)
+            // Bob still can.
+            let own = try await client.post("/api/v1/bottles/\(id)/messages", token: bob,
+                                            json: #"{"text":"mine","language":"en","attachment":"\#(staged)"}"#)
+            #expect(own.code == 201, "\(own)")
+        }
+    }
+
+    @Test("one-shot: only the first reader gets in; when they leave the bottle is gone")
+    func oneShot() async throws {
+        try await APIHarness.run(.init(presenceGrace: 60)) { harness in
+            let client = harness.client
+            let creator = try await harness.newVisitor()
+            let reader = try await harness.newVisitor()
+            let latecomer = try await harness.newVisitor()
+            let id = try await harness.createBottleID(creator, json: #"{"text":"only once","oneShot":true}"#)
+            try await harness.open(id, as: reader)
+            let refused = try await client.post("/api/v1/bottles/\(id)/open", token: latecomer, json: "{}")
+            #expect(refused.code == 403, "\(refused)")
+            #expect(!refused.text.contains("only once"))
+            let listed = try await client.get("/api/v1/bottles", token: latecomer)
+            #expect(listed.json["bottles"].array?.contains { $0["id"].string == id } == false, "an opened one-shot is listed to others")
+            let socket = try await harness.chatSocket(id, as: reader)
+            #expect(await socket.first(type: "hello") != nil)
+            await socket.closeAndWait()
+            #expect(try await APIHarness.eventually { try await harness.bottle(id, as: reader).code == 404 })
+        }
+    }
 }
