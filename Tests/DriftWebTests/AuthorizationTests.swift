@@ -175,4 +175,64 @@ struct AuthorizationTests {
             await socket.closeAndWait()
         }
     }
+
+    @Test("listings: others' locked bottles are hidden unless watched; nothing lists content the caller may not see")
+    func listings() async throws {
+        try await APIHarness.run(.init(presenceGrace: 60)) { harness in
+            let client = harness.client
+            let creator = try await harness.newVisitor()
+            let opener = try await harness.newVisitor()
+            let stranger = try await harness.newVisitor()
+            let locked = try await harness.createBottleID(creator, json: #"{"text":"locked secret","conditions":[{"kind":"delay","seconds":86400}]}"#)
+            let active = try await harness.createBottleID(creator, json: #"{"text":"active secret"}"#)
+            try await harness.open(active, as: opener)
+
+            let seen = try await client.get("/api/v1/bottles", token: stranger)
+            let ids = Set(seen.json["bottles"].array?.compactMap { $0["id"].string } ?? [])
+            #expect(!ids.contains(locked), "another's locked bottle listed")
+            withKnownIssue("bug: GET /bottles never lists active bottles (`case .active, .dying where …` applies the where to .dying only)") {
+                #expect(ids.contains(active), "a live chat one may join is listed")
+            }
+            #expect(!seen.text.contains("secret"), "content listed to a stranger: \(seen)")
+            #expect(try await client.get("/api/v1/my/bottles", token: stranger).json["bottles"].array?.isEmpty == true)
+
+            #expect(try await client.send(.put, "/api/v1/bottles/\(locked)/watch", token: stranger).code == 200)
+            let watched = try await client.get("/api/v1/bottles", token: stranger)
+            #expect(watched.json["bottles"].array?.contains { $0["id"].string == locked && $0["isWatched"].bool == true } == true)
+            #expect(!watched.text.contains("secret"))
+
+            for token in [creator, opener] {
+                let list = try await client.get("/api/v1/bottles", token: token)
+                withKnownIssue("bug: GET /bottles never lists active bottles, not even to their creator or opener") {
+                    #expect(list.json["bottles"].array?.contains { $0["id"].string == active } == true, "\(list)")
+                }
+            }
+            let own = try await client.get("/api/v1/my/bottles", token: creator)
+            #expect(Set(own.json["bottles"].array?.compactMap { $0["id"].string } ?? []) == [locked, active])
+        }
+    }
+
+    @Test("a chat attachment is reachable only under its own bottle")
+    func attachmentOfAnotherBottle() async throws {
+        let png = try Fixture.bytes("image-97x61.png")
+        try await APIHarness.run(.init(presenceGrace: 60)) { harness in
+            let client = harness.client
+            let creator = try await harness.newVisitor()
+            let opener = try await harness.newVisitor()
+            let first = try await harness.createBottleID(creator)
+            let second = try await harness.createBottleID(creator)
+            try await harness.open(first, as: opener)
+            try await harness.open(second, as: opener)
+            let upload = try await client.send(.post, "/api/v1/bottles/\(first)/attachments", token: opener, body: png, contentType: "image/png")
+            let staged = try #require(upload.json["attachment"].string)
+            // Staged under the first bottle, it cannot be named in the second.
+            ErrorShape.expect(try await client.post("/api/v1/bottles/\(second)/messages", token: opener,
+                                                    json: #"{"text":"x","language":"en","attachment":"\#(staged)"}"#), status: 422, code: "invalid")
+            #expect(try await client.post("/api/v1/bottles/\(first)/messages", token: opener,
+                                          json: #"{"text":"x","language":"en","attachment":"\#(staged)"}"#).code == 201)
+            ErrorShape.expect(try await client.get("/api/v1/bottles/\(second)/messages/\(staged)/attachment", token: opener),
+                              status: 404, code: "not_found")
+            #expect(try await client.get("/api/v1/bottles/\(first)/messages/\(staged)/attachment", token: opener).body == png)
+        }
+    }
 }

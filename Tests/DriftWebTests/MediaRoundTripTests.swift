@@ -89,4 +89,22 @@ struct MediaRoundTripTests {
             #expect(harness.mediaFiles().isEmpty)
         }
     }
+
+    @Test("the served Content-Type follows the bytes, not the upload's label")
+    func typeFromContent() async throws {
+        let jpeg = try Fixture.bytes("baseline-97x61.jpg")
+        let ogg = try Fixture.bytes("whisper-3s.opus.ogg")
+        try await APIHarness.run { harness in
+            let client = harness.client
+            let creator = try await harness.newVisitor()
+            let id = try await harness.createBottleID(creator)
+            #expect(try await client.put("/api/v1/bottles/\(id)/image", token: creator, bytes: jpeg, contentType: "image/png").code == 200)
+            let image = try await client.get("/api/v1/bottles/\(id)/image", token: creator)
+            #expect(image.contentType == "image/jpeg")
+            #expect(image.headers[HTTPField.Name("X-Content-Type-Options")!] == "nosniff")
+            #expect(try await client.put("/api/v1/bottles/\(id)/whisper", token: creator, bytes: ogg, contentType: "audio/webm").code == 200)
+            #expect(try await client.get("/api/v1/bottles/\(id)/whisper", token: creator).contentType == "audio/ogg")
+            #expect(harness.mediaFiles().contains { $0.hasSuffix("image.jpeg") }, "\(harness.mediaFiles())")
+        }
+    }
 }
