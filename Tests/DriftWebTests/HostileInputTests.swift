@@ -30,4 +30,31 @@ struct HostileInputTests {
             #expect(try await client.get("/api/v1/bottles/\(id)/messages", token: opener).json["messages"].array?.isEmpty == true)
         }
     }
+
+    @Test("live sockets: Authorization header accepted, oversized and junk messages do not hurt the server")
+    func liveSocketInput() async throws {
+        try await APIHarness.run(.init(presenceGrace: 60)) { harness in
+            let creator = try await harness.newVisitor()
+            let opener = try await harness.newVisitor()
+            let id = try await harness.createBottleID(creator)
+            try await harness.open(id, as: opener)
+            let byHeader = try await LiveSocket.connect(port: harness.port, path: "/api/v1/bottles/\(id)/live", token: nil,
+                                                        headers: [.authorization: "Bearer \(opener)"])
+            #expect(await byHeader.first(type: "hello") != nil)
+            let box = try await LiveSocket.connect(port: harness.port, path: "/api/v1/live", token: nil,
+                                                   headers: [.authorization: "Bearer \(creator)"])
+            byHeader.send(String(repeating: "x", count: 10_000))
+            box.send(#"{"type":"typing","junk":"# + String(repeating: "[", count: 2_000) + "}")
+            box.send("\u{0}\u{1}not json")
+            // The oversized message may close that socket; the server keeps serving either way.
+            _ = await byHeader.waitClosed(timeout: .seconds(2))
+            #expect(try await harness.client.get("/api/v1/box", token: creator).code == 200)
+            let again = try await harness.chatSocket(id, as: opener)
+            #expect(await again.first(type: "hello") != nil)
+            let line = try await harness.client.post("/api/v1/bottles/\(id)/messages", token: opener, json: #"{"text":"still here","language":"en"}"#)
+            #expect(line.code == 201)
+            #expect(await again.first(type: "message") { $0["message"]["text"].string == "still here" } != nil)
+            for socket in [byHeader, box, again] { await socket.closeAndWait() }
+        }
+    }
 }

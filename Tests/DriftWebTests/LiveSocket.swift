@@ -2,6 +2,7 @@ import DriftCore
 import DriftDaemon
 import Foundation
 import HTTPTypes
+import HTTPTypes
 import HummingbirdWSClient
 import Logging
 import NIOWebSocket
@@ -31,10 +32,12 @@ final class LiveSocket: Sendable {
     }
 
     /// Connects to `path` (token as `?token=`). Throws ``Refused`` when the upgrade is refused.
-    static func connect(port: Int, path: String, token: String?, timeout: Duration = .seconds(20)) async throws -> LiveSocket {
+    /// `headers` go with the upgrade request (e.g. `Authorization` instead of the query).
+    static func connect(port: Int, path: String, token: String?, headers: HTTPFields = [:],
+                        timeout: Duration = .seconds(20)) async throws -> LiveSocket {
         let socket = LiveSocket()
         let query = token.map { "?token=\($0)" } ?? ""
-        socket.start(url: "ws://127.0.0.1:\(port)\(path)\(query)")
+        socket.start(url: "ws://127.0.0.1:\(port)\(path)\(query)", headers: headers)
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let (opened, finished, error) = socket.state.withLock { ($0.opened, $0.finished, $0.error) }
@@ -46,13 +49,13 @@ final class LiveSocket: Sendable {
         throw Refused(reason: "timed out")
     }
 
-    private func start(url: String) {
+    private func start(url: String, headers: HTTPFields) {
         var logger = Logger(label: "live-socket-test")
         logger.logLevel = .critical
         let stream = outgoingStream
         Task { [self] in
             do {
-                try await WebSocketClient.connect(url: url, logger: logger) { inbound, outbound, _ in
+                try await WebSocketClient.connect(url: url, configuration: .init(additionalHeaders: headers), logger: logger) { inbound, outbound, _ in
                     self.state.withLock { $0.opened = true }
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
