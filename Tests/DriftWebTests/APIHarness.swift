@@ -1,0 +1,184 @@
+import DriftCore
+import DriftDaemon
+import DriftStore
+import Foundation
+import HTTPTypes
+import Logging
+import ServiceLifecycle
+import Synchronization
+import TestSupport
+import Testing
+
+/// A real visitor server for one test: a SQLite file in a temporary directory, the bottle
+/// lifecycle service ticking for real, the chat hub and the HTTP/WebSocket server on
+/// 127.0.0.1 with a free port, all in a service group torn down when the body returns.
+struct APIHarness: Sendable {
+    /// What a test may tighten.
+    struct Options: Sendable {
+        var limits = APILimits()
+        var survival = SurvivalPolicy(lifespan: 3600, countdown: 2)
+        var presenceGrace: TimeInterval = 1
+        var passwordLimits = PasswordRateLimiter.Policy()
+        var hasPresenceButton = true
+    }
+
+    let directory: TemporaryDirectory
+    let client: APIClient
+    let processor: BottleProcessor
+    let media: MediaStore
+    let api: VisitorAPI
+    /// Ambient inputs for the lifecycle service (button presses…).
+    let inputs: AsyncStream<AmbientInput>.Continuation
+    var port: Int { client.port }
+
+    static let secret: BoxSecret = {
+        var generator = SeededGenerator(seed: 7)
+        return BoxSecret.generate(using: &generator)
+    }()
+
+    /// Runs `body` against a fresh server.
+    static func run(_ options: Options = Options(), _ body: @Sendable (APIHarness) async throws -> Void) async throws {
+        let directory = try TemporaryDirectory(prefix: "web")
+        defer { directory.remove() }
+        var logger = Logger(label: "web-test")
+        logger.logLevel = .critical
+        let database = try DriftDatabase.open(path: directory.appending("drift.sqlite"))
+        let settings = BottleSettings(
+            boxID: try BoxID("box-test-1"), secret: secret, timeZone: TimeZone(identifier: "UTC")!,
+            position: try GeoPoint(latitude: 52.52, longitude: 13.405), country: try CountryCode("DE"),
+            hasPresenceButton: options.hasPresenceButton, survival: options.survival,
+            passwordHasher: PasswordHasher(iterations: 1_000), passwordLimits: options.passwordLimits)
+        let events = EventBus()
+        let (stream, feed) = AsyncStream.makeStream(of: AmbientInput.self)
+        let service = BottleLifecycleService(database: database, dataDirectory: directory.path, settings: settings, events: events,
+                                             inputs: stream, logger: logger, interval: .milliseconds(250))
+        let hub = ChatHub(processor: service.processor, events: events, logger: logger, presenceGrace: options.presenceGrace)
+        let media = MediaStore(dataDirectory: directory.path)
+        let api = VisitorAPI(
+            processor: service.processor, visitors: VisitorStore(database: database), media: media, hub: hub,
+            box: .init(id: "box-test-1", name: "Test Box", country: "DE", timeZone: TimeZone(identifier: "UTC")!, simulated: true,
+                       weather: { nil }),
+            limits: options.limits, logger: logger)
+        let bound = Mutex<Int?>(nil)
+        let server = VisitorServer(api: api, host: "127.0.0.1", port: 0, logger: logger) { port in
+            bound.withLock { $0 = port }
+        }
+        let group = ServiceGroup(services: [service, server], gracefulShutdownSignals: [], logger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            var port: Int?
+            for _ in 0..<1_500 {
+                port = bound.withLock { $0 }
+                if port != nil { break }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            var failure: (any Error)?
+            if let port {
+                let harness = APIHarness(directory: directory, client: APIClient(port: port), processor: service.processor,
+                                         media: media, api: api, inputs: feed)
+                do { try await body(harness) } catch { failure = error }
+            } else {
+                Issue.record("the visitor server did not listen within 30 s")
+            }
+            await group.triggerGracefulShutdown()
+            // Open sockets may hold the graceful shutdown; do not wait for ever.
+            tasks.addTask {
+                try await Task.sleep(for: .seconds(15))
+                throw CancellationError()
+            }
+            _ = try? await tasks.next()
+            tasks.cancelAll()
+            feed.finish()
+            if let failure { throw failure }
+        }
+    }
+
+    // MARK: - Visitors and bottles
+
+    /// A new device token.
+    func newVisitor() async throws -> String {
+        let reply = try await client.send(.post, "/api/v1/visitors")
+        try #require(reply.code == 201, "POST /visitors: \(reply)")
+        return try #require(reply.json["token"].string)
+    }
+
+    /// Creates a bottle from `json` and returns its view (fails the test unless 201).
+    @discardableResult
+    func createBottle(_ token: String, json: String = #"{"text":"hello from the river"}"#) async throws -> JSON {
+        let reply = try await client.post("/api/v1/bottles", token: token, json: json)
+        try #require(reply.code == 201, "POST /bottles: \(reply)")
+        return reply.json
+    }
+
+    /// Creates a bottle and returns its id.
+    func createBottleID(_ token: String, json: String = #"{"text":"hello from the river"}"#) async throws -> String {
+        try #require(try await createBottle(token, json: json)["id"].string)
+    }
+
+    /// Opens `id` as `token`, requiring success.
+    @discardableResult
+    func open(_ id: String, as token: String, password: String? = nil) async throws -> JSON {
+        let body = password.map { #"{"password":"\#($0)"}"# } ?? "{}"
+        let reply = try await client.post("/api/v1/bottles/\(id)/open", token: token, json: body)
+        try #require(reply.code == 200, "open: \(reply)")
+        return reply.json
+    }
+
+    func bottle(_ id: String, as token: String) async throws -> HTTPReply {
+        try await client.get("/api/v1/bottles/\(id)", token: token)
+    }
+
+    /// Connects to a bottle's live chat.
+    func chatSocket(_ id: String, as token: String?) async throws -> LiveSocket {
+        try await LiveSocket.connect(port: port, path: "/api/v1/bottles/\(id)/live", token: token)
+    }
+
+    /// Connects to the box live socket.
+    func boxSocket(as token: String?) async throws -> LiveSocket {
+        try await LiveSocket.connect(port: port, path: "/api/v1/live", token: token)
+    }
+
+    // MARK: - Files
+
+    /// Every regular file under the data directory's media folder (relative paths, sorted).
+    func mediaFiles() -> [String] {
+        let root = directory.appending("media")
+        guard let walker = FileManager.default.enumerator(atPath: root) else { return [] }
+        var files: [String] = []
+        while let next = walker.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: "\(root)/\(next)", isDirectory: &isDirectory), !isDirectory.boolValue {
+                files.append(next)
+            }
+        }
+        return files.sorted()
+    }
+
+    /// Whether the bottle's media folder exists.
+    func hasMediaFolder(_ id: String) -> Bool {
+        guard let bottle = BottleID(id) else { return false }
+        return FileManager.default.fileExists(atPath: media.folderPath(of: bottle))
+    }
+
+    // MARK: - Waiting
+
+    /// Polls `condition` until true or `timeout` (generous: a loaded 2-core machine).
+    static func eventually(timeout: Duration = .seconds(30), every interval: Duration = .milliseconds(100),
+                           _ condition: () async throws -> Bool) async rethrows -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if try await condition() { return true }
+            if ContinuousClock.now >= deadline { return false }
+            try? await Task.sleep(for: interval)
+        }
+    }
+}
+
+/// Test media, copied from the DriftMedia fixtures into this target's resources.
+enum Fixture {
+    static func bytes(_ name: String) throws -> [UInt8] {
+        let url = try #require(Bundle.module.url(forResource: name, withExtension: nil, subdirectory: "Fixtures"),
+                               "fixture \(name) missing")
+        return Array(try Data(contentsOf: url))
+    }
+}

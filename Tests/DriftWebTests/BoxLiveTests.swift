@@ -1,0 +1,80 @@
+import DriftCore
+import DriftDaemon
+import Foundation
+import HTTPTypes
+import Testing
+
+@Suite("Box live socket: watches, presence proofs, creator notices")
+struct BoxLiveTests {
+    @Test("a watched locked bottle becoming openable is announced to its watcher")
+    func watchOpenable() async throws {
+        try await APIHarness.run { harness in
+            let creator = try await harness.newVisitor()
+            let watcher = try await harness.newVisitor()
+            let bystander = try await harness.newVisitor()
+            let id = try await harness.createBottleID(creator, json: #"{"text":"soon","conditions":[{"kind":"delay","seconds":3}]}"#)
+            #expect(try await harness.bottle(id, as: creator).json["state"].string == "locked")
+            let watch = try await harness.client.send(.put, "/api/v1/bottles/\(id)/watch", token: watcher)
+            #expect(watch.code == 200 && watch.json["isWatched"].bool == true)
+            let watcherSocket = try await harness.boxSocket(as: watcher)
+            let bystanderSocket = try await harness.boxSocket(as: bystander)
+
+            let event = await watcherSocket.first(type: "watch", timeout: .seconds(30)) { $0["bottle"].string == id }
+            #expect(event?["event"].string == "openable", "\(watcherSocket.messages)")
+            #expect(await bystanderSocket.first(type: "bottle") { $0["bottle"].string == id && $0["event"].string == "openable" } != nil,
+                    "everyone hears a bottle became openable")
+            #expect(!bystanderSocket.messages.contains { $0["type"].string == "watch" }, "watch events go to watchers only")
+            #expect(try await harness.bottle(id, as: watcher).json["state"].string == "openable")
+
+            // The creator hears of the first open on their own socket.
+            let creatorSocket = try await harness.boxSocket(as: creator)
+            try await harness.open(id, as: watcher)
+            let notice = await creatorSocket.first(type: "creator") { $0["bottle"].string == id }
+            #expect(notice?["event"].string == "firstOpen")
+            #expect(!bystanderSocket.messages.contains { $0["type"].string == "creator" })
+
+            for socket in [watcherSocket, bystanderSocket, creatorSocket] { await socket.closeAndWait() }
+        }
+    }
+
+    @Test("a presence request and a button press prove presence to that visitor only, and the bottle opens")
+    func presence() async throws {
+        try await APIHarness.run(.init(presenceGrace: 60)) { harness in
+            let creator = try await harness.newVisitor()
+            let visitor = try await harness.newVisitor()
+            let other = try await harness.newVisitor()
+            let id = try await harness.createBottleID(creator, json: #"{"text":"press the button","conditions":[{"kind":"presence","withinSeconds":300}]}"#)
+            let refused = try await harness.client.post("/api/v1/bottles/\(id)/open", token: visitor, json: "{}")
+            ErrorShape.expect(refused, status: 403, code: "locked")
+
+            let visitorSocket = try await harness.boxSocket(as: visitor)
+            let otherSocket = try await harness.boxSocket(as: other)
+            let request = try await harness.client.post("/api/v1/presence-requests", token: visitor, json: #"{"bottle":"\#(id)"}"#)
+            #expect(request.code == 202, "\(request)")
+            harness.inputs.yield(.buttonPressed(at: Date()))
+
+            let proved = await visitorSocket.first(type: "presence", timeout: .seconds(30)) { $0["bottle"].string == id }
+            #expect(proved != nil, "no presence event: \(visitorSocket.messages)")
+            #expect(proved?["provedAt"].string != nil)
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(!otherSocket.messages.contains { $0["type"].string == "presence" }, "presence went to another visitor")
+
+            let opened = try await harness.client.post("/api/v1/bottles/\(id)/open", token: visitor, json: "{}")
+            #expect(opened.code == 200, "presence proved, the bottle opens: \(opened)")
+            #expect(opened.json["content"]["text"].string == "press the button")
+            await visitorSocket.closeAndWait()
+            await otherSocket.closeAndWait()
+        }
+    }
+
+    @Test("a box without a presence button refuses presence requests")
+    func noButton() async throws {
+        try await APIHarness.run(.init(hasPresenceButton: false)) { harness in
+            let creator = try await harness.newVisitor()
+            let id = try await harness.createBottleID(creator)
+            let reply = try await harness.client.post("/api/v1/presence-requests", token: creator, json: #"{"bottle":"\#(id)"}"#)
+            ErrorShape.expect(reply, status: 422, code: "invalid")
+            #expect(try await harness.client.get("/api/v1/box", token: creator).json["hasPresenceButton"].bool == false)
+        }
+    }
+}
