@@ -231,7 +231,8 @@ public enum Daemon {
         if config.features.visitorPage {
             var limits = APILimits()
             limits.perClient = config.http.limitPerClient
-            let hub = ChatHub(processor: bottles.processor, events: events, logger: logger, weather: { latest.latestWeather })
+            let hub = ChatHub(processor: bottles.processor, events: events, logger: logger, presenceGrace: limits.presenceGrace,
+                              weather: { latest.latestWeather })
             let api = VisitorAPI(
                 processor: bottles.processor, visitors: VisitorStore(database: database),
                 media: MediaStore(dataDirectory: dataDirectory), hub: hub,

@@ -163,9 +163,7 @@ struct RouteTests {
 
             let upload = try await client.send(.post, "/api/v1/bottles/\(id)/attachments", token: opener, body: png, contentType: "image/png")
             #expect(upload.code == 201 && upload.isJSON, "\(upload)")
-            withKnownIssue("bug: api/openapi.json Media has no `kind`, which attachments carry") {
-                document.expect(upload, .post, "/api/v1/bottles/{id}/attachments", status: 201)
-            }
+            document.expect(upload, .post, "/api/v1/bottles/{id}/attachments", status: 201)
             let attachment = try #require(upload.json["attachment"].string)
             let withAttachment = try await client.post("/api/v1/bottles/\(id)/messages", token: opener,
                                                        json: #"{"text":"look","language":"en","attachment":"\#(attachment)"}"#)
@@ -174,9 +172,7 @@ struct RouteTests {
             #expect(url == "/api/v1/bottles/\(id)/messages/\(attachment)/attachment")
             let file = try await client.get(url, token: opener)
             #expect(file.code == 200 && file.contentType == "image/png", "\(file)")
-            withKnownIssue("bug: api/openapi.json getAttachment 200 lists no content types (the file is image/* or audio/*)") {
-                document.expect(file, .get, "/api/v1/bottles/{id}/messages/{message}/attachment", status: 200)
-            }
+            document.expect(file, .get, "/api/v1/bottles/{id}/messages/{message}/attachment", status: 200)
             #expect(file.body == png)
 
             let kept = try await client.post("/api/v1/bottles/\(id)/keep-alive", token: opener, json: "{}")

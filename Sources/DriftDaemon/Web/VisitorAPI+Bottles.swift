@@ -16,9 +16,13 @@ extension VisitorAPI {
             for bottle in live {
                 let mine = bottle.isCreator(caller)
                 switch bottle.state {
-                case .locked where !mine && !watched.contains(bottle.id): continue
-                case .active, .dying where bottle.isOneShot && !mine && !hasOpened(bottle, by: caller): continue
-                default: break
+                case .locked:
+                    guard mine || watched.contains(bottle.id) else { continue }
+                case .active, .dying:
+                    // A one-shot bottle's chat belongs to its one opener (and creator).
+                    if bottle.isOneShot, !mine, !hasOpened(bottle, by: caller) { continue }
+                default:
+                    break
                 }
                 views.append(await view(bottle, for: caller, context: context, watched: watched))
             }
@@ -87,7 +91,10 @@ extension VisitorAPI {
                 ])
                 if let wait = decision.retryAfter {
                     var error = APIError.rateLimited("password attempts", retryAfter: wait)
-                    error.details = details
+                    if case .object(var merged) = error.details, case .object(let extra) = details {
+                        merged.merge(extra) { current, _ in current }
+                        error.details = .object(merged)
+                    }
                     throw error
                 }
                 throw APIError(.forbidden, code: "locked", decision.reasons.joined(separator: "; "), details: details)
