@@ -228,11 +228,13 @@ public enum Daemon {
             services.append(ClockSyncService(ambient: ambient, logger: logger))
         }
         services.append(bottles)
+        var liveHub: ChatHub?
         if config.features.visitorPage {
             var limits = APILimits()
             limits.perClient = config.http.limitPerClient
             let hub = ChatHub(processor: bottles.processor, events: events, logger: logger, presenceGrace: limits.presenceGrace,
                               weather: { latest.latestWeather })
+            liveHub = hub
             let api = VisitorAPI(
                 processor: bottles.processor, visitors: VisitorStore(database: database),
                 media: MediaStore(dataDirectory: dataDirectory), hub: hub,
@@ -241,6 +243,20 @@ public enum Daemon {
                 limits: limits, logger: logger)
             services.append(VisitorServer(api: api, host: config.http.listen.host, port: config.http.listen.port, logger: logger,
                                           onListening: options.onListening))
+        }
+        if config.features.metrics {
+            let hub = liveHub
+            let sources = BoxMetrics.Sources(
+                weather: { latest.latestWeather }, gps: { gpsStatus.snapshot },
+                bottles: {
+                    let live = (try? statusStore.bottles(in: [.locked, .openable, .active, .dying])) ?? []
+                    return Dictionary(grouping: live, by: \.state).mapValues(\.count)
+                },
+                faults: { health.evaluate().faults },
+                connections: { await hub?.connectionCount ?? 0 },
+                startedAt: startedAt)
+            services.append(MetricsServer(metrics: .shared, sources: sources, host: config.metrics.listen.host,
+                                          port: config.metrics.listen.port, logger: logger))
         }
         let diskCheck = DiskSpaceCheck(path: dataDirectory, minimumFreeMB: Int64(config.storage.minFreeMB), health: health, logger: logger)
         services.append(HousekeepingService(health: health, logger: logger, jobs: [("disk-space", { diskCheck.run() })]))

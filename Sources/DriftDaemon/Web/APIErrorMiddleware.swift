@@ -14,12 +14,16 @@ struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
-            return try await next(request, context)
+            let response = try await next(request, context)
+            BoxMetrics.countRequest(method: request.method.rawValue, route: context.endpointPath ?? "unmatched", status: response.status.code)
+            return response
         } catch {
             let mapped = Self.map(error)
             if mapped.status == .internalServerError {
                 logger.error("request failed", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)", "error": "\(error)"])
             }
+            BoxMetrics.countRequest(method: request.method.rawValue, route: context.endpointPath ?? "unmatched", status: mapped.status.code)
+            BoxMetrics.countError(code: mapped.code)
             return try mapped.response(from: request, context: context)
         }
     }

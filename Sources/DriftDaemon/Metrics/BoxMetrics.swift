@@ -1,0 +1,103 @@
+import DriftCore
+import DriftStore
+import Foundation
+import Metrics
+import Prometheus
+import Synchronization
+
+/// The box's Prometheus metrics (`[metrics]`, `features.metrics = true`).
+///
+/// One registry per process. Counters that code increments as things happen (API
+/// requests and errors) go through swift-metrics, bootstrapped once with the registry's
+/// factory, so they cost nothing when metrics are off. Gauges that describe the box now
+/// (weather, GPS, bottles by state, faults, live connections) are read from their
+/// sources when Prometheus scrapes (``refresh(from:)``), so no service has to push them.
+public final class BoxMetrics: Sendable {
+    /// Where the scrape-time gauges come from.
+    public struct Sources: Sendable {
+        public var weather: @Sendable () -> LatestReadings.Weather?
+        public var gps: @Sendable () -> GPSStatus.Snapshot
+        public var bottles: @Sendable () -> [BottleState: Int]
+        public var faults: @Sendable () -> [String: String]
+        public var connections: @Sendable () async -> Int
+        public var startedAt: Date
+
+        public init(weather: @escaping @Sendable () -> LatestReadings.Weather?, gps: @escaping @Sendable () -> GPSStatus.Snapshot,
+                    bottles: @escaping @Sendable () -> [BottleState: Int], faults: @escaping @Sendable () -> [String: String],
+                    connections: @escaping @Sendable () async -> Int, startedAt: Date) {
+            self.weather = weather
+            self.gps = gps
+            self.bottles = bottles
+            self.faults = faults
+            self.connections = connections
+            self.startedAt = startedAt
+        }
+    }
+
+    public let registry: PrometheusCollectorRegistry
+    private let knownFaults = Mutex<Set<String>>([])
+
+    /// The process's metrics; bootstraps swift-metrics with it on first use.
+    public static let shared: BoxMetrics = {
+        let metrics = BoxMetrics()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics.registry))
+        return metrics
+    }()
+
+    /// A registry of its own (tests); swift-metrics counters do not reach it.
+    public init() {
+        registry = PrometheusCollectorRegistry()
+    }
+
+    /// Sets every scrape-time gauge from `sources` at `now`.
+    public func refresh(from sources: Sources, now: Date = Date()) async {
+        gauge("driftd_uptime_seconds", "Seconds since driftd started.").set(now.timeIntervalSince(sources.startedAt))
+        if let weather = sources.weather() {
+            gauge("driftd_weather_temperature_celsius", "Latest air temperature reading.").set(weather.celsius)
+            gauge("driftd_weather_humidity_percent", "Latest relative humidity reading.").set(weather.relativeHumidity)
+            gauge("driftd_weather_pressure_hpa", "Latest air pressure reading.").set(weather.hectopascals)
+            gauge("driftd_weather_reading_age_seconds", "Age of the latest weather reading.").set(now.timeIntervalSince(weather.at))
+        }
+        let gps = sources.gps()
+        let mode: Double = gps.reception != .fix ? 1 : (gps.mode == "3D" ? 3 : 2)
+        gauge("driftd_gps_fix_mode", "GPS fix mode as gpsd counts it: 1 no fix, 2 2D, 3 3D.").set(mode)
+        gauge("driftd_gps_receiver_present", "1 while NMEA arrives from the receiver.").set(gps.reception == .absent ? 0.0 : 1.0)
+        if let hdop = gps.hdop { gauge("driftd_gps_hdop", "Horizontal dilution of precision of the latest fix.").set(hdop) }
+        if let at = gps.at { gauge("driftd_gps_fix_age_seconds", "Age of the latest fix.").set(now.timeIntervalSince(at)) }
+        let counts = sources.bottles()
+        for state in [BottleState.locked, .openable, .active, .dying] {
+            registry.makeGauge(name: "driftd_bottles", labels: [("state", state.rawValue)], help: "Bottles hosted here by state.")
+                .set(Double(counts[state] ?? 0))
+        }
+        let faults = sources.faults()
+        let seen = knownFaults.withLock { known in
+            known.formUnion(faults.keys)
+            return known
+        }
+        for component in seen {
+            registry.makeGauge(name: "driftd_fault", labels: [("component", component)], help: "1 while a component reports a fault.")
+                .set(faults[component] == nil ? 0.0 : 1.0)
+        }
+        gauge("driftd_live_connections", "Open WebSocket connections of visitors' pages.").set(Double(await sources.connections()))
+    }
+
+    /// The exposition text (Prometheus text format 0.0.4).
+    public func render() -> [UInt8] {
+        registry.emitToBuffer()
+    }
+
+    private func gauge(_ name: String, _ help: String) -> Prometheus.Gauge {
+        registry.makeGauge(name: name, help: help)
+    }
+
+    /// Counts one API request (route template, method, status) — a no-op when metrics are off.
+    static func countRequest(method: String, route: String, status: Int) {
+        Metrics.Counter(label: "driftd_api_requests_total", dimensions: [("method", method), ("route", route), ("status", String(status))])
+            .increment()
+    }
+
+    /// Counts one API error by its code.
+    static func countError(code: String) {
+        Metrics.Counter(label: "driftd_api_errors_total", dimensions: [("code", code)]).increment()
+    }
+}

@@ -1,0 +1,51 @@
+@testable import DriftDaemon
+import DriftCore
+import Foundation
+import Testing
+
+@Suite("Metrics: Prometheus exposition")
+struct MetricsTests {
+    static func sources(faults: [String: String], bottles: [BottleState: Int] = [.openable: 2, .dying: 1]) -> BoxMetrics.Sources {
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        return BoxMetrics.Sources(
+            weather: { LatestReadings.Weather(celsius: 17.5, hectopascals: 1012.25, relativeHumidity: 55, at: start.addingTimeInterval(90)) },
+            gps: {
+                GPSStatus.Snapshot(reception: .fix, latitude: 52.5, longitude: 13.4, mode: "3D", hdop: 0.9,
+                                   at: start.addingTimeInterval(95), source: "sim")
+            },
+            bottles: { bottles }, faults: { faults }, connections: { 7 }, startedAt: start)
+    }
+
+    @Test("gauges describe the box at scrape time: weather, GPS, bottles by state, faults, connections")
+    func gauges() async throws {
+        let metrics = BoxMetrics()
+        let now = Date(timeIntervalSince1970: 1_700_000_100)
+        await metrics.refresh(from: Self.sources(faults: ["gps": "no NMEA for 30 s"]), now: now)
+        var text = String(decoding: metrics.render(), as: UTF8.self)
+        for line in [
+            "driftd_uptime_seconds 100.0", "driftd_weather_temperature_celsius 17.5", "driftd_weather_pressure_hpa 1012.25",
+            "driftd_weather_reading_age_seconds 10.0", "driftd_gps_fix_mode 3.0", "driftd_gps_hdop 0.9", "driftd_gps_fix_age_seconds 5.0",
+            #"driftd_bottles{state="openable"} 2.0"#, #"driftd_bottles{state="locked"} 0.0"#, #"driftd_bottles{state="dying"} 1.0"#,
+            #"driftd_fault{component="gps"} 1.0"#, "driftd_live_connections 7.0",
+        ] {
+            #expect(text.contains(line + "\n"), "missing \(line) in:\n\(text)")
+        }
+        #expect(text.contains("# TYPE driftd_bottles gauge"))
+        // A cleared fault drops to 0 rather than vanishing (so alerts resolve).
+        await metrics.refresh(from: Self.sources(faults: [:]), now: now)
+        text = String(decoding: metrics.render(), as: UTF8.self)
+        #expect(text.contains(#"driftd_fault{component="gps"} 0.0"# + "\n"), "\(text)")
+    }
+
+    @Test("API requests and errors are counted through swift-metrics into the shared registry")
+    func counters() {
+        let metrics = BoxMetrics.shared
+        BoxMetrics.countRequest(method: "GET", route: "/api/v1/bottles", status: 200)
+        BoxMetrics.countRequest(method: "GET", route: "/api/v1/bottles", status: 200)
+        BoxMetrics.countError(code: "locked")
+        let text = String(decoding: metrics.render(), as: UTF8.self)
+        let requests = text.split(separator: "\n").first { $0.hasPrefix("driftd_api_requests_total{") && $0.contains(#"route="/api/v1/bottles""#) }
+        #expect(requests.map { $0.hasSuffix(" 2") } == true, "\(text)")
+        #expect(text.contains(#"driftd_api_errors_total{code="locked"} 1"#), "\(text)")
+    }
+}
