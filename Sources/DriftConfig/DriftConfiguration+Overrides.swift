@@ -15,7 +15,9 @@ extension DriftConfiguration {
         }
         if let listen {
             do throws(HostPort.ParseError) {
-                copy.http.listen = try HostPort.parse(listen)
+                // Port 0 picks a free port (tests run several daemons side by side); the
+                // daemon logs the address it got.
+                copy.http.listen = try HostPort.parse(listen, allowsAnyPort: true)
             } catch {
                 issues.append(ConfigIssue(file: "command line", key: "http.listen", kind: .invalidValue,
                                           message: "--listen: \(error.description)"))

@@ -25,8 +25,9 @@ public struct HostPort: Sendable, Equatable, Hashable, CustomStringConvertible {
         public var description: String { "`\(input)` is not HOST:PORT: \(reason)" }
     }
 
-    /// Parses `HOST:PORT` or `[v6]:PORT` with a port in 1–65535.
-    public static func parse(_ text: String) throws(ParseError) -> HostPort {
+    /// Parses `HOST:PORT` or `[v6]:PORT` with a port in 1–65535 (0 too when `allowsAnyPort`:
+    /// the system picks a free one).
+    public static func parse(_ text: String, allowsAnyPort: Bool = false) throws(ParseError) -> HostPort {
         func fail(_ reason: String) -> ParseError { ParseError(input: text, reason: reason) }
         let host: Substring
         let portText: Substring
@@ -50,8 +51,8 @@ public struct HostPort: Sendable, Equatable, Hashable, CustomStringConvertible {
         }
         guard !host.isEmpty else { throw fail("the host is empty (use 0.0.0.0 for every interface)") }
         guard !portText.isEmpty, portText.allSatisfy({ $0.isASCII && $0.isNumber }), portText.count <= 5,
-              let port = Int(portText), (1...65535).contains(port)
-        else { throw fail("the port must be a number from 1 to 65535") }
+              let port = Int(portText), ((allowsAnyPort ? 0 : 1)...65535).contains(port)
+        else { throw fail(allowsAnyPort ? "the port must be a number from 0 (any free port) to 65535" : "the port must be a number from 1 to 65535") }
         return HostPort(host: String(host), port: port)
     }
 }

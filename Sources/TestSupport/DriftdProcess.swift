@@ -28,7 +28,7 @@ public final class DriftdProcess: @unchecked Sendable {
         }
         process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
+        process.arguments = Self.withFreePort(arguments)
         process.currentDirectoryURL = URL(fileURLWithPath: Self.packageRoot)
         var env = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()]
         env.merge(environment) { _, new in new }
@@ -66,13 +66,20 @@ public final class DriftdProcess: @unchecked Sendable {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 
+    /// `driftd run` without `--listen` gets `--listen 127.0.0.1:0`: daemons started by tests in
+    /// parallel must not all bind the sim board's port 8080.
+    static func withFreePort(_ arguments: [String]) -> [String] {
+        guard arguments.first == "run", !arguments.contains("--listen"), !arguments.contains("--help") else { return arguments }
+        return arguments + ["--listen", "127.0.0.1:0"]
+    }
+
     /// Runs `driftd arguments…` to completion; `(status, stdout, stderr)`.
     public static func runToCompletion(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, stdout: String, stderr: String) {
         guard let binary = binaryPath else { throw Missing(description: "driftd binary not built") }
         return try await runBlocking {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = arguments
+            process.arguments = Self.withFreePort(arguments)
             process.currentDirectoryURL = URL(fileURLWithPath: packageRoot)
             var env = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()]
             env.merge(environment) { _, new in new }
