@@ -225,7 +225,11 @@ public enum Daemon {
         // On the simulated board the host's clock is the world's clock (a laptop or CI
         // machine, not a box booting without a real-time clock).
         if config.gpio.backend != .sim {
-            services.append(ClockSyncService(ambient: ambient, logger: logger))
+            // A clock set from GPS time is trusted although the kernel still says "unsynchronised".
+            let gpsTime = devices.gpsTime
+            services.append(ClockSyncService(ambient: ambient, logger: logger, probe: {
+                ClockSync.isSynchronized().map { $0 || gpsTime?.hasSetClock == true }
+            }))
         }
         services.append(bottles)
         if config.features.visitorPage {
