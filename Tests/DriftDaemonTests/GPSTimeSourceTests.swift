@@ -117,4 +117,11 @@ struct GPSTimeSourceTests {
         #expect(base.loadUnaligned(fromByteOffset: 48, as: Int32.self) == 1, "valid")
         #expect(recorder.sets.withLock { $0 }.isEmpty, "a synchronised clock is not set")
     }
+
+    @Test("the build date (BuildInfo's YYYY-MM-DD) is the floor, at midnight UTC")
+    func buildDateFloor() {
+        #expect(GPSTimeSource.floor(buildDate: "2026-11-22") == Date(timeIntervalSince1970: 1_795_305_600))
+        #expect(GPSTimeSource.floor(buildDate: "unknown") == nil)
+        #expect(GPSTimeSource.floor(buildDate: "2026-02-30") == nil)
+    }
 }

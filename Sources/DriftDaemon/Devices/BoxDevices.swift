@@ -28,6 +28,7 @@ public struct BoxDevices: Sendable {
         config: DriftConfiguration, health: HealthRegistry,
         ambient: AsyncStream<AmbientInput>.Continuation, logger: Logger, latest: LatestReadings = LatestReadings(),
         gpsStatus: GPSStatus = GPSStatus(source: "none"),
+        gpsTimeFloor: Date = GPSTimeSource.defaultFloor,
         buttonEffects: ButtonBehaviourService.Effects = .init(),
         ledTest: @escaping @Sendable (Duration) -> Duration? = { _ in nil },
         bodyState: @escaping @Sendable (Duration) -> BoxBodyState
@@ -78,7 +79,7 @@ public struct BoxDevices: Sendable {
         var gpsTime: GPSTimeSource?
         if config.gps.kind == .nmea || config.gps.kind == .gpsd {
             gpsTime = GPSTimeSource(
-                settings: .init(setsClock: config.gps.setClock, chronyUnit: config.gps.chronySHM >= 0 ? config.gps.chronySHM : nil),
+                settings: .init(floor: gpsTimeFloor, setsClock: config.gps.setClock, chronyUnit: config.gps.chronySHM >= 0 ? config.gps.chronySHM : nil),
                 health: health, logger: logger
             )
         }

@@ -21,6 +21,11 @@ public final class GPSTimeSource: Sendable {
     /// The floor when the build date is not known: no real GPS date can be earlier.
     public static let defaultFloor = Date(timeIntervalSince1970: 1_767_225_600)   // 2026-01-01T00:00:00Z
 
+    /// The floor for a build date `YYYY-MM-DD` (`BuildInfo.buildDate`), midnight UTC; `nil` when malformed.
+    public static func floor(buildDate: String) -> Date? {
+        GPSDReport.time(iso8601: buildDate + "T00:00:00Z").flatMap(GPSTime.date(of:))
+    }
+
     public struct Settings: Sendable {
         public var floor: Date
         public var setsClock: Bool
