@@ -233,7 +233,8 @@ public enum Daemon {
             // A clock set from GPS time is trusted although the kernel still says "unsynchronised".
             let gpsTime = devices.gpsTime
             services.append(ClockSyncService(ambient: ambient, logger: logger, probe: {
-                ClockSync.isSynchronized().map { $0 || gpsTime?.hasSetClock == true }
+                let kernel = ClockSync.isSynchronized()
+                return gpsTime?.clockTrusted(kernel: kernel) ?? kernel
             }))
         }
         services.append(bottles)

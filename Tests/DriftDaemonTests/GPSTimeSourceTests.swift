@@ -65,6 +65,8 @@ struct GPSTimeSourceTests {
         let set = try #require(recorder.sets.withLock { $0 }.first)
         #expect(abs(set.timeIntervalSince1970 - 1_805_112_000) < 0.5, "\(set)")
         #expect(source.hasSetClock)
+        #expect(source.clockTrusted(kernel: false) == true, "the kernel still says unsynchronised; the clock follows GPS")
+        #expect(source.clockTrusted(kernel: nil) == nil)
         // The clock now agrees: no second step.
         source.offer(Self.fix("150327 120001.00"), receivedAt: Date(timeIntervalSince1970: 1_805_112_001.2))
         #expect(recorder.sets.withLock { $0 }.count == 1)
@@ -97,6 +99,7 @@ struct GPSTimeSourceTests {
         source.offer(Self.fix("150327 120001.00"), receivedAt: Date(timeIntervalSince1970: 1))
         #expect(health.evaluate().faults[GPSTimeSource.component]?.contains("clock_settime") == true)
         #expect(!source.hasSetClock)
+        #expect(source.clockTrusted(kernel: false) == false, "time conditions stay locked")
     }
 
     @Test("with chrony_shm, every 3D epoch's GPS time goes to the SHM segment")

@@ -49,15 +49,18 @@ public final class GPSStatus: Sendable {
 }
 
 /// Reads the box's GPS receiver: NMEA from a serial port (libserialport or
-/// termios, per the foundation), or from the simulated receiver on the sim
-/// board. Sentences go through the same framer, parser and epoch assembler as
-/// `driftd nmea decode`; each epoch's fix is published to the lifecycle
-/// processor (position conditions) and to ``GPSStatus``.
+/// termios, per the foundation; baud 0 detects the rate with ``BaudDetector``),
+/// gpsd's JSON socket, or the simulated receiver on the sim board. Sentences go
+/// through the same framer, parser and epoch assembler as `driftd nmea decode`;
+/// each epoch's fix is published to the lifecycle processor (position
+/// conditions) and to ``GPSStatus`` — with the stable box position
+/// (``GNSS/StablePosition``) in place of the fix's once it is established — and
+/// offered to the ``GPSTimeSource``.
 ///
 /// A port that cannot be opened, a far end that closes (unplugged USB
-/// receiver) and a receiver that stays silent for `silenceLimit` are `gps`
-/// faults; the port is reopened with back-off (2 s doubling to 60 s). Nothing
-/// here is fatal.
+/// receiver), a receiver that stays silent for `silenceLimit`, and an absent
+/// or silent gpsd are `gps` faults; the source is reopened with back-off (2 s
+/// doubling to 60 s). Nothing here is fatal.
 public struct GPSService: Service {
     public static let component = "gps"
 

@@ -79,6 +79,13 @@ public final class GPSTimeSource: Sendable {
     /// Whether this source has set the system clock.
     public var hasSetClock: Bool { state.withLock { $0.hasSetClock } }
 
+    /// The clock-sync answer with GPS time taken into account: the kernel's `synchronized`
+    /// (`nil` = unknown, passed on), or `true` once this source has set the clock (the kernel
+    /// keeps `STA_UNSYNC` after a `clock_settime`).
+    public func clockTrusted(kernel synchronized: Bool?) -> Bool? {
+        synchronized.map { $0 || hasSetClock }
+    }
+
     /// The last corrected GPS time offered.
     public var lastTime: Date? { state.withLock { $0.lastTime } }
 
