@@ -11,6 +11,12 @@ extension DriftConfiguration {
         public var maxHDOP: Double
         /// A fix older than this counts as no fix.
         public var maxFixAge: Duration
+        /// A box whose good fixes stay this many metres from its stable position has been moved.
+        public var movedThresholdM: Double
+        /// Set the system clock from GPS time while the kernel says it is unsynchronised.
+        public var setClock: Bool
+        /// chrony SHM refclock unit fed with GPS time, -1 = off.
+        public var chronySHM: Int
 
         init(reading r: SectionReader) {
             kind = r.choice("kind")
@@ -19,6 +25,9 @@ extension DriftConfiguration {
             gpsdAddress = r.hostPort("gpsd_address", default: "127.0.0.1:2947")
             maxHDOP = r.double("max_hdop", default: 5.0, above: 0)
             maxFixAge = .seconds(r.int("max_fix_age_s", default: 30, min: 1, max: 86_400))
+            movedThresholdM = r.double("moved_threshold_m", default: 100, min: 10, max: 100_000)
+            setClock = r.bool("set_clock", default: true)
+            chronySHM = r.int("chrony_shm", default: -1, min: -1, max: 3)
         }
     }
 

@@ -26,9 +26,13 @@ public struct DaemonOptions: Sendable {
     public var version: String
     /// Called with the visitor page's port once it listens (in-process tests with port 0).
     public var onListening: @Sendable (Int) async -> Void
+    /// No real GPS date is earlier than this (the build date): the floor of GPS
+    /// week-rollover correction. `nil`: ``GPSTimeSource/defaultFloor``.
+    public var gpsTimeFloor: Date?
 
     public init(configPath: String?, dataDirectory: String?, listen: String?, environment: [String: String], version: String,
-                onListening: @escaping @Sendable (Int) async -> Void = { _ in }) {
+                onListening: @escaping @Sendable (Int) async -> Void = { _ in }, gpsTimeFloor: Date? = nil) {
+        self.gpsTimeFloor = gpsTimeFloor
         self.configPath = configPath
         self.dataDirectory = dataDirectory
         self.listen = listen
@@ -151,6 +155,7 @@ public enum Daemon {
         let latest = LatestReadings()
         let statusStore = BottleStore(database: database)
         let devices = BoxDevices.open(config: config, health: health, ambient: ambient, logger: logger, latest: latest, gpsStatus: gpsStatus,
+            gpsTimeFloor: options.gpsTimeFloor ?? GPSTimeSource.defaultFloor,
             buttonEffects: ButtonBehaviourService.Effects(
                 showStatusCode: { now in bodyState.showStatusCode(at: now) },
                 runSelftest: { [logger] _ in
@@ -225,7 +230,12 @@ public enum Daemon {
         // On the simulated board the host's clock is the world's clock (a laptop or CI
         // machine, not a box booting without a real-time clock).
         if config.gpio.backend != .sim {
-            services.append(ClockSyncService(ambient: ambient, logger: logger))
+            // A clock set from GPS time is trusted although the kernel still says "unsynchronised".
+            let gpsTime = devices.gpsTime
+            services.append(ClockSyncService(ambient: ambient, logger: logger, probe: {
+                let kernel = ClockSync.isSynchronized()
+                return gpsTime?.clockTrusted(kernel: kernel) ?? kernel
+            }))
         }
         services.append(bottles)
         var liveHub: ChatHub?

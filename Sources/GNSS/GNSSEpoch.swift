@@ -6,4 +6,11 @@ public struct GNSSEpoch: Sendable, Equatable {
     public var sky: SkyView
     /// Number of sentences merged into this epoch.
     public var sentenceCount: Int
+
+    public init(timeOfDay: NMEATimeOfDay?, fix: GNSSFix, sky: SkyView, sentenceCount: Int) {
+        self.timeOfDay = timeOfDay
+        self.fix = fix
+        self.sky = sky
+        self.sentenceCount = sentenceCount
+    }
 }

@@ -27,7 +27,8 @@ struct Run: AsyncParsableCommand {
         signal(SIGPIPE, SIG_IGN)
         do {
             try await Daemon.run(
-                options: DaemonOptions(configPath: config, dataDirectory: dataDir, listen: listen, environment: environment, version: BuildInfo.versionLine),
+                options: DaemonOptions(configPath: config, dataDirectory: dataDir, listen: listen, environment: environment, version: BuildInfo.versionLine,
+                                       gpsTimeFloor: GPSTimeSource.floor(buildDate: BuildInfo.buildDate)),
                 logger: logger
             )
         } catch let error as DaemonStartupError {

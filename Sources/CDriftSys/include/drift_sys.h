@@ -153,4 +153,68 @@ static inline int drift_clock_state(int *status) {
 }
 #endif /* __linux__ */
 
+#ifdef __linux__
+#include <time.h>
+#include <sys/ipc.h>
+#include <sys/shm.h>
+/// clock_settime(CLOCK_REALTIME, {sec, nsec}): sets the system clock (needs CAP_SYS_TIME).
+static inline int drift_set_realtime(long long sec, long nsec) {
+    struct timespec ts = { .tv_sec = (time_t)sec, .tv_nsec = nsec };
+    return clock_settime(CLOCK_REALTIME, &ts);
+}
+
+/// gpsd's / NTP's `struct shmTime` (ntpshm.c), the segment chrony's `refclock SHM` reads.
+struct drift_shm_time {
+    int mode;
+    volatile int count;
+    time_t clockTimeStampSec;
+    int clockTimeStampUSec;
+    time_t receiveTimeStampSec;
+    int receiveTimeStampUSec;
+    int leap;
+    int precision;
+    int nsamples;
+    volatile int valid;
+    unsigned clockTimeStampNSec;
+    unsigned receiveTimeStampNSec;
+    int dummy[8];
+};
+
+/// shmget(key, sizeof(struct drift_shm_time), IPC_CREAT | perms): the segment id or -1.
+static inline int drift_shm_time_get(int key, int perms) {
+    return shmget((key_t)key, sizeof(struct drift_shm_time), IPC_CREAT | perms);
+}
+/// shmat(id, NULL, 0): the segment, or NULL (errno set).
+static inline struct drift_shm_time *drift_shm_time_attach(int id) {
+    void *p = shmat(id, NULL, 0);
+    return p == (void *)-1 ? NULL : (struct drift_shm_time *)p;
+}
+/// shmdt(segment).
+static inline int drift_shm_detach(void *segment) { return shmdt(segment); }
+/// shmctl(id, IPC_RMID, NULL): removes the segment once the last process detaches.
+static inline int drift_shm_remove(int id) { return shmctl(id, IPC_RMID, NULL); }
+
+/// Writes one sample the way gpsd's ntp_write does: valid = 0, count++, barrier, the
+/// stamps, barrier, count++, valid = 1 (mode 1: the reader checks count before and after).
+static inline void drift_shm_time_write(struct drift_shm_time *shm, long long clockSec, long clockNSec,
+                                        long long receiveSec, long receiveNSec, int leap, int precision) {
+    shm->mode = 1;
+    shm->valid = 0;
+    shm->count++;
+    __sync_synchronize();
+    shm->clockTimeStampSec = (time_t)clockSec;
+    shm->clockTimeStampUSec = (int)(clockNSec / 1000);
+    shm->clockTimeStampNSec = (unsigned)clockNSec;
+    shm->receiveTimeStampSec = (time_t)receiveSec;
+    shm->receiveTimeStampUSec = (int)(receiveNSec / 1000);
+    shm->receiveTimeStampNSec = (unsigned)receiveNSec;
+    shm->leap = leap;
+    shm->precision = precision;
+    shm->nsamples = 3;
+    __sync_synchronize();
+    shm->count++;
+    shm->valid = 1;
+}
+#endif /* __linux__ */
+
 #endif

@@ -1,5 +1,6 @@
 import DriftConfig
 import Foundation
+import GNSS
 import Hardware
 import Logging
 import Sensors
@@ -13,6 +14,8 @@ public struct BoxDevices: Sendable {
     public var services: [any Service]
     /// Adds device commands (simulated-world control on the sim board) to the control socket.
     public var registerControlCommands: @Sendable (inout ControlCommands) -> Void
+    /// GPS time for the clock (a real receiver or gpsd), `nil` otherwise.
+    public var gpsTime: GPSTimeSource?
 
     /// The component name faults of the GPIO chip are reported under.
     public static let gpioComponent = "gpio"
@@ -25,6 +28,7 @@ public struct BoxDevices: Sendable {
         config: DriftConfiguration, health: HealthRegistry,
         ambient: AsyncStream<AmbientInput>.Continuation, logger: Logger, latest: LatestReadings = LatestReadings(),
         gpsStatus: GPSStatus = GPSStatus(source: "none"),
+        gpsTimeFloor: Date = GPSTimeSource.defaultFloor,
         buttonEffects: ButtonBehaviourService.Effects = .init(),
         ledTest: @escaping @Sendable (Duration) -> Duration? = { _ in nil },
         bodyState: @escaping @Sendable (Duration) -> BoxBodyState
@@ -68,6 +72,17 @@ public struct BoxDevices: Sendable {
             }
         }
         var simulatedGPS: SimulatedGPS?
+        let stablePosition = StablePosition.Settings(
+            maximumHDOP: config.gps.maxHDOP, maximumAge: TimeInterval(config.gps.maxFixAge.components.seconds),
+            movedThreshold: config.gps.movedThresholdM
+        )
+        var gpsTime: GPSTimeSource?
+        if config.gps.kind == .nmea || config.gps.kind == .gpsd {
+            gpsTime = GPSTimeSource(
+                settings: .init(floor: gpsTimeFloor, setsClock: config.gps.setClock, chronyUnit: config.gps.chronySHM >= 0 ? config.gps.chronySHM : nil),
+                health: health, logger: logger
+            )
+        }
         switch config.gps.kind {
         case .none:
             break
@@ -77,15 +92,15 @@ public struct BoxDevices: Sendable {
                 replayPath: config.sim.nmeaReplay
             )
             simulatedGPS = gps
-            services.append(GPSService(source: .stream({ gps.bytes() }), ambient: ambient, status: gpsStatus, health: health, logger: logger))
+            services.append(GPSService(source: .stream({ gps.bytes() }), ambient: ambient, status: gpsStatus, health: health, logger: logger, stablePosition: stablePosition))
         case .nmea:
-            // baud 0 asks for detection, which is not built yet: 9600 is what most modules start at.
-            let baud = config.gps.baud == 0 ? 9600 : config.gps.baud
-            services.append(GPSService(source: .serial(path: config.gps.port, baud: baud), ambient: ambient, status: gpsStatus, health: health, logger: logger))
+            // baud 0 asks for detection (BaudDetector).
+            services.append(GPSService(source: .serial(path: config.gps.port, baud: config.gps.baud), ambient: ambient, status: gpsStatus, health: health, logger: logger,
+                                       stablePosition: stablePosition, timeSource: gpsTime))
         case .gpsd:
-            logger.error("gps.kind = gpsd is not supported by this driftd yet; no GPS")
-            health.register(GPSService.component, maximumSilence: nil)
-            health.setFault(GPSService.component, "gps.kind = gpsd is not supported yet")
+            let address = config.gps.gpsdAddress
+            services.append(GPSService(source: .gpsd(host: address.host, port: address.port), ambient: ambient, status: gpsStatus,
+                                       health: health, logger: logger, stablePosition: stablePosition, timeSource: gpsTime))
         }
         let gpsControl = simulatedGPS
         let weatherControl = simulatedWeather
@@ -102,7 +117,7 @@ public struct BoxDevices: Sendable {
             logger.error("GPIO chip unavailable: buttons and LEDs are off", metadata: ["chip": "\(config.gpio.chip)", "error": "\(error)"])
             health.register(gpioComponent, maximumSilence: nil)
             health.setFault(gpioComponent, "GPIO chip \(config.gpio.chip) unavailable: \(error)")
-            return BoxDevices(services: services, registerControlCommands: simulatedWorld)
+            return BoxDevices(services: services, registerControlCommands: simulatedWorld, gpsTime: gpsTime)
         }
 
         let buttons = [("presence", config.buttons.presence), ("keep-alive", config.buttons.keepAlive)].filter { !$0.1.isEmpty }
@@ -130,7 +145,7 @@ public struct BoxDevices: Sendable {
             guard let simulated else { return }
             SimulatedWorldCommands.register(in: &commands, driver: simulated, config: config)
         }
-        return BoxDevices(services: services, registerControlCommands: register)
+        return BoxDevices(services: services, registerControlCommands: register, gpsTime: gpsTime)
     }
 
     /// Every line name the config uses, for the simulated chip.

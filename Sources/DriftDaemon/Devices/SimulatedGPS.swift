@@ -1,9 +1,12 @@
 import Foundation
+import GNSS
 import Synchronization
 
 /// The sim board's GPS receiver: emits the NMEA a real receiver would (GGA and
 /// RMC once a second) for a position that `sim.gps` can move, or no fix at
-/// all; or replays an NMEA capture (`sim.nmea_replay`) line by line.
+/// all; or replays an NMEA capture (`sim.nmea_replay`) in real time: cycle by cycle,
+/// paced by the capture's own time stamps (one cycle a second where it has none), over
+/// and over (``GNSS/NMEAReplay``).
 ///
 /// Its sentences go through the same framer, parser and epoch assembly as a
 /// real receiver's.
@@ -25,10 +28,14 @@ public final class SimulatedGPS: Sendable {
 
     private let position: Mutex<Position>
     let replayPath: String?
+    let sleep: @Sendable (Duration) async throws -> Void
 
-    public init(latitude: Double, longitude: Double, altitude: Double, replayPath: String? = nil) {
+    /// - Parameter sleep: waits between cycles (tests inject a recorder or a manual clock).
+    public init(latitude: Double, longitude: Double, altitude: Double, replayPath: String? = nil,
+                sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
         position = Mutex(Position(latitude: latitude, longitude: longitude, altitude: altitude, hasFix: true))
         self.replayPath = replayPath?.isEmpty == true ? nil : replayPath
+        self.sleep = sleep
     }
 
     public var current: Position { position.withLock { $0 } }
@@ -37,28 +44,41 @@ public final class SimulatedGPS: Sendable {
         position.withLock { update(&$0) }
     }
 
-    /// The receiver's output, one chunk per second (or per replayed line every 100 ms).
+    /// The receiver's output: one chunk per second, or per replayed cycle at the capture's pace.
     public func bytes() -> AsyncStream<[UInt8]> {
         AsyncStream { continuation in
             let task = Task {
                 if let replayPath, let data = FileManager.default.contents(atPath: replayPath) {
-                    let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-                    while !Task.isCancelled {
-                        for line in lines {
-                            continuation.yield(Array(line) + [UInt8(ascii: "\n")])
-                            try? await Task.sleep(for: .milliseconds(100))
-                            if Task.isCancelled { break }
-                        }
-                    }
+                    let cycles = NMEAReplay.cycles(of: Array(data))
+                    await replay(cycles, into: continuation)
                 } else {
                     while !Task.isCancelled {
                         continuation.yield(Array(Self.sentences(for: current, at: Date()).utf8))
-                        try? await Task.sleep(for: .seconds(1))
+                        do { try await sleep(.seconds(1)) } catch { break }
                     }
                 }
                 continuation.finish()
             }
             continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// Yields `cycles` over and over, each after the pause its time stamp asks for.
+    func replay(_ cycles: [NMEAReplay.Cycle], into continuation: AsyncStream<[UInt8]>.Continuation) async {
+        guard !cycles.isEmpty else { return }
+        var previous: NMEATimeOfDay?
+        var first = true
+        while !Task.isCancelled {
+            for cycle in cycles {
+                if !first {
+                    do { try await sleep(NMEAReplay.delay(from: previous, to: cycle.timeOfDay)) } catch { return }
+                }
+                first = false
+                continuation.yield(cycle.bytes)
+                previous = cycle.timeOfDay
+                if Task.isCancelled { return }
+            }
+            previous = nil   // the capture starts again: one default pause
         }
     }
 

@@ -1,0 +1,47 @@
+import DriftCore
+import DriftDaemon
+import Foundation
+import GNSS
+import Logging
+import ServiceLifecycle
+import Testing
+
+@Suite("GPS service: stable box position")
+struct GPSStablePositionTests {
+    @Test("after enough good fixes the published position is the stable one, not the last fix")
+    func publishesStablePosition() async throws {
+        let home = SimulatedGPS.Position(latitude: 52.4731, longitude: 13.4019, altitude: 44, hasFix: true)
+        var stray = home
+        stray.latitude += 0.002   // about 220 m north: one multipath jump, last of the stream
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        var text = ""
+        for second in 0..<40 { text += SimulatedGPS.sentences(for: home, at: start.addingTimeInterval(Double(second))) }
+        text += SimulatedGPS.sentences(for: stray, at: start.addingTimeInterval(40))
+        text += SimulatedGPS.sentences(for: home, at: start.addingTimeInterval(41))   // closes the stray epoch
+        let bytes = Array(text.utf8)
+
+        let status = GPSStatus(source: "sim")
+        let (inputs, ambient) = AsyncStream<AmbientInput>.makeStream()
+        let service = GPSService(source: .stream({ AsyncStream { $0.yield(bytes) } }), ambient: ambient, status: status,
+                                 health: HealthRegistry(), logger: Logger(label: "test"))
+        let group = ServiceGroup(services: [service], logger: Logger(label: "test"))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            var fixes: [PositionFix] = []
+            for await input in inputs {
+                if case .gps(let state) = input, let fix = state.lastFix { fixes.append(fix) }
+                if fixes.count == 41 { break }
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+            #expect(fixes.count == 41)
+            let last = try #require(fixes.last)
+            #expect(last.position.distance(to: try GeoPoint(latitude: home.latitude, longitude: home.longitude)) < 1,
+                    "the stray fix is not published as the box position: \(last.position)")
+            let snapshot = status.snapshot
+            #expect(abs((snapshot.latitude ?? 0) - stray.latitude) < 1e-6, "the status still shows the receiver's own fix")
+            #expect(snapshot.stableFixes == 40)
+            #expect(abs((snapshot.stableLatitude ?? 0) - home.latitude) < 1e-6)
+        }
+    }
+}
