@@ -144,9 +144,20 @@ public struct Selftest: Sendable {
         case .none: return .init("gps", .skip, "gps.kind = none")
         case .sim: return .init("gps", .pass, "simulated receiver")
         case .gpsd: return tcpCheck("gps", host: config.gps.gpsdAddress.host, port: config.gps.gpsdAddress.port, what: "gpsd")
+        case .nmea where config.gps.baud == 0:
+            // Automatic baud: try the rates the GPS service tries, report the one that speaks NMEA.
+            let path = config.gps.port
+            do {
+                let found = try await BaudDetector().detect(path: path) { rate in
+                    try SerialPorts.open(path: path, settings: SerialSettings(baudRate: rate))
+                }
+                found.port.close()
+                return .init("gps", .pass, "\(path): NMEA seen at \(found.baud) baud (detected)")
+            } catch {
+                return .init("gps", .fail, "\(error)")
+            }
         case .nmea:
-            let baud = config.gps.baud == 0 ? 9600 : config.gps.baud
-            return await serialCheck("gps", path: config.gps.port, baud: baud, expectNMEA: true)
+            return await serialCheck("gps", path: config.gps.port, baud: config.gps.baud, expectNMEA: true)
         }
     }
 
