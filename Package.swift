@@ -174,7 +174,7 @@ let package = Package(
         .testTarget(
             name: "DriftWebTests",
             dependencies: [
-                "DriftDaemon", "DriftCore", "DriftStore", "DriftConfig", "DriftMedia", "TestSupport",
+                "DriftDaemon", "DriftCore", "DriftStore", "DriftConfig", "DriftMedia", "DriftSystem", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

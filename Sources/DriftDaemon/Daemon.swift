@@ -252,7 +252,7 @@ public enum Daemon {
                            timeZone: config.box.timeZone, simulated: config.gpio.backend == .sim, weather: { latest.latestWeather }),
                 limits: limits, logger: logger)
             services.append(VisitorServer(api: api, host: config.http.listen.host, port: config.http.listen.port, logger: logger,
-                                          onListening: options.onListening))
+                                          health: health, onListening: options.onListening))
         }
         if config.features.metrics {
             let hub = liveHub

@@ -1,6 +1,7 @@
 import DriftCore
 import DriftDaemon
 import DriftStore
+import DriftSystem
 import Foundation
 import HTTPTypes
 import Logging
@@ -20,6 +21,9 @@ struct APIHarness: Sendable {
         var presenceGrace: TimeInterval = 1
         var passwordLimits = PasswordRateLimiter.Policy()
         var hasPresenceButton = true
+        /// Start with the listen port taken by another socket, released once the server
+        /// reported the `http` fault (``APIHarness/sawListenFault``).
+        var portTakenAtStart = false
     }
 
     let directory: TemporaryDirectory
@@ -29,6 +33,9 @@ struct APIHarness: Sendable {
     let api: VisitorAPI
     /// Ambient inputs for the lifecycle service (button presses…).
     let inputs: AsyncStream<AmbientInput>.Continuation
+    /// With `portTakenAtStart`: whether the server reported the `http` fault while the port was taken.
+    var sawListenFault = false
+    let health: HealthRegistry
     var port: Int { client.port }
 
     static let secret: BoxSecret = {
@@ -41,7 +48,7 @@ struct APIHarness: Sendable {
         let directory = try TemporaryDirectory(prefix: "web")
         defer { directory.remove() }
         var logger = Logger(label: "web-test")
-        logger.logLevel = .critical
+        logger.logLevel = ProcessInfo.processInfo.environment["DRIFT_TEST_LOG"] == nil ? .critical : .notice
         let database = try DriftDatabase.open(path: directory.appending("drift.sqlite"))
         let settings = BottleSettings(
             boxID: try BoxID("box-test-1"), secret: secret, timeZone: TimeZone(identifier: "UTC")!,
@@ -60,12 +67,23 @@ struct APIHarness: Sendable {
                        weather: { nil }),
             limits: options.limits, logger: logger)
         let bound = Mutex<Int?>(nil)
-        let server = VisitorServer(api: api, host: "127.0.0.1", port: 0, logger: logger) { port in
+        let health = HealthRegistry()
+        var blocker: (socket: FileDescriptor, port: Int)?
+        if options.portTakenAtStart { blocker = try TCPSocket.listenLoopback() }
+        let server = VisitorServer(api: api, host: "127.0.0.1", port: blocker?.port ?? 0, logger: logger, health: health) { port in
             bound.withLock { $0 = port }
         }
         let group = ServiceGroup(services: [service, server], gracefulShutdownSignals: [], logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
+            var sawListenFault = false
+            if let taken = blocker {
+                for _ in 0..<1_500 where !sawListenFault {
+                    sawListenFault = health.evaluate().faults["http"] != nil
+                    if !sawListenFault { try await Task.sleep(for: .milliseconds(20)) }
+                }
+                try? taken.socket.close()
+            }
             var port: Int?
             for _ in 0..<1_500 {
                 port = bound.withLock { $0 }
@@ -74,8 +92,9 @@ struct APIHarness: Sendable {
             }
             var failure: (any Error)?
             if let port {
-                let harness = APIHarness(directory: directory, client: APIClient(port: port), processor: service.processor,
-                                         media: media, api: api, inputs: feed)
+                var harness = APIHarness(directory: directory, client: APIClient(port: port), processor: service.processor,
+                                         media: media, api: api, inputs: feed, health: health)
+                harness.sawListenFault = sawListenFault
                 do { try await body(harness) } catch { failure = error }
             } else {
                 Issue.record("the visitor server did not listen within 30 s")
