@@ -12,55 +12,11 @@ struct Ctl: ParsableCommand {
         subcommands: [Press.self, Hold.self, Weather.self, GPS.self, LEDs.self, Send.self]
     )
 
-    /// Where to reach the daemon, shared by every subcommand.
-    struct Target: ParsableArguments {
-        @Option(name: .long, help: "The control socket (default: <data-dir>/driftd.sock).")
-        var socket: String?
-        @Option(name: .long, help: "The daemon's data directory, to find its control socket.")
-        var dataDir: String?
-        @Option(name: .long, help: "The daemon's config file, to find its control socket.")
-        var config: String?
-        @Flag(name: .long, help: "Print the daemon's JSON answer.")
-        var json = false
-
-        /// Sends `command` and prints the answer; exit 1 with the daemon's message on refusal.
-        func send(_ command: String, _ arguments: [String: String], describe: (Any) -> String) throws {
-            let path = try ControlSocketLocation.resolve(socket: socket, dataDir: dataDir, config: config)
-            let answer: Data
-            do {
-                answer = try ControlClient.send(ControlRequest(command: command, arguments: arguments), to: path)
-            } catch {
-                FileHandle.standardError.write(Data("driftd ctl: \(error)\n".utf8))
-                throw ExitCode.failure
-            }
-            guard let object = try? JSONSerialization.jsonObject(with: answer) as? [String: Any] else {
-                FileHandle.standardError.write(Data("driftd ctl: unexpected answer: \(String(decoding: answer, as: UTF8.self))\n".utf8))
-                throw ExitCode.failure
-            }
-            if let error = object["error"] as? [String: Any] {
-                let code = error["code"] as? String ?? "failed"
-                let message = error["message"] as? String ?? ""
-                FileHandle.standardError.write(Data("driftd ctl: \(message) (\(code))\n".utf8))
-                if code == "unknown_command", command.hasPrefix("sim.") {
-                    FileHandle.standardError.write(Data("driftd ctl: this daemon is not running the simulated board\n".utf8))
-                }
-                throw ExitCode.failure
-            }
-            let result = object["result"] ?? NSNull()
-            if json {
-                let data = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys, .fragmentsAllowed])
-                print(String(decoding: data, as: UTF8.self))
-            } else {
-                print(describe(result))
-            }
-        }
-    }
-
     struct Press: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Press a button briefly (default 150 ms).")
         @Argument(help: "presence or keep-alive") var button: String
         @Option(name: .long, help: "How long to hold it down, milliseconds (1–60000).") var ms = 150
-        @OptionGroup var target: Target
+        @OptionGroup var target: ControlTarget
         func run() throws {
             try target.send("sim.press", ["button": button, "ms": "\(ms)"]) { _ in "pressed \(button) for \(ms) ms" }
         }
@@ -70,7 +26,7 @@ struct Ctl: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Hold a button down (a long press), then release it.")
         @Argument(help: "presence or keep-alive") var button: String
         @Option(name: .long, help: "How long to hold it, seconds (default 3, a long press).") var seconds = 3.0
-        @OptionGroup var target: Target
+        @OptionGroup var target: ControlTarget
         func run() throws {
             guard seconds > 0, seconds <= 60 else { throw ValidationError("--seconds must be more than 0 and at most 60") }
             let ms = Int((seconds * 1000).rounded())
@@ -85,7 +41,7 @@ struct Ctl: ParsableCommand {
         @Option(name: .long, help: "Relative humidity, % (0…100).") var humidity: Double?
         @Flag(name: .long, help: "Return to the simulated daily cycle.") var cycle = false
         @Option(name: .long, help: "Plug (true) or unplug (false) the simulated sensor.") var plugged: Bool?
-        @OptionGroup var target: Target
+        @OptionGroup var target: ControlTarget
         func run() throws {
             var arguments: [String: String] = [:]
             if let celsius { arguments["celsius"] = "\(celsius)" }
@@ -109,7 +65,7 @@ struct Ctl: ParsableCommand {
         @Option(name: .long, help: "Longitude, degrees.") var lon: Double?
         @Option(name: .long, help: "Altitude, metres.") var alt: Double?
         @Option(name: .long, help: "Whether it has a fix (true/false).") var fix: Bool?
-        @OptionGroup var target: Target
+        @OptionGroup var target: ControlTarget
         func run() throws {
             var arguments: [String: String] = [:]
             if let lat { arguments["lat"] = "\(lat)" }
@@ -126,7 +82,7 @@ struct Ctl: ParsableCommand {
 
     struct LEDs: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "leds", abstract: "Read the level of every LED line (on/off, now).")
-        @OptionGroup var target: Target
+        @OptionGroup var target: ControlTarget
         func run() throws {
             try target.send("sim.leds", [:]) { result in
                 guard let lines = (result as? [String: Any])?["lines"] as? [String: Bool] else { return "\(result)" }
@@ -139,7 +95,7 @@ struct Ctl: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Send any control command: COMMAND [key=value …].")
         @Argument(help: "The command, e.g. status or sim.press.") var command: String
         @Argument(help: "Arguments as key=value.") var arguments: [String] = []
-        @OptionGroup var target: Target
+        @OptionGroup var target: ControlTarget
         func run() throws {
             var parsed: [String: String] = [:]
             for argument in arguments {
@@ -151,6 +107,50 @@ struct Ctl: ParsableCommand {
             var target = target
             target.json = true
             try target.send(command, parsed) { "\($0)" }
+        }
+    }
+}
+
+/// Where to reach the running daemon (`driftd status`, `driftd ctl …`), and `--json`.
+struct ControlTarget: ParsableArguments {
+    @Option(name: .long, help: "The control socket (default: <data-dir>/driftd.sock).")
+    var socket: String?
+    @Option(name: .long, help: "The daemon's data directory, to find its control socket.")
+    var dataDir: String?
+    @Option(name: .long, help: "The daemon's config file, to find its control socket.")
+    var config: String?
+    @Flag(name: .long, help: "Print JSON for scripts.")
+    var json = false
+
+    /// Sends `command` and prints the answer; exit 1 with the daemon's message on refusal.
+    func send(_ command: String, _ arguments: [String: String], describe: (Any) -> String) throws {
+        let path = try ControlSocketLocation.resolve(socket: socket, dataDir: dataDir, config: config)
+        let answer: Data
+        do {
+            answer = try ControlClient.send(ControlRequest(command: command, arguments: arguments), to: path)
+        } catch {
+            FileHandle.standardError.write(Data("driftd ctl: \(error)\n".utf8))
+            throw ExitCode.failure
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: answer) as? [String: Any] else {
+            FileHandle.standardError.write(Data("driftd ctl: unexpected answer: \(String(decoding: answer, as: UTF8.self))\n".utf8))
+            throw ExitCode.failure
+        }
+        if let error = object["error"] as? [String: Any] {
+            let code = error["code"] as? String ?? "failed"
+            let message = error["message"] as? String ?? ""
+            FileHandle.standardError.write(Data("driftd ctl: \(message) (\(code))\n".utf8))
+            if code == "unknown_command", command.hasPrefix("sim.") {
+                FileHandle.standardError.write(Data("driftd ctl: this daemon is not running the simulated board\n".utf8))
+            }
+            throw ExitCode.failure
+        }
+        let result = object["result"] ?? NSNull()
+        if json {
+            let data = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys, .fragmentsAllowed])
+            print(String(decoding: data, as: UTF8.self))
+        } else {
+            print(describe(result))
         }
     }
 }

@@ -7,20 +7,10 @@ import Foundation
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show the running daemon's status (through its control socket).")
 
-    @Option(name: .long, help: "The control socket (default: <data-dir>/driftd.sock).")
-    var socket: String?
-
-    @Option(name: .long, help: "The daemon's data directory, to find its control socket.")
-    var dataDir: String?
-
-    @Option(name: .long, help: "The daemon's config file, to find its control socket.")
-    var config: String?
-
-    @Flag(name: .long, help: "Print JSON for scripts.")
-    var json = false
+    @OptionGroup var target: ControlTarget
 
     func run() throws {
-        let path = try ControlSocketLocation.resolve(socket: socket, dataDir: dataDir, config: config)
+        let path = try ControlSocketLocation.resolve(socket: target.socket, dataDir: target.dataDir, config: target.config)
         let answer: Data
         do {
             answer = try ControlClient.send(ControlRequest(command: "status"), to: path)
@@ -34,7 +24,7 @@ struct Status: ParsableCommand {
             FileHandle.standardError.write(Data("driftd status: unexpected answer: \(String(decoding: answer, as: UTF8.self))\n".utf8))
             throw ExitCode.failure
         }
-        if json {
+        if target.json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             encoder.dateEncodingStrategy = .iso8601
