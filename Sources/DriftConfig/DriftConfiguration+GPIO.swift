@@ -17,12 +17,17 @@ extension DriftConfiguration {
         public var keepAlive: String
         public var debounce: Duration
         public var longPress: Duration
+        /// The built-in mapping this board starts from.
+        public var mapping: ButtonMappingPreset
+        /// Per-gesture actions replacing the preset's, by gesture (`presence.long`, `keep-alive+presence`).
+        public var overrides: [String: ButtonActionName]
 
         init(reading r: SectionReader) {
             presence = r.string("presence", default: "", check: ConfigChecks.lineName)
             keepAlive = r.string("keep_alive", default: "", check: ConfigChecks.lineName)
             debounce = .milliseconds(r.int("debounce_ms", default: 30, min: 1, max: 500))
             longPress = .milliseconds(r.int("long_press_ms", default: 2000, min: 300, max: 10_000))
+            (mapping, overrides) = Self.readMapping(r)
         }
     }
 

@@ -148,9 +148,10 @@ public enum Daemon {
         let health = HealthRegistry()
         let (ambientInputs, ambient) = AsyncStream<AmbientInput>.makeStream(bufferingPolicy: .bufferingNewest(256))
         let gpsStatus = GPSStatus(source: config.gps.kind.rawValue)
+        let events = EventBus()
         let bodyState = BoxBodyStateSource(
             health: health, store: BottleStore(database: database), configInvalid: configSource == "last-known-good",
-            gps: gpsStatus, gpsConfigured: config.gps.kind != .none, logger: logger
+            gps: gpsStatus, gpsConfigured: config.gps.kind != .none, logger: logger, events: events
         )
         let latest = LatestReadings()
         let statusStore = BottleStore(database: database)
@@ -175,10 +176,9 @@ public enum Daemon {
                 },
                 startLEDTest: { now in bodyState.startLEDTest(at: now) }
             ),
-            ledTest: { now in bodyState.ledTestStart(at: now) }) { now in
+            ledTest: { now in bodyState.ledTestStart(at: now) }, ledChanges: bodyState.changes) { now in
             bodyState.state(at: now)
         }
-        let events = EventBus()
         let bottles = BottleLifecycleService(
             database: database, dataDirectory: dataDirectory, settings: bottleSettings, events: events,
             inputs: ambientInputs, health: health, logger: logger
@@ -226,7 +226,7 @@ public enum Daemon {
             return parts.joined(separator: " · ")
         }
 
-        var services: [any Service] = devices.services
+        var services: [any Service] = [bodyState] + devices.services
         // On the simulated board the host's clock is the world's clock (a laptop or CI
         // machine, not a box booting without a real-time clock).
         if config.gpio.backend != .sim {

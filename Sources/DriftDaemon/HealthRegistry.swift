@@ -18,6 +18,7 @@ public final class HealthRegistry: Sendable {
     }
 
     private let entries = Mutex<[String: Entry]>([:])
+    private let faultObservers = Mutex<[@Sendable () -> Void]>([])
 
     public init() {}
 
@@ -42,9 +43,20 @@ public final class HealthRegistry: Sendable {
     /// Marks `component` as faulty (alive but failing) or clears the fault with `nil`.
     /// Faults show in the status line; they do not stop the watchdog.
     public func setFault(_ component: String, _ fault: String?) {
-        entries.withLock { entries in
+        let changed = entries.withLock { entries in
+            guard entries[component] != nil, entries[component]?.fault != fault else { return false }
             entries[component]?.fault = fault
+            return true
         }
+        if changed {
+            for observer in faultObservers.withLock({ $0 }) { observer() }
+        }
+    }
+
+    /// Calls `observer` (on the caller's thread, outside any lock) whenever a component's
+    /// fault appears, changes or clears — e.g. to re-render the status LED at once.
+    public func observeFaults(_ observer: @escaping @Sendable () -> Void) {
+        faultObservers.withLock { $0.append(observer) }
     }
 
     /// The verdict at `now`.

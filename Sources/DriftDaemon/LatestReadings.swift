@@ -10,7 +10,14 @@ public final class LatestReadings: Sendable {
         public var at: Date
     }
 
+    /// A DS18B20 probe's temperature.
+    public struct Probe: Codable, Sendable, Equatable {
+        public var celsius: Double
+        public var at: Date
+    }
+
     private let weather = Mutex<Weather?>(nil)
+    private let probe = Mutex<Probe?>(nil)
 
     public init() {}
 
@@ -19,4 +26,11 @@ public final class LatestReadings: Sendable {
     }
 
     public var latestWeather: Weather? { weather.withLock { $0 } }
+
+    public func recordProbe(_ reading: Probe) {
+        probe.withLock { $0 = reading }
+    }
+
+    /// The latest DS18B20 reading, if a probe is configured and answered.
+    public var latestProbe: Probe? { probe.withLock { $0 } }
 }

@@ -1,3 +1,5 @@
+import DriftConfig
+
 /// Which gesture triggers which action; configurable per board.
 ///
 /// The default (the installer table in `docs/leds-and-buttons.md`):
@@ -32,6 +34,28 @@ public struct ButtonMapping: Sendable, Equatable {
         .longPress("keep-alive"): .runSelftest,
         .combo(["keep-alive", "presence"]): .ledTest,
     ])
+
+    /// One button does it all (the presence line): press = presence proof,
+    /// double press = keep alive, long press = status code.
+    public static let single = ButtonMapping(actions: [
+        .press("presence"): .presenceProof,
+        .doublePress("presence"): .keepAlive,
+        .longPress("presence"): .showStatusCode,
+    ])
+
+    /// The mapping a board's `[buttons]` section describes: its `mapping` preset, then each
+    /// per-gesture key (`presence_long = "selftest"`; `"none"` unmaps the gesture).
+    public init(config: DriftConfiguration.Buttons) {
+        switch config.mapping {
+        case .standard: self = .standard
+        case .single: self = .single
+        case .none: self = ButtonMapping(actions: [:])
+        }
+        for (gestureText, name) in config.overrides {
+            guard let gesture = ButtonGesture(gestureText) else { continue }
+            actions[gesture] = ButtonAction(rawValue: name.rawValue)
+        }
+    }
 
     /// Parses a board's table, e.g. `["presence.press": "presence-proof", "presence+keep-alive": "led-test"]`.
     /// - Throws: ``InvalidEntry`` naming the first entry whose gesture or action is unknown.

@@ -134,9 +134,15 @@ public struct LEDMapping: Sendable, Equatable {
     }
 
     /// When the mapping's output changes by time alone (an override or radio flash
-    /// ends) after `now`; re-evaluate then even without new state.
+    /// ends, a dying chat's countdown crosses a blink-speed threshold) after `now`;
+    /// re-evaluate then even without new state.
     public func nextReevaluation(for state: BoxBodyState, now: Duration) -> Duration? {
         var times: [Duration] = []
+        if let remaining = state.dyingChatRemaining {
+            for threshold in [Self.dyingSoon, Self.dyingUrgent] where remaining > threshold {
+                times.append(now + (remaining - threshold))
+            }
+        }
         if let override = state.statusOverride, now < override.until { times.append(override.until) }
         if let activity = state.lastRadioActivity, now >= activity, now - activity < Self.radioFlash {
             times.append(activity + Self.radioFlash)

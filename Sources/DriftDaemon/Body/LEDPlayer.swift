@@ -46,8 +46,14 @@ public struct LEDPlayer: Sendable, Equatable {
 
     /// The earliest time after `now` at which any LED changes level; `nil` if none will.
     public func nextChange(after now: Duration) -> Duration? {
-        playing.values.compactMap { entry in
-            entry.pattern.nextChange(after: now - entry.start).map { $0 + entry.start }
+        nextChange(after: now, roles: Set(LEDRole.allCases))
+    }
+
+    /// The earliest time after `now` at which one of `roles` (e.g. the fitted LEDs) changes level.
+    public func nextChange(after now: Duration, roles: Set<LEDRole>) -> Duration? {
+        playing.compactMap { role, entry in
+            guard roles.contains(role) else { return nil }
+            return entry.pattern.nextChange(after: now - entry.start).map { $0 + entry.start }
         }.min()
     }
 }

@@ -8,8 +8,9 @@ public enum AmbientInput: Sendable, Equatable {
     case gps(GPSState)
     /// One sensor reading, appended to that quantity's history.
     case reading(SensorQuantity, SensorReading)
-    /// The rain gauge started listening at this instant (clears its tip history).
-    case rainGaugeStarted(at: Date)
+    /// The rain gauge started listening at this instant (clears its tip history), with its
+    /// bucket size.
+    case rainGaugeStarted(at: Date, millimetresPerTip: Double = RainGaugeHistory.standardMillimetresPerTip)
     /// One tip of the rain gauge bucket.
     case rainTip(at: Date)
     /// Replaces all weather histories at once (simulated weather, or a sensor service snapshot).

@@ -37,8 +37,8 @@ public struct AmbientState: Sendable, Equatable {
             case .humidity: weather.humidity = appending(reading, to: weather.humidity)
             case .pressure: weather.pressure = appending(reading, to: weather.pressure)
             }
-        case .rainGaugeStarted(let at):
-            let perTip = weather.rainGauge?.millimetresPerTip ?? RainGaugeHistory.standardMillimetresPerTip
+        case .rainGaugeStarted(let at, let millimetresPerTip):
+            let perTip = millimetresPerTip > 0 && millimetresPerTip.isFinite ? millimetresPerTip : RainGaugeHistory.standardMillimetresPerTip
             weather.rainGauge = RainGaugeHistory(listeningSince: at, tips: [], millimetresPerTip: perTip)
         case .rainTip(let at):
             guard let gauge = weather.rainGauge else {

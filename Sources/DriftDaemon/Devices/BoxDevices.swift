@@ -1,4 +1,5 @@
 import DriftConfig
+import DriftSystem
 import Foundation
 import GNSS
 import Hardware
@@ -23,7 +24,7 @@ public struct BoxDevices: Sendable {
     /// Opens what `config` describes. On the sim board every device is simulated.
     ///
     /// Button presses that matter to bottles are forwarded to `ambient` (the lifecycle processor's
-    /// inputs); `bodyState` is what the LEDs show.
+    /// inputs); `bodyState` is what the LEDs show, re-read when `ledChanges` signals.
     public static func open(
         config: DriftConfiguration, health: HealthRegistry,
         ambient: AsyncStream<AmbientInput>.Continuation, logger: Logger, latest: LatestReadings = LatestReadings(),
@@ -31,6 +32,7 @@ public struct BoxDevices: Sendable {
         gpsTimeFloor: Date = GPSTimeSource.defaultFloor,
         buttonEffects: ButtonBehaviourService.Effects = .init(),
         ledTest: @escaping @Sendable (Duration) -> Duration? = { _ in nil },
+        ledChanges: AsyncStream<Void>? = nil,
         bodyState: @escaping @Sendable (Duration) -> BoxBodyState
     ) -> BoxDevices {
         let simulated: SimulatedGPIODriver?
@@ -70,6 +72,13 @@ public struct BoxDevices: Sendable {
                     health.setFault(WeatherService.component, "I2C bus \(config.i2c.bus): \(error)")
                 }
             }
+        }
+        if config.oneWire.ds18b20 {
+            services.append(DS18B20Service(
+                devicesDirectory: config.oneWire.devicesDir, interval: config.i2c.sampleInterval,
+                publishAsTemperature: !(config.i2c.bme280 && !config.i2c.bus.isEmpty),
+                ambient: ambient, health: health, logger: logger, latest: latest
+            ))
         }
         var simulatedGPS: SimulatedGPS?
         let stablePosition = StablePosition.Settings(
@@ -125,8 +134,13 @@ public struct BoxDevices: Sendable {
             let buttonService = ButtonService(chip: chip, buttons: buttons, debounce: config.buttons.debounce, logger: logger)
             services.append(buttonService)
             services.append(ButtonBehaviourService(
-                events: buttonService.events, ambient: ambient,
+                events: buttonService.events, ambient: ambient, mapping: ButtonMapping(config: config.buttons),
                 settings: .init(longPress: config.buttons.longPress), effects: buttonEffects, logger: logger
+            ))
+        }
+        if !config.rain.line.isEmpty {
+            services.append(RainGaugeService(
+                chip: chip, line: config.rain.line, millimetresPerTip: config.rain.mmPerTip, ambient: ambient, health: health, logger: logger
             ))
         }
         var outputs: [LEDRole: GPIOOutputRequest] = [:]
@@ -138,7 +152,7 @@ public struct BoxDevices: Sendable {
                 logger.error("LED line unavailable", metadata: ["led": "\(role.rawValue)", "line": "\(line)", "error": "\(error)"])
             }
         }
-        services.append(LEDService(outputs: outputs, health: health, logger: logger, ledTest: ledTest, state: bodyState))
+        services.append(LEDService(outputs: outputs, changes: ledChanges, health: health, logger: logger, ledTest: ledTest, state: bodyState))
 
         let register: @Sendable (inout ControlCommands) -> Void = { commands in
             simulatedWorld(&commands)
@@ -238,6 +252,10 @@ enum SimulatedWorldCommands {
         var milliseconds: Int
     }
 
+    struct RainTips: Codable, Sendable, Equatable {
+        var tips: Int
+    }
+
     static func register(in commands: inout ControlCommands, driver: SimulatedGPIODriver, config: DriftConfiguration) {
         let buttonLines = ["presence": config.buttons.presence, "keep-alive": config.buttons.keepAlive]
         let ledLines = ["status": config.leds.status, "bottle": config.leds.bottle, "radio": config.leds.radio, "gps": config.leds.gps]
@@ -256,6 +274,20 @@ enum SimulatedWorldCommands {
             try await Task.sleep(for: .milliseconds(milliseconds))
             try driver.drive(line: line, to: nil)
             return Pressed(button: role, milliseconds: milliseconds)
+        }
+
+        // `sim.rain tips=3`: tip the rain gauge bucket N times (each a short closure of the
+        // reed switch, 100 ms apart, with some contact bounce that must not count).
+        if !config.rain.line.isEmpty {
+            let rain = SimulatedRainGauge(driver: driver, line: config.rain.line)
+            commands.register("sim.rain") { arguments in
+                let tips = Int(arguments["tips"] ?? "1") ?? -1
+                guard (1...1000).contains(tips) else {
+                    throw ControlError(code: "bad_argument", message: "tips must be 1…1000")
+                }
+                try rain.tip(tips)
+                return RainTips(tips: tips)
+            }
         }
 
         // `sim.leds`: the electrical level of every LED line.

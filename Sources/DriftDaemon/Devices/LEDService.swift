@@ -2,14 +2,21 @@ import DriftSystem
 import Hardware
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// Drives the box's LEDs (status, bottle, radio, GPS) from the box's state
 /// through the one mapping (`LEDMapping`) and the pattern player.
 ///
-/// The state is sampled once a second (and the LEDs re-rendered at every
-/// pattern edge in between), so a fault shows as its blink code within a
-/// second. Each cycle beats into the health registry: the LED loop is a
-/// watched main loop.
+/// Event-driven: the loop sleeps until the next level change of a fitted LED
+/// (the pattern's next edge), a time-based change of the mapping (an override
+/// or a countdown threshold), or a `changes` signal (bottle events, faults,
+/// button displays). The state is re-read at such a signal and otherwise at
+/// most every `refresh`, piggybacking on pattern edges when there are any; with
+/// nothing blinking the loop still wakes every `maximumIdle` to beat into the
+/// health registry (the LED loop is a watched main loop) and to notice GPS and
+/// stalled-loop changes, which are read, not signalled.
+///
+/// Without a `changes` stream the state is polled every `refresh`.
 public struct LEDService: Service {
     public static let componentName = "leds"
 
@@ -17,6 +24,8 @@ public struct LEDService: Service {
     let state: @Sendable (Duration) -> BoxBodyState
     let mapping: LEDMapping
     let refresh: Duration
+    let maximumIdle: Duration
+    let changes: AsyncStream<Void>?
     let health: HealthRegistry
     let logger: Logger
     /// When the LED test (walk every LED) started, if one runs.
@@ -24,9 +33,13 @@ public struct LEDService: Service {
 
     /// - Parameters:
     ///   - outputs: the requested LED lines by role (missing roles are not fitted).
+    ///   - refresh: how stale the state may get when nothing signals a change.
+    ///   - maximumIdle: the longest sleep (health beat), at least `refresh`.
+    ///   - changes: signals that the box state changed (``BoxBodyStateSource/changes``).
     ///   - state: the box's state at a monotonic instant.
     public init(
         outputs: [LEDRole: GPIOOutputRequest], mapping: LEDMapping = LEDMapping(), refresh: Duration = .seconds(1),
+        maximumIdle: Duration = .seconds(2), changes: AsyncStream<Void>? = nil,
         health: HealthRegistry, logger: Logger, ledTest: @escaping @Sendable (Duration) -> Duration? = { _ in nil },
         state: @escaping @Sendable (Duration) -> BoxBodyState
     ) {
@@ -35,9 +48,11 @@ public struct LEDService: Service {
         self.state = state
         self.mapping = mapping
         self.refresh = refresh
+        self.maximumIdle = changes == nil ? refresh : max(maximumIdle, refresh)
+        self.changes = changes
         self.health = health
         self.logger = logger
-        health.register(Self.componentName, maximumSilence: max(refresh * 5, .seconds(5)))
+        health.register(Self.componentName, maximumSilence: max(self.maximumIdle * 5, .seconds(5)))
     }
 
     public func run() async throws {
@@ -51,41 +66,93 @@ public struct LEDService: Service {
     }
 
     private func loop() async throws {
-        var player = LEDPlayer()
-        var levels: [LEDRole: Bool] = [:]
-        var nextRefresh = Duration.zero
-        while true {
-            let now = MonotonicTime.now()
-            if now >= nextRefresh {
-                health.beat(Self.componentName)
-                let current = state(now)
-                nextRefresh = now + refresh
-                if let start = ledTest(now), let walk = LEDMapping.ledTest(startedAt: start, now: now) {
-                    player.update(walk, now: now)
-                    if let step = LEDMapping.ledTestNextStep(startedAt: start, now: now), step < nextRefresh { nextRefresh = step }
-                } else {
-                    player.update(mapping.shows(for: current, now: now), now: now)
-                    if let reevaluate = mapping.nextReevaluation(for: current, now: now), reevaluate < nextRefresh {
-                        nextRefresh = max(reevaluate, now + .milliseconds(10))
+        // One wake-up inbox: the change signal and the timer both post into it.
+        let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let changed = ChangeFlag()
+        let fitted = Set(outputs.keys)
+        try await withThrowingDiscardingTaskGroup { group in
+            if let changes {
+                group.addTask {
+                    for await _ in changes {
+                        changed.set()
+                        wake.yield()
                     }
                 }
             }
-            for (role, output) in outputs {
-                let level = player.level(role, at: now)
-                if levels[role] != level {
-                    do {
-                        try output.set(level)
-                        levels[role] = level
-                    } catch {
-                        logger.error("LED line failed", metadata: ["led": "\(role.rawValue)", "error": "\(error)"])
-                        health.setFault(Self.componentName, "\(role.rawValue) LED: \(error)")
+            var timer: Task<Void, Never>?
+            defer { timer?.cancel() }
+            var iterator = wakes.makeAsyncIterator()
+            var player = LEDPlayer()
+            var levels: [LEDRole: Bool] = [:]
+            var nextRefresh = Duration.zero
+            var reevaluate: Duration?
+            var lastBeat = Duration.zero
+            while true {
+                let now = MonotonicTime.now()
+                let signalled = changed.take()
+                if now - lastBeat >= .seconds(1) || now < lastBeat {
+                    health.beat(Self.componentName)
+                    lastBeat = now
+                }
+                if signalled || now >= nextRefresh || reevaluate.map({ now >= $0 }) == true {
+                    let current = state(now)
+                    nextRefresh = now + refresh
+                    reevaluate = nil
+                    if let start = ledTest(now), let walk = LEDMapping.ledTest(startedAt: start, now: now) {
+                        player.update(walk, now: now)
+                        reevaluate = LEDMapping.ledTestNextStep(startedAt: start, now: now)
+                    } else {
+                        player.update(mapping.shows(for: current, now: now), now: now)
+                        reevaluate = mapping.nextReevaluation(for: current, now: now).map { max($0, now + .milliseconds(10)) }
                     }
                 }
+                for (role, output) in outputs {
+                    let level = player.level(role, at: now)
+                    if levels[role] != level {
+                        do {
+                            try output.set(level)
+                            levels[role] = level
+                        } catch {
+                            logger.error("LED line failed", metadata: ["led": "\(role.rawValue)", "error": "\(error)"])
+                            health.setFault(Self.componentName, "\(role.rawValue) LED: \(error)")
+                        }
+                    }
+                }
+                // Sleep until a fitted LED changes, the mapping changes by time, or the idle limit.
+                // A due state refresh waits for the next edge, unless nothing blinks.
+                var wakeAt = now + maximumIdle
+                if let edge = player.nextChange(after: now, roles: fitted), edge < wakeAt { wakeAt = edge }
+                if let reevaluate, reevaluate < wakeAt { wakeAt = reevaluate }
+                if changes == nil, nextRefresh < wakeAt { wakeAt = nextRefresh }
+                timer?.cancel()
+                let delay = wakeAt - MonotonicTime.now()
+                if delay > .zero {
+                    timer = Task {
+                        do {
+                            try await Task.sleep(for: delay)
+                            wake.yield()
+                        } catch {}
+                    }
+                    guard await iterator.next() != nil else { break }
+                }
+                try Task.checkCancellation()
             }
-            var wake = nextRefresh
-            if let change = player.nextChange(after: now), change < wake { wake = change }
-            let delay = wake - MonotonicTime.now()
-            if delay > .zero { try await Task.sleep(for: delay) }
+            group.cancelAll()
+        }
+    }
+}
+
+/// A set-and-take flag shared between the change forwarder and the LED loop.
+private final class ChangeFlag: Sendable {
+    private let flag = Mutex(false)
+
+    func set() { flag.withLock { $0 = true } }
+
+    /// Whether it was set since the last call; clears it.
+    func take() -> Bool {
+        flag.withLock { value in
+            defer { value = false }
+            return value
         }
     }
 }

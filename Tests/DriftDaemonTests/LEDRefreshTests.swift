@@ -1,0 +1,124 @@
+import DriftCore
+@testable import DriftDaemon
+import DriftStore
+import DriftSystem
+import Foundation
+import Hardware
+import Logging
+import ServiceLifecycle
+import Synchronization
+import TestSupport
+import Testing
+
+@Suite("Event-driven LED refresh")
+struct LEDRefreshTests {
+    @Test("the bottle summary is read from the store once, again only after a bottle event")
+    func bottleSummaryCached() async throws {
+        var harness = try await BottlesHarness()
+        defer { harness.remove() }
+        let health = HealthRegistry()
+        let events = EventBus()
+        let source = BoxBodyStateSource(health: health, store: harness.store, configInvalid: false, gps: GPSStatus(source: "none"),
+                                        gpsConfigured: false, logger: Logger(label: "test"), events: events)
+        let id = BottlesFixtures.bottleID(1)
+        try harness.create(id, conditions: [BottleCondition(.delay(UnlockDelay(seconds: 60)))])
+        let t0 = MonotonicTime.now()
+        for tick in 0..<20 {
+            #expect(source.state(at: t0 + .milliseconds(100 * tick)).openableBottles == 0)
+        }
+        #expect(source.bottleStoreReads == 1, "20 refreshes, one store read")
+
+        // The processor opens the bottle; its event (followed from the bus) invalidates the cache.
+        let group = ServiceGroup(services: [source], logger: Logger(label: "test"))
+        var changes = source.changes.makeAsyncIterator()
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            for _ in 0..<500 where await events.subscriberCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            await harness.processor.process(now: BottlesFixtures.start.addingTimeInterval(61))
+            let opened = try #require(await harness.takeEvents().first)
+            await events.publish(opened)
+            #expect(await changes.next() != nil, "the LED service is told")
+            for _ in 0..<500 where source.bottleStoreReads == 1 && source.state(at: t0 + .seconds(3)).openableBottles == 0 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(source.state(at: t0 + .seconds(3)).openableBottles == 1)
+            #expect(source.bottleStoreReads == 2)
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        // Past the safety recheck the store is read again even without events.
+        _ = source.state(at: t0 + .seconds(3) + BoxBodyStateSource.bottleRecheck)
+        #expect(source.bottleStoreReads == 3)
+    }
+
+    @Test("a fault appearing or clearing signals a change")
+    func faultsSignal() async throws {
+        let directory = try TemporaryDirectory(prefix: "leds")
+        defer { directory.remove() }
+        let health = HealthRegistry()
+        health.register(WeatherService.component, maximumSilence: nil)
+        let source = BoxBodyStateSource(health: health, store: BottleStore(database: try DriftDatabase.open(path: directory.appending("d.sqlite"))),
+                                        configInvalid: false, gps: GPSStatus(source: "none"), gpsConfigured: false, logger: Logger(label: "test"))
+        var changes = source.changes.makeAsyncIterator()
+        health.setFault(WeatherService.component, "unplugged")
+        #expect(await changes.next() != nil)
+        #expect(source.state(at: MonotonicTime.now()).faults == [.sensorFault])
+        health.setFault(WeatherService.component, nil)
+        #expect(await changes.next() != nil)
+        #expect(source.state(at: MonotonicTime.now()).faults.isEmpty)
+    }
+
+    @Test("the LED service re-reads the state on a change signal, not every tick")
+    func serviceWaitsForSignals() async throws {
+        let driver = SimulatedGPIODriver()
+        _ = driver.addChip(name: "gpiochip0", label: "drift-sim", lineNames: ["led-status", "led-bottle"])
+        let chip = try GPIOChip.open("drift-sim", driver: driver)
+        let outputs: [LEDRole: GPIOOutputRequest] = [
+            .status: try chip.requestOutput(named: ["led-status"]),
+            .bottle: try chip.requestOutput(named: ["led-bottle"]),
+        ]
+        let openable = Mutex(0)
+        let reads = Mutex(0)
+        let (changes, change) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        // A refresh far longer than the test: only the signal can make it re-read the state.
+        let service = LEDService(outputs: outputs, refresh: .seconds(600), changes: changes, health: HealthRegistry(), logger: Logger(label: "test")) { _ in
+            reads.withLock { $0 += 1 }
+            return BoxBodyState(openableBottles: openable.withLock { $0 })
+        }
+        let group = ServiceGroup(services: [service], logger: Logger(label: "test"))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            // The heartbeat keeps blinking (edge wake-ups) without re-reading the state.
+            var statusLevels = Set<Bool>()
+            for _ in 0..<300 where statusLevels.count < 2 {
+                statusLevels.insert(try driver.level(line: "led-status"))
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(statusLevels == [true, false])
+            #expect(reads.withLock { $0 } == 1)
+            #expect(try driver.level(line: "led-bottle") == false)
+
+            openable.withLock { $0 = 1 }
+            change.yield()
+            var lit = false
+            for _ in 0..<500 where !lit {
+                lit = try driver.level(line: "led-bottle")
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(lit, "the signal re-rendered the bottle LED")
+            #expect(reads.withLock { $0 } == 2)
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
+
+    @Test("a dying chat's countdown asks for re-evaluation at each blink-speed threshold")
+    func dyingThresholds() {
+        let mapping = LEDMapping()
+        let now = Duration.seconds(100)
+        #expect(mapping.nextReevaluation(for: BoxBodyState(dyingChatRemaining: .seconds(300)), now: now) == now + .seconds(180))
+        #expect(mapping.nextReevaluation(for: BoxBodyState(dyingChatRemaining: .seconds(100)), now: now) == now + .seconds(70))
+        #expect(mapping.nextReevaluation(for: BoxBodyState(dyingChatRemaining: .seconds(10)), now: now) == nil)
+        #expect(mapping.nextReevaluation(for: BoxBodyState(), now: now) == nil)
+    }
+}
