@@ -37,6 +37,9 @@ public actor BottleProcessor {
     private var presence = PresenceBinder()
     /// Bottles whose erase failed (I/O); retried every tick.
     private var pendingErase: Set<BottleID> = []
+    /// The latest ambient evaluation of each unopened bottle (every tick makes one), so
+    /// the API can show reports without evaluating every bottle again per request.
+    private var evaluations: [BottleID: Evaluated] = [:]
     /// Failures since start (per bottle operations that threw), for status and tests.
     public private(set) var failureCount = 0
 
@@ -125,6 +128,9 @@ public actor BottleProcessor {
         for id in survivals.keys where !seen.contains(id) {
             survivals[id] = nil
             persistedAt[id] = nil
+        }
+        for id in evaluations.keys where !seen.contains(id) {
+            evaluations[id] = nil
         }
         for event in notifications.flush(at: now) {
             await publish(event, keepFor: .creator)
@@ -335,6 +341,20 @@ public actor BottleProcessor {
         ambient.context(at: now, settings: settings)
     }
 
+    /// An evaluation and when it was made.
+    public struct Evaluated: Sendable {
+        public var at: Date
+        public var evaluation: BottleEvaluation
+    }
+
+    /// The evaluations of this tick: the unopened bottles evaluated at most `maxAge` before `now`.
+    public func recentEvaluations(maxAge: TimeInterval, now: Date) -> [BottleID: BottleEvaluation] {
+        evaluations.compactMapValues { evaluated in
+            let age = now.timeIntervalSince(evaluated.at)
+            return age >= 0 && age <= maxAge ? evaluated.evaluation : nil
+        }
+    }
+
     /// The chat survival state of an opened bottle, as the processor holds it.
     public func survival(of id: BottleID) -> ChatSurvival? {
         survivals[id]
@@ -344,6 +364,7 @@ public actor BottleProcessor {
 
     private func evaluate(_ bottle: Bottle, in context: AmbientContext, report: inout ProcessReport) async {
         let evaluation = ConditionEvaluator.evaluate(bottle, in: context)
+        evaluations[bottle.id] = Evaluated(at: context.now, evaluation: evaluation)
         guard let trigger = Lifecycle.ambientTrigger(for: bottle, evaluation: evaluation) else { return }
         do {
             try store.apply(trigger, to: bottle.id, at: context.now)

@@ -9,7 +9,10 @@ extension VisitorAPI {
         // Openable bottles here (and live chats one may join), plus the caller's own and opened ones.
         api.get("bottles") { request, _ -> Response in
             let caller = try visitor(request)
-            let context = await processor.context(at: now())
+            let at = now()
+            let context = await processor.context(at: at)
+            // The processor evaluates every unopened bottle each second; reuse those reports.
+            let evaluations = await processor.recentEvaluations(maxAge: 2, now: at)
             let live = try processor.store.bottles(in: [.locked, .openable, .active, .dying])
             let watched = Set(try processor.store.watches(by: caller).map(\.bottle))
             var views: [APIViews.Bottle] = []
@@ -24,7 +27,7 @@ extension VisitorAPI {
                 default:
                     break
                 }
-                views.append(await view(bottle, for: caller, context: context, watched: watched))
+                views.append(await view(bottle, for: caller, context: context, watched: watched, evaluation: evaluations[bottle.id]))
             }
             return try Self.json(APIViews.BottleList(bottles: views))
         }

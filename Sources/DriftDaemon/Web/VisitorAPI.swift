@@ -139,7 +139,8 @@ public struct VisitorAPI: Sendable {
     }
 
     /// The bottle as `visitor` may see it.
-    func view(_ bottle: Bottle, for visitor: TokenHash, context: AmbientContext, watched: Set<BottleID>? = nil) async -> APIViews.Bottle {
+    func view(_ bottle: Bottle, for visitor: TokenHash, context: AmbientContext, watched: Set<BottleID>? = nil,
+              evaluation: BottleEvaluation? = nil) async -> APIViews.Bottle {
         let isMine = bottle.isCreator(visitor)
         let opened = bottle.state == .active || bottle.state == .dying
         let participants = opened ? ((try? processor.store.participants(of: bottle.id)) ?? []) : []
@@ -149,7 +150,7 @@ public struct VisitorAPI: Sendable {
             ?? ((try? processor.store.watches(of: bottle.id)) ?? []).contains { $0.watcher.matches(visitor) }
         var conditions: [ConditionReport]
         switch bottle.state {
-        case .locked, .openable: conditions = ConditionEvaluator.evaluate(bottle, in: context).reports
+        case .locked, .openable: conditions = (evaluation ?? ConditionEvaluator.evaluate(bottle, in: context)).reports
         default:
             // Open already: what a newcomer must still prove to join, then expiry.
             conditions = bottle.conditions.filter { !$0.condition.kind.isAmbient }.map { entry in
