@@ -195,6 +195,17 @@ public enum Daemon {
         let watchdogInterval = config.daemon.watchdog ? SystemdNotifier.watchdogInterval(environment: options.environment) : nil
 
         // Control socket.
+        let gpsTime = devices.gpsTime
+        let simulatedBoard = config.gpio.backend == .sim
+        let clockSource: @Sendable () -> String = {
+            if simulatedBoard { return "the host's clock (simulated board)" }
+            switch ClockSync.isSynchronized() {
+            case true?: return "synchronised by the kernel (NTP or RTC)"
+            case false? where gpsTime?.hasSetClock == true: return "set from GPS"
+            case false?: return "NOT synchronised: time, date and sun conditions stay locked until NTP or a GPS fix sets it"
+            case nil: return gpsTime?.hasSetClock == true ? "set from GPS" : "unknown (the kernel does not say)"
+            }
+        }
         let statusSnapshot: @Sendable () -> DaemonStatus = {
             let report = health.evaluate()
             return DaemonStatus(
@@ -209,7 +220,8 @@ public enum Daemon {
                 bottles: Dictionary(grouping: (try? statusStore.bottles(in: [.locked, .openable, .active, .dying])) ?? [], by: { "\($0.state)" })
                     .mapValues(\.count),
                 weather: latest.latestWeather,
-                gps: gpsStatus.snapshot
+                gps: gpsStatus.snapshot,
+                clock: clockSource()
             )
         }
         var commands = ControlCommands()

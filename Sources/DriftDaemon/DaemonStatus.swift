@@ -39,6 +39,9 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var weather: LatestReadings.Weather?
     /// The GPS receiver: absent, searching or fix (with position and age).
     public var gps: GPSStatus.Snapshot
+    /// Where the box's time comes from: the kernel's synchronisation (NTP, RTC), GPS, or
+    /// nowhere yet (time conditions stay locked).
+    public var clock: String?
 
     /// The human-readable form printed by `driftd status`.
     public func renderText() -> String {
@@ -70,6 +73,7 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
             lines.append(String(format: "gps: %@ fix %.6f, %.6f, hdop %@ (%d s ago, %@)", gps.mode ?? "?", gps.latitude ?? 0, gps.longitude ?? 0,
                                 gps.hdop.map { String(format: "%.1f", $0) } ?? "?", age, gps.source))
         }
+        if let clock { lines.append("clock: \(clock)") }
         lines.append("health: \(health.alive ? "all main loops alive" : "STALLED: \(health.stalled.joined(separator: ", "))")\(watchdog ? ", systemd watchdog on" : "")")
         for (component, fault) in health.faults.sorted(by: { $0.key < $1.key }) {
             lines.append("fault: \(component): \(fault)")

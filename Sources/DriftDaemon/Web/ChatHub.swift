@@ -204,8 +204,18 @@ public actor ChatHub {
             let url = "/api/v1/bottles/\(bottle)/messages/\(id)/attachment"
             let wasTyping = rooms[bottle]?.typing.typing(at: now()).contains(message.participant) ?? false
             rooms[bottle]?.typing.stopped(message.participant)
-            broadcast(to: bottle, except: nil) { viewer in
-                .object(["type": .string("message"), "message": Self.json(APIViews.Message(message, viewer: viewer, attachmentURL: url))])
+            // Two renderings: the author's (isMe) and everyone else's — not one per participant,
+            // so a line reaches a crowded chat at the cost of two encodings.
+            if let room = rooms[bottle] {
+                let render = { (viewer: ParticipantViewer) -> String in
+                    JSONValue.object(["type": .string("message"),
+                                      "message": Self.json(APIViews.Message(message, viewer: viewer, attachmentURL: url))]).text
+                }
+                let forAuthor = render(room.viewer.viewing(as: message.participant))
+                let forOthers = render(room.viewer.viewing(as: nil))
+                for client in room.clients.values {
+                    send(client.participant == message.participant ? forAuthor : forOthers, to: client.continuation)
+                }
             }
             if wasTyping { broadcastTyping(bottle) }
         case .dying(let deadline):
