@@ -1,3 +1,4 @@
+import DriftConfig
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -38,7 +39,7 @@ public struct MetricsServer: Service {
         let app = Application(
             router: router, configuration: .init(address: .hostname(host, port: port), serverName: "driftd"),
             onServerRunning: { channel in
-                logger.notice("metrics on http://\(host):\(channel.localAddress?.port ?? 0)/metrics")
+                logger.notice("metrics on http://\(HostPort(host: host, port: channel.localAddress?.port ?? 0))/metrics")
             },
             logger: quiet)
         try await app.run()

@@ -123,6 +123,13 @@ enum APIViews {
         var humidityPercent: Double?
         var pressureHPa: Double?
         var observedAt: Date?
+
+        init(_ reading: LatestReadings.Weather) {
+            temperatureC = reading.celsius
+            humidityPercent = reading.relativeHumidity
+            pressureHPa = reading.hectopascals
+            observedAt = reading.at
+        }
     }
 
     struct GeoPoint: Codable, Sendable, Equatable { var latitude: Double; var longitude: Double }

@@ -61,7 +61,7 @@ public actor ChatHub {
                 queueLimit: Int = 256, weather: @escaping @Sendable () -> LatestReadings.Weather? = { nil },
                 now: @escaping @Sendable () -> Date = { Date() }) {
         self.weather = {
-            weather().map { APIViews.Weather(temperatureC: $0.celsius, humidityPercent: $0.relativeHumidity, pressureHPa: $0.hectopascals, observedAt: $0.at) }
+            weather().map(APIViews.Weather.init)
         }
         self.processor = processor
         self.events = events
@@ -220,12 +220,12 @@ public actor ChatHub {
             if wasTyping { broadcastTyping(bottle) }
         case .dying(let deadline):
             broadcast(to: bottle, except: nil) { _ in
-                .object(["type": .string("lifecycle"), "state": .string("dying"), "deadline": .string(Self.iso(deadline))])
+                .object(["type": .string("lifecycle"), "state": .string("dying"), "deadline": .string(APIJSON.iso(deadline))])
             }
             // Nobody is inside a dying chat: pages that list it (its creator, its other
             // participants) hear it on their box socket.
             notifyBox(.object(["type": .string("bottle"), "bottle": .string(bottle.description), "event": .string("dying"),
-                               "deadline": .string(Self.iso(deadline))]))
+                               "deadline": .string(APIJSON.iso(deadline))]))
         case .rescued(let keeper):
             broadcast(to: bottle, except: nil) { viewer in
                 .object(["type": .string("keeper"), "participant": Self.json(viewer.view(keeper))])
@@ -252,7 +252,7 @@ public actor ChatHub {
         case .locked:
             notifyBox(.object(["type": .string("bottle"), "bottle": .string(bottle.description), "event": .string("locked")]))
         case .presenceProved(let visitor):
-            notifyBox(.object(["type": .string("presence"), "bottle": .string(bottle.description), "provedAt": .string(Self.iso(event.at))])) {
+            notifyBox(.object(["type": .string("presence"), "bottle": .string(bottle.description), "provedAt": .string(APIJSON.iso(event.at))])) {
                 $0 == visitor
             }
         case .firstOpen, .participantJoined, .linesWhileAway:
@@ -347,7 +347,4 @@ public actor ChatHub {
         .fragment(APIJSON.string(value))
     }
 
-    static func iso(_ date: Date) -> String {
-        APIJSON.iso(date)
-    }
 }

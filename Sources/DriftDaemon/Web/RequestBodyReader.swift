@@ -53,9 +53,9 @@ enum RequestBodyReader {
 
     static func describe(_ error: DecodingError) -> String {
         switch error {
-        case .typeMismatch(let type, let context):
+        case .typeMismatch(let type, _):
             let at = path(of: error)
-            return "\(at.isEmpty ? "the body" : at): expected \(typeName(type))" + (context.debugDescription.contains("invalid") ? "" : "")
+            return "\(at.isEmpty ? "the body" : at): expected \(typeName(type))"
         case .valueNotFound(let type, _):
             return "\(path(of: error)): expected \(typeName(type)), found null"
         case .keyNotFound(let key, let context):

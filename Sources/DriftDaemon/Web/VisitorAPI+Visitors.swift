@@ -62,9 +62,7 @@ extension VisitorAPI {
         let instant = now()
         let context = await processor.context(at: instant)
         let position = await processor.ambient.position(at: instant, settings: processor.settings)
-        let weather = box.weather().map {
-            APIViews.Weather(temperatureC: $0.celsius, humidityPercent: $0.relativeHumidity, pressureHPa: $0.hectopascals, observedAt: $0.at)
-        }
+        let weather = box.weather().map(APIViews.Weather.init)
         let settings = processor.settings
         let limits = APIViews.Limits(
             hintMaxLength: policy.maximumHintLength, maxConditions: policy.maximumConditions,

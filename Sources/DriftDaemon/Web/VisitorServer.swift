@@ -1,3 +1,4 @@
+import DriftConfig
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket
@@ -55,7 +56,7 @@ public struct VisitorServer: Service {
             } catch is CancellationError {
                 return
             } catch {
-                let problem = "cannot listen on \(HostPortText.render(host: host, port: port)): \(error)"
+                let problem = "cannot listen on \(HostPort(host: host, port: port)): \(error)"
                 logger.error("visitor page unavailable; retrying", metadata: ["error": "\(problem)", "retryIn": "\(delay)"])
                 health?.setFault("http", problem)
             }
@@ -83,17 +84,10 @@ public struct VisitorServer: Service {
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? 0
                 health?.setFault("http", nil)
-                logger.notice("visitor page on http://\(HostPortText.render(host: host, port: bound))/")
+                logger.notice("visitor page on http://\(HostPort(host: host, port: bound))/")
                 await onListening(bound)
             },
             logger: serverLogger
         )
-    }
-}
-
-/// `host:port`, with IPv6 hosts in brackets.
-enum HostPortText {
-    static func render(host: String, port: Int) -> String {
-        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 }
