@@ -100,11 +100,27 @@ let package = Package(
             dependencies: ["DriftCore"],
             swiftSettings: swiftSettings
         ),
+        /// The LoRa mesh, pure: wire format and sealing, fragments, routing decisions,
+        /// store-and-forward schedules and reconciliation, airtime and duty-cycle budgets. No I/O.
+        .target(
+            name: "DriftMesh",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        /// `driftd sim mesh`: a deterministic discrete-event LoRa mesh simulation running our
+        /// router and a re-implementation of Meshtastic's managed flooding side by side.
+        .target(
+            name: "DriftMeshSim",
+            dependencies: ["DriftMesh"],
+            swiftSettings: swiftSettings
+        ),
         /// SQLite through GRDB: schema, migrations, repositories, media files, erase.
         .target(
             name: "DriftStore",
             dependencies: [
-                "DriftCore", "DriftSystem",
+                "DriftCore", "DriftSystem", "DriftMesh",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
@@ -116,7 +132,7 @@ let package = Package(
         .target(
             name: "DriftDaemon",
             dependencies: [
-                "Hardware", "DriftConfig", "DriftCore", "DriftStore", "DriftSystem", "Sensors", "GNSS", "DriftMedia",
+                "Hardware", "DriftConfig", "DriftCore", "DriftStore", "DriftSystem", "Sensors", "GNSS", "DriftMedia", "DriftMesh",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -133,7 +149,7 @@ let package = Package(
         .executableTarget(
             name: "driftd",
             dependencies: [
-                "DriftDaemon", "DriftConfig", "Hardware", "DriftStore", "DriftCore", "CGPIOD", "GNSS",
+                "DriftDaemon", "DriftConfig", "Hardware", "DriftStore", "DriftCore", "CGPIOD", "GNSS", "DriftMesh", "DriftMeshSim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -160,6 +176,8 @@ let package = Package(
         .testTarget(name: "DriftCoreTests", dependencies: ["DriftCore", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "GNSSTests", dependencies: ["GNSS", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DriftMediaTests", dependencies: ["DriftMedia", "DriftCore", "TestSupport"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        .testTarget(name: "DriftMeshTests", dependencies: ["DriftMesh", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "DriftMeshSimTests", dependencies: ["DriftMeshSim", "DriftMesh"], swiftSettings: swiftSettings),
         .testTarget(name: "DriftStoreTests", dependencies: ["DriftStore", "DriftCore", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "DriftDaemonTests",

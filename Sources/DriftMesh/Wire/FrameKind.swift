@@ -1,0 +1,18 @@
+/// What a mesh frame is, at the mesh layer (4 bits on the wire).
+///
+/// Application traffic (bottles, chat lines, camp beacons) rides inside `broadcast`
+/// and `directed` frames; the mesh layer does not look into it.
+public enum FrameKind: UInt8, Sendable, Hashable, CaseIterable {
+    /// Periodic neighbour beacon: the sender's public key and the neighbours it hears.
+    case hello = 0
+    /// Application payload for every box.
+    case broadcast = 1
+    /// Application payload for one box (`destination` set), acknowledged end to end.
+    case directed = 2
+    /// End-to-end acknowledgement of a directed frame (its packet id in the payload).
+    case ack = 3
+    /// Store-and-forward reconciliation: a digest of the packets the sender holds.
+    case digest = 4
+    /// Store-and-forward reconciliation: "send me these packets".
+    case request = 5
+}

@@ -1,0 +1,1 @@
+// Placeholder: the mesh simulator lands here.
