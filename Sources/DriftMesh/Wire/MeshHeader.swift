@@ -21,7 +21,13 @@ public struct MeshHeader: Hashable, Sendable {
     /// Short id (low byte of the `NodeID`) of the box that transmitted this copy.
     public var relayer: UInt8
     /// Fragment position when the payload was split; `nil` for a whole payload.
+    /// Fragments of one payload take consecutive packet ids: fragment `i` has
+    /// `packetID = first + i`, so every frame keeps its own unique `PacketKey`.
     public var fragment: Fragment?
+    /// End of the packet's life, in whole minutes since 1970-01-01 UTC, set by the origin
+    /// and authenticated. Boxes drop expired frames (as replays, when their clock is
+    /// trustworthy) and keep a packet in the seen-set at least until then.
+    public var expiresAtMinute: UInt32
 
     /// One piece of a payload that did not fit one frame.
     public struct Fragment: Hashable, Sendable {
@@ -39,7 +45,7 @@ public struct MeshHeader: Hashable, Sendable {
     public init(
         kind: FrameKind, origin: NodeID, packetID: UInt32, destination: NodeID? = nil,
         hopStart: UInt8, hopsTaken: UInt8 = 0, wantsAck: Bool = false, relayer: UInt8? = nil,
-        fragment: Fragment? = nil
+        fragment: Fragment? = nil, expiresAtMinute: UInt32
     ) {
         self.kind = kind
         self.origin = origin
@@ -50,6 +56,7 @@ public struct MeshHeader: Hashable, Sendable {
         self.wantsAck = wantsAck
         self.relayer = relayer ?? origin.shortID
         self.fragment = fragment
+        self.expiresAtMinute = expiresAtMinute
     }
 
     public var key: PacketKey { PacketKey(origin: origin, packetID: packetID) }
