@@ -1,0 +1,14 @@
+/// A LoRa radio as the mesh layer sees it: frames out, frames in.
+///
+/// One task receives (``receive()``), any task transmits; implementations are
+/// half duplex like the hardware: while a frame is on the air, nothing is heard.
+public protocol MeshRadio: AnyObject, Sendable {
+    /// The largest frame the radio carries in one packet.
+    var maximumFrameBytes: Int { get }
+    /// Sends one frame and returns when it has left the antenna (after its time on air).
+    func transmit(_ frame: [UInt8], airtime: Duration) async throws
+    /// The next frame heard; `nil` once the radio is closed.
+    func receive() async throws -> RadioReception?
+    /// Releases the radio; a pending ``receive()`` returns `nil`.
+    func close()
+}

@@ -1,0 +1,161 @@
+import DriftSystem
+import Synchronization
+
+/// The sim board's LoRa radio: UDP datagrams on loopback between `driftd` processes.
+///
+/// Every transmission goes, after its time on air, to each configured peer port as a
+/// ``SimulatedRadioDatagram`` carrying this radio's position and channel; the receiver
+/// decides with ``SimulatedRadioMedium`` whether and how loud it hears it. Half duplex:
+/// a datagram that arrives while this radio is transmitting is not heard (counted).
+public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
+    /// What the simulated radio needs to know.
+    public struct Configuration: Sendable, Equatable {
+        /// Loopback address this radio listens on (`port` 0 = any free port).
+        public var host: String
+        public var port: Int
+        /// The other radios' ports (the medium decides which of them hear us).
+        public var peers: [(host: String, port: Int)]
+        public var transmitter: SimulatedRadioTransmitter
+        public var medium: SimulatedRadioMedium
+
+        public init(
+            host: String = "127.0.0.1", port: Int, peers: [(host: String, port: Int)],
+            transmitter: SimulatedRadioTransmitter, medium: SimulatedRadioMedium
+        ) {
+            self.host = host
+            self.port = port
+            self.peers = peers
+            self.transmitter = transmitter
+            self.medium = medium
+        }
+
+        public static func == (a: Configuration, b: Configuration) -> Bool {
+            a.host == b.host && a.port == b.port && a.peers.map { "\($0.host):\($0.port)" } == b.peers.map { "\($0.host):\($0.port)" }
+                && a.transmitter == b.transmitter && a.medium == b.medium
+        }
+    }
+
+    /// What happened to datagrams, for `driftd status` and tests.
+    public struct Counters: Sendable, Equatable {
+        public var sent = 0
+        public var heard = 0
+        public var outOfRange = 0
+        public var lost = 0
+        public var deafWhileTransmitting = 0
+        public var malformed = 0
+        public var sendErrors = 0
+    }
+
+    public let configuration: Configuration
+    /// The port actually bound (differs from the configuration's when it asked for 0).
+    public let port: Int
+    public let maximumFrameBytes = 255
+
+    private let socket: FileDescriptor
+    private let readiness: ReadinessMonitor
+    private let clock = ContinuousClock()
+    private struct State {
+        var transmitting: ClosedRange<ContinuousClock.Instant>?
+        var counters = Counters()
+        var closed = false
+    }
+    private let state = Mutex(State())
+
+    /// Binds the radio's port.
+    public init(configuration: Configuration) throws(SystemError) {
+        let bound = try UDPSocket.bind(host: configuration.host, port: configuration.port)
+        self.configuration = configuration
+        self.socket = bound.socket
+        self.port = bound.port
+        self.readiness = ReadinessMonitor(descriptor: bound.socket, label: "drift.radio.sim")
+    }
+
+    deinit {
+        close()
+    }
+
+    public var counters: Counters { state.withLock { $0.counters } }
+
+    public func transmit(_ frame: [UInt8], airtime: Duration) async throws {
+        let start = clock.now
+        state.withLock { $0.transmitting = start...(start + airtime) }
+        try await Task.sleep(until: start + airtime, clock: clock)
+        let datagram = SimulatedRadioDatagram(sender: configuration.transmitter, frame: frame).encoded()
+        var failures = 0
+        for peer in configuration.peers {
+            do throws(SystemError) {
+                try UDPSocket.send(socket, datagram, host: peer.host, port: peer.port)
+            } catch {
+                failures += 1
+            }
+        }
+        state.withLock {
+            $0.counters.sent += 1
+            $0.counters.sendErrors += failures
+        }
+    }
+
+    public func receive() async throws -> RadioReception? {
+        while true {
+            if state.withLock({ $0.closed }) { return nil }
+            let datagram: [UInt8]?
+            do {
+                datagram = try UDPSocket.receive(socket)
+            } catch {
+                if state.withLock({ $0.closed }) { return nil }
+                throw error
+            }
+            guard let datagram else {
+                do {
+                    _ = try await readiness.readable()
+                } catch is ReadinessMonitorClosed {
+                    return nil
+                }
+                continue
+            }
+            let arrival = clock.now
+            guard let decoded = SimulatedRadioDatagram(decoding: datagram) else {
+                state.withLock { $0.counters.malformed += 1 }
+                continue
+            }
+            // The sender's frame occupied the air for its time on air before the datagram
+            // was sent; a receiver transmitting at any moment of that could not hear it.
+            let deaf = state.withLock { state -> Bool in
+                guard let busy = state.transmitting else { return false }
+                return busy.upperBound > arrival - .milliseconds(1) && busy.lowerBound < arrival
+            }
+            if deaf {
+                state.withLock { $0.counters.deafWhileTransmitting += 1 }
+                continue
+            }
+            guard let heard = configuration.medium.reception(
+                from: decoded.sender, to: configuration.transmitter, randomDraw: Double.random(in: 0..<1))
+            else {
+                state.withLock {
+                    if configuration.medium.lossProbability > 0,
+                       configuration.medium.reception(from: decoded.sender, to: configuration.transmitter, randomDraw: 1) != nil {
+                        $0.counters.lost += 1
+                    } else {
+                        $0.counters.outOfRange += 1
+                    }
+                }
+                continue
+            }
+            if configuration.medium.latency > .zero {
+                try await Task.sleep(until: arrival + configuration.medium.latency, clock: clock)
+            }
+            state.withLock { $0.counters.heard += 1 }
+            return RadioReception(bytes: decoded.frame, rssi: heard.rssi, snr: heard.snr)
+        }
+    }
+
+    public func close() {
+        let wasOpen = state.withLock { state -> Bool in
+            defer { state.closed = true }
+            return !state.closed
+        }
+        guard wasOpen else { return }
+        readiness.close()
+        try? socket.close()
+    }
+}

@@ -1,0 +1,117 @@
+import DriftSystem
+import Foundation
+import Hardware
+import Testing
+
+/// The sim board's radio over real UDP sockets on loopback.
+@Suite("Simulated radio on loopback UDP")
+struct SimulatedRadioTests {
+    static let channel = SimulatedRadioTransmitter.Channel(frequencyMHz: 869.525, spreadingFactor: 11, bandwidthHz: 250_000)
+
+    /// A transmitter `metres` east of Tempelhofer Feld's reference point.
+    static func at(_ metres: Double, channel: SimulatedRadioTransmitter.Channel = channel) -> SimulatedRadioTransmitter {
+        let degrees = metres / (111_320 * cos(52.4731 * Double.pi / 180))
+        return SimulatedRadioTransmitter(latitude: 52.4731, longitude: 13.4019 + degrees, txPowerDBm: 14, channel: channel)
+    }
+
+    static func radio(
+        at metres: Double, peers: [Int] = [], medium: SimulatedRadioMedium = .init(rangeMeters: 1_000),
+        channel: SimulatedRadioTransmitter.Channel = channel
+    ) throws -> SimulatedRadio {
+        try SimulatedRadio(configuration: .init(
+            port: 0, peers: peers.map { ("127.0.0.1", $0) }, transmitter: at(metres, channel: channel), medium: medium))
+    }
+
+    /// The next reception, or `nil` after `timeout`.
+    static func next(_ radio: SimulatedRadio, timeout: Duration = .milliseconds(400)) async throws -> RadioReception? {
+        try await withThrowingTaskGroup(of: RadioReception?.self) { group in
+            group.addTask { try await radio.receive() }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    @Test("a frame in range arrives whole, with RSSI and SNR from the distance")
+    func inRange() async throws {
+        let receiver = try Self.radio(at: 800)
+        defer { receiver.close() }
+        let sender = try Self.radio(at: 0, peers: [receiver.port])
+        defer { sender.close() }
+        let frame = (0..<200).map { UInt8(truncatingIfNeeded: $0 * 7) }
+        try await sender.transmit(frame, airtime: .milliseconds(5))
+        let heard = try #require(try await Self.next(receiver, timeout: .seconds(5)))
+        #expect(heard.bytes == frame)
+        // 14 dBm − (20·log10(869.525) − 27.55 + 30·log10(800)) ≈ −104.3 dBm
+        #expect(abs(heard.rssi - -104.3) < 0.5)
+        #expect(abs(heard.snr - (heard.rssi - (-174 + 10 * log10(250_000.0) + 6))) < 0.001)
+        #expect(sender.counters.sent == 1)
+        #expect(receiver.counters.heard == 1)
+    }
+
+    @Test("beyond the range nothing is heard, and the receiver counts it")
+    func outOfRange() async throws {
+        let receiver = try Self.radio(at: 1_600)
+        defer { receiver.close() }
+        let sender = try Self.radio(at: 0, peers: [receiver.port])
+        defer { sender.close() }
+        try await sender.transmit([1, 2, 3], airtime: .milliseconds(1))
+        #expect(try await Self.next(receiver) == nil)
+        #expect(receiver.counters.outOfRange == 1)
+    }
+
+    @Test("without a hard range the SF11/250 kHz sensitivity (−131.5 dBm) decides")
+    func pathLossDecides() {
+        let medium = SimulatedRadioMedium(pathLossExponent: 3.0)
+        // 14 dBm − 31.2 dB − 30·log10(d) ≥ −131.5 dBm ⇔ d ≤ 10^(114.3 / 30) ≈ 6.5 km
+        #expect(medium.reception(from: Self.at(0), to: Self.at(6_000), randomDraw: 0.5) != nil)
+        #expect(medium.reception(from: Self.at(0), to: Self.at(7_000), randomDraw: 0.5) == nil)
+        #expect(SimulatedRadioMedium.demodulationLimit(spreadingFactor: 7) == -7.5)
+        #expect(SimulatedRadioMedium.demodulationLimit(spreadingFactor: 12) == -20)
+    }
+
+    @Test("another channel or spreading factor is silence; the loss probability drops frames")
+    func channelAndLoss() {
+        let other = SimulatedRadioTransmitter.Channel(frequencyMHz: 868.1, spreadingFactor: 11, bandwidthHz: 250_000)
+        let medium = SimulatedRadioMedium(rangeMeters: 1_000, lossProbability: 0.3)
+        #expect(medium.reception(from: Self.at(0, channel: other), to: Self.at(10), randomDraw: 0.9) == nil)
+        #expect(medium.reception(from: Self.at(0), to: Self.at(10), randomDraw: 0.29) == nil)
+        #expect(medium.reception(from: Self.at(0), to: Self.at(10), randomDraw: 0.31) != nil)
+    }
+
+    @Test("stray and short datagrams on the radio's port are counted, not heard")
+    func strayDatagrams() async throws {
+        let receiver = try Self.radio(at: 0)
+        defer { receiver.close() }
+        let stray = try UDPSocket.bind(host: "127.0.0.1", port: 0)
+        defer { try? stray.socket.close() }
+        try UDPSocket.send(stray.socket, Array("hello".utf8), host: "127.0.0.1", port: receiver.port)
+        try UDPSocket.send(stray.socket, SimulatedRadioDatagram.magic + [UInt8](repeating: 0xFF, count: 30), host: "127.0.0.1", port: receiver.port)
+        #expect(try await Self.next(receiver) == nil)
+        #expect(receiver.counters.malformed == 2)
+    }
+
+    @Test("datagrams round-trip and hostile bytes never decode into nonsense")
+    func datagramCodec() {
+        let datagram = SimulatedRadioDatagram(sender: Self.at(123), frame: [9, 8, 7])
+        #expect(SimulatedRadioDatagram(decoding: datagram.encoded()) == datagram)
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<64 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            _ = SimulatedRadioDatagram(decoding: SimulatedRadioDatagram.magic + bytes)
+        }
+    }
+
+    @Test("closing the radio ends a pending receive with nil")
+    func closeEndsReceive() async throws {
+        let radio = try Self.radio(at: 0)
+        async let pending = radio.receive()
+        try await Task.sleep(for: .milliseconds(50))
+        radio.close()
+        #expect(try await pending == nil)
+    }
+}
