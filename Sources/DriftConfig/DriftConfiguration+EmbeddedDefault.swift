@@ -58,6 +58,9 @@ listen = "127.0.0.1:9101"
 #   head -c 32 /dev/urandom | base64
 network_key = "ZHJpZnQtc2ltLXRlc3Qta2V5LWRvLW5vdC1kZXBsb3k="
 hop_limit = 3
+hello_interval_s = 300        # neighbour beacons; a box back in range catches up on the next one
+message_lifetime_h = 72       # how long a sent message stays deliverable (store-and-forward)
+hold_packets = 5000           # packets kept for neighbours that missed them
 
 [radio]
 kind = "sim"
@@ -85,6 +88,10 @@ altitude_m = 44.0
 nmea_replay = ""              # e.g. "../shared/data/nmea/neo-m8n.log"
 radio_udp_port = 47300
 radio_peers = []              # e.g. ["127.0.0.1:47301"]
+radio_range_m = 0             # hard range between simulated boxes; 0 = path loss decides
+radio_path_loss_exponent = 3.0
+radio_loss = 0.0              # probability a frame in range is lost
+radio_latency_ms = 0
 
 [gpio]
 backend = "sim"

@@ -43,6 +43,14 @@ extension DriftConfiguration {
         public var radioUDPPort: Int
         /// Simulated radios this one can hear.
         public var radioPeers: [HostPort]
+        /// Hard radio range in metres between simulated boxes; 0 = the path-loss model decides.
+        public var radioRangeM: Double
+        /// Log-distance path-loss exponent of the simulated medium.
+        public var radioPathLossExponent: Double
+        /// Probability (0–1) that a simulated frame in range is lost.
+        public var radioLoss: Double
+        /// Extra delivery delay of the simulated medium, milliseconds.
+        public var radioLatencyMs: Int
 
         init(reading r: SectionReader) {
             latitude = r.double("latitude", default: 52.4731, min: -90, max: 90)
@@ -58,6 +66,10 @@ extension DriftConfiguration {
                     return ValueProblem(error.description)
                 }
             }.compactMap { try? HostPort.parse($0) }
+            radioRangeM = r.double("radio_range_m", default: 0, min: 0, max: 1_000_000)
+            radioPathLossExponent = r.double("radio_path_loss_exponent", default: 3.0, min: 2.0, max: 6.0)
+            radioLoss = r.double("radio_loss", default: 0, min: 0, max: 1)
+            radioLatencyMs = r.int("radio_latency_ms", default: 0, min: 0, max: 10_000)
         }
     }
 }

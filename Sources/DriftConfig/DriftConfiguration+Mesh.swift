@@ -5,6 +5,12 @@ extension DriftConfiguration {
         public var networkKey: [UInt8]
         /// How many times a frame is relayed at most (0–7).
         public var hopLimit: Int
+        /// Seconds between this box's hello beacons (neighbour discovery and catch-up).
+        public var helloIntervalS: Int
+        /// How long a message this box sends stays deliverable (store-and-forward), hours.
+        public var messageLifetimeH: Int
+        /// Packets held for store-and-forward and reconciliation, at most.
+        public var holdPackets: Int
 
         /// The published test key of `board/sim.toml` (base64 of "drift-sim-test-key-do-not-deploy").
         public static let simulatorTestKey = "ZHJpZnQtc2ltLXRlc3Qta2V5LWRvLW5vdC1kZXBsb3k="
@@ -30,6 +36,9 @@ extension DriftConfiguration {
             }
             networkKey = key
             hopLimit = r.int("hop_limit", default: 3, min: 0, max: 7)
+            helloIntervalS = r.int("hello_interval_s", default: 300, min: 1, max: 86_400)
+            messageLifetimeH = r.int("message_lifetime_h", default: 72, min: 1, max: 720)
+            holdPackets = r.int("hold_packets", default: 5_000, min: 100, max: 1_000_000)
         }
     }
 }
