@@ -4,21 +4,23 @@ import Testing
 
 @Suite("Airtime budget over a sliding hour")
 struct AirtimeBudgetTests {
-    @Test("10 % sub-band allows ten times what a 1 % sub-band does")
-    func tenVersusOne() throws {
-        let ten = AirtimeBudget(policy: try DutyCyclePolicy.forChannel(region: .eu868, frequencyMHz: 869.525, bandwidthHz: 250_000), reserveFraction: 0)
-        let one = AirtimeBudget(policy: try DutyCyclePolicy.forChannel(region: .eu868, frequencyMHz: 868.3, bandwidthHz: 250_000), reserveFraction: 0)
+    static let euFrames: [(Double, Int, Int)] = [(869.525, 643, 579), (868.3, 64, 57), (868.95, 6, 5)]
+
+    @Test("43-byte LongFast frames per hour in the EU sub-bands (docs/airtime.md): 10 %, 1 %, 0.1 %; all / non-emergency",
+          arguments: euFrames)
+    func euFramesPerHour(frequency: Double, all: Int, nonEmergency: Int) throws {
+        let policy = try DutyCyclePolicy.forChannel(region: .eu868, frequencyMHz: frequency, bandwidthHz: 250_000)
         let frame = LoRaAirtime.duration(payloadBytes: 43, modulation: .longFast)
-        #expect(Self.fill(ten, frame: frame) == 643)  // 360 s / 0.559104 s
-        #expect(Self.fill(one, frame: frame) == 64)   // 36 s / 0.559104 s
+        #expect(Self.fill(AirtimeBudget(policy: policy), frame: frame, emergency: true) == all)
+        #expect(Self.fill(AirtimeBudget(policy: policy), frame: frame, emergency: false) == nonEmergency)
     }
 
-    /// How many back-to-back frames fit at t = 0…
-    static func fill(_ start: AirtimeBudget, frame: Duration) -> Int {
+    /// How many back-to-back frames fit from t = 0.
+    static func fill(_ start: AirtimeBudget, frame: Duration, emergency: Bool) -> Int {
         var budget = start
         var now = Duration.zero
         var sent = 0
-        while budget.canTransmit(airtime: frame, now: now) {
+        while budget.canTransmit(airtime: frame, now: now, emergency: emergency) {
             budget.record(airtime: frame, at: now)
             now += frame
             sent += 1
