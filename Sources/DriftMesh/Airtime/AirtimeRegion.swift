@@ -1,0 +1,16 @@
+/// The regulatory region whose transmit rules apply, as the airtime code sees it.
+///
+/// Raw values match the configuration's `radio.region` spellings (`EU868`, `US915`, …) so the
+/// daemon can map `RadioRegion` → `AirtimeRegion(rawValue:)` one to one. DriftMesh does not
+/// depend on DriftConfig, hence this separate enum.
+public enum AirtimeRegion: String, Sendable, Hashable, CaseIterable {
+    case eu868 = "EU868"
+    case eu433 = "EU433"
+    case us915 = "US915"
+    case au915 = "AU915"
+    case as923 = "AS923"
+    case kr920 = "KR920"
+    case in865 = "IN865"
+    case ru864 = "RU864"
+    case cn470 = "CN470"
+}
