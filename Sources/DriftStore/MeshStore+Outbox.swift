@@ -1,6 +1,7 @@
 import DriftMesh
 import Foundation
 import GRDB
+import Synchronization
 
 /// The outbox (`mesh_outbox`, frames in `mesh_outbox_frame`): messages this box originates,
 /// stored before their first transmission so nothing is lost offline or across a restart.
@@ -11,9 +12,12 @@ import GRDB
 /// attempt's wait has passed without an acknowledgement, ``due(now:)`` marks the message
 /// `failed`; it stays until ``prune(now:)`` after its expiry.
 /// Broadcasts: ``markSent(_:now:)`` after the first transmission; reconciliation keeps
-/// carrying the frames from `mesh_packets` (hold them there with `fromMe: true`).
+/// carrying the frames, which ``enqueue(_:destination:frames:priority:now:expiresAt:)`` held in `mesh_packets`.
 extension MeshStore {
     /// Stores a new message, due at once. `frames` are the sealed fragments in order.
+    ///
+    /// A broadcast's frames are also held in `mesh_packets` (`fromMe`, until `expiresAt`) in
+    /// the same transaction, so reconciliation serves them; this may evict others' frames.
     /// - Throws: ``MeshStoreError/invalidFragmentCount(_:count:)``, ``MeshStoreError/emptyFrame(_:)``,
     ///   ``MeshStoreError/frameTooLarge(_:bytes:limit:)``, ``MeshStoreError/expiryNotAfterCreation(_:)``,
     ///   ``MeshStoreError/duplicateMessage(_:)``.
@@ -30,6 +34,8 @@ extension MeshStore {
         guard expires > created else { throw MeshStoreError.expiryNotAfterCreation(id) }
         let origin = MeshColumn.int(id.origin)
         let first = MeshColumn.int(id.packetID)
+        let limits = self.limits
+        var evicted: [PacketKey] = []
         try database.writer.write { db in
             guard try !Self.fetchExists(db, id) else { throw MeshStoreError.duplicateMessage(id) }
             try db.execute(
@@ -44,6 +50,21 @@ extension MeshStore {
             for (index, frame) in frames.enumerated() {
                 try statement.execute(arguments: [origin, first, index, Data(frame)])
             }
+            guard destination == nil else { return }
+            // A broadcast is also held for reconciliation, in the same transaction.
+            let hold = try db.cachedStatement(sql: """
+                INSERT OR IGNORE INTO mesh_packets
+                    (origin, packet_id, kind, destination, frame, priority, received_at, expires_at, from_me)
+                VALUES (?, ?, ?, NULL, ?, ?, ?, ?, 1)
+                """)
+            for (index, frame) in frames.enumerated() {
+                try hold.execute(arguments: [origin, MeshColumn.int(id.packetID &+ UInt32(index)), Int(FrameKind.broadcast.rawValue),
+                                             Data(frame), priority, created, expires])
+            }
+            evicted = try Self.evictOverflow(db, limits: limits)
+        }
+        if !evicted.isEmpty {
+            evictions.withLock { $0 += evicted.count }
         }
         return MeshOutboxEntry(
             id: id, destination: destination, fragmentCount: frames.count, priority: priority, state: .queued,
@@ -101,7 +122,8 @@ extension MeshStore {
         }
     }
 
-    /// A directed message was acknowledged: `delivered`, and its frames are deleted.
+    /// A directed message was acknowledged: `delivered`, and its frames are deleted (from the
+    /// outbox and, if held, from `mesh_packets`).
     /// Returns `false` when no such message is in the outbox (already pruned, or not ours).
     @discardableResult
     public func markDelivered(_ id: PacketKey) throws -> Bool {
@@ -110,6 +132,11 @@ extension MeshStore {
             try Self.setState(db, id, .delivered, error: nil)
             try db.execute(sql: "DELETE FROM mesh_outbox_frame WHERE origin = ? AND first_packet_id = ?",
                            arguments: [MeshColumn.int(id.origin), MeshColumn.int(id.packetID)])
+            let entry = try Self.fetchEntry(db, id)
+            let forget = try db.cachedStatement(sql: "DELETE FROM mesh_packets WHERE origin = ? AND packet_id = ?")
+            for key in entry.packetKeys {
+                try forget.execute(arguments: [MeshColumn.int(key.origin), MeshColumn.int(key.packetID)])
+            }
             return true
         }
     }

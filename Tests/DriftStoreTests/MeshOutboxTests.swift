@@ -106,6 +106,37 @@ struct MeshOutboxTests {
         #expect(try disk.store.counts() == MeshOutboxCounts(sent: 1))
     }
 
+    @Test("a broadcast's frames are held for reconciliation at once, as this box's own")
+    func broadcastHeld() throws {
+        let disk = try MeshDisk()
+        defer { disk.directory.remove() }
+        let id = F.key(F.me, 40)
+        try disk.store.enqueue(id, destination: nil, frames: Self.frames, priority: 2, now: F.start, expiresAt: F.at(900))
+        #expect(Set(try disk.store.heldKeys(since: F.start, limit: 10)) == Set([40, 41, 42].map { F.key(F.me, $0) }))
+        let held = try disk.store.frames(for: [F.key(F.me, 42)])
+        #expect(held == [MeshHeldPacket(key: F.key(F.me, 42), kind: .broadcast, destination: nil, frame: Self.frames[2],
+                                        priority: 2, receivedAt: F.start, expiresAt: F.at(900), fromMe: true)])
+        // A directed message is not held by enqueue.
+        try enqueueDirected(disk.store, F.key(F.me, 50))
+        #expect(try disk.store.heldUsage().packets == 3)
+    }
+
+    @Test("delivery also forgets the message's frames held in mesh_packets")
+    func deliveredForgetsHeld() throws {
+        let disk = try MeshDisk()
+        defer { disk.directory.remove() }
+        let id = F.key(F.me, 100)
+        try enqueueDirected(disk.store, id)
+        for (index, frame) in Self.frames.enumerated() {
+            try disk.store.hold(F.key(F.me, 100 + UInt32(index)), kind: .directed, destination: F.alice, frame: frame,
+                                priority: 2, receivedAt: F.start, expiresAt: F.at(600), fromMe: true)
+        }
+        try disk.store.hold(F.key(F.me, 103), kind: .broadcast, destination: nil, frame: [9], priority: 0,
+                            receivedAt: F.start, expiresAt: F.at(600), fromMe: true)
+        #expect(try disk.store.markDelivered(id))
+        #expect(try disk.store.heldKeys(since: F.start, limit: 10) == [F.key(F.me, 103)])
+    }
+
     @Test("due: most urgent first, then oldest; expired messages are not due")
     func dueOrder() throws {
         let disk = try MeshDisk()
