@@ -20,7 +20,88 @@ enum DriftMigrations {
                 t.column("createdAt", .integer).notNull()
             }
         }
+        migrator.registerMigration("v4-mesh", migrate: createMeshTables)
         return migrator
+    }
+
+    /// The mesh's durable state (`docs/mesh-store.md`): the seen-set, held frames for
+    /// store-and-forward, the outbox, and the TOFU keyring. Node ids and packet ids are
+    /// unsigned 32-bit values in `INTEGER` columns; instants are whole milliseconds since 1970.
+    static func createMeshTables(_ db: Database) throws {
+        // Duplicate suppression: one row per packet heard, kept ≥ 24 h and until the frame's expiry.
+        try db.execute(sql: """
+            CREATE TABLE mesh_seen (
+                origin INTEGER NOT NULL CHECK (origin BETWEEN 0 AND 4294967295),
+                packet_id INTEGER NOT NULL CHECK (packet_id BETWEEN 0 AND 4294967295),
+                first_heard INTEGER NOT NULL,
+                keep_until INTEGER NOT NULL CHECK (keep_until >= first_heard),
+                PRIMARY KEY (origin, packet_id)
+            ) WITHOUT ROWID;
+            CREATE INDEX mesh_seen_keep_until ON mesh_seen(keep_until);
+            """)
+        // Frames held for store-and-forward and reconciliation, bounded by row count and bytes.
+        try db.execute(sql: """
+            CREATE TABLE mesh_packets (
+                origin INTEGER NOT NULL CHECK (origin BETWEEN 0 AND 4294967295),
+                packet_id INTEGER NOT NULL CHECK (packet_id BETWEEN 0 AND 4294967295),
+                kind INTEGER NOT NULL CHECK (kind BETWEEN 0 AND 15),
+                destination INTEGER CHECK (destination BETWEEN 0 AND 4294967295),
+                frame BLOB NOT NULL CHECK (length(frame) >= 1),
+                priority INTEGER NOT NULL,
+                received_at INTEGER NOT NULL,
+                expires_at INTEGER NOT NULL,
+                from_me INTEGER NOT NULL CHECK (from_me IN (0, 1)),
+                PRIMARY KEY (origin, packet_id)
+            );
+            CREATE INDEX mesh_packets_received ON mesh_packets(received_at);
+            CREATE INDEX mesh_packets_eviction ON mesh_packets(from_me, expires_at);
+            """)
+        // Messages this box originates, stored before the first transmission (offline first).
+        try db.execute(sql: """
+            CREATE TABLE mesh_outbox (
+                origin INTEGER NOT NULL CHECK (origin BETWEEN 0 AND 4294967295),
+                first_packet_id INTEGER NOT NULL CHECK (first_packet_id BETWEEN 0 AND 4294967295),
+                destination INTEGER CHECK (destination BETWEEN 0 AND 4294967295),
+                fragment_count INTEGER NOT NULL CHECK (fragment_count BETWEEN 1 AND 255),
+                priority INTEGER NOT NULL,
+                state TEXT NOT NULL CHECK (state IN ('queued', 'sent', 'delivered', 'failed')),
+                attempts INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+                next_attempt_at INTEGER NOT NULL,
+                created_at INTEGER NOT NULL,
+                expires_at INTEGER NOT NULL CHECK (expires_at > created_at),
+                last_error TEXT,
+                PRIMARY KEY (origin, first_packet_id)
+            );
+            CREATE INDEX mesh_outbox_due ON mesh_outbox(state, next_attempt_at);
+            CREATE INDEX mesh_outbox_expiry ON mesh_outbox(expires_at);
+            CREATE TABLE mesh_outbox_frame (
+                origin INTEGER NOT NULL,
+                first_packet_id INTEGER NOT NULL,
+                fragment_index INTEGER NOT NULL CHECK (fragment_index BETWEEN 0 AND 254),
+                frame BLOB NOT NULL CHECK (length(frame) >= 1),
+                PRIMARY KEY (origin, first_packet_id, fragment_index),
+                FOREIGN KEY (origin, first_packet_id) REFERENCES mesh_outbox(origin, first_packet_id) ON DELETE CASCADE
+            ) WITHOUT ROWID;
+            """)
+        // The TOFU keyring: the first public key heard for a node id wins.
+        try db.execute(sql: """
+            CREATE TABLE mesh_peers (
+                node_id INTEGER PRIMARY KEY CHECK (node_id BETWEEN 0 AND 4294967294),
+                public_key BLOB NOT NULL CHECK (length(public_key) = 32),
+                first_seen INTEGER NOT NULL,
+                last_seen INTEGER NOT NULL CHECK (last_seen >= first_seen),
+                last_rssi REAL,
+                last_snr REAL,
+                hops INTEGER CHECK (hops BETWEEN 0 AND 255)
+            );
+            """)
+        // The packet id counter's reserved high-water mark (one row).
+        try db.execute(sql: """
+            CREATE TABLE mesh_counter (
+                name TEXT PRIMARY KEY NOT NULL,
+                next_unreserved INTEGER NOT NULL CHECK (next_unreserved BETWEEN 1 AND 4294967296)
+            );
+            """)
     }
 
     /// Bottles and everything that belongs to one. Every child row references `bottle`
