@@ -71,7 +71,7 @@ public struct MeshSealer: Sendable {
         do {
             let box = try ChaChaPoly.SealedBox(
                 nonce: Self.nonce(origin: header.origin, packetID: header.packetID),
-                ciphertext: frame[parsed.ciphertext], tag: frame[parsed.tag])
+                ciphertext: Array(frame[parsed.ciphertext]), tag: Array(frame[parsed.tag]))
             let plaintext = try ChaChaPoly.open(box, using: aeadKey, authenticating: ad)
             return (header, Array(plaintext))
         } catch {
