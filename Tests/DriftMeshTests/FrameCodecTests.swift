@@ -120,3 +120,25 @@ struct FrameCodecTests {
         #expect(header.isExpired(now: Date(timeIntervalSince1970: Double(minute) * 60)))
     }
 }
+
+@Suite("Mesh frame codec, golden bytes")
+struct FrameGoldenTests {
+    @Test("A directed, fragmented header has exactly the documented bytes")
+    func goldenHeader() throws {
+        var header = MeshHeader(
+            kind: .directed, origin: NodeID(0x1A2B_3C4D), packetID: 0x0102_0304, destination: NodeID(0xDEAD_BEEF),
+            hopStart: 5, wantsAck: true, fragment: .init(index: 2, count: 3),
+            expiresAtMinute: MeshFrameCodec.expiryEpochMinute + 0x0A_0B0C)
+        header.hopsTaken = 1
+        header.relayer = 0x99
+        let bytes = try MeshFrameCodec.encodeHeader(header, networkHint: 0x5A, originTagged: true)
+        #expect(bytes == [
+            0x12, 0x5A, 0xF0, 0x51, 0x99,
+            0x1A, 0x2B, 0x3C, 0x4D, 0x01, 0x02, 0x03, 0x04,
+            0x0A, 0x0B, 0x0C,
+            0xDE, 0xAD, 0xBE, 0xEF,
+            0x22,
+        ])
+        #expect(MeshFrameCodec.authenticatedHeader(bytes)[3...4] == [0x50, 0x00])
+    }
+}
