@@ -36,6 +36,31 @@ struct KeysTests {
         #expect(ring.count == 0)
     }
 
+    @Test("Keyring: a second key with the same node id (a found 32-bit hash collision) is a refused, counted conflict")
+    func conflict() {
+        func bytes(_ hex: String) -> [UInt8] {
+            var out: [UInt8] = []
+            var index = hex.startIndex
+            while index < hex.endIndex {
+                let next = hex.index(index, offsetBy: 2)
+                out.append(UInt8(hex[index..<next], radix: 16)!)
+                index = next
+            }
+            return out
+        }
+        // Two 32-byte keys whose SHA-256 both start d8 d0 e8 12 (birthday search, seed 7).
+        let first = bytes("8d45125ed714f26f1ebc06dfda1e458a38902fbb1d4ed1de6dc44e9e6d9a7557")
+        let second = bytes("727e988bfc03800c02148dbdc4929a5504964eb48610bfeb72be901df3faa4ee")
+        let id = NodeID(0xD8D0_E812)
+        #expect(NodeID(publicKey: first) == id)
+        #expect(NodeID(publicKey: second) == id)
+        var ring = PeerKeyring()
+        #expect(ring.learn(nodeID: id, publicKey: first) == .learned)
+        #expect(ring.learn(nodeID: id, publicKey: second) == .conflict)
+        #expect(ring.counters.conflicts == 1)
+        #expect(ring.publicKey(for: id) == first)
+    }
+
     @Test("Keyring: bounded; a new peer beyond capacity is refused and counted")
     func capacity() {
         var ring = PeerKeyring(capacity: 1)
