@@ -1,0 +1,52 @@
+/// Tuning of `MeshRouter`. Defaults suit the daemon on LongFast; the simulator
+/// shortens `helloPeriod` during its warm-up.
+public struct MeshRouterConfiguration: Sendable, Hashable {
+    /// Mean time between hello beacons.
+    public var helloPeriod: Duration
+    /// Hellos are sent at `helloPeriod ± helloJitter` (uniform), so boxes do not synchronise.
+    public var helloJitter: Duration
+    /// A neighbour is forgotten after this many hello periods without a hello from it.
+    public var missedHellosBeforeExpiry: Int
+    /// One contention slot (Meshtastic's LongFast slot is ≈ 77 ms: CAD time + turnaround).
+    public var slot: Duration
+    /// Extra slots of random jitter added to every relay delay (breaks ties).
+    public var jitterSlots: Int
+    /// Slots of delay per missing uncovered neighbour below `rankCap`: a relay covering
+    /// more uncovered neighbours goes first.
+    public var slotsPerRank: Int
+    /// Uncovered-neighbour counts at or above this rank get the shortest delay.
+    public var rankCap: Int
+    /// A link counts as "covering" a neighbour only at or above this quality bucket (0…3).
+    public var minimumCoverBucket: UInt8
+    /// After we transmit, how long to wait for a neighbour's relay (the implicit ack)
+    /// before retransmitting once.
+    public var implicitAckTimeout: Duration
+    /// How long per-packet coverage knowledge is kept (duplicates later than this are
+    /// still dropped by the caller's seen-set; they just no longer inform relays).
+    public var packetMemory: Duration
+    /// Most packets whose coverage is tracked at once (oldest dropped first).
+    public var maxTrackedPackets: Int
+
+    public init(
+        helloPeriod: Duration = .seconds(300), helloJitter: Duration = .seconds(30),
+        missedHellosBeforeExpiry: Int = 3, slot: Duration = .milliseconds(77),
+        jitterSlots: Int = 4, slotsPerRank: Int = 3, rankCap: Int = 6,
+        minimumCoverBucket: UInt8 = 1, implicitAckTimeout: Duration = .seconds(6),
+        packetMemory: Duration = .seconds(600), maxTrackedPackets: Int = 512
+    ) {
+        self.helloPeriod = helloPeriod
+        self.helloJitter = helloJitter
+        self.missedHellosBeforeExpiry = missedHellosBeforeExpiry
+        self.slot = slot
+        self.jitterSlots = jitterSlots
+        self.slotsPerRank = slotsPerRank
+        self.rankCap = rankCap
+        self.minimumCoverBucket = minimumCoverBucket
+        self.implicitAckTimeout = implicitAckTimeout
+        self.packetMemory = packetMemory
+        self.maxTrackedPackets = maxTrackedPackets
+    }
+
+    /// The daemon's defaults.
+    public static let standard = MeshRouterConfiguration()
+}
