@@ -153,6 +153,7 @@ struct Engine {
                 config.helloJitter = p.warmUpHelloPeriod / 6
                 config.slot = .microseconds(slotUs)
                 let env = ProcessInfo.processInfo.environment
+                if env["SIM_RETRY_RELAYS"] != nil { config.retryRelays = true }
                 if let v = env["SIM_ACK"].flatMap(Double.init) { config.implicitAckTimeout = .milliseconds(Int(v * 1000)) }
                 if let v = env["SIM_BUCKET"].flatMap(UInt8.init) { config.minimumCoverBucket = v }
                 if let v = env["SIM_RANK"].flatMap(Int.init) { config.rankCap = v }

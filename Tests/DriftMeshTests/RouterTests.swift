@@ -14,6 +14,8 @@ import Testing
     static var config: MeshRouterConfiguration {
         var c = MeshRouterConfiguration(helloPeriod: .seconds(60), helloJitter: .zero)
         c.implicitAckTimeout = .seconds(5)
+        c.slotsPerRank = 3
+        c.jitterSlots = 4
         return c
     }
 

@@ -74,12 +74,16 @@ import Testing
     @Test func trickleFiresInSecondHalfSuppressesAndDoubles() {
         var t = TrickleTimer(minimumInterval: .seconds(10), doublings: 3, redundancy: 1, now: .zero, seed: 1)
         #expect(t.fireAt >= .seconds(5) && t.fireAt < .seconds(10))
-        #expect(!t.due(now: .seconds(4)))
-        #expect(t.due(now: t.fireAt))
-        #expect(!t.due(now: .seconds(10)))
+        let early = t.due(now: .seconds(4))
+        #expect(!early)
+        let atFire = t.due(now: t.fireAt)
+        #expect(atFire)
+        let atEnd = t.due(now: .seconds(10))
+        #expect(!atEnd)
         #expect(t.interval == .seconds(20))
         t.consistent()
-        #expect(!t.due(now: t.fireAt))  // suppressed: k = 1 consistent heard
+        let suppressed = t.due(now: t.fireAt)
+        #expect(!suppressed)  // k = 1 consistent digest heard
         _ = t.due(now: .seconds(70))
         _ = t.due(now: .seconds(200))
         #expect(t.interval == .seconds(80))  // capped at Imin · 2^3

@@ -221,7 +221,7 @@ public struct MeshRouter: Sendable {
     private mutating func markSent(_ header: MeshHeader, in state: inout PacketState, now: Duration) {
         state.sent = header
         state.covered.insert(me)
-        if header.hopsLeft > 0, !state.retried, downstreamUncovered(state) {
+        if header.hopsLeft > 0, !state.retried, header.origin == me || configuration.retryRelays, downstreamUncovered(state) {
             state.retryAt = now + configuration.implicitAckTimeout
         } else {
             state.retryAt = nil

@@ -21,6 +21,10 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     /// After we transmit, how long to wait for a neighbour's relay (the implicit ack)
     /// before retransmitting once.
     public var implicitAckTimeout: Duration
+    /// Whether relays (not only origins) retry once without an implicit ack. Off by
+    /// default: in the simulator it bought ~10 points of one-shot reach for ~70 % more
+    /// transmissions; reconciliation repairs those losses more cheaply.
+    public var retryRelays: Bool
     /// How long per-packet coverage knowledge is kept (duplicates later than this are
     /// still dropped by the caller's seen-set; they just no longer inform relays).
     public var packetMemory: Duration
@@ -30,8 +34,8 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     public init(
         helloPeriod: Duration = .seconds(300), helloJitter: Duration = .seconds(30),
         missedHellosBeforeExpiry: Int = 3, slot: Duration = .milliseconds(77),
-        jitterSlots: Int = 4, slotsPerRank: Int = 3, rankCap: Int = 6,
-        minimumCoverBucket: UInt8 = 1, implicitAckTimeout: Duration = .seconds(6),
+        jitterSlots: Int = 64, slotsPerRank: Int = 16, rankCap: Int = 6,
+        minimumCoverBucket: UInt8 = 1, implicitAckTimeout: Duration = .seconds(8), retryRelays: Bool = false,
         packetMemory: Duration = .seconds(600), maxTrackedPackets: Int = 512
     ) {
         self.helloPeriod = helloPeriod
@@ -43,6 +47,7 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
         self.rankCap = rankCap
         self.minimumCoverBucket = minimumCoverBucket
         self.implicitAckTimeout = implicitAckTimeout
+        self.retryRelays = retryRelays
         self.packetMemory = packetMemory
         self.maxTrackedPackets = maxTrackedPackets
     }
