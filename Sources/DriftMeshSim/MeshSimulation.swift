@@ -148,17 +148,10 @@ struct Engine {
             let router: NodeRouter
             switch p.router {
             case .ours:
-                var config = MeshRouterConfiguration.standard
+                var config = p.ourConfiguration
                 config.helloPeriod = p.warmUpHelloPeriod
                 config.helloJitter = p.warmUpHelloPeriod / 6
                 config.slot = .microseconds(slotUs)
-                let env = ProcessInfo.processInfo.environment
-                if env["SIM_RETRY_RELAYS"] != nil { config.retryRelays = true }
-                if let v = env["SIM_ACK"].flatMap(Double.init) { config.implicitAckTimeout = .milliseconds(Int(v * 1000)) }
-                if let v = env["SIM_BUCKET"].flatMap(UInt8.init) { config.minimumCoverBucket = v }
-                if let v = env["SIM_RANK"].flatMap(Int.init) { config.rankCap = v }
-                if let v = env["SIM_SPR"].flatMap(Int.init) { config.slotsPerRank = v }
-                if let v = env["SIM_JIT"].flatMap(Int.init) { config.jitterSlots = v }
                 router = .ours(MeshRouter(me: id, configuration: config, seed: p.seed))
             case .meshtastic:
                 router = .flooding(ManagedFloodingRouter(me: id, slotMs: channel.slotMs, packetAirtime: .microseconds(dataAirUs), seed: p.seed))
@@ -215,8 +208,7 @@ struct Engine {
         }
         if p.router == .ours { schedule(warmUpUs, .endWarmUp) }
         var t = warmUpUs
-        let periodUs = ProcessInfo.processInfo.environment["SIM_PERIOD"].flatMap(Double.init).map { Int64($0 * 1_000_000) } ?? Engine.micros(p.periodPerNode)
-        let meanGap = Double(periodUs) / Double(p.nodes)
+        let meanGap = Double(Engine.micros(p.periodPerNode)) / Double(p.nodes)
         for _ in 0..<p.messages {
             t += Int64(-meanGap * log(max(messageRng.unit(), 1e-12)))
             schedule(t, .originate(messageRng.int(in: 0...(p.nodes - 1))))
@@ -239,15 +231,6 @@ struct Engine {
             case .originate(let n):
                 originate(at: n)
             case .endWarmUp:
-                if ProcessInfo.processInfo.environment["SIM_DEBUG"] != nil {
-                    for i in nodes.indices {
-                        if case .ours(let r) = nodes[i].router {
-                            let truth = (0..<p.nodes).filter { $0 != i && topology.rssi[$0][i] >= channel.sensitivityDbm }.count
-                            let twoHop = r.neighbours.map { $0.neighbours.count }
-                            print("node \(i) table \(r.neighbours.count)/\(truth) 2hop \(twoHop)")
-                        }
-                    }
-                }
                 for i in nodes.indices {
                     if case .ours(var r) = nodes[i].router {
                         r.configuration.helloPeriod = p.helloPeriod

@@ -29,6 +29,8 @@ public struct SimParameters: Sendable {
     public var helloPeriod: Duration = .seconds(300)
     /// Time after the last message for relays and retries to finish.
     public var drain: Duration = .seconds(120)
+    /// Tuning of our router (slot and hello periods are set by the simulator).
+    public var ourConfiguration = MeshRouterConfiguration.standard
     /// Run the reconciliation phase after the one-shot phase (our router only).
     public var reconcile = true
 

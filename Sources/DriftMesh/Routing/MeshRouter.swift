@@ -52,6 +52,8 @@ public struct MeshRouter: Sendable {
         var sent: MeshHeader?
         var retryAt: Duration?
         var retried = false
+        /// Copies overheard (any transmitter).
+        var copies = 0
     }
 
     public init(me: NodeID, configuration: MeshRouterConfiguration = .standard, seed: UInt64) {
@@ -125,6 +127,7 @@ public struct MeshRouter: Sendable {
         let isNew = packets[key] == nil
         state.covered.insert(header.origin)
         cover(transmitter, in: &state)
+        state.copies += 1
 
         // Implicit ack: a copy relayed one hop beyond ours.
         if let sent = state.sent, header.hopsTaken > sent.hopsTaken {
@@ -203,7 +206,12 @@ public struct MeshRouter: Sendable {
     }
 
     private func stillNeeded(_ state: PacketState) -> Bool {
-        !uncovered(state).isEmpty
+        let missing = uncovered(state).count
+        if configuration.cancelAfterCopies > 0, state.copies >= configuration.cancelAfterCopies,
+           missing <= configuration.cancelWhenUncoveredAtMost {
+            return false
+        }
+        return missing > 0
     }
 
     /// Boxes two hops away (through a usable link) that no transmission we heard has covered.

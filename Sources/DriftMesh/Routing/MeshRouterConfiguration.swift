@@ -25,6 +25,11 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     /// default: in the simulator it bought ~10 points of one-shot reach for ~70 % more
     /// transmissions; reconciliation repairs those losses more cheaply.
     public var retryRelays: Bool
+    /// Also cancel a planned relay once this many copies were overheard, even if some
+    /// neighbours look uncovered (counter-based suppression on top of coverage); 0 = off.
+    public var cancelAfterCopies: Int
+    /// …provided no more than this many neighbours still look uncovered.
+    public var cancelWhenUncoveredAtMost: Int
     /// How long per-packet coverage knowledge is kept (duplicates later than this are
     /// still dropped by the caller's seen-set; they just no longer inform relays).
     public var packetMemory: Duration
@@ -35,7 +40,7 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
         helloPeriod: Duration = .seconds(300), helloJitter: Duration = .seconds(30),
         missedHellosBeforeExpiry: Int = 3, slot: Duration = .milliseconds(77),
         jitterSlots: Int = 64, slotsPerRank: Int = 16, rankCap: Int = 6,
-        minimumCoverBucket: UInt8 = 1, implicitAckTimeout: Duration = .seconds(8), retryRelays: Bool = false,
+        minimumCoverBucket: UInt8 = 1, implicitAckTimeout: Duration = .seconds(8), retryRelays: Bool = false, cancelAfterCopies: Int = 0, cancelWhenUncoveredAtMost: Int = .max,
         packetMemory: Duration = .seconds(600), maxTrackedPackets: Int = 512
     ) {
         self.helloPeriod = helloPeriod
@@ -48,6 +53,8 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
         self.minimumCoverBucket = minimumCoverBucket
         self.implicitAckTimeout = implicitAckTimeout
         self.retryRelays = retryRelays
+        self.cancelAfterCopies = cancelAfterCopies
+        self.cancelWhenUncoveredAtMost = cancelWhenUncoveredAtMost
         self.packetMemory = packetMemory
         self.maxTrackedPackets = maxTrackedPackets
     }
