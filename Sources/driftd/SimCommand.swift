@@ -43,11 +43,11 @@ extension SimCommand {
         @Option(help: "Side of the square area, metres (Meshtasticator: 15000).")
         var area = 15_000.0
 
-        @Option(help: "Our router: cancel a planned relay after this many overheard copies (0 = coverage only).")
-        var cancelAfterCopies = 0
+        @Option(help: "Our router: cancel a planned relay after this many overheard copies (0 = coverage only; default 2).")
+        var cancelAfterCopies: Int?
 
-        @Option(help: "…only while at most this many neighbours look uncovered.")
-        var cancelUncoveredAtMost = Int.max
+        @Option(help: "…only while at most this many neighbours look uncovered (default 1).")
+        var cancelUncoveredAtMost: Int?
 
         @Flag(help: "One JSON object per run.")
         var json = false
@@ -79,8 +79,8 @@ extension SimCommand {
                     var parameters = SimParameters(nodes: nodes, seed: seed &+ offset, router: kind, messages: messages,
                                                    hopLimit: kind == .ours ? hopLimit : 3)
                     parameters.areaM = area
-                    parameters.ourConfiguration.cancelAfterCopies = cancelAfterCopies
-                    parameters.ourConfiguration.cancelWhenUncoveredAtMost = cancelUncoveredAtMost
+                    if let cancelAfterCopies { parameters.ourConfiguration.cancelAfterCopies = cancelAfterCopies }
+                    if let cancelUncoveredAtMost { parameters.ourConfiguration.cancelWhenUncoveredAtMost = cancelUncoveredAtMost }
                     let result = MeshSimulation(parameters).run()
                     byRouter[kind, default: []].append(result)
                     if json {

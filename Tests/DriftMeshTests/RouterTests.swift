@@ -80,6 +80,25 @@ import Testing
         #expect(r.counters.relaysCancelled == 1)
     }
 
+    @Test func twoCopiesWithOneNeighbourLeftCancelToo() {
+        // After A's copy B still misses C and D; D's relay covers D but not C.
+        var r = Self.router(Self.b, hears: [Self.a: [Self.b], Self.c: [Self.b], Self.d: [Self.a, Self.b]])
+        let h = Self.header()
+        _ = r.heard(h, link: Self.good, firstTime: true, now: .seconds(10))
+        #expect(r.heard(h.relayed(by: Self.d), link: Self.good, firstTime: false, now: .seconds(10) + .milliseconds(1)) == [.cancelled(h.key)])
+        // Coverage only (counter off): C is still uncovered, so B relays.
+        var config = Self.config
+        config.cancelAfterCopies = 0
+        var s = MeshRouter(me: Self.b, configuration: config, seed: 42)
+        _ = s.due(now: .zero)
+        for (n, list) in [(Self.a, [Self.b]), (Self.c, [Self.b]), (Self.d, [Self.a, Self.b])] {
+            _ = s.heardHello(from: n, payload: HelloPayload(publicKey: Self.key, neighbours: list.map { .init(id: $0, bucket: 3) }), link: Self.good, now: .zero)
+        }
+        _ = s.heard(h, link: Self.good, firstTime: true, now: .seconds(10))
+        #expect(s.heard(h.relayed(by: Self.d), link: Self.good, firstTime: false, now: .seconds(10) + .milliseconds(1)).isEmpty)
+        #expect(Self.run(&s, until: .seconds(30)) == [.transmit(h.relayed(by: Self.b))])
+    }
+
     @Test func noRelayWhenTheSenderAlreadyCoversEveryNeighbour() {
         var r = Self.router(Self.b, hears: [Self.a: [Self.b, Self.c], Self.c: [Self.a, Self.b]])
         let h = Self.header()
