@@ -1,0 +1,303 @@
+/// The mesh router: decides, per frame heard, whether this box relays it and when.
+///
+/// A pure state machine: the daemon drives it with a monotonic clock, the simulator with
+/// virtual time; randomness comes from the injected seed. The caller keeps the persisted
+/// seen-set (it says `firstTime`), sends frames and hellos, and calls `due(now:)` at
+/// `nextDeadline` (call it once at start: the first hello is due at once).
+///
+/// Design (docs/mesh-routing.md): hellos give every box its 1-hop neighbours and *their*
+/// neighbours. A box that hears a packet for the first time relays it only if some of its
+/// neighbours are not covered yet — covered meaning heard (with a usable link) by a box
+/// that already transmitted this packet. The relay delay is shorter the more uncovered
+/// neighbours it would reach, so the most useful relay speaks first; every copy overheard
+/// meanwhile adds its sender's neighbours to the covered set, and a planned relay is
+/// cancelled when nothing is left uncovered. After transmitting, a box listens for a
+/// neighbour's relay (the implicit ack) and retransmits once if none came while boxes
+/// beyond it still need the packet. A box that knows no neighbours yet falls back to
+/// Meshtastic-like flooding (random delay, cancelled by any duplicate).
+public struct MeshRouter: Sendable {
+    public let me: NodeID
+    /// Tuning; may change at run time (the simulator slows hellos after its warm-up).
+    public var configuration: MeshRouterConfiguration
+    private var rng: MeshRandom
+    private var table: [NodeID: Neighbour] = [:]
+    private var packets: [PacketKey: PacketState] = [:]
+    private var nextHelloAt: Duration?
+    /// What the router did, for `driftd status` and the simulator.
+    public private(set) var counters = Counters()
+
+    /// Running totals of the router's decisions.
+    public struct Counters: Sendable, Hashable {
+        public var relaysPlanned = 0
+        public var relaysSent = 0
+        public var relaysCancelled = 0
+        /// First receptions we chose not to relay because every neighbour was covered.
+        public var relaysPruned = 0
+        public var implicitAckRetries = 0
+    }
+
+    struct PlannedRelay: Sendable {
+        var header: MeshHeader
+        var at: Duration
+        var emitted: Bool
+        var fallback: Bool
+    }
+
+    struct PacketState: Sendable {
+        var firstSeen: Duration
+        var covered: Set<NodeID>
+        var destination: NodeID?
+        var relay: PlannedRelay?
+        /// Our last transmission of this packet and its hop count.
+        var sent: MeshHeader?
+        var retryAt: Duration?
+        var retried = false
+        /// Copies overheard (any transmitter).
+        var copies = 0
+    }
+
+    public init(me: NodeID, configuration: MeshRouterConfiguration = .standard, seed: UInt64) {
+        self.me = me
+        self.configuration = configuration
+        self.rng = MeshRandom(seed: seed ^ UInt64(me.rawValue) &* 0x2545_F491_4F6C_DD1D)
+    }
+
+    // MARK: Neighbours
+
+    /// Known neighbours, by id.
+    public var neighbours: [Neighbour] {
+        table.values.sorted { $0.id < $1.id }
+    }
+
+    /// Our next hello's payload: our neighbours, best links first, at most `HelloPayload.maxNeighbours`.
+    public func helloPayload(publicKey: [UInt8], now: Duration) -> HelloPayload {
+        let live = table.values.filter { !isExpired($0, now: now) }
+            .sorted { ($0.bucket, $1.id) > ($1.bucket, $0.id) }
+        return HelloPayload(publicKey: publicKey, neighbours: live.map { HelloPayload.Entry(id: $0.id, bucket: $0.bucket) })
+    }
+
+    /// A neighbour's hello: refreshes our 1- and 2-hop knowledge.
+    public mutating func heardHello(from sender: NodeID, payload: HelloPayload, link: LinkQuality, now: Duration) -> [RouterAction] {
+        guard sender != me, sender != .broadcast else { return [] }
+        var theirs: [NodeID: UInt8] = [:]
+        for entry in payload.neighbours where entry.id != sender {
+            theirs[entry.id] = max(theirs[entry.id] ?? 0, entry.bucket)
+        }
+        table[sender] = Neighbour(id: sender, link: link, lastHeard: now, publicKey: payload.publicKey, neighbours: theirs)
+        return []
+    }
+
+    private func isExpired(_ n: Neighbour, now: Duration) -> Bool {
+        now - n.lastHeard > expiryAge
+    }
+
+    private var expiryAge: Duration {
+        (configuration.helloPeriod + configuration.helloJitter) * configuration.missedHellosBeforeExpiry
+    }
+
+    // MARK: Packets
+
+    /// We made a packet: transmit it now (and expect a neighbour to relay it).
+    public mutating func originate(_ header: MeshHeader, now: Duration) -> [RouterAction] {
+        var state = PacketState(firstSeen: now, covered: [me], destination: header.destination)
+        markSent(header, in: &state, now: now)
+        packets[header.key] = state
+        bound()
+        return [.transmit(header)]
+    }
+
+    /// A decoded, authenticated frame heard on the radio. `firstTime`: not yet in the
+    /// box's seen-set. Duplicates matter too: every copy overheard covers its sender's neighbours.
+    public mutating func heard(_ header: MeshHeader, link: LinkQuality, firstTime: Bool, now: Duration) -> [RouterAction] {
+        let key = header.key
+        let transmitter = resolveTransmitter(header)
+        if let t = transmitter, var n = table[t] {
+            n.link = link
+            table[t] = n
+        }
+        let forMe = header.destination == nil || header.destination == me
+        let relayable = header.kind == .broadcast || header.kind == .directed || header.kind == .ack
+
+        guard relayable, header.origin != me || packets[key] != nil else {
+            return firstTime && forMe && header.origin != me ? [.deliver(key)] : []
+        }
+
+        var actions: [RouterAction] = []
+        var state = packets[key] ?? PacketState(firstSeen: now, covered: [], destination: header.destination)
+        let isNew = packets[key] == nil
+        state.covered.insert(header.origin)
+        cover(transmitter, in: &state)
+        state.copies += 1
+
+        // Implicit ack: a copy relayed one hop beyond ours.
+        if let sent = state.sent, header.hopsTaken > sent.hopsTaken {
+            state.retryAt = nil
+        }
+
+        if firstTime, header.origin != me {
+            if forMe { actions.append(.deliver(key)) }
+            if header.destination == me || header.hopsLeft == 0 || state.sent != nil || state.relay != nil {
+                packets[key] = state
+                if isNew { bound() }
+                return actions
+            }
+            planRelay(header, state: &state, now: now)
+        } else if let relay = state.relay, relay.fallback || !stillNeeded(state) {
+            // Redundant now. If it was already handed out, the caller drops it when it is
+            // still queued for a clear channel (and ignores this when it already went out).
+            state.relay = nil
+            if relay.emitted {
+                state.retryAt = nil
+            } else {
+                counters.relaysCancelled += 1
+            }
+            actions.append(.cancelled(key))
+        }
+        packets[key] = state
+        if isNew { bound() }
+        return actions
+    }
+
+    private mutating func planRelay(_ header: MeshHeader, state: inout PacketState, now: Duration) {
+        let relayed = header.relayed(by: me)
+        let c = configuration
+        if table.isEmpty {
+            // No neighbour knowledge yet: behave like managed flooding.
+            let slots = 2 * c.rankCap * c.slotsPerRank / 2 + rng.int(in: 0...(2 * c.rankCap * c.slotsPerRank))
+            state.relay = PlannedRelay(header: relayed, at: now + c.slot * slots, emitted: false, fallback: true)
+            counters.relaysPlanned += 1
+            return
+        }
+        let missing = uncovered(state)
+        guard !missing.isEmpty else {
+            counters.relaysPruned += 1
+            return
+        }
+        var rank = min(missing.count, c.rankCap)
+        if let d = state.destination, missing.contains(d) { rank = c.rankCap }
+        let slots = (c.rankCap - rank) * c.slotsPerRank + rng.int(in: 0...max(0, c.jitterSlots))
+        state.relay = PlannedRelay(header: relayed, at: now + c.slot * slots, emitted: false, fallback: false)
+        counters.relaysPlanned += 1
+    }
+
+    /// The transmitter of this copy: the origin at hop 0, else the unique neighbour with the relayer's short id.
+    private func resolveTransmitter(_ header: MeshHeader) -> NodeID? {
+        if header.hopsTaken == 0 { return header.origin }
+        var found: NodeID?
+        for id in table.keys where id.shortID == header.relayer {
+            if found != nil { return nil }
+            found = id
+        }
+        return found
+    }
+
+    private func cover(_ transmitter: NodeID?, in state: inout PacketState) {
+        guard let t = transmitter else { return }
+        state.covered.insert(t)
+        guard let n = table[t] else { return }
+        for (id, bucket) in n.neighbours where bucket >= configuration.minimumCoverBucket {
+            state.covered.insert(id)
+        }
+    }
+
+    private func uncovered(_ state: PacketState) -> [NodeID] {
+        if let d = state.destination, state.covered.contains(d) { return [] }
+        return table.keys.filter { !state.covered.contains($0) }
+    }
+
+    private func stillNeeded(_ state: PacketState) -> Bool {
+        let missing = uncovered(state).count
+        if configuration.cancelAfterCopies > 0, state.copies >= configuration.cancelAfterCopies,
+           missing <= configuration.cancelWhenUncoveredAtMost {
+            return false
+        }
+        return missing > 0
+    }
+
+    /// Boxes two hops away (through a usable link) that no transmission we heard has covered.
+    private func downstreamUncovered(_ state: PacketState) -> Bool {
+        if let d = state.destination, state.covered.contains(d) { return false }
+        for n in table.values where n.bucket >= configuration.minimumCoverBucket {
+            for (id, bucket) in n.neighbours where bucket >= configuration.minimumCoverBucket {
+                // Our own neighbours heard our transmission; anyone else still needs a relay.
+                if id != me, table[id] == nil, !state.covered.contains(id) { return true }
+            }
+        }
+        return false
+    }
+
+    private mutating func markSent(_ header: MeshHeader, in state: inout PacketState, now: Duration) {
+        state.sent = header
+        state.covered.insert(me)
+        if header.hopsLeft > 0, !state.retried, header.origin == me || configuration.retryRelays, downstreamUncovered(state) {
+            state.retryAt = now + configuration.implicitAckTimeout
+        } else {
+            state.retryAt = nil
+        }
+    }
+
+    // MARK: Timers
+
+    /// The earliest time `due(now:)` has something to do.
+    public var nextDeadline: Duration? {
+        guard let hello = nextHelloAt else { return .zero }
+        var earliest = hello
+        for state in packets.values {
+            if let r = state.relay, !r.emitted, r.at < earliest { earliest = r.at }
+            if let t = state.retryAt, t < earliest { earliest = t }
+        }
+        return earliest
+    }
+
+    /// Everything due by `now`: hellos, relays whose delay elapsed, implicit-ack retries;
+    /// also forgets silent neighbours and old packets.
+    public mutating func due(now: Duration) -> [RouterAction] {
+        var actions: [RouterAction] = []
+        let c = configuration
+        if nextHelloAt.map({ now >= $0 }) ?? true {
+            actions.append(.sendHello)
+            let jitter = c.helloJitter.components.seconds * 1000 + c.helloJitter.components.attoseconds / 1_000_000_000_000_000
+            let offset = jitter > 0 ? rng.int(in: Int(-jitter)...Int(jitter)) : 0
+            nextHelloAt = now + c.helloPeriod + .milliseconds(offset)
+        }
+        for (id, n) in table where isExpired(n, now: now) {
+            table[id] = nil
+        }
+        for key in packets.keys.sorted() {
+            guard var state = packets[key] else { continue }
+            if now - state.firstSeen > c.packetMemory, state.relay == nil || state.relay?.emitted == true {
+                packets[key] = nil
+                continue
+            }
+            if let relay = state.relay, !relay.emitted, relay.at <= now {
+                if relay.fallback || stillNeeded(state) {
+                    state.relay?.emitted = true
+                    counters.relaysSent += 1
+                    markSent(relay.header, in: &state, now: now)
+                    actions.append(.transmit(relay.header))
+                } else {
+                    state.relay = nil
+                    counters.relaysCancelled += 1
+                    actions.append(.cancelled(key))
+                }
+            }
+            if let retryAt = state.retryAt, retryAt <= now {
+                state.retryAt = nil
+                if let sent = state.sent, !state.retried, downstreamUncovered(state) {
+                    state.retried = true
+                    counters.implicitAckRetries += 1
+                    actions.append(.transmit(sent))
+                }
+            }
+            packets[key] = state
+        }
+        return actions
+    }
+
+    /// Keeps at most `maxTrackedPackets` packet states (drops the oldest).
+    private mutating func bound() {
+        guard packets.count > configuration.maxTrackedPackets else { return }
+        let oldest = packets.min { ($0.value.firstSeen, $0.key) < ($1.value.firstSeen, $1.key) }
+        if let key = oldest?.key { packets[key] = nil }
+    }
+}

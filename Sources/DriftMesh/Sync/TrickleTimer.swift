@@ -1,0 +1,77 @@
+/// The Trickle algorithm (RFC 6206) for when to send a sync digest: often while
+/// neighbours disagree, exponentially rarer while they agree.
+///
+/// Intervals grow from `minimumInterval` by doubling up to `maximumInterval`. In each
+/// interval one transmission time `t` is drawn in [I/2, I); at `t` the digest is sent
+/// unless `redundancy` consistent digests were already heard in this interval.
+/// Hearing something inconsistent (a digest that shows missing packets, a new
+/// neighbour) resets the interval to the minimum.
+public struct TrickleTimer: Sendable {
+    public let minimumInterval: Duration
+    public let maximumInterval: Duration
+    /// k: consistent transmissions heard that suppress ours.
+    public let redundancy: Int
+    public private(set) var interval: Duration
+    public private(set) var intervalStart: Duration
+    public private(set) var fireAt: Duration
+    public private(set) var heardConsistent = 0
+    private var fired = false
+    private var rng: MeshRandom
+
+    public init(minimumInterval: Duration, doublings: Int, redundancy: Int, now: Duration, seed: UInt64) {
+        precondition(minimumInterval > .zero && doublings >= 0 && redundancy >= 1, "a Trickle timer needs Imin > 0, doublings ≥ 0, k ≥ 1")
+        self.minimumInterval = minimumInterval
+        self.maximumInterval = minimumInterval * (1 << min(doublings, 30))
+        self.redundancy = redundancy
+        self.rng = MeshRandom(seed: seed)
+        self.interval = minimumInterval
+        self.intervalStart = now
+        self.fireAt = now
+        start(now: now)
+    }
+
+    private mutating func start(now: Duration) {
+        intervalStart = now
+        heardConsistent = 0
+        fired = false
+        let half = interval / 2
+        let micros = max(1, Int((half / .microseconds(1)).rounded(.down)))
+        fireAt = now + half + .microseconds(rng.int(in: 0...(micros - 1)))
+    }
+
+    /// A neighbour's digest matched ours.
+    public mutating func consistent() {
+        heardConsistent += 1
+    }
+
+    /// Something showed the neighbourhood out of sync: back to the shortest interval.
+    public mutating func inconsistent(now: Duration) {
+        guard interval > minimumInterval else { return }  // RFC 6206 §4.2 rule 6
+        interval = minimumInterval
+        start(now: now)
+    }
+
+    /// When `due(now:)` next has something to do.
+    public var nextDeadline: Duration {
+        fired ? intervalStart + interval : fireAt
+    }
+
+    /// True when our digest should be sent now; advances intervals as time passes.
+    public mutating func due(now: Duration) -> Bool {
+        var send = false
+        if !fired, now >= fireAt {
+            fired = true
+            send = heardConsistent < redundancy
+        }
+        while now >= intervalStart + interval {
+            let end = intervalStart + interval
+            interval = min(interval * 2, maximumInterval)
+            start(now: end)
+            if !fired, now >= fireAt {
+                fired = true
+                send = send || heardConsistent < redundancy
+            }
+        }
+        return send
+    }
+}

@@ -1,0 +1,52 @@
+import DriftMesh
+import Foundation
+
+/// The LoRa channel as Meshtasticator models it (lib/config.py, lib/phy.py): 3GPP
+/// suburban-macro path loss, a per-direction random link offset, sensitivity and CAD
+/// thresholds of the preset, a capture threshold for collisions.
+public struct ChannelModel: Sendable, Hashable {
+    /// Transmit power, dBm (Meshtasticator: the US region's limit, 30 dBm).
+    public var txPowerDbm = 30.0
+    /// Antenna gain, dBi, at each end.
+    public var antennaGainDbi = 0.0
+    /// Antenna height, m.
+    public var heightM = 1.0
+    /// Carrier, Hz (US 902 MHz + 27 × 250 kHz, Meshtasticator's default channel).
+    public var frequencyHz = 902e6 + 27 * 250e3
+    /// LongFast decodes down to −131.5 dBm (Semtech calculator, NF 6 dB).
+    public var sensitivityDbm = -131.5
+    /// Channel-activity detection threshold: 3 dB under the sensitivity.
+    public var cadThresholdDbm = -134.5
+    /// Noise floor used to turn RSSI into SNR.
+    public var noiseLevelDbm = -119.25
+    /// Standard deviation of the per-direction link offset (asymmetric links), dB.
+    public var linkOffsetSigmaDb = 2.0
+    /// A packet survives an overlap when it is this much stronger than the other.
+    public var captureThresholdDb = 6.0
+    public var modulation = LoRaModulation.longFast
+
+    public init() {}
+
+    /// 3GPP suburban macro-cell path loss (Meshtasticator model 5), dB, at `distance` m.
+    public func pathLoss(distance: Double) -> Double {
+        let d = max(distance, 0.001)
+        let f = log10(frequencyHz) - 6
+        return (44.9 - 6.55 * log10(heightM)) * (log10(d) - 3) + 45.5 + (35.46 - 1.1 * heightM) * f
+            - 13.82 * log10(heightM) + 0.7 * heightM
+    }
+
+    /// Received power without the random offset.
+    public func meanRssi(distance: Double) -> Double {
+        txPowerDbm + 2 * antennaGainDbi - pathLoss(distance: distance)
+    }
+
+    /// Meshtastic's slot time: CAD (8.5 symbols) + propagation, turnaround and MAC processing (0.2 + 0.4 + 7 ms).
+    public var slotMs: Double {
+        8.5 * modulation.symbolSeconds * 1000 + 0.2 + 0.4 + 7
+    }
+
+    /// Preamble symbols a receiver needs clear to lock onto a packet (Meshtasticator: all but the last 5).
+    public var lockSeconds: Double {
+        Double(modulation.preambleSymbols - 5) * modulation.symbolSeconds
+    }
+}

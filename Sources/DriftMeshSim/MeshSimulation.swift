@@ -1,0 +1,511 @@
+import DriftMesh
+import Foundation
+
+/// A deterministic discrete-event simulation of LoRa boxes running one router.
+///
+/// Virtual time in microseconds; every random draw comes from generators seeded by the
+/// run's seed, and every iteration over a collection is in a fixed order, so the same
+/// parameters give the same result. See docs/mesh-simulation.md.
+public struct MeshSimulation: Sendable {
+    public let parameters: SimParameters
+
+    public init(_ parameters: SimParameters) {
+        self.parameters = parameters
+    }
+
+    public func run() -> SimResult {
+        var engine = Engine(parameters)
+        return engine.run()
+    }
+}
+
+/// Either router, without existential overhead.
+enum NodeRouter: Sendable {
+    case ours(MeshRouter)
+    case flooding(ManagedFloodingRouter)
+
+    mutating func with<T>(_ body: (inout any SimRouting) -> T) -> T {
+        switch self {
+        case .ours(let r):
+            var e: any SimRouting = r
+            let t = body(&e)
+            self = .ours(e as! MeshRouter)
+            return t
+        case .flooding(let r):
+            var e: any SimRouting = r
+            let t = body(&e)
+            self = .flooding(e as! ManagedFloodingRouter)
+            return t
+        }
+    }
+
+    func helloPayload(publicKey: [UInt8], now: Duration) -> HelloPayload {
+        switch self {
+        case .ours(let r): r.helloPayload(publicKey: publicKey, now: now)
+        case .flooding(let r): r.helloPayload(publicKey: publicKey, now: now)
+        }
+    }
+
+    var nextDeadline: Duration? {
+        switch self {
+        case .ours(let r): r.nextDeadline
+        case .flooding(let r): r.nextDeadline
+        }
+    }
+}
+
+enum Frame: Sendable {
+    case data(MeshHeader)
+    case hello(HelloPayload)
+}
+
+struct Engine {
+    let p: SimParameters
+    let topology: Topology
+    let channel: ChannelModel
+    let slotUs: Int64
+    let lockUs: Int64
+    let dataAirUs: Int64
+    var macRng: MeshRandom
+    var messageRng: MeshRandom
+
+    struct Node {
+        var id: NodeID
+        var router: NodeRouter
+        var seen: Set<PacketKey> = []
+        var queue: [Frame] = []
+        var transmitting: Int?
+        var macScheduled = false
+        var timerAt: Int64?
+        var nextPacketID: UInt32 = 1
+        var key: [UInt8]
+    }
+
+    struct Reception {
+        var receiver: Int
+        var rssi: Double
+        var lost = false
+    }
+
+    struct Transmission {
+        var sender: Int
+        var frame: Frame
+        var start: Int64
+        var end: Int64
+        var receptions: [Reception]
+    }
+
+    enum EventKind {
+        case timer(Int)
+        case mac(Int)
+        case txEnd(Int)
+        case originate(Int)
+        case endWarmUp
+    }
+
+    struct Event: Comparable {
+        var time: Int64
+        var seq: Int
+        var kind: EventKind
+        static func < (a: Event, b: Event) -> Bool { (a.time, a.seq) < (b.time, b.seq) }
+        static func == (a: Event, b: Event) -> Bool { (a.time, a.seq) == (b.time, b.seq) }
+    }
+
+    var nodes: [Node] = []
+    var heap: [Event] = []
+    var seq = 0
+    var now: Int64 = 0
+    var transmissions: [Transmission] = []
+    var onAir: [Int] = []  // transmission indices in progress
+    var activeRx: [[Int]]  // per receiver: transmission indices it is receiving
+
+    // Metrics.
+    var originTime: [PacketKey: Int64] = [:]
+    var originNode: [PacketKey: Int] = [:]
+    var useful = 0
+    var dataReceptions = 0
+    var dataTx = 0
+    var dataAirUsTotal: Int64 = 0
+    var helloTx = 0
+    var helloAirUsTotal: Int64 = 0
+    var collisions = 0
+    var latenciesUs: [Int64] = []
+    var cancelled = 0
+
+    init(_ p: SimParameters) {
+        self.p = p
+        self.channel = p.channel
+        var topoRng = MeshRandom(seed: p.seed &* 0x9E37_79B9_7F4A_7C15 &+ 1)
+        self.topology = Topology(nodes: p.nodes, areaM: p.areaM, minimumDistanceM: p.minimumDistanceM, channel: p.channel, rng: &topoRng)
+        self.macRng = MeshRandom(seed: p.seed ^ 0xA5A5_A5A5_5A5A_5A5A)
+        self.messageRng = MeshRandom(seed: p.seed ^ 0x0123_4567_89AB_CDEF)
+        self.slotUs = Int64(channel.slotMs * 1000)
+        self.lockUs = Int64(channel.lockSeconds * 1_000_000)
+        self.dataAirUs = Int64(LoRaAirtime.seconds(payloadBytes: p.dataFrameBytes, modulation: p.channel.modulation) * 1_000_000)
+        self.activeRx = Array(repeating: [], count: p.nodes)
+        for i in 0..<p.nodes {
+            let id = NodeID(UInt32(0x1000_0000) + UInt32(i) &* 0x0101_0101 &+ UInt32(i))
+            let router: NodeRouter
+            switch p.router {
+            case .ours:
+                var config = p.ourConfiguration
+                config.helloPeriod = p.warmUpHelloPeriod
+                config.helloJitter = p.warmUpHelloPeriod / 6
+                config.slot = .microseconds(slotUs)
+                router = .ours(MeshRouter(me: id, configuration: config, seed: p.seed))
+            case .meshtastic:
+                router = .flooding(ManagedFloodingRouter(me: id, slotMs: channel.slotMs, packetAirtime: .microseconds(dataAirUs), seed: p.seed))
+            }
+            var key = [UInt8](repeating: 0, count: 32)
+            for b in 0..<4 { key[b] = UInt8(truncatingIfNeeded: id.rawValue >> (8 * b)) }
+            nodes.append(Node(id: id, router: router, key: key))
+        }
+    }
+
+    mutating func schedule(_ time: Int64, _ kind: EventKind) {
+        seq += 1
+        heap.append(Event(time: time, seq: seq, kind: kind))
+        var i = heap.count - 1
+        while i > 0 {
+            let parent = (i - 1) / 2
+            if heap[i] < heap[parent] { heap.swapAt(i, parent); i = parent } else { break }
+        }
+    }
+
+    mutating func pop() -> Event? {
+        guard !heap.isEmpty else { return nil }
+        let top = heap[0]
+        let last = heap.removeLast()
+        if !heap.isEmpty {
+            heap[0] = last
+            var i = 0
+            while true {
+                let l = 2 * i + 1, r = l + 1
+                var m = i
+                if l < heap.count && heap[l] < heap[m] { m = l }
+                if r < heap.count && heap[r] < heap[m] { m = r }
+                if m == i { break }
+                heap.swapAt(i, m)
+                i = m
+            }
+        }
+        return top
+    }
+
+    static func duration(_ us: Int64) -> Duration { .microseconds(us) }
+    static func micros(_ d: Duration) -> Int64 {
+        let c = d.components
+        return c.seconds * 1_000_000 + c.attoseconds / 1_000_000_000_000
+    }
+
+    mutating func run() -> SimResult {
+        let warmUpUs = p.router == .ours ? Engine.micros(p.warmUp) : 0
+        // Every box starts its router (ours sends its first hello at a random moment in the first period).
+        for i in nodes.indices {
+            let start = Int64(macRng.unit() * Double(Engine.micros(p.warmUpHelloPeriod)))
+            schedule(p.router == .ours ? start : 0, .timer(i))
+            nodes[i].timerAt = nil
+        }
+        if p.router == .ours { schedule(warmUpUs, .endWarmUp) }
+        var t = warmUpUs
+        let meanGap = Double(Engine.micros(p.periodPerNode)) / Double(p.nodes)
+        for _ in 0..<p.messages {
+            t += Int64(-meanGap * log(max(messageRng.unit(), 1e-12)))
+            schedule(t, .originate(messageRng.int(in: 0...(p.nodes - 1))))
+        }
+        let endUs = t + Engine.micros(p.drain)
+        while let event = pop(), event.time <= endUs {
+            now = event.time
+            switch event.kind {
+            case .timer(let n):
+                if let at = nodes[n].timerAt, at != now { continue }
+                nodes[n].timerAt = nil
+                let nowD = Engine.duration(now)
+                let actions = nodes[n].router.with { $0.due(now: nowD) }
+                apply(actions, at: n)
+            case .mac(let n):
+                nodes[n].macScheduled = false
+                tryTransmit(n)
+            case .txEnd(let tx):
+                finish(tx)
+            case .originate(let n):
+                originate(at: n)
+            case .endWarmUp:
+                for i in nodes.indices {
+                    if case .ours(var r) = nodes[i].router {
+                        r.configuration.helloPeriod = p.helloPeriod
+                        r.configuration.helloJitter = p.helloPeriod / 10
+                        nodes[i].router = .ours(r)
+                    }
+                }
+            }
+        }
+        return result()
+    }
+
+    mutating func originate(at n: Int) {
+        let id = nodes[n].id
+        let header = MeshHeader(kind: .broadcast, origin: id, packetID: nodes[n].nextPacketID, hopStart: p.hopLimit, expiresAtMinute: 0)
+        nodes[n].nextPacketID += 1
+        nodes[n].seen.insert(header.key)
+        originTime[header.key] = now
+        originNode[header.key] = n
+        let nowD = Engine.duration(now)
+        let actions = nodes[n].router.with { $0.originate(header, now: nowD) }
+        apply(actions, at: n)
+    }
+
+    mutating func apply(_ actions: [RouterAction], at n: Int) {
+        for action in actions {
+            switch action {
+            case .transmit(let header):
+                nodes[n].queue.append(.data(header))
+            case .sendHello:
+                let key = nodes[n].key
+                let payload = nodes[n].router.helloPayload(publicKey: key, now: Engine.duration(now))
+                nodes[n].queue.append(.hello(payload))
+            case .cancelled(let key):
+                let before = nodes[n].queue.count
+                nodes[n].queue.removeAll {
+                    if case .data(let h) = $0 { return h.key == key }
+                    return false
+                }
+                cancelled += before - nodes[n].queue.count
+            case .deliver:
+                break
+            }
+        }
+        if !nodes[n].queue.isEmpty { tryTransmit(n) }
+        rescheduleTimer(n)
+    }
+
+    mutating func rescheduleTimer(_ n: Int) {
+        guard let deadline = nodes[n].router.nextDeadline else { return }
+        let at = max(now, Engine.micros(deadline))
+        if nodes[n].timerAt == at { return }
+        if let current = nodes[n].timerAt, current <= at, current >= now { return }
+        nodes[n].timerAt = at
+        schedule(at, .timer(n))
+    }
+
+    func channelBusy(_ n: Int) -> Bool {
+        for tx in onAir {
+            let t = transmissions[tx]
+            if t.sender != n, topology.rssi[t.sender][n] >= channel.cadThresholdDbm, t.start + slotUs <= now { return true }
+        }
+        return false
+    }
+
+    mutating func tryTransmit(_ n: Int) {
+        guard nodes[n].transmitting == nil, !nodes[n].queue.isEmpty, !nodes[n].macScheduled else { return }
+        if channelBusy(n) {
+            // Listen before talk: back off a random number of slots (getTxDelayMsec at CWmin).
+            nodes[n].macScheduled = true
+            schedule(now + slotUs * Int64(macRng.int(in: 1...(1 << 3))), .mac(n))
+            return
+        }
+        let frame = nodes[n].queue.removeFirst()
+        startTransmission(n, frame)
+    }
+
+    mutating func startTransmission(_ s: Int, _ frame: Frame) {
+        let airUs: Int64
+        switch frame {
+        case .data:
+            airUs = dataAirUs
+            dataTx += 1
+            dataAirUsTotal += airUs
+        case .hello(let payload):
+            airUs = Int64(LoRaAirtime.seconds(payloadBytes: payload.encoded().count + p.helloOverheadBytes, modulation: channel.modulation) * 1_000_000)
+            helloTx += 1
+            helloAirUsTotal += airUs
+        }
+        let index = transmissions.count
+        // Half duplex: whatever the sender was receiving is lost.
+        for rx in activeRx[s] {
+            if let k = transmissions[rx].receptions.firstIndex(where: { $0.receiver == s }) {
+                transmissions[rx].receptions[k].lost = true
+            }
+        }
+        activeRx[s].removeAll()
+        var receptions: [Reception] = []
+        for r in nodes.indices where r != s {
+            let rssi = topology.rssi[s][r]
+            guard rssi >= channel.sensitivityDbm, nodes[r].transmitting == nil else { continue }
+            var mine = Reception(receiver: r, rssi: rssi)
+            for other in activeRx[r] {
+                // The newcomer only escapes if the other ends before it needs its preamble.
+                guard transmissions[other].end > now + lockUs else { continue }
+                guard let k = transmissions[other].receptions.firstIndex(where: { $0.receiver == r }) else { continue }
+                let theirs = transmissions[other].receptions[k].rssi
+                if abs(rssi - theirs) < channel.captureThresholdDb {
+                    if !mine.lost { mine.lost = true; collisions += 1 }
+                    if !transmissions[other].receptions[k].lost { transmissions[other].receptions[k].lost = true; collisions += 1 }
+                } else if rssi < theirs {
+                    if !mine.lost { mine.lost = true; collisions += 1 }
+                } else if !transmissions[other].receptions[k].lost {
+                    transmissions[other].receptions[k].lost = true
+                    collisions += 1
+                }
+            }
+            receptions.append(mine)
+            activeRx[r].append(index)
+        }
+        transmissions.append(Transmission(sender: s, frame: frame, start: now, end: now + airUs, receptions: receptions))
+        nodes[s].transmitting = index
+        onAir.append(index)
+        schedule(now + airUs, .txEnd(index))
+    }
+
+    mutating func finish(_ index: Int) {
+        let tx = transmissions[index]
+        nodes[tx.sender].transmitting = nil
+        onAir.removeAll { $0 == index }
+        let nowD = Engine.duration(now)
+        for reception in tx.receptions {
+            let r = reception.receiver
+            activeRx[r].removeAll { $0 == index }
+            guard !reception.lost else { continue }
+            let link = LinkQuality(rssi: reception.rssi, snr: reception.rssi - channel.noiseLevelDbm)
+            let actions: [RouterAction]
+            switch tx.frame {
+            case .data(let header):
+                dataReceptions += 1
+                let first = nodes[r].seen.insert(header.key).inserted
+                if first, let t0 = originTime[header.key] {
+                    useful += 1
+                    latenciesUs.append(now - t0)
+                }
+                actions = nodes[r].router.with { $0.heard(header, link: link, firstTime: first, now: nowD) }
+            case .hello(let payload):
+                let from = nodes[tx.sender].id
+                actions = nodes[r].router.with { $0.heardHello(from: from, payload: payload, link: link, now: nowD) }
+            }
+            apply(actions, at: r)
+        }
+        tryTransmit(tx.sender)
+    }
+
+    // MARK: Results
+
+    mutating func result() -> SimResult {
+        let n = p.nodes
+        let m = max(p.messages, 1)
+        var connectedPossible = 0
+        var connectedBefore = 0
+        var components: [PacketKey: Set<Int>] = [:]
+        for key in originNode.keys.sorted() {
+            let comp = topology.connected(from: originNode[key]!, sensitivity: channel.sensitivityDbm)
+            components[key] = comp
+            connectedPossible += comp.count - 1
+            connectedBefore += comp.filter { $0 != originNode[key]! && nodes[$0].seen.contains(key) }.count
+        }
+        var syncTx = 0
+        var syncAirUs: Int64 = 0
+        var connectedAfter = connectedBefore
+        if p.router == .ours && p.reconcile {
+            (syncTx, syncAirUs) = reconcile()
+            connectedAfter = 0
+            for (key, comp) in components {
+                connectedAfter += comp.filter { $0 != originNode[key]! && nodes[$0].seen.contains(key) }.count
+            }
+        }
+        var counters = (cancelled: 0, pruned: 0, retries: 0)
+        for node in nodes {
+            switch node.router {
+            case .ours(let r):
+                counters.cancelled += r.counters.relaysCancelled
+                counters.pruned += r.counters.relaysPruned
+                counters.retries += r.counters.implicitAckRetries
+            case .flooding(let r):
+                counters.cancelled += r.cancelledCount
+                counters.retries += r.retransmissionsSent
+            }
+        }
+        let sorted = latenciesUs.sorted()
+        func percentile(_ q: Double) -> Double {
+            guard !sorted.isEmpty else { return 0 }
+            let i = min(sorted.count - 1, Int((q * Double(sorted.count - 1)).rounded()))
+            return Double(sorted[i]) / 1000
+        }
+        var links = 0
+        for s in 0..<n { for r in 0..<n where r != s && topology.rssi[s][r] >= channel.sensitivityDbm { links += 1 } }
+        return SimResult(
+            router: p.router.rawValue, nodes: n, seed: p.seed,
+            reachability: Double(useful) / Double(m * (n - 1)),
+            usefulness: dataReceptions == 0 ? 0 : Double(useful) / Double(dataReceptions),
+            transmissionsPerBroadcast: Double(dataTx) / Double(m),
+            airtimePerDeliveredMs: useful == 0 ? 0 : Double(dataAirUsTotal) / 1000 / Double(useful),
+            collisions: collisions, latencyP50Ms: percentile(0.5), latencyP95Ms: percentile(0.95),
+            messages: p.messages, hopLimit: Int(p.hopLimit),
+            connectedReachability: connectedPossible == 0 ? 1 : Double(connectedBefore) / Double(connectedPossible),
+            reachabilityAfterSync: connectedPossible == 0 ? 1 : Double(connectedAfter) / Double(connectedPossible),
+            helloTransmissions: helloTx, helloAirtimeMs: Double(helloAirUsTotal) / 1000,
+            syncTransmissions: syncTx, syncAirtimeMs: Double(syncAirUs) / 1000,
+            relaysCancelled: counters.cancelled, relaysPruned: counters.pruned, retries: counters.retries, meanDegree: Double(links) / Double(n))
+    }
+
+    /// The reconciliation phase: rounds in which every box broadcasts its digest (as many
+    /// frames as its holdings need) and every box sends, once, each packet some neighbour's
+    /// digest shows missing. Frames are sent one at a time (no contention): this phase
+    /// measures what reconciliation can repair and what it costs, not its MAC.
+    mutating func reconcile() -> (Int, Int64) {
+        var tx = 0
+        var airUs: Int64 = 0
+        let digestAirUs = Int64(LoRaAirtime.seconds(payloadBytes: 183 + p.helloOverheadBytes, modulation: channel.modulation) * 1_000_000)
+        func hears(_ s: Int, _ r: Int) -> Bool { topology.rssi[s][r] >= channel.sensitivityDbm }
+        for _ in 0..<20 {
+            // Digests: a box's holdings may need several frames (origins rotated through).
+            var digests: [[SyncDigest]] = []
+            for i in nodes.indices {
+                let list = Engine.digests(of: nodes[i].seen)
+                digests.append(list)
+                tx += list.count
+                airUs += digestAirUs * Int64(list.count)
+            }
+            var changed = false
+            for s in nodes.indices {
+                var toSend: Set<PacketKey> = []
+                for r in nodes.indices where r != s && hears(r, s) && hears(s, r) {
+                    if digests[r].count == 1 {
+                        for key in Reconciler.missing(held: nodes[s].seen, digest: digests[r][0]) { toSend.insert(key) }
+                    } else {
+                        // A series of digests (or none) describes r's holdings as a whole.
+                        for key in nodes[s].seen where !digests[r].contains(where: { $0.contains(key) }) { toSend.insert(key) }
+                    }
+                }
+                for key in toSend.sorted() {
+                    tx += 1
+                    airUs += dataAirUs
+                    for r in nodes.indices where r != s && hears(s, r) {
+                        if nodes[r].seen.insert(key).inserted { changed = true }
+                    }
+                }
+            }
+            if !changed { break }
+        }
+        return (tx, airUs)
+    }
+
+    /// Digests covering all of `held`: origins split into groups whose runs fit one frame.
+    static func digests(of held: Set<PacketKey>) -> [SyncDigest] {
+        var byOrigin: [NodeID: [PacketKey]] = [:]
+        for key in held { byOrigin[key.origin, default: []].append(key) }
+        var out: [SyncDigest] = []
+        var batch: [PacketKey] = []
+        var batchRuns = 0
+        for origin in byOrigin.keys.sorted() {
+            let keys = byOrigin[origin]!
+            let runs = SyncDigest(held: keys, maxRanges: SyncDigest.maxRanges).runs.count
+            if batchRuns + runs > SyncDigest.maxRanges, !batch.isEmpty {
+                out.append(SyncDigest(held: batch))
+                batch = []
+                batchRuns = 0
+            }
+            batch += keys
+            batchRuns += runs
+        }
+        if !batch.isEmpty { out.append(SyncDigest(held: batch)) }
+        return out
+    }
+}

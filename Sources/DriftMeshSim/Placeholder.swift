@@ -1,1 +1,0 @@
-// Placeholder: the mesh simulator lands here.

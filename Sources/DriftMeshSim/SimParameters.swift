@@ -1,0 +1,44 @@
+import DriftMesh
+
+/// One simulation run's scenario.
+public struct SimParameters: Sendable {
+    public var nodes: Int
+    public var seed: UInt64
+    public var router: SimRouterKind
+    /// Broadcasts sent after the warm-up, from random origins.
+    public var messages: Int
+    /// Side of the square area, m (Meshtasticator: 15 000).
+    public var areaM = 15_000.0
+    /// Minimum distance between boxes, m (Meshtasticator: 10).
+    public var minimumDistanceM = 10.0
+    public var channel = ChannelModel()
+    /// LoRa payload of one data frame: 40 bytes of application data + 16 of header, as Meshtasticator.
+    public var dataFrameBytes = 56
+    /// Frame overhead around a hello payload (header + tag), bytes.
+    public var helloOverheadBytes = 16
+    /// Hop limit set by the origin. Meshtastic's default is 3; ours defaults to 7 (the
+    /// pruning makes extra hops cheap — see docs/mesh-routing.md).
+    public var hopLimit: UInt8
+    /// Mean time between messages of one box (Meshtasticator PERIOD: 100 s); messages
+    /// mesh-wide come every `period / nodes` on average (exponential).
+    public var periodPerNode: Duration = .seconds(100)
+    /// Hellos before the first message (our router only).
+    public var warmUp: Duration = .seconds(600)
+    /// Hello period during the warm-up, and after it.
+    public var warmUpHelloPeriod: Duration = .seconds(120)
+    public var helloPeriod: Duration = .seconds(300)
+    /// Time after the last message for relays and retries to finish.
+    public var drain: Duration = .seconds(120)
+    /// Tuning of our router (slot and hello periods are set by the simulator).
+    public var ourConfiguration = MeshRouterConfiguration.standard
+    /// Run the reconciliation phase after the one-shot phase (our router only).
+    public var reconcile = true
+
+    public init(nodes: Int, seed: UInt64, router: SimRouterKind, messages: Int = 20, hopLimit: UInt8? = nil) {
+        self.nodes = nodes
+        self.seed = seed
+        self.router = router
+        self.messages = messages
+        self.hopLimit = hopLimit ?? (router == .ours ? 7 : 3)
+    }
+}

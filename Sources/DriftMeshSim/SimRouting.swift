@@ -1,0 +1,20 @@
+import DriftMesh
+
+/// What the simulator needs of a router: `MeshRouter` (production, unchanged) and
+/// `ManagedFloodingRouter` both provide it.
+public protocol SimRouting: Sendable {
+    mutating func originate(_ header: MeshHeader, now: Duration) -> [RouterAction]
+    mutating func heard(_ header: MeshHeader, link: LinkQuality, firstTime: Bool, now: Duration) -> [RouterAction]
+    mutating func heardHello(from: NodeID, payload: HelloPayload, link: LinkQuality, now: Duration) -> [RouterAction]
+    func helloPayload(publicKey: [UInt8], now: Duration) -> HelloPayload
+    mutating func due(now: Duration) -> [RouterAction]
+    var nextDeadline: Duration? { get }
+}
+
+extension MeshRouter: SimRouting {}
+
+/// Which router the simulated boxes run.
+public enum SimRouterKind: String, Sendable, CaseIterable {
+    case ours
+    case meshtastic
+}

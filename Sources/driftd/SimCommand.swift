@@ -1,0 +1,137 @@
+import ArgumentParser
+import DriftMesh
+import DriftMeshSim
+import Foundation
+
+/// `driftd sim …`: simulations that run without hardware.
+struct SimCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sim",
+        abstract: "Run simulations (the LoRa mesh: our router against Meshtastic's managed flooding).",
+        subcommands: [Mesh.self])
+}
+
+extension SimCommand {
+    /// `driftd sim mesh --nodes N --seed S [--router ours|meshtastic|both] [--messages M] [--seeds K] [--json]`.
+    struct Mesh: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "mesh",
+            abstract: "Deterministic discrete-event LoRa mesh simulation (docs/mesh-simulation.md).",
+            discussion: """
+                With --json, one JSON object per run and line. With --seeds K, runs seeds S…S+K−1 \
+                and (without --json) prints the mean of each figure per router.
+                """)
+
+        @Option(help: "Number of boxes (2…200).")
+        var nodes = 10
+
+        @Option(help: "Seed of the first run.")
+        var seed: UInt64 = 1
+
+        @Option(help: "Number of consecutive seeds to run.")
+        var seeds = 1
+
+        @Option(help: "ours, meshtastic or both.")
+        var router = "both"
+
+        @Option(help: "Broadcasts per run.")
+        var messages = 20
+
+        @Option(help: "Hop limit for our router (Meshtastic always uses 3).")
+        var hopLimit: UInt8 = 7
+
+        @Option(help: "Side of the square area, metres (Meshtasticator: 15000).")
+        var area = 15_000.0
+
+        @Option(help: "Our router: cancel a planned relay after this many overheard copies (0 = coverage only; default 2).")
+        var cancelAfterCopies: Int?
+
+        @Option(help: "…only while at most this many neighbours look uncovered (default 1).")
+        var cancelUncoveredAtMost: Int?
+
+        @Flag(help: "One JSON object per run.")
+        var json = false
+
+        func validate() throws {
+            guard (2...200).contains(nodes) else { throw ValidationError("--nodes must be 2…200") }
+            guard (1...1000).contains(seeds) else { throw ValidationError("--seeds must be 1…1000") }
+            guard (1...10_000).contains(messages) else { throw ValidationError("--messages must be 1…10000") }
+            guard (1...7).contains(hopLimit) else { throw ValidationError("--hop-limit must be 1…7") }
+            guard area >= 100, area <= 1_000_000 else { throw ValidationError("--area must be 100…1000000") }
+            guard kinds != nil else { throw ValidationError("--router must be ours, meshtastic or both") }
+        }
+
+        var kinds: [SimRouterKind]? {
+            switch router {
+            case "both": [.ours, .meshtastic]
+            case "ours": [.ours]
+            case "meshtastic": [.meshtastic]
+            default: nil
+            }
+        }
+
+        func run() throws {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            var byRouter: [SimRouterKind: [SimResult]] = [:]
+            for offset in 0..<UInt64(seeds) {
+                for kind in kinds ?? [] {
+                    var parameters = SimParameters(nodes: nodes, seed: seed &+ offset, router: kind, messages: messages,
+                                                   hopLimit: kind == .ours ? hopLimit : 3)
+                    parameters.areaM = area
+                    if let cancelAfterCopies { parameters.ourConfiguration.cancelAfterCopies = cancelAfterCopies }
+                    if let cancelUncoveredAtMost { parameters.ourConfiguration.cancelWhenUncoveredAtMost = cancelUncoveredAtMost }
+                    let result = MeshSimulation(parameters).run()
+                    byRouter[kind, default: []].append(result)
+                    if json {
+                        print(String(decoding: try encoder.encode(result), as: UTF8.self))
+                    } else if seeds == 1 {
+                        print(Self.row(result, label: kind.rawValue))
+                    }
+                }
+            }
+            if !json {
+                if seeds == 1 { return }
+                print(Self.header)
+                for kind in kinds ?? [] {
+                    if let mean = Self.mean(byRouter[kind] ?? []) {
+                        print(Self.row(mean, label: "\(kind.rawValue) (\(seeds) seeds)"))
+                    }
+                }
+            }
+        }
+
+        static let header = "router                 nodes reach  reach(conn) after-sync useful tx/bcast airtime/deliv(ms) collisions p50(ms) p95(ms) hello-tx sync-tx"
+
+        static func row(_ r: SimResult, label: String) -> String {
+            func f(_ x: Double, _ digits: Int = 3) -> String { String(format: "%.\(digits)f", x) }
+            return [label.padding(toLength: 22, withPad: " ", startingAt: 0), String(r.nodes), f(r.reachability), f(r.connectedReachability),
+                    f(r.reachabilityAfterSync), f(r.usefulness), f(r.transmissionsPerBroadcast, 2), f(r.airtimePerDeliveredMs, 1),
+                    f(Double(r.collisions), 1), f(r.latencyP50Ms, 0), f(r.latencyP95Ms, 0), String(r.helloTransmissions), String(r.syncTransmissions)]
+                .joined(separator: " ")
+        }
+
+        /// The mean of every figure (counts become means too, rounded).
+        static func mean(_ results: [SimResult]) -> SimResult? {
+            guard var m = results.first else { return nil }
+            let k = Double(results.count)
+            func avg(_ f: (SimResult) -> Double) -> Double { results.map(f).reduce(0, +) / k }
+            m.reachability = avg(\.reachability)
+            m.usefulness = avg(\.usefulness)
+            m.transmissionsPerBroadcast = avg(\.transmissionsPerBroadcast)
+            m.airtimePerDeliveredMs = avg(\.airtimePerDeliveredMs)
+            m.latencyP50Ms = avg(\.latencyP50Ms)
+            m.latencyP95Ms = avg(\.latencyP95Ms)
+            m.connectedReachability = avg(\.connectedReachability)
+            m.reachabilityAfterSync = avg(\.reachabilityAfterSync)
+            m.helloAirtimeMs = avg(\.helloAirtimeMs)
+            m.syncAirtimeMs = avg(\.syncAirtimeMs)
+            m.meanDegree = avg(\.meanDegree)
+            m.collisions = Int(avg { Double($0.collisions) }.rounded())
+            m.helloTransmissions = Int(avg { Double($0.helloTransmissions) }.rounded())
+            m.syncTransmissions = Int(avg { Double($0.syncTransmissions) }.rounded())
+            m.relaysCancelled = Int(avg { Double($0.relaysCancelled) }.rounded())
+            return m
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import DriftMesh
+import Testing
+
+@Suite struct SyncTests {
+    static let x = NodeID(0x0000_0010)
+    static let y = NodeID(0x0000_0020)
+
+    static func keys(_ origin: NodeID, _ ids: [UInt32]) -> [PacketKey] {
+        ids.map { PacketKey(origin: origin, packetID: $0) }
+    }
+
+    @Test func digestSummarisesRunsAndRoundTrips() throws {
+        let held = Self.keys(Self.x, [1, 2, 3, 7, 8]) + Self.keys(Self.y, [100])
+        let digest = SyncDigest(held: held)
+        #expect(digest.complete)
+        #expect(digest.runs == [.init(origin: Self.x, first: 1, last: 3), .init(origin: Self.x, first: 7, last: 8), .init(origin: Self.y, first: 100, last: 100)])
+        #expect(try SyncDigest(decoding: digest.encoded()) == digest)
+        #expect(digest.encoded().count == 3 + 10 * 3)
+    }
+
+    @Test func fullDigestFitsOneFrame() {
+        let held = Self.keys(Self.x, stride(from: 0, to: 200, by: 2).map { UInt32($0) })
+        let digest = SyncDigest(held: held)
+        #expect(!digest.complete)
+        #expect(digest.runs.count == SyncDigest.maxRanges)
+        #expect(digest.encoded().count <= 190)
+        // Newest runs first.
+        #expect(digest.runs.last?.first == 198)
+    }
+
+    @Test func reconcilerFindsExactlyTheMissingKeys() {
+        let mine = Set(Self.keys(Self.x, [1, 2, 3, 4, 5]) + Self.keys(Self.y, [10, 11]))
+        let theirs = SyncDigest(held: Self.keys(Self.x, [1, 2, 4]) + Self.keys(Self.y, [11, 12]))
+        #expect(Reconciler.missing(held: mine, digest: theirs) == Self.keys(Self.x, [3, 5]) + Self.keys(Self.y, [10]))
+        #expect(Reconciler.wanted(held: mine, digest: theirs) == Self.keys(Self.y, [12]))
+        #expect(Reconciler.missing(held: mine, digest: SyncDigest(held: mine)).isEmpty)
+        #expect(Reconciler.missing(held: mine, digest: SyncDigest(held: [PacketKey]())) == mine.sorted())
+    }
+
+    @Test func incompleteDigestOnlyJudgesTheWindowItDescribes() {
+        let theirs = SyncDigest(runs: [.init(origin: Self.x, first: 5, last: 6)], complete: false)
+        let mine = Self.keys(Self.x, [1, 5, 7]) + Self.keys(Self.y, [1])
+        #expect(Reconciler.missing(held: mine, digest: theirs) == Self.keys(Self.x, [7]))
+    }
+
+    @Test func wantedIsBoundedToOneRequest() throws {
+        let theirs = SyncDigest(held: Self.keys(Self.x, Array(1...100)))
+        let wanted = Reconciler.wanted(held: [], digest: theirs)
+        #expect(wanted.count == SyncRequest.maxKeys)
+        let request = SyncRequest(keys: wanted)
+        #expect(request.encoded().count <= 190)
+        #expect(try SyncRequest(decoding: request.encoded()) == request)
+    }
+
+    @Test func hostileDigestAndRequestBytes() {
+        #expect(throws: SyncDigest.DecodingError.truncated(expected: 3, actual: 1)) { try SyncDigest(decoding: [1]) }
+        #expect(throws: SyncDigest.DecodingError.unsupportedVersion(2)) { try SyncDigest(decoding: [2, 0, 0]) }
+        #expect(throws: SyncDigest.DecodingError.unknownFlags(2)) { try SyncDigest(decoding: [1, 2, 0]) }
+        #expect(throws: SyncDigest.DecodingError.tooManyRuns(19)) { try SyncDigest(decoding: [1, 0, 19]) }
+        #expect(throws: SyncDigest.DecodingError.truncated(expected: 13, actual: 4)) { try SyncDigest(decoding: [1, 0, 1, 0]) }
+        #expect(throws: SyncDigest.DecodingError.trailingBytes(1)) { try SyncDigest(decoding: [1, 1, 0, 0]) }
+        // A run whose span overflows the id space.
+        #expect(throws: SyncDigest.DecodingError.self) { try SyncDigest(decoding: [1, 1, 1, 0, 0, 0, 1, 0xFF, 0xFF, 0xFF, 0xFF, 0, 1]) }
+        #expect(throws: SyncRequest.DecodingError.tooManyKeys(24)) { try SyncRequest(decoding: [1, 24]) }
+        #expect(throws: SyncRequest.DecodingError.truncated(expected: 10, actual: 3)) { try SyncRequest(decoding: [1, 1, 0]) }
+        var rng = MeshRandom(seed: 7)
+        for _ in 0..<2000 {
+            let bytes = (0..<rng.int(in: 0...200)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            _ = try? SyncDigest(decoding: bytes)
+            _ = try? SyncRequest(decoding: bytes)
+        }
+    }
+
+    @Test func trickleFiresInSecondHalfSuppressesAndDoubles() {
+        var t = TrickleTimer(minimumInterval: .seconds(10), doublings: 3, redundancy: 1, now: .zero, seed: 1)
+        #expect(t.fireAt >= .seconds(5) && t.fireAt < .seconds(10))
+        let early = t.due(now: .seconds(4))
+        #expect(!early)
+        let atFire = t.due(now: t.fireAt)
+        #expect(atFire)
+        let atEnd = t.due(now: .seconds(10))
+        #expect(!atEnd)
+        #expect(t.interval == .seconds(20))
+        t.consistent()
+        let suppressed = t.due(now: t.fireAt)
+        #expect(!suppressed)  // k = 1 consistent digest heard
+        _ = t.due(now: .seconds(70))
+        _ = t.due(now: .seconds(200))
+        #expect(t.interval == .seconds(80))  // capped at Imin · 2^3
+        t.inconsistent(now: .seconds(200))
+        #expect(t.interval == .seconds(10))
+        #expect(t.fireAt >= .seconds(205) && t.fireAt < .seconds(210))
+    }
+}
