@@ -24,6 +24,7 @@ final class BoxBodyStateSource: Service, Sendable {
     let events: EventBus?
     /// A temporary status LED display requested by a button (status code, selftest result).
     private let override = Mutex<BoxBodyState.StatusOverride?>(nil)
+    private let radioActivity = Mutex<Duration?>(nil)
     /// When the LED test (walk every LED) was started, if it runs.
     private let ledTest = Mutex<Duration?>(nil)
     /// The bottles at this box as the LEDs show them, and when they were read (monotonic).
@@ -64,6 +65,12 @@ final class BoxBodyStateSource: Service, Sendable {
     /// Starts the LED test (each LED lit in turn).
     func startLEDTest(at now: Duration) {
         ledTest.withLock { $0 = now }
+        noteChange()
+    }
+
+    /// The radio sent or heard a frame (the radio LED flashes).
+    func noteRadioActivity(at now: Duration) {
+        radioActivity.withLock { $0 = now }
         noteChange()
     }
 
@@ -122,6 +129,7 @@ final class BoxBodyStateSource: Service, Sendable {
         WeatherService.component: .sensorFault,
         RainGaugeService.component: .sensorFault,
         DS18B20Service.component: .sensorFault,
+        MeshService.component: .radioAbsent,
     ]
 
     init(health: HealthRegistry, store: BottleStore, configInvalid: Bool, gps: GPSStatus, gpsConfigured: Bool, logger: Logger,
@@ -149,6 +157,7 @@ final class BoxBodyStateSource: Service, Sendable {
         }
         if gpsConfigured, reception == .absent { faults.insert(.gpsAbsent) }
         var state = BoxBodyState(faults: faults, loopsStalled: !report.isAlive, gps: reception)
+        state.lastRadioActivity = radioActivity.withLock { $0 }
         state.statusOverride = override.withLock { current in
             if let active = current, now >= active.until { current = nil }
             return current

@@ -227,6 +227,21 @@ public enum Daemon {
         var commands = ControlCommands()
         commands.register("status") { _ in statusSnapshot() }
         devices.registerControlCommands(&commands)
+
+        // The mesh: needs the feature, a network key and a radio.
+        var mesh: MeshService?
+        if config.features.mesh, config.radio.kind != .none, !config.mesh.networkKey.isEmpty {
+            do {
+                let service = try MeshSetup.make(
+                    config: config, database: database, dataDirectory: dataDirectory, health: health, logger: logger,
+                    activity: { bodyState.noteRadioActivity(at: MonotonicTime.now()) })
+                MeshSetup.registerControlCommands(&commands, service: service)
+                mesh = service
+            } catch {
+                logger.error("the mesh cannot start", metadata: ["problem": "\(error)"])
+                health.setFault(MeshService.component, error.description)
+            }
+        }
         let control = ControlServer(path: config.controlSocketPath, commands: commands, logger: logger)
 
         let statusLine: @Sendable () -> String = {
@@ -250,6 +265,7 @@ public enum Daemon {
             }))
         }
         services.append(bottles)
+        if let mesh { services.append(mesh) }
         var liveHub: ChatHub?
         if config.features.visitorPage {
             var limits = APILimits()

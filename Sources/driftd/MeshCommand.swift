@@ -6,8 +6,8 @@ import Foundation
 struct MeshCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mesh",
-        abstract: "LoRa mesh tools (time on air, …).",
-        subcommands: [Airtime.self])
+        abstract: "The running daemon's mesh (send, inbox, status) and LoRa tools (time on air).",
+        subcommands: [MeshSend.self, MeshInboxCommand.self, MeshStatusCommand.self, Airtime.self])
 }
 
 extension MeshCommand {

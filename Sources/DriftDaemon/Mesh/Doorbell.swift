@@ -1,0 +1,58 @@
+import Synchronization
+
+/// Wakes one waiting task early: ``ring()`` ends the current (or next) ``wait(timeout:)``.
+///
+/// The mesh's scheduler sleeps until its next deadline and is rung when new work is
+/// queued, so an idle mesh wakes only for its own timers.
+final class Doorbell: Sendable {
+    private struct State {
+        var rung = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+    private let state = Mutex(State())
+
+    func ring() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            state.rung = true
+            return nil
+        }
+        waiter?.resume()
+    }
+
+    /// Returns when rung (at once if rung since the last wait), after `timeout`, or on cancellation.
+    func wait(timeout: Duration) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await Task.sleep(for: timeout) }
+            group.addTask { await self.waitForRing() }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func waitForRing() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state -> Bool in
+                    if state.rung {
+                        state.rung = false
+                        return true
+                    }
+                    if Task.isCancelled { return true }
+                    state.waiter = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume()
+        }
+    }
+}

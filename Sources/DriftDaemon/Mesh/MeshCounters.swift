@@ -1,0 +1,45 @@
+/// What the mesh did with the frames it heard and sent, for `driftd mesh status` and metrics.
+///
+/// Every frame that is not used is counted under the reason it was dropped.
+public struct MeshCounters: Sendable, Codable, Equatable {
+    /// Frames the radio delivered to the mesh layer.
+    public var heard = 0
+    /// Frames that opened (authentic, this mesh).
+    public var authentic = 0
+    /// Dropped: not decodable (truncated, bad version, bad flags, …), by reason.
+    public var malformed: [String: Int] = [:]
+    /// Dropped: another mesh's network hint.
+    public var foreign = 0
+    /// Dropped: the authentication tag failed (forged or altered).
+    public var forged = 0
+    /// Dropped: a directed frame whose origin tag did not verify.
+    public var originForged = 0
+    /// Dropped: already in the seen-set (a relay's copy we did not need, or a replay).
+    public var duplicates = 0
+    /// Dropped: past its expiry (a replay of an old frame, or a box with a wrong clock).
+    public var expired = 0
+    /// Dropped: a hello whose public key does not hash to its sender, or a key change.
+    public var badHello = 0
+    /// Messages handed to this box's applications.
+    public var delivered = 0
+    /// Frames sent: our own, relays, hellos, sync.
+    public var sentOwn = 0
+    public var sentRelays = 0
+    public var sentHellos = 0
+    public var sentSync = 0
+    /// Relays planned and then dropped because neighbours already covered them.
+    public var relaysCancelled = 0
+    /// Acknowledgements received for our directed messages.
+    public var acksReceived = 0
+    /// Digests and requests received, and frames sent to neighbours that missed them.
+    public var digestsHeard = 0
+    public var requestsHeard = 0
+    public var framesResent = 0
+    /// Frames the transmit queue refused (budget) or dropped (full).
+    public var queueRefused = 0
+    public var queueDropped = 0
+    /// Transmissions that failed at the radio.
+    public var radioErrors = 0
+
+    public init() {}
+}

@@ -1,0 +1,482 @@
+import DriftMesh
+import DriftStore
+import Foundation
+import Hardware
+import Logging
+
+/// The box's mesh node: everything between the radio's bytes and the applications.
+///
+/// Heard frames are opened with the network key (forged, altered, foreign and malformed
+/// frames are dropped and counted), checked against the expiry and the persisted
+/// seen-set (duplicates and replays dropped and counted), held in SQLite for neighbours
+/// that missed them, handed to the ``MeshRouter`` (which decides relays, cancels redundant
+/// ones and delivers), reassembled and delivered. Own messages go into the outbox before
+/// the first transmission (offline first); directed ones are retried on the outbox's
+/// schedule until acknowledged. Hellos carry the box's public key and neighbour list;
+/// a neighbour heard again after a while gets our digest and catches up
+/// (``SyncDigest`` / ``SyncRequest``). Every transmission goes through the
+/// ``TransmitQueue``, which keeps the airtime budget of the region.
+///
+/// The actor runs on a thread of its own: its SQLite writes block while SQLite syncs.
+public actor MeshNode {
+    /// What the node is told by the configuration.
+    public struct Settings: Sendable {
+        public var hopLimit: UInt8
+        public var messageLifetime: TimeInterval
+        public var modulation: LoRaModulation
+        public var router: MeshRouterConfiguration
+        public var maximumFrameBytes: Int
+
+        public init(hopLimit: UInt8, messageLifetime: TimeInterval, modulation: LoRaModulation,
+                    router: MeshRouterConfiguration, maximumFrameBytes: Int = MeshFrame.maxBytes) {
+            self.hopLimit = hopLimit
+            self.messageLifetime = messageLifetime
+            self.modulation = modulation
+            self.router = router
+            self.maximumFrameBytes = maximumFrameBytes
+        }
+    }
+
+    /// What `send` stored.
+    public struct Receipt: Sendable, Codable, Equatable {
+        public var id: String
+        public var packetID: UInt32
+        public var frames: Int
+        public var destination: String?
+    }
+
+    /// Why a message cannot be sent.
+    public struct SendError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    private nonisolated let executor = DedicatedThreadExecutor(name: "mesh")
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    public nonisolated let me: NodeID
+    public nonisolated let inbox: MeshInbox
+    private let keyPair: BoxKeyPair
+    private let sealer: MeshSealer
+    private let store: MeshStore
+    private let settings: Settings
+    private let logger: Logger
+    private let clock = ContinuousClock()
+    private let epoch: ContinuousClock.Instant
+
+    private var router: MeshRouter
+    private var reassembler = Reassembler()
+    private var keyring = PeerKeyring()
+    private var queue: TransmitQueue
+    private var counters = MeshCounters()
+    /// Sealed frames of packets the router may still relay, by key.
+    private var relayable: [PacketKey: (frame: [UInt8], expires: Duration)] = [:]
+    /// Our own frames waiting for the router's `.transmit`, by key.
+    private var ownFrames: [PacketKey: (frame: [UInt8], outbox: PacketKey, priority: TransmitPriority)] = [:]
+    /// When each neighbour was last sent our digest.
+    private var lastDigestTo: [NodeID: Duration] = [:]
+    private var nextFrameID: UInt64 = 1
+    private var nextHousekeeping: Duration = .zero
+    private var nextOutboxCheck: Duration = .zero
+    /// Called for every delivered message (applications subscribe here).
+    private let onDeliver: @Sendable (MeshDelivery) -> Void
+
+    public init(
+        keyPair: BoxKeyPair, networkKey: [UInt8], store: MeshStore, budget: AirtimeBudget, settings: Settings,
+        inbox: MeshInbox = MeshInbox(), logger: Logger, onDeliver: @escaping @Sendable (MeshDelivery) -> Void = { _ in }
+    ) throws {
+        self.keyPair = keyPair
+        self.me = keyPair.nodeID
+        self.sealer = try MeshSealer(networkKey: networkKey)
+        self.store = store
+        self.settings = settings
+        self.inbox = inbox
+        self.logger = logger
+        self.onDeliver = onDeliver
+        self.epoch = clock.now
+        self.router = MeshRouter(me: keyPair.nodeID, configuration: settings.router, seed: UInt64.random(in: 0...UInt64.max))
+        self.queue = TransmitQueue(budget: budget)
+        for peer in (try? store.peers()) ?? [] {
+            _ = keyring.learn(nodeID: peer.node, publicKey: peer.publicKey)
+        }
+    }
+
+    private var now: Duration { clock.now - epoch }
+
+    // MARK: Sending
+
+    /// Stores `message` in the outbox and queues its first transmission.
+    public func send(_ message: MeshMessage, to destination: NodeID? = nil, priority: TransmitPriority = .normal) throws -> Receipt {
+        let payload = message.encoded
+        let wallNow = Date()
+        let kind: FrameKind = destination == nil ? .broadcast : .directed
+        var probe = MeshHeader(kind: kind, origin: me, packetID: 0, destination: destination, hopStart: settings.hopLimit,
+                               wantsAck: destination != nil,
+                               expiresAtMinute: MeshHeader.expiryMinute(now: wallNow, lifetime: settings.messageLifetime))
+        let originKey = try destination.flatMap { node in
+            try keyring.publicKey(for: node).map { try sealer.originKey(mine: keyPair, peerPublicKey: $0) }
+        }
+        let fitsOne = payload.count <= MeshFrameCodec.maxPlaintext(for: probe, originTagged: originKey != nil)
+        let count: Int
+        if fitsOne {
+            count = 1
+        } else {
+            let chunk = MeshFrameCodec.maxPlaintext(hasDestination: destination != nil, fragmented: true, originTagged: originKey != nil)
+            do {
+                count = try Fragmenter.split(payload: payload, maxChunk: chunk).count
+            } catch {
+                throw SendError(description: "the message is \(payload.count) bytes; at most \(Fragmenter.maxPayload(maxChunk: chunk)) fit 16 frames")
+            }
+        }
+        probe.packetID = try store.nextPacketIDs(count: count)
+        let frames = try sealer.sealPayload(payload, base: probe, originKey: originKey)
+        let id = probe.key
+        let expiresAt = Date(timeIntervalSince1970: Double(probe.expiresAtMinute) * 60)
+        // A broadcast's frames are also held by `enqueue` (for neighbours that miss them).
+        try store.enqueue(id, destination: destination, frames: frames, priority: priority.rawValue, now: wallNow, expiresAt: expiresAt)
+        for index in frames.indices {
+            let key = PacketKey(origin: me, packetID: id.packetID &+ UInt32(index))
+            _ = try store.markSeen(key, expiresAt: expiresAt, now: wallNow)
+        }
+        logger.info("mesh message stored", metadata: ["id": "\(id)", "frames": "\(frames.count)", "to": "\(destination.map { "\($0)" } ?? "all")"])
+        nextOutboxCheck = .zero
+        return Receipt(id: "\(id)", packetID: id.packetID, frames: frames.count, destination: destination.map { "\($0)" })
+    }
+
+    /// Transmits what the outbox says is due (first sends and directed retries).
+    private func serviceOutbox(wallNow: Date) {
+        let due: [MeshOutboxEntry]
+        do {
+            due = try store.due(now: wallNow)
+        } catch {
+            logger.error("mesh outbox unreadable", metadata: ["error": "\(error)"])
+            return
+        }
+        for entry in due {
+            let priority = TransmitPriority(rawValue: entry.priority) ?? .normal
+            for (index, frame) in entry.frames.enumerated() {
+                guard let header = try? MeshFrameCodec.parse(frame).header else { continue }
+                let key = PacketKey(origin: entry.id.origin, packetID: entry.id.packetID &+ UInt32(index))
+                ownFrames[key] = (frame, entry.id, priority)
+                handle(router.originate(header, now: now))
+            }
+            do {
+                if entry.isBroadcast {
+                    _ = try store.markSent(entry.id, now: wallNow)
+                } else {
+                    try store.recordAttempt(entry.id, now: wallNow)
+                }
+            } catch {
+                logger.error("mesh outbox update failed", metadata: ["id": "\(entry.id)", "error": "\(error)"])
+            }
+        }
+    }
+
+    // MARK: Receiving
+
+    /// One frame from the radio.
+    public func receive(_ reception: RadioReception) {
+        counters.heard += 1
+        let t = now
+        queue.noteReception(airtime: LoRaAirtime.duration(payloadBytes: reception.bytes.count, modulation: settings.modulation), endingAt: t)
+        let header: MeshHeader
+        let plaintext: [UInt8]
+        do {
+            (header, plaintext) = try sealer.open(reception.bytes)
+        } catch {
+            switch error {
+            case .wrongNetwork: counters.foreign += 1
+            case .authenticationFailed: counters.forged += 1
+            default: counters.malformed[error.reason, default: 0] += 1
+            }
+            return
+        }
+        counters.authentic += 1
+        let wallNow = Date()
+        if header.isExpired(now: wallNow) {
+            counters.expired += 1
+            return
+        }
+        let link = LinkQuality(rssi: reception.rssi, snr: reception.snr)
+        let expiresAt = Date(timeIntervalSince1970: Double(header.expiresAtMinute) * 60)
+        let firstTime: Bool
+        if header.origin == me {
+            firstTime = false
+        } else {
+            do {
+                firstTime = try store.markSeen(header.key, expiresAt: expiresAt, now: wallNow)
+            } catch {
+                logger.error("mesh seen-set write failed", metadata: ["error": "\(error)"])
+                return
+            }
+        }
+        switch header.kind {
+        case .hello:
+            if firstTime { heardHello(header, plaintext, link: link, wallNow: wallNow) } else { counters.duplicates += 1 }
+        case .digest:
+            if firstTime { heardDigest(header, plaintext) } else { counters.duplicates += 1 }
+        case .request:
+            if firstTime { heardRequest(header, plaintext) } else { counters.duplicates += 1 }
+        case .broadcast, .directed, .ack:
+            if !firstTime && header.origin != me { counters.duplicates += 1 }
+            if header.kind == .directed, header.destination == me, firstTime,
+               case .forged = sealer.verifyOrigin(reception.bytes, me: keyPair, keyring: keyring) {
+                counters.originForged += 1
+                return
+            }
+            if firstTime {
+                relayable[header.key] = (reception.bytes, t + settings.router.packetMemory)
+                if header.kind != .ack {
+                    do {
+                        try store.hold(header.key, kind: header.kind, destination: header.destination, frame: reception.bytes,
+                                       priority: TransmitPriority.normal.rawValue, receivedAt: wallNow, expiresAt: expiresAt, fromMe: false)
+                    } catch {
+                        logger.error("mesh hold failed", metadata: ["key": "\(header.key)", "error": "\(error)"])
+                    }
+                }
+            }
+            let actions = router.heard(header, link: link, firstTime: firstTime, now: t)
+            handle(actions, plaintexts: firstTime ? [header.key: (header, plaintext)] : [:])
+        }
+    }
+
+    private func heardHello(_ header: MeshHeader, _ plaintext: [UInt8], link: LinkQuality, wallNow: Date) {
+        guard let hello = try? HelloPayload(decoding: plaintext), NodeID(publicKey: hello.publicKey) == header.origin else {
+            counters.badHello += 1
+            return
+        }
+        switch keyring.learn(nodeID: header.origin, publicKey: hello.publicKey) {
+        case .learned, .known: break
+        default:
+            counters.badHello += 1
+            return
+        }
+        _ = try? store.rememberPeer(header.origin, publicKey: hello.publicKey, at: wallNow, link: link, hops: Int(header.hopsTaken))
+        let t = now
+        let wasNeighbour = router.neighbours.contains { $0.id == header.origin && t - $0.lastHeard < settings.router.helloPeriod * 2 }
+        handle(router.heardHello(from: header.origin, payload: hello, link: link, now: t))
+        // A neighbour we had not heard for a while (or ever): tell it what we hold, so it can
+        // fetch what it missed and offer what we missed.
+        let recently = lastDigestTo[header.origin].map { t - $0 < settings.router.helloPeriod } ?? false
+        if !wasNeighbour && !recently {
+            lastDigestTo[header.origin] = t
+            sendDigest()
+        }
+    }
+
+    private func heldSet() -> [PacketKey] {
+        (try? store.heldKeys(since: Date.distantPast, limit: 4_096)) ?? []
+    }
+
+    private func heardDigest(_ header: MeshHeader, _ plaintext: [UInt8]) {
+        counters.digestsHeard += 1
+        guard let digest = try? SyncDigest(decoding: plaintext) else {
+            counters.malformed["bad_digest", default: 0] += 1
+            return
+        }
+        let held = heldSet()
+        // What the neighbour lacks: send it (as held, the original sealed frames).
+        resend(Reconciler.missing(held: held, digest: digest))
+        // What we lack: ask for it.
+        let wanted = Reconciler.wanted(held: Set(held), digest: digest)
+        if !wanted.isEmpty {
+            sendControl(.request, payload: SyncRequest(keys: wanted).encoded())
+        }
+    }
+
+    private func heardRequest(_ header: MeshHeader, _ plaintext: [UInt8]) {
+        counters.requestsHeard += 1
+        guard let request = try? SyncRequest(decoding: plaintext) else {
+            counters.malformed["bad_request", default: 0] += 1
+            return
+        }
+        resend(request.keys)
+    }
+
+    /// Sends held frames to neighbours that lack them (background priority).
+    private func resend(_ keys: [PacketKey]) {
+        guard !keys.isEmpty, let packets = try? store.frames(for: Array(keys.prefix(32))) else { return }
+        for packet in packets {
+            let frame = (try? MeshFrameCodec.relay(packet.frame, by: me)) ?? packet.frame
+            counters.framesResent += 1
+            enqueue(frame, priority: .background, counter: \.sentSync)
+        }
+    }
+
+    private func sendDigest() {
+        let digest = SyncDigest(held: heldSet())
+        sendControl(.digest, payload: digest.encoded())
+    }
+
+    /// Seals and queues a one-hop control frame (digest, request, hello, ack).
+    private func sendControl(_ kind: FrameKind, payload: [UInt8], destination: NodeID? = nil, hopStart: UInt8 = 0,
+                             priority: TransmitPriority = .background) {
+        let wallNow = Date()
+        do {
+            let id = try store.nextPacketIDs(count: 1)
+            let lifetime: TimeInterval = kind == .ack ? settings.messageLifetime : 600
+            let header = MeshHeader(kind: kind, origin: me, packetID: id, destination: destination, hopStart: hopStart,
+                                    expiresAtMinute: MeshHeader.expiryMinute(now: wallNow, lifetime: lifetime))
+            let frame = try sealer.seal(header: header, plaintext: payload)
+            _ = try store.markSeen(header.key, expiresAt: Date(timeIntervalSince1970: Double(header.expiresAtMinute) * 60), now: wallNow)
+            if kind == .ack {
+                ownFrames[header.key] = (frame, header.key, priority)
+                handle(router.originate(header, now: now))
+            } else {
+                enqueue(frame, priority: priority, counter: kind == .hello ? \.sentHellos : \.sentSync)
+            }
+        } catch {
+            logger.error("mesh control frame not sent", metadata: ["kind": "\(kind)", "error": "\(error)"])
+        }
+    }
+
+    // MARK: Router actions
+
+    private func handle(_ actions: [RouterAction], plaintexts: [PacketKey: (MeshHeader, [UInt8])] = [:]) {
+        for action in actions {
+            switch action {
+            case .deliver(let key):
+                if let (header, plaintext) = plaintexts[key] { deliver(header, plaintext) }
+            case .transmit(let header):
+                if let own = ownFrames.removeValue(forKey: header.key) {
+                    enqueue(own.frame, priority: own.priority, counter: \.sentOwn)
+                } else if let held = relayable[header.key] {
+                    if let frame = try? MeshFrameCodec.relay(held.frame, by: me) {
+                        enqueue(frame, priority: header.kind == .ack ? .interactive : .normal, counter: \.sentRelays)
+                    }
+                } else if header.origin == me, let frame = try? store.frames(for: [header.key]).first?.frame {
+                    // An implicit-ack retry of one of our own broadcasts.
+                    enqueue(frame, priority: .normal, counter: \.sentOwn)
+                }
+            case .cancelled(let key):
+                counters.relaysCancelled += 1
+                relayable[key] = nil
+            case .sendHello:
+                let hello = router.helloPayload(publicKey: keyPair.publicKeyBytes, now: now)
+                sendControl(.hello, payload: hello.encoded())
+            }
+        }
+    }
+
+    private func deliver(_ header: MeshHeader, _ plaintext: [UInt8]) {
+        if header.kind == .ack {
+            guard header.destination == me, plaintext.count == 4 else { return }
+            let acked = plaintext.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            if (try? store.markDelivered(PacketKey(origin: me, packetID: acked))) == true {
+                counters.acksReceived += 1
+                _ = try? store.forget(origin: me, packetIDs: [acked])
+                logger.info("mesh message delivered", metadata: ["id": "\(PacketKey(origin: me, packetID: acked))", "by": "\(header.origin)"])
+            }
+            return
+        }
+        let whole: (header: MeshHeader, payload: [UInt8])
+        if header.fragment != nil {
+            guard case .complete(let message) = reassembler.accept(header: header, chunk: plaintext, now: now) else { return }
+            whole = (message.header, message.payload)
+        } else {
+            whole = (header, plaintext)
+        }
+        if whole.header.kind == .directed, whole.header.wantsAck {
+            var ack: [UInt8] = []
+            withUnsafeBytes(of: whole.header.packetID.bigEndian) { ack.append(contentsOf: $0) }
+            sendControl(.ack, payload: ack, destination: whole.header.origin, hopStart: settings.hopLimit, priority: .interactive)
+        }
+        guard let message = MeshMessage(decoding: whole.payload) else {
+            counters.malformed["empty_payload", default: 0] += 1
+            return
+        }
+        counters.delivered += 1
+        let delivery = MeshDelivery(key: whole.header.key, origin: whole.header.origin, destination: whole.header.destination,
+                                    hops: Int(whole.header.hopsTaken), message: message, receivedAt: Date())
+        inbox.append(.init(origin: "\(delivery.origin)", packetID: delivery.key.packetID, port: message.port, text: message.text,
+                           bytes: message.body.count, hops: delivery.hops, receivedAt: delivery.receivedAt))
+        logger.debug("mesh message delivered here", metadata: ["id": "\(delivery.key)", "hops": "\(delivery.hops)"])
+        onDeliver(delivery)
+    }
+
+    // MARK: Transmit queue
+
+    private func enqueue(_ frame: [UInt8], priority: TransmitPriority, counter: WritableKeyPath<MeshCounters, Int>) {
+        guard frame.count <= settings.maximumFrameBytes else {
+            counters.queueRefused += 1
+            return
+        }
+        let outgoing = OutgoingFrame(id: nextFrameID, bytes: frame, modulation: settings.modulation, priority: priority)
+        nextFrameID += 1
+        switch queue.enqueue(outgoing) {
+        case .queued: counters[keyPath: counter] += 1
+        case .queuedDroppingOldest:
+            counters[keyPath: counter] += 1
+            counters.queueDropped += 1
+        case .refused(let refusal):
+            counters.queueRefused += 1
+            logger.warning("mesh frame refused by the airtime budget", metadata: ["reason": "\(refusal)"])
+        }
+    }
+
+    /// The next frame to put on the air now, or when to ask again (`nil`: nothing queued).
+    public func nextTransmission() -> (frame: OutgoingFrame?, wakeAt: Duration?) {
+        switch queue.next(now: now) {
+        case .send(let frame): return (frame, nil)
+        case .wait(let until): return (nil, until)
+        case .idle: return (nil, nil)
+        }
+    }
+
+    public func transmissionFailed() {
+        counters.radioErrors += 1
+    }
+
+    // MARK: Timers
+
+    /// Runs everything due (router timers, outbox, housekeeping); returns the next instant
+    /// anything is due, as a monotonic offset comparable to ``monotonicNow``.
+    public func tick() -> Duration {
+        let t = now
+        handle(router.due(now: t))
+        let wallNow = Date()
+        if t >= nextOutboxCheck {
+            serviceOutbox(wallNow: wallNow)
+            nextOutboxCheck = t + .seconds(1)
+        }
+        if t >= nextHousekeeping {
+            nextHousekeeping = t + .seconds(60)
+            _ = reassembler.expire(now: t)
+            relayable = relayable.filter { $0.value.expires > t }
+            do {
+                _ = try store.pruneSeen(now: wallNow)
+                _ = try store.dropExpired(now: wallNow)
+                _ = try store.prune(now: wallNow)
+            } catch {
+                logger.error("mesh housekeeping failed", metadata: ["error": "\(error)"])
+            }
+        }
+        var next = min(nextOutboxCheck, nextHousekeeping)
+        if let routerNext = router.nextDeadline { next = min(next, routerNext) }
+        return max(next, t + .milliseconds(5))
+    }
+
+    /// Monotonic time on the node's clock (what ``tick()`` and ``nextTransmission()`` answer in).
+    public var monotonicNow: Duration { now }
+
+    /// Converts a node-clock offset to a `ContinuousClock` instant for sleeping.
+    public nonisolated func instant(_ offset: Duration) -> ContinuousClock.Instant { epoch + offset }
+
+    // MARK: Status
+
+    public func status() -> MeshStatus {
+        let t = now
+        let outbox = (try? store.counts()) ?? MeshOutboxCounts()
+        let usage = (try? store.heldUsage()) ?? (0, 0)
+        let utilisation = queue.utilisation.summary(now: t)
+        return MeshStatus(
+            node: "\(me)",
+            neighbours: router.neighbours.map {
+                .init(id: "\($0.id)", rssi: $0.link.rssi, snr: $0.link.snr, lastHeardSecondsAgo: Double((t - $0.lastHeard) / .milliseconds(1)) / 1000,
+                      theirNeighbours: $0.neighbours.count)
+            },
+            counters: counters,
+            outbox: .init(queued: outbox.queued, sent: outbox.sent, delivered: outbox.delivered, failed: outbox.failed),
+            heldPackets: usage.0, heldBytes: usage.1, seen: (try? store.seenCount()) ?? 0, queued: queue.count,
+            airtimeUsedPercent: utilisation.airUtilTxPercent, channelUtilisationPercent: utilisation.channelUtilisationPercent)
+    }
+}

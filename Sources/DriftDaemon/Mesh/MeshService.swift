@@ -1,0 +1,94 @@
+import DriftMesh
+import Hardware
+import Logging
+import ServiceLifecycle
+
+/// Runs the mesh: one task hears frames from the radio and hands them to the
+/// ``MeshNode``, another runs the node's timers and puts queued frames on the air.
+///
+/// The radio's health is the `radio` component: a receive failure is a fault (retried
+/// with back-off), transmit errors are counted. The scheduler sleeps until the node's
+/// next deadline or until new work rings its doorbell, so an idle mesh costs a few
+/// wake-ups per minute.
+public final class MeshService: Service, Sendable {
+    public static let component = "radio"
+
+    public let node: MeshNode
+    private let radio: any MeshRadio
+    private let health: HealthRegistry
+    private let logger: Logger
+    private let doorbell = Doorbell()
+    private let activity: @Sendable () -> Void
+
+    public init(node: MeshNode, radio: any MeshRadio, health: HealthRegistry, logger: Logger, activity: @escaping @Sendable () -> Void = {}) {
+        self.node = node
+        self.radio = radio
+        self.health = health
+        self.logger = logger
+        self.activity = activity
+        health.register(Self.component, maximumSilence: nil)
+    }
+
+    /// Wakes the scheduler (after a message was queued from outside).
+    public func wake() {
+        doorbell.ring()
+    }
+
+    public func run() async throws {
+        logger.info("mesh up", metadata: ["node": "\(node.me)"])
+        await withGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.receiveLoop() }
+                group.addTask { await self.scheduleLoop() }
+                await group.next()
+                group.cancelAll()
+            }
+        } onGracefulShutdown: {
+            self.radio.close()
+        }
+        radio.close()
+    }
+
+    private func receiveLoop() async {
+        var backoff = Duration.seconds(1)
+        while !Task.isCancelled {
+            do {
+                guard let reception = try await radio.receive() else { return }
+                activity()
+                await node.receive(reception)
+                doorbell.ring()
+                health.setFault(Self.component, nil)
+                backoff = .seconds(1)
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.error("radio receive failed", metadata: ["error": "\(error)"])
+                health.setFault(Self.component, "receive failed: \(error)")
+                try? await Task.sleep(for: backoff)
+                backoff = min(backoff * 2, .seconds(60))
+            }
+        }
+    }
+
+    private func scheduleLoop() async {
+        while !Task.isCancelled {
+            let deadline = await node.tick()
+            let (frame, wakeAt) = await node.nextTransmission()
+            if let frame {
+                do {
+                    activity()
+                    try await radio.transmit(frame.bytes, airtime: frame.airtime)
+                } catch is CancellationError {
+                    return
+                } catch {
+                    await node.transmissionFailed()
+                    logger.warning("radio transmit failed", metadata: ["error": "\(error)"])
+                }
+                continue
+            }
+            let next = min(deadline, wakeAt ?? deadline)
+            let sleep = node.instant(next) - ContinuousClock.now
+            if sleep > .zero { await doorbell.wait(timeout: sleep) }
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import DriftConfig
+import DriftMesh
+import DriftStore
+import Foundation
+import Hardware
+import Logging
+
+/// Builds the mesh from the configuration: the box's key, the radio, the airtime budget
+/// of the region's sub-band, the store and the node.
+enum MeshSetup {
+    struct Problem: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The LoRa modulation the configuration sets (preamble 16 symbols, explicit header, CRC, as Meshtastic).
+    static func modulation(_ radio: DriftConfiguration.Radio) -> LoRaModulation {
+        LoRaModulation(spreadingFactor: radio.spreadingFactor, bandwidthHz: Double(radio.bandwidthKHz * 1_000),
+                       codingRateOffset: radio.codingRate - 4, preambleSymbols: 16)
+    }
+
+    /// The duty-cycle policy of the configured channel; a channel outside every allowed
+    /// sub-band is refused (the box would break the law on every frame).
+    static func policy(_ radio: DriftConfiguration.Radio) throws(Problem) -> DutyCyclePolicy {
+        guard let region = AirtimeRegion(rawValue: radio.region.rawValue) else {
+            throw Problem(description: "no airtime rules for region \(radio.region.rawValue)")
+        }
+        do {
+            return try DutyCyclePolicy.forChannel(region: region, frequencyMHz: radio.frequencyMHz, bandwidthHz: Double(radio.bandwidthKHz * 1_000))
+        } catch {
+            throw Problem(description: "\(error)")
+        }
+    }
+
+    static func radio(_ config: DriftConfiguration) throws(Problem) -> any MeshRadio {
+        switch config.radio.kind {
+        case .sim:
+            let sim = config.sim
+            let transmitter = SimulatedRadioTransmitter(
+                latitude: sim.latitude, longitude: sim.longitude, txPowerDBm: config.radio.txPowerDBm,
+                channel: .init(frequencyMHz: config.radio.frequencyMHz, spreadingFactor: config.radio.spreadingFactor,
+                               bandwidthHz: config.radio.bandwidthKHz * 1_000))
+            let medium = SimulatedRadioMedium(
+                pathLossExponent: sim.radioPathLossExponent, rangeMeters: sim.radioRangeM, lossProbability: sim.radioLoss,
+                latency: .milliseconds(sim.radioLatencyMs))
+            do {
+                return try SimulatedRadio(configuration: .init(
+                    port: sim.radioUDPPort, peers: sim.radioPeers.map { ($0.host, $0.port) }, transmitter: transmitter, medium: medium))
+            } catch {
+                throw Problem(description: "simulated radio on UDP port \(sim.radioUDPPort): \(error)")
+            }
+        case .e22, .meshtastic:
+            throw Problem(description: "radio.kind = \(config.radio.kind.rawValue): the driver for this radio is not in this build yet; the mesh stays off")
+        case .none:
+            throw Problem(description: "radio.kind = none")
+        }
+    }
+
+    /// The box's key pair from `<data_dir>/mesh.key`, made on the first start.
+    static func keyPair(dataDirectory: String, logger: Logger) throws(Problem) -> BoxKeyPair {
+        do {
+            let (bytes, created) = try MeshKeyFile.loadOrCreate(in: dataDirectory) { BoxKeyPair().rawPrivateKey }
+            let pair = try BoxKeyPair(rawPrivateKey: bytes)
+            if created { logger.notice("made the box's mesh key", metadata: ["node": "\(pair.nodeID)", "file": "\(dataDirectory)/\(MeshKeyFile.name)"]) }
+            return pair
+        } catch let problem as MeshKeyFile.Problem {
+            throw Problem(description: problem.description)
+        } catch {
+            throw Problem(description: "\(dataDirectory)/\(MeshKeyFile.name): \(error)")
+        }
+    }
+
+    /// The node and its service, or why the mesh cannot run.
+    static func make(
+        config: DriftConfiguration, database: DriftDatabase, dataDirectory: String, health: HealthRegistry, logger: Logger,
+        activity: @escaping @Sendable () -> Void
+    ) throws(Problem) -> MeshService {
+        let keyPair = try keyPair(dataDirectory: dataDirectory, logger: logger)
+        let policy = try policy(config.radio)
+        let radio = try radio(config)
+        let period = Duration.seconds(config.mesh.helloIntervalS)
+        var routing = MeshRouterConfiguration.standard
+        routing.helloPeriod = period
+        routing.helloJitter = period / 10
+        let settings = MeshNode.Settings(
+            hopLimit: UInt8(config.mesh.hopLimit), messageLifetime: TimeInterval(config.mesh.messageLifetimeH * 3_600),
+            modulation: modulation(config.radio), router: routing, maximumFrameBytes: min(MeshFrame.maxBytes, radio.maximumFrameBytes))
+        let store = MeshStore(database: database, limits: MeshStoreLimits(
+            maxHeldPackets: config.mesh.holdPackets, maxHeldBytes: config.mesh.holdPackets * 240))
+        do {
+            let node = try MeshNode(keyPair: keyPair, networkKey: config.mesh.networkKey, store: store,
+                                    budget: AirtimeBudget(policy: policy), settings: settings, logger: logger)
+            return MeshService(node: node, radio: radio, health: health, logger: logger, activity: activity)
+        } catch {
+            radio.close()
+            throw Problem(description: "mesh node: \(error)")
+        }
+    }
+
+    /// `mesh.send`, `mesh.inbox` and `mesh.status` on the control socket.
+    static func registerControlCommands(_ commands: inout ControlCommands, service: MeshService) {
+        let node = service.node
+        commands.register("mesh.status") { _ in await node.status() }
+        commands.register("mesh.inbox") { _ in MeshInboxAnswer(node: "\(node.me)", messages: node.inbox.all) }
+        commands.register("mesh.send") { arguments in
+            guard let text = arguments["text"], !text.isEmpty else {
+                throw ControlError(code: "bad_arguments", message: "text is required")
+            }
+            var destination: NodeID?
+            if let to = arguments["to"], !to.isEmpty {
+                guard let parsed = NodeID(parsing: to) else {
+                    throw ControlError(code: "bad_arguments", message: "to must be a node id like !1a2b3c4d, found \(to)")
+                }
+                destination = parsed
+            }
+            let receipt: MeshNode.Receipt
+            do {
+                receipt = try await node.send(.text(text), to: destination)
+            } catch {
+                throw ControlError(code: "not_sent", message: "\(error)")
+            }
+            service.wake()
+            return receipt
+        }
+    }
+}
+
+/// The answer of `mesh.inbox`.
+struct MeshInboxAnswer: Codable, Sendable {
+    var node: String
+    var messages: [MeshInbox.Entry]
+}
+
+extension NodeID {
+    /// Parses `!1a2b3c4d` (or the 8 hex digits alone).
+    init?(parsing text: String) {
+        let hex = text.hasPrefix("!") ? String(text.dropFirst()) : text
+        guard hex.count == 8, let value = UInt32(hex, radix: 16), value != NodeID.broadcast.rawValue else { return nil }
+        self.init(value)
+    }
+}

@@ -1,0 +1,34 @@
+/// The mesh's state for `driftd mesh status` (JSON over the control socket).
+public struct MeshStatus: Sendable, Codable, Equatable {
+    public struct Neighbour: Sendable, Codable, Equatable {
+        public var id: String
+        public var rssi: Double
+        public var snr: Double
+        public var lastHeardSecondsAgo: Double
+        /// How many neighbours this neighbour reports (2-hop knowledge).
+        public var theirNeighbours: Int
+    }
+
+    public struct Outbox: Sendable, Codable, Equatable {
+        public var queued: Int
+        public var sent: Int
+        public var delivered: Int
+        public var failed: Int
+    }
+
+    /// This box's mesh address.
+    public var node: String
+    public var neighbours: [Neighbour]
+    public var counters: MeshCounters
+    public var outbox: Outbox
+    public var heldPackets: Int
+    public var heldBytes: Int
+    /// Entries in the persisted seen-set.
+    public var seen: Int
+    /// Frames waiting in the transmit queue.
+    public var queued: Int
+    /// This box's own transmissions over the last hour, % of the time.
+    public var airtimeUsedPercent: Double
+    /// Channel busy (own and heard), % of the time.
+    public var channelUtilisationPercent: Double
+}

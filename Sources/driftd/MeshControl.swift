@@ -1,0 +1,66 @@
+import ArgumentParser
+import Foundation
+
+/// `driftd mesh send|inbox|status`: the running daemon's mesh, through its control socket.
+struct MeshSend: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send",
+        abstract: "Send a text message over the mesh (to every box, or to one with --to).")
+    @Option(name: .long, help: "The text (UTF-8; long texts travel in up to 16 frames).") var text: String
+    @Option(name: .long, help: "A box's mesh address (!1a2b3c4d); without it, every box.") var to: String?
+    @OptionGroup var target: ControlTarget
+    func run() throws {
+        var arguments = ["text": text]
+        if let to { arguments["to"] = to }
+        try target.send("mesh.send", arguments) { result in
+            let receipt = result as? [String: Any] ?? [:]
+            return "stored \(receipt["id"] as? String ?? "?") in the outbox (\(receipt["frames"] as? Int ?? 0) frame(s)) for \(to ?? "every box")"
+        }
+    }
+}
+
+struct MeshInboxCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "inbox", abstract: "Messages the mesh delivered to this box, oldest first.")
+    @OptionGroup var target: ControlTarget
+    func run() throws {
+        try target.send("mesh.inbox", [:]) { result in
+            let messages = (result as? [String: Any])?["messages"] as? [[String: Any]] ?? []
+            if messages.isEmpty { return "no messages" }
+            return messages.map { entry in
+                let from = entry["origin"] as? String ?? "?"
+                let hops = entry["hops"] as? Int ?? 0
+                let body = entry["text"] as? String ?? "(\(entry["bytes"] as? Int ?? 0) bytes on port \(entry["port"] as? Int ?? 0))"
+                return "\(from) · \(hops) hop(s) · \(body)"
+            }.joined(separator: "\n")
+        }
+    }
+}
+
+struct MeshStatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "This box's mesh address, neighbours, counters, outbox and airtime.")
+    @OptionGroup var target: ControlTarget
+    func run() throws {
+        try target.send("mesh.status", [:]) { result in
+            let status = result as? [String: Any] ?? [:]
+            var lines = ["node \(status["node"] as? String ?? "?")"]
+            let neighbours = status["neighbours"] as? [[String: Any]] ?? []
+            lines.append("neighbours: \(neighbours.isEmpty ? "none heard yet" : "")")
+            for n in neighbours {
+                lines.append(String(format: "  %@  RSSI %.0f dBm  SNR %.1f dB  heard %.0f s ago",
+                                    n["id"] as? String ?? "?", n["rssi"] as? Double ?? 0, n["snr"] as? Double ?? 0,
+                                    n["lastHeardSecondsAgo"] as? Double ?? 0))
+            }
+            if let outbox = status["outbox"] as? [String: Any] {
+                lines.append("outbox: \(outbox["queued"] ?? 0) queued, \(outbox["sent"] ?? 0) sent, \(outbox["delivered"] ?? 0) delivered, \(outbox["failed"] ?? 0) failed")
+            }
+            lines.append("held: \(status["heldPackets"] ?? 0) packets, seen-set: \(status["seen"] ?? 0)")
+            lines.append(String(format: "airtime: %.2f %% of the last hour (own), channel busy %.2f %%",
+                                status["airtimeUsedPercent"] as? Double ?? 0, status["channelUtilisationPercent"] as? Double ?? 0))
+            if let counters = status["counters"] as? [String: Any] {
+                let interesting = counters.filter { ($0.value as? Int ?? 1) != 0 }.sorted { $0.key < $1.key }
+                lines.append("counters: " + interesting.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+            }
+            return lines.joined(separator: "\n")
+        }
+    }
+}

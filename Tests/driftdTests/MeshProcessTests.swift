@@ -1,0 +1,119 @@
+import DriftSystem
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Three `driftd run` processes on the simulated radio, in a line: A — B — C, 800 m apart
+/// with a 1 km range, so A and C cannot hear each other and everything goes through B.
+@Suite("Mesh: three driftd processes on the simulated radio")
+struct MeshProcessTests {
+    static let binaryBuilt = DriftdProcess.binaryPath != nil
+
+    /// One box of the line: its config file, data directory and radio port.
+    struct Box {
+        var name: String
+        var directory: String
+        var data: String { directory + "/data" }
+        var config: String { directory + "/driftd.toml" }
+        var port: Int
+        var eastMetres: Double
+    }
+
+    /// Free UDP ports on loopback (bound, read, released).
+    static func freePorts(_ count: Int) throws -> [Int] {
+        let sockets = try (0..<count).map { _ in try UDPSocket.bind(host: "127.0.0.1", port: 0) }
+        defer { sockets.forEach { try? $0.socket.close() } }
+        return sockets.map(\.port)
+    }
+
+    static func writeConfig(_ box: Box, peers: [Int]) throws {
+        let longitude = 13.4019 + box.eastMetres / (111_320 * cos(52.4731 * Double.pi / 180))
+        var text = try String(contentsOfFile: DriftdProcess.packageRoot + "/board/sim.toml", encoding: .utf8)
+        text = text.replacingOccurrences(of: "name = \"Drift Box (simulated)\"", with: "name = \"Box \(box.name)\"")
+        text = text.replacingOccurrences(of: "longitude = 13.4019", with: "longitude = \(longitude)")
+        text = text.replacingOccurrences(of: "radio_udp_port = 47300", with: "radio_udp_port = \(box.port)")
+        text = text.replacingOccurrences(of: "radio_peers = []", with: "radio_peers = [\(peers.map { "\"127.0.0.1:\($0)\"" }.joined(separator: ", "))]")
+        text = text.replacingOccurrences(of: "radio_range_m = 0 ", with: "radio_range_m = 1000 ")
+        text = text.replacingOccurrences(of: "hello_interval_s = 300 ", with: "hello_interval_s = 2 ")
+        try FileManager.default.createDirectory(atPath: box.directory, withIntermediateDirectories: true)
+        try text.write(toFile: box.config, atomically: true, encoding: .utf8)
+    }
+
+    static func start(_ box: Box) async throws -> DriftdProcess {
+        let listener = try NotifySocketListener.abstract()
+        let process = try DriftdProcess(arguments: ["run", "--config", box.config, "--data-dir", box.data],
+                                        environment: ["NOTIFY_SOCKET": listener.address], stderrPath: box.directory + "/log-\(UUID().uuidString.prefix(6))")
+        _ = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(60)) }
+        return process
+    }
+
+    static func mesh(_ box: Box, _ arguments: [String]) async throws -> [String: Any] {
+        let result = try await DriftdProcess.runToCompletion(["mesh"] + arguments + ["--data-dir", box.data, "--json"])
+        try #require(result.status == 0, "\(arguments): \(result)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
+    }
+
+    /// Texts in `box`'s mesh inbox (one entry per delivery).
+    static func inbox(_ box: Box) async throws -> [String] {
+        let answer = try await mesh(box, ["inbox"])
+        return (answer["messages"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
+    }
+
+    /// Waits until `box` has received `text`, at most `timeout`.
+    static func waitFor(_ text: String, at box: Box, timeout: Duration) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await inbox(box).contains(text) { return true }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        return false
+    }
+
+    @Test("a broadcast crosses the line; a message sent while the middle box is down arrives once it is back, once",
+          .enabled(if: binaryBuilt, "driftd binary not built"), .timeLimit(.minutes(4)))
+    func lineDelivery() async throws {
+        let directory = try TemporaryDirectory(prefix: "mesh-line")
+        defer { directory.remove() }
+        let ports = try Self.freePorts(3)
+        let boxes = zip(["A", "B", "C"], zip(ports, [0.0, 800, 1_600])).map { name, rest in
+            Box(name: name, directory: directory.appending(name), port: rest.0, eastMetres: rest.1)
+        }
+        for box in boxes { try Self.writeConfig(box, peers: ports.filter { $0 != box.port }) }
+        let (a, b, c) = (boxes[0], boxes[1], boxes[2])
+        var processes = [try await Self.start(a), try await Self.start(b), try await Self.start(c)]
+        defer { processes.forEach { $0.send(SIGKILL) } }
+
+        // A hears only B; C hears only B.
+        let status = try await Self.mesh(a, ["status"])
+        #expect((status["node"] as? String)?.hasPrefix("!") == true, "\(status)")
+
+        _ = try await Self.mesh(a, ["send", "--text", "hello down the line"])
+        #expect(try await Self.waitFor("hello down the line", at: c, timeout: .seconds(60)), "\(processes[2].stderr)")
+        #expect(try await Self.inbox(b).contains("hello down the line"))
+
+        // B goes away; A sends; C cannot hear A, so nothing arrives.
+        processes[1].send(SIGTERM)
+        #expect(try await processes[1].waitForExit(timeout: .seconds(20)) == 0)
+        _ = try await Self.mesh(a, ["send", "--text", "while you were away"])
+        try await Task.sleep(for: .seconds(5))
+        #expect(try await !Self.inbox(c).contains("while you were away"))
+
+        // B comes back with the same data directory: it catches up from A and passes it on.
+        processes[1] = try await Self.start(b)
+        #expect(try await Self.waitFor("while you were away", at: c, timeout: .seconds(90)), "\(processes[1].stderr)")
+        try await Task.sleep(for: .seconds(6))  // a few more hello rounds: nothing arrives twice
+        let final = try await Self.inbox(c)
+        #expect(final.filter { $0 == "hello down the line" }.count == 1, "\(final)")
+        #expect(final.filter { $0 == "while you were away" }.count == 1, "\(final)")
+        #expect(try await Self.inbox(a).isEmpty, "a box does not deliver its own messages to itself")
+
+        for process in processes {
+            process.send(SIGTERM)
+            #expect(try await process.waitForExit(timeout: .seconds(20)) == 0)
+        }
+    }
+}
