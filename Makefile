@@ -40,10 +40,12 @@ bench-api: deps
 	@scripts/bench-api.sh
 
 # libFuzzer over the NMEA framer and parser (seeds in Fuzz/NMEAFuzz/corpus) and over the
-# media probes (seeds: the DriftMedia test fixtures), each bounded to FUZZ_SECONDS.
+# media probes (seeds: the DriftMedia test fixtures) and over the mesh frame decoder, relay
+# rewrite and reassembler (seeds in Fuzz/MeshFuzz/corpus), each bounded to FUZZ_SECONDS.
 fuzz: deps
 	Fuzz/NMEAFuzz/run.sh $(FUZZ_SECONDS)
 	Fuzz/MediaFuzz/run.sh $(FUZZ_SECONDS)
+	Fuzz/MeshFuzz/run.sh $(FUZZ_SECONDS)
 
 release: deps
 	$(SWIFT) build -c release --product driftd
