@@ -43,4 +43,10 @@ struct LoRaAirtimeTests {
             last = t
         }
     }
+
+    @Test("A contention slot is Meshtastic's: 77.2 ms at LongFast, 9.8 ms at SF7/500 kHz")
+    func slot() {
+        #expect(LoRaModulation.longFast.slot == .microseconds(77_232))
+        #expect(LoRaModulation(spreadingFactor: 7, bandwidthHz: 500_000).slot == .microseconds(9_776))
+    }
 }

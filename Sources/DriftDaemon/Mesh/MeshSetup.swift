@@ -78,12 +78,14 @@ enum MeshSetup {
         let policy = try policy(config.radio)
         let radio = try radio(config)
         let period = Duration.seconds(config.mesh.helloIntervalS)
+        let modulation = modulation(config.radio)
         var routing = MeshRouterConfiguration.standard
         routing.helloPeriod = period
         routing.helloJitter = period / 10
+        routing.slot = modulation.slot
         let settings = MeshNode.Settings(
             hopLimit: UInt8(config.mesh.hopLimit), messageLifetime: TimeInterval(config.mesh.messageLifetimeH * 3_600),
-            modulation: modulation(config.radio), router: routing, maximumFrameBytes: min(MeshFrame.maxBytes, radio.maximumFrameBytes))
+            modulation: modulation, router: routing, maximumFrameBytes: min(MeshFrame.maxBytes, radio.maximumFrameBytes))
         let store = MeshStore(database: database, limits: MeshStoreLimits(
             maxHeldPackets: config.mesh.holdPackets, maxHeldBytes: config.mesh.holdPackets * 240))
         do {
