@@ -77,17 +77,9 @@ public enum TCPSocket {
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = in_port_t(UInt16(port).bigEndian)
             address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            try Syscall.retryingEINTR("bind", subject: "127.0.0.1:\(port)") {
-                withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(socket.rawValue, $0, length) } }
-            }
+            let bound = try IPv4Bind.bind(socket, to: address, subject: "127.0.0.1:\(port)")
             try Syscall.retryingEINTR("listen") { Glibc.listen(socket.rawValue, backlog) }
-            try Syscall.retryingEINTR("getsockname") {
-                withUnsafeMutablePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket.rawValue, $0, &length) }
-                }
-            }
-            return (socket, Int(UInt16(bigEndian: address.sin_port)))
+            return (socket, bound)
         } catch {
             try? socket.close()
             throw error

@@ -14,20 +14,11 @@ import Musl
 public enum UDPSocket {
     /// A UDP socket bound to `host:port` (`port` 0 = any free port) and the port it got.
     public static func bind(host: String, port: Int) throws(SystemError) -> (socket: FileDescriptor, port: Int) {
-        var address = try socketAddress(host: host, port: port)
+        let address = try socketAddress(host: host, port: port)
         let flags = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
         let socket = FileDescriptor(rawValue: try Syscall.retryingEINTR("socket") { Glibc.socket(AF_INET, flags, 0) })
         do throws(SystemError) {
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            try Syscall.retryingEINTR("bind", subject: "\(host):\(port)") {
-                withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(socket.rawValue, $0, length) } }
-            }
-            try Syscall.retryingEINTR("getsockname") {
-                withUnsafeMutablePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket.rawValue, $0, &length) }
-                }
-            }
-            return (socket, Int(UInt16(bigEndian: address.sin_port)))
+            return (socket, try IPv4Bind.bind(socket, to: address, subject: "\(host):\(port)"))
         } catch {
             try? socket.close()
             throw error
