@@ -76,7 +76,7 @@ struct MeshProcessTests {
         return false
     }
 
-    @Test("a broadcast crosses the line; a message sent while the middle box is down arrives once it is back, once",
+    @Test("a broadcast and a directed message (acknowledged) cross the line; a message sent while the middle box is down arrives once it is back, once",
           .enabled(if: binaryBuilt, "driftd binary not built"), .timeLimit(.minutes(4)))
     func lineDelivery() async throws {
         let directory = try TemporaryDirectory(prefix: "mesh-line")
@@ -97,6 +97,19 @@ struct MeshProcessTests {
         _ = try await Self.mesh(a, ["send", "--text", "hello down the line"])
         #expect(try await Self.waitFor("hello down the line", at: c, timeout: .seconds(60)), "\(processes[2].stderr)")
         #expect(try await Self.inbox(b).contains("hello down the line"))
+
+        // A directed message to C: delivered at C, acknowledged back through B, `delivered` in A's outbox.
+        let cNode = try #require(try await Self.mesh(c, ["status"])["node"] as? String)
+        _ = try await Self.mesh(a, ["send", "--text", "just for C", "--to", cNode])
+        #expect(try await Self.waitFor("just for C", at: c, timeout: .seconds(60)))
+        let deadline = ContinuousClock.now + .seconds(60)
+        var delivered = 0
+        while ContinuousClock.now < deadline, delivered == 0 {
+            delivered = ((try await Self.mesh(a, ["status"]))["outbox"] as? [String: Any])?["delivered"] as? Int ?? 0
+            if delivered == 0 { try await Task.sleep(for: .milliseconds(500)) }
+        }
+        #expect(delivered == 1, "the ack from C reached A")
+        #expect(try await !Self.inbox(b).contains("just for C"), "B relays it but does not deliver it")
 
         // B goes away; A sends; C cannot hear A, so nothing arrives.
         processes[1].send(SIGTERM)
