@@ -292,7 +292,8 @@ public enum Daemon {
                 },
                 faults: { health.evaluate().faults },
                 connections: { await hub?.connectionCount ?? 0 },
-                startedAt: startedAt)
+                startedAt: startedAt,
+                mesh: { [node = mesh?.node] in await node?.status() })
             services.append(MetricsServer(metrics: .shared, sources: sources, host: config.metrics.listen.host,
                                           port: config.metrics.listen.port, logger: logger))
         }

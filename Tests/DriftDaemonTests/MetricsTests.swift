@@ -37,6 +37,33 @@ struct MetricsTests {
         #expect(text.contains(#"driftd_fault{component="gps"} 0.0"# + "\n"), "\(text)")
     }
 
+    @Test("the mesh's neighbours, airtime, outbox and frame verdicts are gauges when the mesh runs")
+    func meshGauges() async throws {
+        let metrics = BoxMetrics()
+        var counters = MeshCounters()
+        counters.heard = 12
+        counters.forged = 2
+        counters.malformed = ["truncated": 1]
+        counters.sentRelays = 3
+        let status = MeshStatus(
+            node: "!0a0b0c0d",
+            neighbours: [.init(id: "!01020304", rssi: -100, snr: 4.5, lastHeardSecondsAgo: 12, theirNeighbours: 3)],
+            counters: counters, outbox: .init(queued: 1, sent: 4, delivered: 2, failed: 0),
+            heldPackets: 9, heldBytes: 1_800, seen: 30, queued: 0, airtimeUsedPercent: 1.25, channelUtilisationPercent: 3.5)
+        var sources = Self.sources(faults: [:])
+        sources.mesh = { status }
+        await metrics.refresh(from: sources, now: Date(timeIntervalSince1970: 1_700_000_100))
+        let text = String(decoding: metrics.render(), as: UTF8.self)
+        for line in [
+            "driftd_mesh_neighbours 1.0", "driftd_mesh_airtime_used_percent 1.25", "driftd_mesh_channel_utilisation_percent 3.5",
+            "driftd_mesh_held_packets 9.0", #"driftd_mesh_outbox{state="delivered"} 2.0"#, #"driftd_mesh_frames{verdict="heard"} 12.0"#,
+            #"driftd_mesh_frames{verdict="forged"} 2.0"#, #"driftd_mesh_frames{verdict="malformed_truncated"} 1.0"#,
+            #"driftd_mesh_sent{kind="relay"} 3.0"#,
+        ] {
+            #expect(text.contains(line + "\n"), "missing \(line) in:\n\(text)")
+        }
+    }
+
     @Test("API requests and errors are counted through swift-metrics into the shared registry")
     func counters() {
         let metrics = BoxMetrics.shared

@@ -21,10 +21,14 @@ public final class BoxMetrics: Sendable {
         public var faults: @Sendable () -> [String: String]
         public var connections: @Sendable () async -> Int
         public var startedAt: Date
+        /// The mesh's state; `nil` when the mesh does not run.
+        public var mesh: @Sendable () async -> MeshStatus?
 
         public init(weather: @escaping @Sendable () -> LatestReadings.Weather?, gps: @escaping @Sendable () -> GPSStatus.Snapshot,
                     bottles: @escaping @Sendable () -> [BottleState: Int], faults: @escaping @Sendable () -> [String: String],
-                    connections: @escaping @Sendable () async -> Int, startedAt: Date) {
+                    connections: @escaping @Sendable () async -> Int, startedAt: Date,
+                    mesh: @escaping @Sendable () async -> MeshStatus? = { nil }) {
+            self.mesh = mesh
             self.weather = weather
             self.gps = gps
             self.bottles = bottles
@@ -79,6 +83,36 @@ public final class BoxMetrics: Sendable {
                 .set(faults[component] == nil ? 0.0 : 1.0)
         }
         gauge("driftd_live_connections", "Open WebSocket connections of visitors' pages.").set(Double(await sources.connections()))
+        if let mesh = await sources.mesh() {
+            refreshMesh(mesh)
+        }
+    }
+
+    private func refreshMesh(_ mesh: MeshStatus) {
+        gauge("driftd_mesh_neighbours", "Boxes heard directly (hellos) and not yet expired.").set(Double(mesh.neighbours.count))
+        gauge("driftd_mesh_airtime_used_percent", "This box's own time on air over the last hour, % (the duty-cycle budget's measure).")
+            .set(mesh.airtimeUsedPercent)
+        gauge("driftd_mesh_channel_utilisation_percent", "Channel busy with own and heard frames, % of the time.").set(mesh.channelUtilisationPercent)
+        gauge("driftd_mesh_held_packets", "Packets held for neighbours that missed them.").set(Double(mesh.heldPackets))
+        gauge("driftd_mesh_seen_packets", "Entries in the persisted seen-set.").set(Double(mesh.seen))
+        for (state, count) in [("queued", mesh.outbox.queued), ("sent", mesh.outbox.sent), ("delivered", mesh.outbox.delivered), ("failed", mesh.outbox.failed)] {
+            registry.makeGauge(name: "driftd_mesh_outbox", labels: [("state", state)], help: "Messages in the outbox by state.").set(Double(count))
+        }
+        let c = mesh.counters
+        var verdicts: [(String, Int)] = [
+            ("heard", c.heard), ("authentic", c.authentic), ("delivered", c.delivered), ("duplicate", c.duplicates),
+            ("forged", c.forged), ("foreign", c.foreign), ("expired", c.expired), ("origin_forged", c.originForged), ("bad_hello", c.badHello),
+        ]
+        verdicts += c.malformed.map { ("malformed_\($0.key)", $0.value) }
+        for (verdict, count) in verdicts {
+            registry.makeGauge(name: "driftd_mesh_frames", labels: [("verdict", verdict)], help: "Frames heard since start, by what became of them.")
+                .set(Double(count))
+        }
+        for (kind, count) in [("own", c.sentOwn), ("relay", c.sentRelays), ("hello", c.sentHellos), ("sync", c.sentSync)] {
+            registry.makeGauge(name: "driftd_mesh_sent", labels: [("kind", kind)], help: "Frames queued for the radio since start, by kind.")
+                .set(Double(count))
+        }
+        gauge("driftd_mesh_relays_cancelled", "Planned relays dropped since start because neighbours already covered them.").set(Double(c.relaysCancelled))
     }
 
     /// The exposition text (Prometheus text format 0.0.4).
