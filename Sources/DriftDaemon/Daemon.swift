@@ -225,7 +225,6 @@ public enum Daemon {
             )
         }
         var commands = ControlCommands()
-        commands.register("status") { _ in statusSnapshot() }
         devices.registerControlCommands(&commands)
 
         // The mesh: needs the feature, a network key and a radio.
@@ -241,6 +240,11 @@ public enum Daemon {
                 logger.error("the mesh cannot start", metadata: ["problem": "\(error)"])
                 health.setFault(MeshService.component, error.description)
             }
+        }
+        commands.register("status") { [node = mesh?.node] _ in
+            var status = statusSnapshot()
+            if let node { status.mesh = DaemonStatus.Mesh(await node.status()) }
+            return status
         }
         let control = ControlServer(path: config.controlSocketPath, commands: commands, logger: logger)
 

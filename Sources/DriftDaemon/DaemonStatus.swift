@@ -42,6 +42,25 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     /// Where the box's time comes from: the kernel's synchronisation (NTP, RTC), GPS, or
     /// nowhere yet (time conditions stay locked).
     public var clock: String?
+    /// The mesh in one line's worth of figures; `nil` when the mesh does not run.
+    public var mesh: Mesh?
+
+    /// The mesh's summary (`driftd mesh status` has the rest).
+    public struct Mesh: Codable, Sendable, Equatable {
+        public var node: String
+        public var neighbours: Int
+        public var outboxQueued: Int
+        public var outboxFailed: Int
+        public var airtimeUsedPercent: Double
+
+        public init(_ status: MeshStatus) {
+            node = status.node
+            neighbours = status.neighbours.count
+            outboxQueued = status.outbox.queued
+            outboxFailed = status.outbox.failed
+            airtimeUsedPercent = status.airtimeUsedPercent
+        }
+    }
 
     /// The human-readable form printed by `driftd status`.
     public func renderText() -> String {
@@ -74,6 +93,10 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
                                 gps.hdop.map { String(format: "%.1f", $0) } ?? "?", age, gps.source))
         }
         if let clock { lines.append("clock: \(clock)") }
+        if let mesh {
+            lines.append(String(format: "mesh: %@, %d neighbour(s), outbox %d queued / %d failed, airtime %.2f %% of the hour",
+                                mesh.node, mesh.neighbours, mesh.outboxQueued, mesh.outboxFailed, mesh.airtimeUsedPercent))
+        }
         lines.append("health: \(health.alive ? "all main loops alive" : "STALLED: \(health.stalled.joined(separator: ", "))")\(watchdog ? ", systemd watchdog on" : "")")
         for (component, fault) in health.faults.sorted(by: { $0.key < $1.key }) {
             lines.append("fault: \(component): \(fault)")

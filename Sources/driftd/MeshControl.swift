@@ -44,7 +44,7 @@ struct MeshStatusCommand: ParsableCommand {
             let status = result as? [String: Any] ?? [:]
             var lines = ["node \(status["node"] as? String ?? "?")"]
             let neighbours = status["neighbours"] as? [[String: Any]] ?? []
-            lines.append("neighbours: \(neighbours.isEmpty ? "none heard yet" : "")")
+            lines.append(neighbours.isEmpty ? "neighbours: none heard yet" : "neighbours:")
             for n in neighbours {
                 lines.append(String(format: "  %@  RSSI %.0f dBm  SNR %.1f dB  heard %.0f s ago",
                                     n["id"] as? String ?? "?", n["rssi"] as? Double ?? 0, n["snr"] as? Double ?? 0,
@@ -57,8 +57,10 @@ struct MeshStatusCommand: ParsableCommand {
             lines.append(String(format: "airtime: %.2f %% of the last hour (own), channel busy %.2f %%",
                                 status["airtimeUsedPercent"] as? Double ?? 0, status["channelUtilisationPercent"] as? Double ?? 0))
             if let counters = status["counters"] as? [String: Any] {
-                let interesting = counters.filter { ($0.value as? Int ?? 1) != 0 }.sorted { $0.key < $1.key }
-                lines.append("counters: " + interesting.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+                var interesting = counters.compactMap { key, value in (value as? Int).flatMap { $0 == 0 ? nil : "\(key) \($0)" } }
+                let malformed = counters["malformed"] as? [String: Int] ?? [:]
+                interesting += malformed.map { "malformed \($0.key) \($0.value)" }
+                lines.append("counters: " + (interesting.isEmpty ? "nothing yet" : interesting.sorted().joined(separator: ", ")))
             }
             return lines.joined(separator: "\n")
         }
