@@ -82,6 +82,25 @@ struct MeshNodeTests {
         #expect(restarted.inbox.all.isEmpty)
     }
 
+    @Test("a directed message is acknowledged, and acknowledged again when its sender retries (the first ack was lost)")
+    func reacknowledge() async throws {
+        let directory = try TemporaryDirectory(prefix: "mesh-node-ack")
+        defer { directory.remove() }
+        let me = BoxKeyPair()
+        let node = try Self.node(database: try DriftDatabase.open(path: directory.appending("drift.sqlite")), keyPair: me)
+        let other = BoxKeyPair()
+        let header = MeshHeader(kind: .directed, origin: other.nodeID, packetID: 99, destination: me.nodeID, hopStart: 3, wantsAck: true,
+                                expiresAtMinute: MeshHeader.expiryMinute(now: Date(), lifetime: 3_600))
+        let frame = try MeshSealer(networkKey: Self.networkKey).seal(header: header, plaintext: MeshMessage.text("for you").encoded)
+        await node.receive(Self.reception(frame))
+        #expect(node.inbox.all.map(\.text) == ["for you"])
+        #expect(await node.status().counters.sentOwn == 1)  // the ack
+        await node.receive(Self.reception(frame))
+        let counters = await node.status().counters
+        #expect(counters.sentOwn == 2)
+        #expect(counters.delivered == 1)
+    }
+
     @Test("a sent message is in the outbox before it is transmitted, and its frames are queued for the radio")
     func sendIsStoredFirst() async throws {
         let directory = try TemporaryDirectory(prefix: "mesh-node-send")

@@ -72,6 +72,8 @@ public actor MeshNode {
     private var relayable: [PacketKey: (frame: [UInt8], expires: Duration)] = [:]
     /// Our own frames waiting for the router's `.transmit`, by key.
     private var ownFrames: [PacketKey: (frame: [UInt8], outbox: PacketKey, priority: TransmitPriority)] = [:]
+    /// Directed messages delivered here, by first packet key: a retry of one is acknowledged again.
+    private var acknowledged: OrderedKeys = OrderedKeys()
     /// When each neighbour was last sent our digest.
     private var lastDigestTo: [NodeID: Duration] = [:]
     private var nextFrameID: UInt64 = 1
@@ -218,6 +220,11 @@ public actor MeshNode {
             if firstTime { heardRequest(header, plaintext) } else { counters.duplicates += 1 }
         case .broadcast, .directed, .ack:
             if !firstTime && header.origin != me { counters.duplicates += 1 }
+            if !firstTime, header.kind == .directed, header.destination == me, header.wantsAck {
+                // The sender retried: our ack was lost on the way back. Acknowledge again.
+                let first = PacketKey(origin: header.origin, packetID: header.packetID &- UInt32(header.fragment?.index ?? 0))
+                if acknowledged.contains(first) { acknowledge(first) }
+            }
             if header.kind == .directed, header.destination == me, firstTime,
                case .forged = sealer.verifyOrigin(reception.bytes, me: keyPair, keyring: keyring) {
                 counters.originForged += 1
@@ -376,9 +383,9 @@ public actor MeshNode {
             whole = (header, plaintext)
         }
         if whole.header.kind == .directed, whole.header.wantsAck {
-            var ack: [UInt8] = []
-            withUnsafeBytes(of: whole.header.packetID.bigEndian) { ack.append(contentsOf: $0) }
-            sendControl(.ack, payload: ack, destination: whole.header.origin, hopStart: settings.hopLimit, priority: .interactive)
+            acknowledged.insert(whole.header.key)
+            if acknowledged.count > 1_024 { acknowledged.removeFirst() }
+            acknowledge(whole.header.key)
         }
         guard let message = MeshMessage(decoding: whole.payload) else {
             counters.malformed["empty_payload", default: 0] += 1
@@ -391,6 +398,13 @@ public actor MeshNode {
                            bytes: message.body.count, hops: delivery.hops, receivedAt: delivery.receivedAt))
         logger.debug("mesh message delivered here", metadata: ["id": "\(delivery.key)", "hops": "\(delivery.hops)"])
         onDeliver(delivery)
+    }
+
+    /// Sends the end-to-end acknowledgement of a directed message (its first packet id) back to its origin.
+    private func acknowledge(_ message: PacketKey) {
+        var ack: [UInt8] = []
+        withUnsafeBytes(of: message.packetID.bigEndian) { ack.append(contentsOf: $0) }
+        sendControl(.ack, payload: ack, destination: message.origin, hopStart: settings.hopLimit, priority: .interactive)
     }
 
     // MARK: Transmit queue
@@ -436,7 +450,10 @@ public actor MeshNode {
         let wallNow = Date()
         if t >= nextOutboxCheck {
             serviceOutbox(wallNow: wallNow)
-            nextOutboxCheck = t + .seconds(1)
+            // Retries wait 30 s and more: look every 5 s while something waits, else once a
+            // minute (a new message wakes the check at once), so an idle box stays idle.
+            let waiting = ((try? store.counts())?.queued ?? 0) > 0
+            nextOutboxCheck = t + (waiting ? .seconds(5) : .seconds(60))
         }
         if t >= nextHousekeeping {
             nextHousekeeping = t + .seconds(60)
@@ -478,5 +495,25 @@ public actor MeshNode {
             outbox: .init(queued: outbox.queued, sent: outbox.sent, delivered: outbox.delivered, failed: outbox.failed),
             heldPackets: usage.0, heldBytes: usage.1, seen: (try? store.seenCount()) ?? 0, queued: queue.count,
             airtimeUsedPercent: utilisation.airUtilTxPercent, channelUtilisationPercent: utilisation.channelUtilisationPercent)
+    }
+}
+
+/// A set of packet keys that remembers insertion order, so the oldest can be dropped.
+struct OrderedKeys {
+    private var order: [PacketKey] = []
+    private var members: Set<PacketKey> = []
+
+    var count: Int { members.count }
+
+    func contains(_ key: PacketKey) -> Bool { members.contains(key) }
+
+    mutating func insert(_ key: PacketKey) {
+        guard members.insert(key).inserted else { return }
+        order.append(key)
+    }
+
+    mutating func removeFirst() {
+        guard !order.isEmpty else { return }
+        members.remove(order.removeFirst())
     }
 }
