@@ -76,7 +76,7 @@ let package = Package(
         /// `driftd.toml` and board profiles: loading, merging, validation with line numbers.
         .target(
             name: "DriftConfig",
-            dependencies: ["DriftCore"],
+            dependencies: ["DriftCore", "DriftMesh"],
             swiftSettings: swiftSettings
         ),
         /// Pure domain: bottles, conditions, lifecycle, chat survival, geo, solar. No I/O.

@@ -1,3 +1,5 @@
+import DriftMesh
+
 extension DriftConfiguration {
     /// Rules that involve more than one key. Keys that already failed are not judged again.
     func checkCrossFieldRules(_ decoder: ConfigDecoder) {
@@ -41,6 +43,19 @@ extension DriftConfiguration {
                 decoder.report(.invalidValue, path: "radio.frequency_mhz",
                                message: "\(radio.frequencyMHz) MHz is outside the \(radio.region.rawValue) band (\(band.lowerBound)–\(band.upperBound) MHz)",
                                hint: fitting.isEmpty ? nil : "that frequency belongs to \(fitting.joined(separator: ", ")); check radio.region")
+            }
+        }
+
+        // The whole channel inside one sub-band the region allows (the airtime budget's rules).
+        if radio.kind != .none, decoder.isValid("radio.frequency_mhz"), decoder.hasNoIssue("radio.region"),
+           decoder.hasNoIssue("radio.bandwidth_khz"), radio.region.band.contains(radio.frequencyMHz),
+           let region = AirtimeRegion(rawValue: radio.region.rawValue) {
+            do {
+                _ = try DutyCyclePolicy.forChannel(region: region, frequencyMHz: radio.frequencyMHz, bandwidthHz: Double(radio.bandwidthKHz * 1_000))
+            } catch {
+                decoder.report(.invalidValue, path: "radio.frequency_mhz",
+                               message: "\(radio.frequencyMHz) MHz at \(radio.bandwidthKHz) kHz: \(error.reason)",
+                               hint: "the mesh will not transmit on it; see docs/airtime.md for the \(radio.region.rawValue) sub-bands")
             }
         }
 

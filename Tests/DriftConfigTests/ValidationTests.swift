@@ -317,6 +317,22 @@ struct CrossFieldTests {
         #expect(us.radio.region == .us915)
     }
 
+    @Test("the whole channel must sit in one sub-band the region allows (the airtime rules)")
+    func channelInSubBand() throws {
+        // 869.3 MHz ± 125 kHz straddles the 0.1 % and 10 % sub-bands: the mesh could not transmit.
+        let found = issues(in: try ConfigFixtures.simText(replacing: [("frequency_mhz = 869.525", "frequency_mhz = 869.3")]))
+        #expect(found.map(\.key) == ["radio.frequency_mhz"])
+        #expect(found.first?.message.contains("not inside one allowed sub-band") == true, "\(found)")
+        #expect(found.first?.hint?.contains("docs/airtime.md") == true)
+        // 868.3 MHz ± 125 kHz lies in 868.0–868.6 (1 %).
+        #expect(issues(in: try ConfigFixtures.simText(replacing: [("frequency_mhz = 869.525", "frequency_mhz = 868.3")])).isEmpty)
+        // Without a radio, nothing to check.
+        let noRadio = try ConfigFixtures.simText(replacing: [
+            ("frequency_mhz = 869.525", "frequency_mhz = 869.3"), ("kind = \"sim\"\nport = \"sim\"\nbaud = 9600", "kind = \"none\"\nport = \"sim\"\nbaud = 9600"),
+        ])
+        #expect(!issues(in: noRadio).contains { $0.key == "radio.frequency_mhz" })
+    }
+
     @Test("the region is required when there is a radio, optional without one")
     func regionRequired() throws {
         let found = issues(in: try ConfigFixtures.simText(replacing: [("region = \"EU868\"\n", "")]))
