@@ -172,7 +172,7 @@ let package = Package(
         .testTarget(name: "DriftSystemTests", dependencies: ["DriftSystem", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "HardwareTests", dependencies: ["Hardware", "TestSupport", "CDriftSys", "DriftSystem"], swiftSettings: swiftSettings),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Hardware", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "DriftConfigTests", dependencies: ["DriftConfig", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "DriftConfigTests", dependencies: ["DriftConfig", "DriftMesh", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DriftCoreTests", dependencies: ["DriftCore", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "GNSSTests", dependencies: ["GNSS", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DriftMediaTests", dependencies: ["DriftMedia", "DriftCore", "TestSupport"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),

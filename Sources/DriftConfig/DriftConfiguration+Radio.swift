@@ -1,3 +1,5 @@
+import DriftMesh
+
 extension DriftConfiguration {
     /// `[radio]`: the LoRa radio.
     public struct Radio: Sendable, Equatable {

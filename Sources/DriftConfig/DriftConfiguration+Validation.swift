@@ -48,10 +48,9 @@ extension DriftConfiguration {
 
         // The whole channel inside one sub-band the region allows (the airtime budget's rules).
         if radio.kind != .none, decoder.isValid("radio.frequency_mhz"), decoder.hasNoIssue("radio.region"),
-           decoder.hasNoIssue("radio.bandwidth_khz"), radio.region.band.contains(radio.frequencyMHz),
-           let region = AirtimeRegion(rawValue: radio.region.rawValue) {
+           decoder.hasNoIssue("radio.bandwidth_khz"), radio.region.band.contains(radio.frequencyMHz) {
             do {
-                _ = try DutyCyclePolicy.forChannel(region: region, frequencyMHz: radio.frequencyMHz, bandwidthHz: Double(radio.bandwidthKHz * 1_000))
+                _ = try DutyCyclePolicy.forChannel(region: radio.region, frequencyMHz: radio.frequencyMHz, bandwidthHz: Double(radio.bandwidthKHz * 1_000))
             } catch {
                 decoder.report(.invalidValue, path: "radio.frequency_mhz",
                                message: "\(radio.frequencyMHz) MHz at \(radio.bandwidthKHz) kHz: \(error.reason)",

@@ -1,18 +1,14 @@
-/// A LoRa regulatory region: the band `radio.frequency_mhz` must fall in, and its default channel.
+import DriftMesh
+
+/// `radio.region`: the LoRa regulatory region — the mesh's `AirtimeRegion` (whose duty-cycle
+/// rules the airtime budget applies), plus the band `radio.frequency_mhz` must fall in and its
+/// default channel.
 ///
 /// Bands are the region's whole ISM band; duty-cycle rules inside the band are the
 /// airtime budget's business, not the configuration's.
-public enum RadioRegion: String, Sendable, Equatable, Hashable, CaseIterable {
-    case eu868 = "EU868"
-    case eu433 = "EU433"
-    case us915 = "US915"
-    case au915 = "AU915"
-    case as923 = "AS923"
-    case kr920 = "KR920"
-    case in865 = "IN865"
-    case ru864 = "RU864"
-    case cn470 = "CN470"
+public typealias RadioRegion = AirtimeRegion
 
+extension AirtimeRegion {
     /// Lowest and highest allowed centre frequency in MHz.
     public var band: ClosedRange<Double> {
         switch self {

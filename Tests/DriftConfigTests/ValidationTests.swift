@@ -1,4 +1,5 @@
 import DriftConfig
+import DriftMesh
 import Foundation
 import Testing
 

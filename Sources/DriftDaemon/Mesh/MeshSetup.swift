@@ -21,11 +21,8 @@ enum MeshSetup {
     /// The duty-cycle policy of the configured channel; a channel outside every allowed
     /// sub-band is refused (the box would break the law on every frame).
     static func policy(_ radio: DriftConfiguration.Radio) throws(Problem) -> DutyCyclePolicy {
-        guard let region = AirtimeRegion(rawValue: radio.region.rawValue) else {
-            throw Problem(description: "no airtime rules for region \(radio.region.rawValue)")
-        }
         do {
-            return try DutyCyclePolicy.forChannel(region: region, frequencyMHz: radio.frequencyMHz, bandwidthHz: Double(radio.bandwidthKHz * 1_000))
+            return try DutyCyclePolicy.forChannel(region: radio.region, frequencyMHz: radio.frequencyMHz, bandwidthHz: Double(radio.bandwidthKHz * 1_000))
         } catch {
             throw Problem(description: "\(error)")
         }

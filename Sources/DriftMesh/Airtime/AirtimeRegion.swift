@@ -1,8 +1,6 @@
-/// The regulatory region whose transmit rules apply, as the airtime code sees it.
-///
-/// Raw values match the configuration's `radio.region` spellings (`EU868`, `US915`, …) so the
-/// daemon can map `RadioRegion` → `AirtimeRegion(rawValue:)` one to one. DriftMesh does not
-/// depend on DriftConfig, hence this separate enum.
+/// The regulatory region whose transmit rules apply. Raw values are the configuration's
+/// `radio.region` spellings (`EU868`, `US915`, …): DriftConfig's `RadioRegion` is this type,
+/// extended with each region's band and default channel.
 public enum AirtimeRegion: String, Sendable, Hashable, CaseIterable {
     case eu868 = "EU868"
     case eu433 = "EU433"
