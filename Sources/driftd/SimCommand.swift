@@ -67,6 +67,9 @@ extension SimCommand {
         @Option(help: "Our router: power-control headroom above the decoding SNR at the weakest uncovered neighbour, dB (default 8).")
         var powerMargin: Double?
 
+        @Option(help: "Mean seconds between messages of one box (Meshtasticator: 100). A scenario variation for extra rows only.")
+        var period = 100
+
         @Flag(help: "One JSON object per run.")
         var json = false
 
@@ -77,6 +80,7 @@ extension SimCommand {
             guard (1...7).contains(hopLimit) else { throw ValidationError("--hop-limit must be 1…7") }
             guard area >= 100, area <= 1_000_000 else { throw ValidationError("--area must be 100…1000000") }
             guard (jitterSlots ?? 0) >= 0, (slotsPerRank ?? 0) >= 0 else { throw ValidationError("--jitter-slots and --slots-per-rank must be ≥ 0") }
+            guard (1...1_000_000).contains(period) else { throw ValidationError("--period must be 1…1000000 s") }
             guard kinds != nil else { throw ValidationError("--router must be ours, meshtastic or both") }
         }
 
@@ -98,6 +102,7 @@ extension SimCommand {
                     var parameters = SimParameters(nodes: nodes, seed: seed &+ offset, router: kind, messages: messages,
                                                    hopLimit: kind == .ours ? hopLimit : 3)
                     parameters.areaM = area
+                    parameters.periodPerNode = .seconds(period)
                     if let cancelAfterCopies { parameters.ourConfiguration.cancelAfterCopies = cancelAfterCopies }
                     if let jitterSlots { parameters.ourConfiguration.jitterSlots = jitterSlots }
                     if let slotsPerRank { parameters.ourConfiguration.slotsPerRank = slotsPerRank }

@@ -189,11 +189,19 @@ public struct MeshRouter: Sendable {
         return found
     }
 
+    /// Marks what `transmitter`'s copy reached. For our own neighbours the right direction
+    /// is known — each lists in its hello how well *it* hears the transmitter — so that is
+    /// used (links are asymmetric); for boxes beyond, only the transmitter's list (how it
+    /// hears them) is known.
     private func cover(_ transmitter: NodeID?, in state: inout PacketState) {
         guard let t = transmitter else { return }
         state.covered.insert(t)
+        let minimum = configuration.minimumCoverBucket
+        for (id, n) in table {
+            if let b = n.neighbours[t], b >= minimum { state.covered.insert(id) }
+        }
         guard let n = table[t] else { return }
-        for (id, bucket) in n.neighbours where bucket >= configuration.minimumCoverBucket {
+        for (id, bucket) in n.neighbours where bucket >= minimum && table[id] == nil {
             state.covered.insert(id)
         }
     }
