@@ -70,6 +70,9 @@ extension SimCommand {
         @Option(help: "Mean seconds between messages of one box (Meshtasticator: 100). A scenario variation for extra rows only.")
         var period = 100
 
+        @Option(help: "…or at most this share of its neighbours, whichever is larger (0 = off).")
+        var cancelUncoveredShare: Double?
+
         @Flag(help: "One JSON object per run.")
         var json = false
 
@@ -104,6 +107,7 @@ extension SimCommand {
                     parameters.areaM = area
                     parameters.periodPerNode = .seconds(period)
                     if let cancelAfterCopies { parameters.ourConfiguration.cancelAfterCopies = cancelAfterCopies }
+                    if let cancelUncoveredShare { parameters.ourConfiguration.cancelWhenUncoveredShare = cancelUncoveredShare }
                     if let jitterSlots { parameters.ourConfiguration.jitterSlots = jitterSlots }
                     if let slotsPerRank { parameters.ourConfiguration.slotsPerRank = slotsPerRank }
                     if let minCoverBucket { parameters.ourConfiguration.minimumCoverBucket = min(minCoverBucket, 3) }

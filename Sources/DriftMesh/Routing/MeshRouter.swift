@@ -214,7 +214,7 @@ public struct MeshRouter: Sendable {
     private func stillNeeded(_ state: PacketState) -> Bool {
         let missing = uncovered(state).count
         if configuration.cancelAfterCopies > 0, state.copies >= configuration.cancelAfterCopies,
-           missing <= configuration.cancelWhenUncoveredAtMost {
+           missing <= max(configuration.cancelWhenUncoveredAtMost, Int(configuration.cancelWhenUncoveredShare * Double(table.count))) {
             return false
         }
         return missing > 0
