@@ -55,7 +55,8 @@ enum NodeRouter: Sendable {
 }
 
 enum Frame: Sendable {
-    case data(MeshHeader)
+    /// A data frame and its transmit power below the channel's full power, dB (≥ 0).
+    case data(MeshHeader, reductionDb: Double)
     case hello(HelloPayload)
 }
 
@@ -92,6 +93,8 @@ struct Engine {
         var frame: Frame
         var start: Int64
         var end: Int64
+        /// Power below the channel's full power, dB.
+        var reductionDb: Double
         var receptions: [Reception]
     }
 
@@ -152,6 +155,9 @@ struct Engine {
                 config.helloPeriod = p.warmUpHelloPeriod
                 config.helloJitter = p.warmUpHelloPeriod / 6
                 config.slot = .microseconds(slotUs)
+                // Power control against this channel: full power and the SNR at which a frame decodes.
+                config.maxTxPowerDbm = Int(channel.txPowerDbm)
+                config.decodeSnrDb = channel.sensitivityDbm - channel.noiseLevelDbm
                 router = .ours(MeshRouter(me: id, configuration: config, seed: p.seed))
             case .meshtastic:
                 router = .flooding(ManagedFloodingRouter(me: id, slotMs: channel.slotMs, packetAirtime: .microseconds(dataAirUs), seed: p.seed))
@@ -258,8 +264,9 @@ struct Engine {
     mutating func apply(_ actions: [RouterAction], at n: Int) {
         for action in actions {
             switch action {
-            case .transmit(let header):
-                nodes[n].queue.append(.data(header))
+            case .transmit(let header, let powerDbm):
+                let reduction = powerDbm.map { max(0, channel.txPowerDbm - Double($0)) } ?? 0
+                nodes[n].queue.append(.data(header, reductionDb: reduction))
             case .sendHello:
                 let key = nodes[n].key
                 let payload = nodes[n].router.helloPayload(publicKey: key, now: Engine.duration(now))
@@ -267,7 +274,7 @@ struct Engine {
             case .cancelled(let key):
                 let before = nodes[n].queue.count
                 nodes[n].queue.removeAll {
-                    if case .data(let h) = $0 { return h.key == key }
+                    if case .data(let h, _) = $0 { return h.key == key }
                     return false
                 }
                 cancelled += before - nodes[n].queue.count
@@ -291,7 +298,7 @@ struct Engine {
     func channelBusy(_ n: Int) -> Bool {
         for tx in onAir {
             let t = transmissions[tx]
-            if t.sender != n, topology.rssi[t.sender][n] >= channel.cadThresholdDbm, t.start + slotUs <= now { return true }
+            if t.sender != n, topology.rssi[t.sender][n] - t.reductionDb >= channel.cadThresholdDbm, t.start + slotUs <= now { return true }
         }
         return false
     }
@@ -310,8 +317,10 @@ struct Engine {
 
     mutating func startTransmission(_ s: Int, _ frame: Frame) {
         let airUs: Int64
+        var reductionDb = 0.0
         switch frame {
-        case .data:
+        case .data(_, let reduction):
+            reductionDb = reduction
             airUs = dataAirUs
             dataTx += 1
             dataAirUsTotal += airUs
@@ -330,7 +339,7 @@ struct Engine {
         activeRx[s].removeAll()
         var receptions: [Reception] = []
         for r in nodes.indices where r != s {
-            let rssi = topology.rssi[s][r]
+            let rssi = topology.rssi[s][r] - reductionDb
             guard rssi >= channel.sensitivityDbm, nodes[r].transmitting == nil else { continue }
             var mine = Reception(receiver: r, rssi: rssi)
             for other in activeRx[r] {
@@ -351,7 +360,7 @@ struct Engine {
             receptions.append(mine)
             activeRx[r].append(index)
         }
-        transmissions.append(Transmission(sender: s, frame: frame, start: now, end: now + airUs, receptions: receptions))
+        transmissions.append(Transmission(sender: s, frame: frame, start: now, end: now + airUs, reductionDb: reductionDb, receptions: receptions))
         nodes[s].transmitting = index
         onAir.append(index)
         schedule(now + airUs, .txEnd(index))
@@ -369,7 +378,7 @@ struct Engine {
             let link = LinkQuality(rssi: reception.rssi, snr: reception.rssi - channel.noiseLevelDbm)
             let actions: [RouterAction]
             switch tx.frame {
-            case .data(let header):
+            case .data(let header, _):
                 dataReceptions += 1
                 let first = nodes[r].seen.insert(header.key).inserted
                 if first, let t0 = originTime[header.key] {
@@ -422,6 +431,14 @@ struct Engine {
                 counters.retries += r.retransmissionsSent
             }
         }
+        var plan = (transmissions: 0, reached: 0, receptions: 0)
+        let rssi = topology.rssi, sensitivity = channel.sensitivityDbm
+        for key in originNode.keys.sorted() {
+            let b = BroadcastPlan(origin: originNode[key]!, count: n) { s, r in rssi[s][r] >= sensitivity }
+            plan.transmissions += b.transmissions
+            plan.reached += b.reached
+            plan.receptions += b.receptions
+        }
         let sorted = latenciesUs.sorted()
         func percentile(_ q: Double) -> Double {
             guard !sorted.isEmpty else { return 0 }
@@ -442,7 +459,10 @@ struct Engine {
             reachabilityAfterSync: connectedPossible == 0 ? 1 : Double(connectedAfter) / Double(connectedPossible),
             helloTransmissions: helloTx, helloAirtimeMs: Double(helloAirUsTotal) / 1000,
             syncTransmissions: syncTx, syncAirtimeMs: Double(syncAirUs) / 1000,
-            relaysCancelled: counters.cancelled, relaysPruned: counters.pruned, retries: counters.retries, meanDegree: Double(links) / Double(n))
+            relaysCancelled: counters.cancelled, relaysPruned: counters.pruned, retries: counters.retries, meanDegree: Double(links) / Double(n),
+            planTransmissions: Double(plan.transmissions) / Double(m),
+            reachabilityBound: Double(plan.reached) / Double(m * (n - 1)),
+            usefulnessBound: plan.receptions == 0 ? 1 : Double(plan.reached) / Double(plan.receptions))
     }
 
     /// The reconciliation phase: rounds in which every box broadcasts its digest (as many

@@ -33,4 +33,11 @@ public struct SimResult: Sendable, Hashable, Codable {
     /// Retransmissions without a relay heard (ours: implicit-ack retry; Meshtastic: the origin's want-ack retransmissions).
     public var retries: Int
     public var meanDegree: Double
+    /// Feasibility reference (`BroadcastPlan`, centralised greedy, no collisions), per
+    /// message from its origin on this run's topology: frames needed per broadcast…
+    public var planTransmissions: Double
+    /// …the share of (messages × (nodes − 1)) it reaches (every box reachable over links usable one way)…
+    public var reachabilityBound: Double
+    /// …and its usefulness (reached / all receptions): about the best any router can get here.
+    public var usefulnessBound: Double
 }

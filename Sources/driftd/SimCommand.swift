@@ -49,6 +49,30 @@ extension SimCommand {
         @Option(help: "…only while at most this many neighbours look uncovered (default 1).")
         var cancelUncoveredAtMost: Int?
 
+        @Option(help: "Our router: random jitter slots added to every relay delay (default 64).")
+        var jitterSlots: Int?
+
+        @Option(help: "Our router: delay slots per missing uncovered neighbour below the rank cap (default 16).")
+        var slotsPerRank: Int?
+
+        @Option(help: "Our router: lowest link bucket (0…3) that counts as covering a neighbour (default 1).")
+        var minCoverBucket: UInt8?
+
+        @Flag(help: "Our router: relays too retry once when no implicit ack is heard.")
+        var retryRelays = false
+
+        @Flag(help: "Our router: relay power control (off by default: no measurable gain, docs/mesh-simulation.md).")
+        var powerControl = false
+
+        @Option(help: "Our router: power-control headroom above the decoding SNR at the weakest uncovered neighbour, dB (default 8).")
+        var powerMargin: Double?
+
+        @Option(help: "Mean seconds between messages of one box (Meshtasticator: 100). A scenario variation for extra rows only.")
+        var period = 100
+
+        @Option(help: "…or at most this share of its neighbours, whichever is larger (0 = off).")
+        var cancelUncoveredShare: Double?
+
         @Flag(help: "One JSON object per run.")
         var json = false
 
@@ -58,6 +82,8 @@ extension SimCommand {
             guard (1...10_000).contains(messages) else { throw ValidationError("--messages must be 1…10000") }
             guard (1...7).contains(hopLimit) else { throw ValidationError("--hop-limit must be 1…7") }
             guard area >= 100, area <= 1_000_000 else { throw ValidationError("--area must be 100…1000000") }
+            guard (jitterSlots ?? 0) >= 0, (slotsPerRank ?? 0) >= 0 else { throw ValidationError("--jitter-slots and --slots-per-rank must be ≥ 0") }
+            guard (1...1_000_000).contains(period) else { throw ValidationError("--period must be 1…1000000 s") }
             guard kinds != nil else { throw ValidationError("--router must be ours, meshtastic or both") }
         }
 
@@ -79,7 +105,15 @@ extension SimCommand {
                     var parameters = SimParameters(nodes: nodes, seed: seed &+ offset, router: kind, messages: messages,
                                                    hopLimit: kind == .ours ? hopLimit : 3)
                     parameters.areaM = area
+                    parameters.periodPerNode = .seconds(period)
                     if let cancelAfterCopies { parameters.ourConfiguration.cancelAfterCopies = cancelAfterCopies }
+                    if let cancelUncoveredShare { parameters.ourConfiguration.cancelWhenUncoveredShare = cancelUncoveredShare }
+                    if let jitterSlots { parameters.ourConfiguration.jitterSlots = jitterSlots }
+                    if let slotsPerRank { parameters.ourConfiguration.slotsPerRank = slotsPerRank }
+                    if let minCoverBucket { parameters.ourConfiguration.minimumCoverBucket = min(minCoverBucket, 3) }
+                    if powerControl { parameters.ourConfiguration.powerControl = true }
+                    if let powerMargin { parameters.ourConfiguration.powerMarginDb = powerMargin }
+                    if retryRelays { parameters.ourConfiguration.retryRelays = true }
                     if let cancelUncoveredAtMost { parameters.ourConfiguration.cancelWhenUncoveredAtMost = cancelUncoveredAtMost }
                     let result = MeshSimulation(parameters).run()
                     byRouter[kind, default: []].append(result)
@@ -101,13 +135,14 @@ extension SimCommand {
             }
         }
 
-        static let header = "router                 nodes reach  reach(conn) after-sync useful tx/bcast airtime/deliv(ms) collisions p50(ms) p95(ms) hello-tx sync-tx"
+        static let header = "router                 nodes reach  reach(conn) after-sync useful tx/bcast airtime/deliv(ms) collisions p50(ms) p95(ms) hello-tx sync-tx | bound: reach useful tx/bcast"
 
         static func row(_ r: SimResult, label: String) -> String {
             func f(_ x: Double, _ digits: Int = 3) -> String { String(format: "%.\(digits)f", x) }
             return [label.padding(toLength: 22, withPad: " ", startingAt: 0), String(r.nodes), f(r.reachability), f(r.connectedReachability),
                     f(r.reachabilityAfterSync), f(r.usefulness), f(r.transmissionsPerBroadcast, 2), f(r.airtimePerDeliveredMs, 1),
-                    f(Double(r.collisions), 1), f(r.latencyP50Ms, 0), f(r.latencyP95Ms, 0), String(r.helloTransmissions), String(r.syncTransmissions)]
+                    f(Double(r.collisions), 1), f(r.latencyP50Ms, 0), f(r.latencyP95Ms, 0), String(r.helloTransmissions), String(r.syncTransmissions),
+                    "|", f(r.reachabilityBound), f(r.usefulnessBound), f(r.planTransmissions, 2)]
                 .joined(separator: " ")
         }
 
@@ -127,6 +162,9 @@ extension SimCommand {
             m.helloAirtimeMs = avg(\.helloAirtimeMs)
             m.syncAirtimeMs = avg(\.syncAirtimeMs)
             m.meanDegree = avg(\.meanDegree)
+            m.planTransmissions = avg(\.planTransmissions)
+            m.reachabilityBound = avg(\.reachabilityBound)
+            m.usefulnessBound = avg(\.usefulnessBound)
             m.collisions = Int(avg { Double($0.collisions) }.rounded())
             m.helloTransmissions = Int(avg { Double($0.helloTransmissions) }.rounded())
             m.syncTransmissions = Int(avg { Double($0.syncTransmissions) }.rounded())

@@ -16,6 +16,7 @@ import Testing
         c.implicitAckTimeout = .seconds(5)
         c.slotsPerRank = 3
         c.jitterSlots = 4
+        c.powerControl = false  // full power; `relayPowerFollowsTheWeakestUncoveredNeighbour` tests it
         return c
     }
 
@@ -68,6 +69,29 @@ import Testing
         let actions = Self.run(&r, until: now + .seconds(5))
         #expect(actions == [.transmit(h.relayed(by: Self.b))])
         #expect(r.counters.relaysSent == 1)
+    }
+
+    @Test func relayPowerFollowsTheWeakestUncoveredNeighbour() {
+        // B relays A's packet for C and D. Defaults: decode at −17.5 dB SNR, 8 dB headroom, +22…−9 dBm.
+        var config = Self.config
+        config.powerControl = true
+        func relay(cSNR: Double, dSNR: Double) -> [RouterAction] {
+            var r = MeshRouter(me: Self.b, configuration: config, seed: 42)
+            _ = r.due(now: .zero)
+            for (n, list, snr) in [(Self.a, [Self.b], 5.0), (Self.c, [Self.b], cSNR), (Self.d, [Self.b], dSNR)] {
+                let payload = HelloPayload(publicKey: Self.key, neighbours: list.map { .init(id: $0, bucket: 3) })
+                _ = r.heardHello(from: n, payload: payload, link: LinkQuality(rssi: -100, snr: snr), now: .zero)
+            }
+            _ = r.heard(Self.header(), link: Self.good, firstTime: true, now: .seconds(10))
+            return Self.run(&r, until: .seconds(30))
+        }
+        let h = Self.header().relayed(by: Self.b)
+        // Weakest uncovered neighbour at 0 dB: 17.5 − 8 = 9.5 → 9 dB below +22.
+        #expect(relay(cSNR: 0, dSNR: 6) == [.transmit(h, powerDbm: 13)])
+        // Very strong links: clamped at −9 dBm.
+        #expect(relay(cSNR: 30, dSNR: 40) == [.transmit(h, powerDbm: -9)])
+        // A marginal neighbour needs full power.
+        #expect(relay(cSNR: -12, dSNR: 6) == [.transmit(h, powerDbm: nil)])
     }
 
     @Test func plannedRelayIsCancelledWhenOverheardRelayCoversTheRest() {

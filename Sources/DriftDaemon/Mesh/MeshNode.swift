@@ -343,7 +343,7 @@ public actor MeshNode {
             switch action {
             case .deliver(let key):
                 if let (header, plaintext) = plaintexts[key] { deliver(header, plaintext) }
-            case .transmit(let header):
+            case .transmit(let header, _):  // power control not applied by the daemon yet
                 if let own = ownFrames.removeValue(forKey: header.key) {
                     enqueue(own.frame, priority: own.priority, counter: \.sentOwn)
                 } else if let held = relayable[header.key] {

@@ -38,6 +38,7 @@ public struct MeshRouter: Sendable {
 
     struct PlannedRelay: Sendable {
         var header: MeshHeader
+        var powerDbm: Int?
         var at: Duration
         var emitted: Bool
         var fallback: Bool
@@ -111,10 +112,7 @@ public struct MeshRouter: Sendable {
     public mutating func heard(_ header: MeshHeader, link: LinkQuality, firstTime: Bool, now: Duration) -> [RouterAction] {
         let key = header.key
         let transmitter = resolveTransmitter(header)
-        if let t = transmitter, var n = table[t] {
-            n.link = link
-            table[t] = n
-        }
+        // Link quality comes from hellos only: data frames may be sent at reduced power.
         let forMe = header.destination == nil || header.destination == me
         let relayable = header.kind == .broadcast || header.kind == .directed || header.kind == .ack
 
@@ -164,7 +162,7 @@ public struct MeshRouter: Sendable {
         if table.isEmpty {
             // No neighbour knowledge yet: behave like managed flooding.
             let slots = 2 * c.rankCap * c.slotsPerRank / 2 + rng.int(in: 0...(2 * c.rankCap * c.slotsPerRank))
-            state.relay = PlannedRelay(header: relayed, at: now + c.slot * slots, emitted: false, fallback: true)
+            state.relay = PlannedRelay(header: relayed, powerDbm: nil, at: now + c.slot * slots, emitted: false, fallback: true)
             counters.relaysPlanned += 1
             return
         }
@@ -176,7 +174,7 @@ public struct MeshRouter: Sendable {
         var rank = min(missing.count, c.rankCap)
         if let d = state.destination, missing.contains(d) { rank = c.rankCap }
         let slots = (c.rankCap - rank) * c.slotsPerRank + rng.int(in: 0...max(0, c.jitterSlots))
-        state.relay = PlannedRelay(header: relayed, at: now + c.slot * slots, emitted: false, fallback: false)
+        state.relay = PlannedRelay(header: relayed, powerDbm: nil, at: now + c.slot * slots, emitted: false, fallback: false)
         counters.relaysPlanned += 1
     }
 
@@ -191,11 +189,19 @@ public struct MeshRouter: Sendable {
         return found
     }
 
+    /// Marks what `transmitter`'s copy reached. For our own neighbours the right direction
+    /// is known — each lists in its hello how well *it* hears the transmitter — so that is
+    /// used (links are asymmetric); for boxes beyond, only the transmitter's list (how it
+    /// hears them) is known.
     private func cover(_ transmitter: NodeID?, in state: inout PacketState) {
         guard let t = transmitter else { return }
         state.covered.insert(t)
+        let minimum = configuration.minimumCoverBucket
+        for (id, n) in table {
+            if let b = n.neighbours[t], b >= minimum { state.covered.insert(id) }
+        }
         guard let n = table[t] else { return }
-        for (id, bucket) in n.neighbours where bucket >= configuration.minimumCoverBucket {
+        for (id, bucket) in n.neighbours where bucket >= minimum && table[id] == nil {
             state.covered.insert(id)
         }
     }
@@ -208,10 +214,26 @@ public struct MeshRouter: Sendable {
     private func stillNeeded(_ state: PacketState) -> Bool {
         let missing = uncovered(state).count
         if configuration.cancelAfterCopies > 0, state.copies >= configuration.cancelAfterCopies,
-           missing <= configuration.cancelWhenUncoveredAtMost {
+           missing <= max(configuration.cancelWhenUncoveredAtMost, Int(configuration.cancelWhenUncoveredShare * Double(table.count))) {
             return false
         }
         return missing > 0
+    }
+
+    /// Power for a relay: enough for the weakest still-uncovered neighbour (its hello
+    /// link SNR, taken as symmetric, minus `powerMarginDb` of headroom); `nil` = full power.
+    private func relayPower(_ state: PacketState) -> Int? {
+        let c = configuration
+        guard c.powerControl else { return nil }
+        var slack = Double.infinity
+        for id in uncovered(state) {
+            guard let n = table[id] else { continue }
+            slack = min(slack, n.link.snr - c.decodeSnrDb)
+        }
+        guard slack.isFinite else { return nil }
+        let cut = Int((slack - c.powerMarginDb).rounded(.down))
+        guard cut > 0 else { return nil }
+        return max(c.minTxPowerDbm, c.maxTxPowerDbm - cut)
     }
 
     /// Boxes two hops away (through a usable link) that no transmission we heard has covered.
@@ -273,8 +295,9 @@ public struct MeshRouter: Sendable {
                 if relay.fallback || stillNeeded(state) {
                     state.relay?.emitted = true
                     counters.relaysSent += 1
+                    let power = relay.fallback ? nil : relayPower(state)
                     markSent(relay.header, in: &state, now: now)
-                    actions.append(.transmit(relay.header))
+                    actions.append(.transmit(relay.header, powerDbm: power))
                 } else {
                     state.relay = nil
                     counters.relaysCancelled += 1

@@ -32,19 +32,43 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     public var cancelAfterCopies: Int
     /// …provided no more than this many neighbours still look uncovered.
     public var cancelWhenUncoveredAtMost: Int
+    /// …or no more than this share of our neighbours (rounded down), whichever is larger;
+    /// 0 = off. Default 0.25 (a box with 8+ neighbours tolerates 2): over 200 seeds at 30
+    /// boxes it cut transmissions ~5 % for −0.2 points of reach (docs/mesh-simulation.md).
+    public var cancelWhenUncoveredShare: Double
     /// How long per-packet coverage knowledge is kept (duplicates later than this are
     /// still dropped by the caller's seen-set; they just no longer inform relays).
     public var packetMemory: Duration
     /// Most packets whose coverage is tracked at once (oldest dropped first).
     public var maxTrackedPackets: Int
+    /// Relay power control: transmit a relay only as loud as its weakest uncovered
+    /// neighbour needs (less interference, fewer redundant receptions). Off by default: in
+    /// the simulator it changed nothing measurable (sparse meshes: most relays must reach
+    /// a weak link anyway); the daemon ignores `powerDbm` for now.
+    public var powerControl: Bool
+    /// The radio's full power and its lowest setting, dBm (SX126x: +22 … −9).
+    public var maxTxPowerDbm: Int
+    public var minTxPowerDbm: Int
+    /// SNR at which a frame still decodes (LongFast SF11 ≈ −17.5 dB).
+    public var decodeSnrDb: Double
+    /// Headroom kept above `decodeSnrDb` at the weakest uncovered neighbour (covers link
+    /// asymmetry and fading), dB.
+    public var powerMarginDb: Double
 
     public init(
         helloPeriod: Duration = .seconds(300), helloJitter: Duration = .seconds(30),
         missedHellosBeforeExpiry: Int = 3, slot: Duration = .milliseconds(77),
         jitterSlots: Int = 64, slotsPerRank: Int = 16, rankCap: Int = 6,
-        minimumCoverBucket: UInt8 = 1, implicitAckTimeout: Duration = .seconds(8), retryRelays: Bool = false, cancelAfterCopies: Int = 2, cancelWhenUncoveredAtMost: Int = 1,
-        packetMemory: Duration = .seconds(600), maxTrackedPackets: Int = 512
+        minimumCoverBucket: UInt8 = 1, implicitAckTimeout: Duration = .seconds(8), retryRelays: Bool = false, cancelAfterCopies: Int = 2, cancelWhenUncoveredAtMost: Int = 1, cancelWhenUncoveredShare: Double = 0.25,
+        packetMemory: Duration = .seconds(600), maxTrackedPackets: Int = 512,
+        powerControl: Bool = false, maxTxPowerDbm: Int = 22, minTxPowerDbm: Int = -9,
+        decodeSnrDb: Double = -17.5, powerMarginDb: Double = 8
     ) {
+        self.powerControl = powerControl
+        self.maxTxPowerDbm = maxTxPowerDbm
+        self.minTxPowerDbm = minTxPowerDbm
+        self.decodeSnrDb = decodeSnrDb
+        self.powerMarginDb = powerMarginDb
         self.helloPeriod = helloPeriod
         self.helloJitter = helloJitter
         self.missedHellosBeforeExpiry = missedHellosBeforeExpiry
@@ -57,6 +81,7 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
         self.retryRelays = retryRelays
         self.cancelAfterCopies = cancelAfterCopies
         self.cancelWhenUncoveredAtMost = cancelWhenUncoveredAtMost
+        self.cancelWhenUncoveredShare = cancelWhenUncoveredShare
         self.packetMemory = packetMemory
         self.maxTrackedPackets = maxTrackedPackets
     }
