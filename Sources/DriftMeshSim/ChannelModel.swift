@@ -40,9 +40,9 @@ public struct ChannelModel: Sendable, Hashable {
         txPowerDbm + 2 * antennaGainDbi - pathLoss(distance: distance)
     }
 
-    /// Meshtastic's slot time: CAD (8.5 symbols) + propagation, turnaround and MAC processing (0.2 + 0.4 + 7 ms).
+    /// Meshtastic's slot time in milliseconds (`LoRaModulation.slot`, the daemon's relay slot too).
     public var slotMs: Double {
-        8.5 * modulation.symbolSeconds * 1000 + 0.2 + 0.4 + 7
+        Double(modulation.slot / .nanoseconds(1)) / 1_000_000
     }
 
     /// Preamble symbols a receiver needs clear to lock onto a packet (Meshtasticator: all but the last 5).
