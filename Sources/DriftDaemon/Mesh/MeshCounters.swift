@@ -35,6 +35,8 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     public var digestsHeard = 0
     public var requestsHeard = 0
     public var framesResent = 0
+    /// Catch-up copies taken off the queue because another neighbour sent the packet first.
+    public var resendsSuppressed = 0
     /// Frames the transmit queue refused (budget) or dropped (full).
     public var queueRefused = 0
     public var queueDropped = 0

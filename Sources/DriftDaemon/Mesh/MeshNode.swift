@@ -72,6 +72,9 @@ public actor MeshNode {
     private var relayable: [PacketKey: (frame: [UInt8], expires: Duration)] = [:]
     /// Our own frames waiting for the router's `.transmit`, by key.
     private var ownFrames: [PacketKey: (frame: [UInt8], outbox: PacketKey, priority: TransmitPriority)] = [:]
+    /// Relay and catch-up copies still waiting for the radio: packet → queue id, and back.
+    private var queuedCopies: [PacketKey: UInt64] = [:]
+    private var queuedCopyKeys: [UInt64: (key: PacketKey, catchUp: Bool)] = [:]
     /// Directed messages delivered here, by first packet key: a retry of one is acknowledged again.
     private var acknowledged: OrderedKeys = OrderedKeys()
     /// When each neighbour was last sent our digest.
@@ -220,6 +223,10 @@ public actor MeshNode {
             if firstTime { heardRequest(header, plaintext) } else { counters.duplicates += 1 }
         case .broadcast, .directed, .ack:
             if !firstTime && header.origin != me { counters.duplicates += 1 }
+            // Someone else just sent a copy of a packet we queued for catch-up: ours is redundant.
+            if header.origin != me, let id = queuedCopies[header.key], queuedCopyKeys[id]?.catchUp == true, unqueue(header.key) {
+                counters.resendsSuppressed += 1
+            }
             if !firstTime, header.kind == .directed, header.destination == me, header.wantsAck {
                 // The sender retried: our ack was lost on the way back. Acknowledge again.
                 let first = PacketKey(origin: header.origin, packetID: header.packetID &- UInt32(header.fragment?.index ?? 0))
@@ -304,8 +311,9 @@ public actor MeshNode {
         guard !keys.isEmpty, let packets = try? store.frames(for: Array(keys.prefix(32))) else { return }
         for packet in packets {
             let frame = (try? MeshFrameCodec.relay(packet.frame, by: me)) ?? packet.frame
+            guard queuedCopies[packet.key] == nil else { continue }
             counters.framesResent += 1
-            enqueue(frame, priority: .background, counter: \.sentSync)
+            track(enqueue(frame, priority: .background, counter: \.sentSync), packet.key, catchUp: true)
         }
     }
 
@@ -348,7 +356,7 @@ public actor MeshNode {
                     enqueue(own.frame, priority: own.priority, counter: \.sentOwn)
                 } else if let held = relayable[header.key] {
                     if let frame = try? MeshFrameCodec.relay(held.frame, by: me) {
-                        enqueue(frame, priority: header.kind == .ack ? .interactive : .normal, counter: \.sentRelays)
+                        track(enqueue(frame, priority: header.kind == .ack ? .interactive : .normal, counter: \.sentRelays), header.key, catchUp: false)
                     }
                 } else if header.origin == me, let frame = try? store.frames(for: [header.key]).first?.frame {
                     // An implicit-ack retry of one of our own broadcasts.
@@ -357,6 +365,7 @@ public actor MeshNode {
             case .cancelled(let key):
                 counters.relaysCancelled += 1
                 relayable[key] = nil
+                _ = unqueue(key)
             case .sendHello:
                 let hello = router.helloPayload(publicKey: keyPair.publicKeyBytes, now: now)
                 sendControl(.hello, payload: hello.encoded())
@@ -409,28 +418,50 @@ public actor MeshNode {
 
     // MARK: Transmit queue
 
-    private func enqueue(_ frame: [UInt8], priority: TransmitPriority, counter: WritableKeyPath<MeshCounters, Int>) {
+    /// Queues a frame for the radio; returns its queue id (`nil` when refused).
+    @discardableResult
+    private func enqueue(_ frame: [UInt8], priority: TransmitPriority, counter: WritableKeyPath<MeshCounters, Int>) -> UInt64? {
         guard frame.count <= settings.maximumFrameBytes else {
             counters.queueRefused += 1
-            return
+            return nil
         }
         let outgoing = OutgoingFrame(id: nextFrameID, bytes: frame, modulation: settings.modulation, priority: priority)
         nextFrameID += 1
         switch queue.enqueue(outgoing) {
-        case .queued: counters[keyPath: counter] += 1
+        case .queued:
+            counters[keyPath: counter] += 1
+            return outgoing.id
         case .queuedDroppingOldest:
             counters[keyPath: counter] += 1
             counters.queueDropped += 1
+            return outgoing.id
         case .refused(let refusal):
             counters.queueRefused += 1
             logger.warning("mesh frame refused by the airtime budget", metadata: ["reason": "\(refusal)"])
+            return nil
         }
+    }
+
+    /// Takes a queued relay or catch-up copy of `key` back off the queue (it became redundant).
+    private func unqueue(_ key: PacketKey) -> Bool {
+        guard let id = queuedCopies.removeValue(forKey: key) else { return false }
+        queuedCopyKeys[id] = nil
+        return queue.remove(id: id)
+    }
+
+    /// Remembers a queued relay (`catchUp` false) or catch-up copy of `key`.
+    private func track(_ id: UInt64?, _ key: PacketKey, catchUp: Bool) {
+        guard let id else { return }
+        queuedCopies[key] = id
+        queuedCopyKeys[id] = (key, catchUp)
     }
 
     /// The next frame to put on the air now, or when to ask again (`nil`: nothing queued).
     public func nextTransmission() -> (frame: OutgoingFrame?, wakeAt: Duration?) {
         switch queue.next(now: now) {
-        case .send(let frame): return (frame, nil)
+        case .send(let frame):
+            if let copy = queuedCopyKeys.removeValue(forKey: frame.id) { queuedCopies[copy.key] = nil }
+            return (frame, nil)
         case .wait(let until): return (nil, until)
         case .idle: return (nil, nil)
         }
