@@ -27,7 +27,8 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     public var sentRelays = 0
     public var sentHellos = 0
     public var sentSync = 0
-    /// Relays planned and then dropped because neighbours already covered them.
+    /// Relays planned and not sent because neighbours covered the packet meanwhile (dropped
+    /// before their delay ran out, or taken back off the radio queue).
     public var relaysCancelled = 0
     /// Acknowledgements received for our directed messages.
     public var acksReceived = 0

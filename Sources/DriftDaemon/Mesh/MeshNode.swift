@@ -363,9 +363,10 @@ public actor MeshNode {
                     enqueue(frame, priority: .normal, counter: \.sentOwn)
                 }
             case .cancelled(let key):
-                counters.relaysCancelled += 1
+                // Planned relays the router dropped are in its own counter; here, relays already
+                // queued for the radio and taken back. (A relay that already went out stays sent.)
+                if unqueue(key) { counters.relaysCancelled += 1 }
                 relayable[key] = nil
-                _ = unqueue(key)
             case .sendHello:
                 let hello = router.helloPayload(publicKey: keyPair.publicKeyBytes, now: now)
                 sendControl(.hello, payload: hello.encoded())
@@ -511,6 +512,13 @@ public actor MeshNode {
 
     // MARK: Status
 
+    /// The node's counters with the router's planned-and-dropped relays added in.
+    private var countersWithRouter: MeshCounters {
+        var all = counters
+        all.relaysCancelled += router.counters.relaysCancelled
+        return all
+    }
+
     public func status() -> MeshStatus {
         let t = now
         let outbox = (try? store.counts()) ?? MeshOutboxCounts()
@@ -522,7 +530,7 @@ public actor MeshNode {
                 .init(id: "\($0.id)", rssi: $0.link.rssi, snr: $0.link.snr, lastHeardSecondsAgo: Double((t - $0.lastHeard) / .milliseconds(1)) / 1000,
                       theirNeighbours: $0.neighbours.count)
             },
-            counters: counters,
+            counters: countersWithRouter,
             outbox: .init(queued: outbox.queued, sent: outbox.sent, delivered: outbox.delivered, failed: outbox.failed),
             heldPackets: usage.0, heldBytes: usage.1, seen: (try? store.seenCount()) ?? 0, queued: queue.count,
             airtimeUsedPercent: utilisation.airUtilTxPercent, channelUtilisationPercent: utilisation.channelUtilisationPercent)
