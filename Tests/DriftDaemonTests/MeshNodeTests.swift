@@ -14,8 +14,10 @@ import TestSupport
 struct MeshNodeTests {
     static let networkKey = Array("drift-mesh-node-test-key-32bytes".utf8)
 
-    static func node(database: DriftDatabase, keyPair: BoxKeyPair = BoxKeyPair()) throws -> MeshNode {
-        let settings = MeshNode.Settings(hopLimit: 3, messageLifetime: 3_600, modulation: .longFast, router: .standard)
+    static func node(database: DriftDatabase, keyPair: BoxKeyPair = BoxKeyPair(), router: MeshRouterConfiguration = .standard,
+                     retrySpacing: Duration = .seconds(15)) throws -> MeshNode {
+        let settings = MeshNode.Settings(hopLimit: 3, messageLifetime: 3_600, modulation: .longFast, router: router,
+                                         retrySpacing: retrySpacing)
         return try MeshNode(keyPair: keyPair, networkKey: networkKey, store: MeshStore(database: database),
                             budget: AirtimeBudget(window: .seconds(3_600), limit: .seconds(360)), settings: settings,
                             logger: Logger(label: "test"))
@@ -125,6 +127,32 @@ struct MeshNodeTests {
         relayed = try MeshFrameCodec.relay(relayed, by: BoxKeyPair().nodeID)
         await node.receive(Self.reception(relayed))
         #expect(await node.status().counters.resendsSuppressed == 1)
+    }
+
+    @Test("a relay passes a directed message's end-to-end retry on (a duplicate heard long after), not a quick duplicate")
+    func retriesRelayedAgain() async throws {
+        let directory = try TemporaryDirectory(prefix: "mesh-node-retry")
+        defer { directory.remove() }
+        var fastRelays = MeshRouterConfiguration.standard
+        fastRelays.slot = .microseconds(10)  // relay without waiting
+        let node = try Self.node(database: try DriftDatabase.open(path: directory.appending("drift.sqlite")), router: fastRelays,
+                                 retrySpacing: .milliseconds(300))
+        let (origin, destination) = (BoxKeyPair(), BoxKeyPair())
+        let header = MeshHeader(kind: .directed, origin: origin.nodeID, packetID: 11, destination: destination.nodeID, hopStart: 3,
+                                wantsAck: true, expiresAtMinute: MeshHeader.expiryMinute(now: Date(), lifetime: 3_600))
+        let frame = try MeshSealer(networkKey: Self.networkKey).seal(header: header, plaintext: MeshMessage.text("onwards").encoded)
+        await node.receive(Self.reception(frame))
+        try await Task.sleep(for: .milliseconds(50))
+        _ = await node.tick()  // the planned relay is due
+        #expect(await node.status().counters.sentRelays == 1)
+        await node.receive(Self.reception(frame))  // a neighbour's copy right away: an ordinary duplicate
+        #expect(await node.status().counters.retriesRelayed == 0)
+        try await Task.sleep(for: .milliseconds(400))
+        await node.receive(Self.reception(frame))  // the origin's retry, later
+        let counters = await node.status().counters
+        #expect(counters.retriesRelayed == 1)
+        #expect(counters.sentRelays == 2)
+        #expect(counters.delivered == 0)  // not for this box
     }
 
     @Test("a sent message is in the outbox before it is transmitted, and its frames are queued for the radio")

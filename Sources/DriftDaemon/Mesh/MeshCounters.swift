@@ -30,6 +30,8 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     /// Relays planned and not sent because neighbours covered the packet meanwhile (dropped
     /// before their delay ran out, or taken back off the radio queue).
     public var relaysCancelled = 0
+    /// End-to-end retries of directed messages this box relayed again.
+    public var retriesRelayed = 0
     /// Acknowledgements received for our directed messages.
     public var acksReceived = 0
     /// Digests and requests received, and frames sent to neighbours that missed them.

@@ -26,9 +26,14 @@ public actor MeshNode {
         public var modulation: LoRaModulation
         public var router: MeshRouterConfiguration
         public var maximumFrameBytes: Int
+        /// A copy of a directed packet this box relayed, heard again at least this long after,
+        /// is its origin's end-to-end retry (the outbox waits 30 s and more) and is relayed again.
+        public var retrySpacing: Duration
 
         public init(hopLimit: UInt8, messageLifetime: TimeInterval, modulation: LoRaModulation,
-                    router: MeshRouterConfiguration, maximumFrameBytes: Int = MeshFrame.maxBytes) {
+                    router: MeshRouterConfiguration, maximumFrameBytes: Int = MeshFrame.maxBytes,
+                    retrySpacing: Duration = .seconds(15)) {
+            self.retrySpacing = retrySpacing
             self.hopLimit = hopLimit
             self.messageLifetime = messageLifetime
             self.modulation = modulation
@@ -72,6 +77,8 @@ public actor MeshNode {
     private var relayable: [PacketKey: (frame: [UInt8], expires: Duration)] = [:]
     /// Our own frames waiting for the router's `.transmit`, by key.
     private var ownFrames: [PacketKey: (frame: [UInt8], outbox: PacketKey, priority: TransmitPriority)] = [:]
+    /// Directed packets this box relayed, with when it last did: their end-to-end retries are relayed again.
+    private var relayedDirected: [PacketKey: Duration] = [:]
     /// Relay and catch-up copies still waiting for the radio: packet → queue id, and back.
     private var queuedCopies: [PacketKey: UInt64] = [:]
     private var queuedCopyKeys: [UInt64: (key: PacketKey, catchUp: Bool)] = [:]
@@ -232,6 +239,16 @@ public actor MeshNode {
                 let first = PacketKey(origin: header.origin, packetID: header.packetID &- UInt32(header.fragment?.index ?? 0))
                 if acknowledged.contains(first) { acknowledge(first) }
             }
+            if !firstTime, header.kind == .directed, header.destination != me, header.origin != me,
+               let last = relayedDirected[header.key], t - last >= settings.retrySpacing,
+               let frame = try? MeshFrameCodec.relay(reception.bytes, by: me) {
+                // An end-to-end retry of a directed message we relayed before (the outbox waits
+                // 30 s and more between attempts): relay it again along the same path, or it
+                // would die at the first hop as a duplicate.
+                relayedDirected[header.key] = t
+                counters.retriesRelayed += 1
+                enqueue(frame, priority: .normal, counter: \.sentRelays)
+            }
             if header.kind == .directed, header.destination == me, firstTime,
                case .forged = sealer.verifyOrigin(reception.bytes, me: keyPair, keyring: keyring) {
                 counters.originForged += 1
@@ -355,6 +372,7 @@ public actor MeshNode {
                 if let own = ownFrames.removeValue(forKey: header.key) {
                     enqueue(own.frame, priority: own.priority, counter: \.sentOwn)
                 } else if let held = relayable[header.key] {
+                    if header.kind == .directed { relayedDirected[header.key] = now }
                     if let frame = try? MeshFrameCodec.relay(held.frame, by: me) {
                         track(enqueue(frame, priority: header.kind == .ack ? .interactive : .normal, counter: \.sentRelays), header.key, catchUp: false)
                     }
@@ -491,6 +509,7 @@ public actor MeshNode {
             nextHousekeeping = t + .seconds(60)
             _ = reassembler.expire(now: t)
             relayable = relayable.filter { $0.value.expires > t }
+            relayedDirected = relayedDirected.filter { t - $0.value < .seconds(4_000) }  // the outbox gives up after ~57 min
             do {
                 _ = try store.pruneSeen(now: wallNow)
                 _ = try store.dropExpired(now: wallNow)
