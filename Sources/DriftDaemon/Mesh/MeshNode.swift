@@ -398,7 +398,6 @@ public actor MeshNode {
             let acked = plaintext.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             if (try? store.markDelivered(PacketKey(origin: me, packetID: acked))) == true {
                 counters.acksReceived += 1
-                _ = try? store.forget(origin: me, packetIDs: [acked])
                 logger.info("mesh message delivered", metadata: ["id": "\(PacketKey(origin: me, packetID: acked))", "by": "\(header.origin)"])
             }
             return

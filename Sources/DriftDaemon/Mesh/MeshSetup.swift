@@ -128,12 +128,3 @@ struct MeshInboxAnswer: Codable, Sendable {
     var node: String
     var messages: [MeshInbox.Entry]
 }
-
-extension NodeID {
-    /// Parses `!1a2b3c4d` (or the 8 hex digits alone).
-    init?(parsing text: String) {
-        let hex = text.hasPrefix("!") ? String(text.dropFirst()) : text
-        guard hex.count == 8, let value = UInt32(hex, radix: 16), value != NodeID.broadcast.rawValue else { return nil }
-        self.init(value)
-    }
-}

@@ -25,5 +25,13 @@ public struct NodeID: RawRepresentable, Hashable, Sendable, Comparable, CustomSt
         return "!" + String(repeating: "0", count: 8 - hex.count) + hex
     }
 
+    /// Parses the printed form `!1a2b3c4d` (or the 8 hex digits alone); `nil` for anything
+    /// else and for the broadcast address, which names no box.
+    public init?(parsing text: String) {
+        let hex = text.hasPrefix("!") ? String(text.dropFirst()) : text
+        guard hex.count == 8, let value = UInt32(hex, radix: 16), value != NodeID.broadcast.rawValue else { return nil }
+        self.init(value)
+    }
+
     public static func < (lhs: NodeID, rhs: NodeID) -> Bool { lhs.rawValue < rhs.rawValue }
 }
