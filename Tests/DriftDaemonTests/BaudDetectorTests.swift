@@ -116,7 +116,7 @@ struct BaudDetectorTests {
                     try await Task.sleep(for: .milliseconds(100))
                 }
             }
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(40)
             while status.snapshot.reception != .fix, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
             #expect(status.snapshot.reception == .fix, "\(status.snapshot)")
             feeder.cancel()

@@ -23,7 +23,7 @@ final class FakeGPSD: Sendable {
     deinit { try? listener.close() }
 
     /// Waits for one client (polling the non-blocking listener).
-    func accept(timeout: Duration = .seconds(10)) async throws -> FileDescriptor {
+    func accept(timeout: Duration = .seconds(40)) async throws -> FileDescriptor {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let client = try UnixSocket.accept(listener) { return client }
@@ -120,20 +120,20 @@ struct GPSDClientTests {
             let command = try await FakeGPSD.handshake(client)
             #expect(command.contains(#"?WATCH={"enable":true,"json":true};"#))
             for line in reports { try UnixSocket.sendAll(client, Array((line + "\r\n").utf8)) }
-            #expect(try await waitFor(.seconds(10)) { status.snapshot.reception == .fix }, "\(status.snapshot)")
+            #expect(try await waitFor(.seconds(40)) { status.snapshot.reception == .fix }, "\(status.snapshot)")
             #expect(abs((status.snapshot.latitude ?? 0) - 44.069) < 0.001)
             #expect(abs((status.snapshot.longitude ?? 0) + 121.314) < 0.001)
             #expect(health.evaluate().faults[GPSService.component] == nil)
 
             try client.close()
-            #expect(try await waitFor(.seconds(10)) { status.snapshot.reception == .absent })
+            #expect(try await waitFor(.seconds(40)) { status.snapshot.reception == .absent })
             #expect(health.evaluate().faults[GPSService.component]?.contains("closed") == true, "\(health.evaluate().faults)")
 
             // Back-off (2 s), then the service connects again.
             let again = try await gpsd.accept(timeout: .seconds(15))
             _ = try await FakeGPSD.handshake(again)
             for line in reports.suffix(6) { try UnixSocket.sendAll(again, Array((line + "\r\n").utf8)) }
-            #expect(try await waitFor(.seconds(10)) { status.snapshot.reception == .fix })
+            #expect(try await waitFor(.seconds(40)) { status.snapshot.reception == .fix })
             #expect(health.evaluate().faults[GPSService.component] == nil)
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
@@ -154,7 +154,7 @@ struct GPSDClientTests {
             tasks.addTask { try await group.run() }
             let client = try await gpsd.accept()
             _ = try await FakeGPSD.handshake(client)
-            #expect(try await waitFor(.seconds(10)) { health.evaluate().faults[GPSService.component]?.contains("no receiver") == true },
+            #expect(try await waitFor(.seconds(40)) { health.evaluate().faults[GPSService.component]?.contains("no receiver") == true },
                     "\(health.evaluate().faults)")
             #expect(status.snapshot.reception == .absent)
             await group.triggerGracefulShutdown()
@@ -177,7 +177,7 @@ struct GPSDClientTests {
         let group = ServiceGroup(services: [service], logger: Logger(label: "test"))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
-            #expect(try await waitFor(.seconds(10)) { health.evaluate().faults[GPSService.component]?.contains("cannot connect to gpsd") == true },
+            #expect(try await waitFor(.seconds(40)) { health.evaluate().faults[GPSService.component]?.contains("cannot connect to gpsd") == true },
                     "\(health.evaluate().faults)")
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()

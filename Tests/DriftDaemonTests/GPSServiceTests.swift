@@ -97,7 +97,7 @@ struct GPSServiceTests {
         let group = ServiceGroup(services: [service], logger: Logger(label: "test"))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
-            #expect(try await waitFor(.seconds(10)) { health.evaluate().faults[GPSService.component]?.contains("silent") == true },
+            #expect(try await waitFor(.seconds(40)) { health.evaluate().faults[GPSService.component]?.contains("silent") == true },
                     "\(health.evaluate().faults)")
             #expect(status.snapshot.reception == .absent)
             await group.triggerGracefulShutdown()
