@@ -1,12 +1,23 @@
 /// What rides inside a mesh packet's payload: an application port byte, then the body.
 ///
-/// The mesh layer carries any port; the daemon understands `text` (plain UTF-8, for
-/// `driftd mesh send` and field tests). Bottles, chat lines and camp beacons get their
-/// own ports with the radio issue.
+/// The mesh layer carries any port. `text` is plain UTF-8 (for `driftd mesh send` and
+/// field tests); the others carry the product's traffic, each with its own compact codec.
 public struct MeshMessage: Sendable, Equatable {
     /// Application ports.
     public enum Port: UInt8, Sendable {
         case text = 1
+        /// A bottle travelling to another box (manual or drift placement).
+        case bottle = 2
+        /// A chat line, join or leave of a bottle's chat from another box.
+        case chat = 3
+        /// "This bottle is gone": erase every part of it.
+        case erase = 4
+        /// A notice for a watcher or creator at another box.
+        case notice = 5
+        /// Camp beacons: ping, announce, chat, resource request, event, emergency.
+        case camp = 6
+        /// Box directory entry (name, position, activity) for placement.
+        case boxInfo = 7
     }
 
     public var port: UInt8
