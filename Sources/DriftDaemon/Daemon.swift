@@ -229,11 +229,12 @@ public enum Daemon {
 
         // The mesh: needs the feature, a network key and a radio.
         var mesh: MeshService?
+        let meshPorts = MeshPorts()
         if config.features.mesh, config.radio.kind != .none, !config.mesh.networkKey.isEmpty {
             do {
                 let service = try MeshSetup.make(
                     config: config, database: database, dataDirectory: dataDirectory, health: health, logger: logger,
-                    activity: { bodyState.noteRadioActivity(at: MonotonicTime.now()) })
+                    ports: meshPorts, activity: { bodyState.noteRadioActivity(at: MonotonicTime.now()) })
                 MeshSetup.registerControlCommands(&commands, service: service)
                 mesh = service
             } catch {

@@ -91,10 +91,13 @@ public actor MeshNode {
     private var nextOutboxCheck: Duration = .zero
     /// Called for every delivered message (applications subscribe here).
     private let onDeliver: @Sendable (MeshDelivery) -> Void
+    /// Called when a destination acknowledges one of this box's directed messages (its outbox key).
+    private let onConfirmed: @Sendable (PacketKey) -> Void
 
     public init(
         keyPair: BoxKeyPair, networkKey: [UInt8], store: MeshStore, budget: AirtimeBudget, settings: Settings,
-        inbox: MeshInbox = MeshInbox(), logger: Logger, onDeliver: @escaping @Sendable (MeshDelivery) -> Void = { _ in }
+        inbox: MeshInbox = MeshInbox(), logger: Logger, onDeliver: @escaping @Sendable (MeshDelivery) -> Void = { _ in },
+        onConfirmed: @escaping @Sendable (PacketKey) -> Void = { _ in }
     ) throws {
         self.keyPair = keyPair
         self.me = keyPair.nodeID
@@ -104,6 +107,7 @@ public actor MeshNode {
         self.inbox = inbox
         self.logger = logger
         self.onDeliver = onDeliver
+        self.onConfirmed = onConfirmed
         self.epoch = clock.now
         self.router = MeshRouter(me: keyPair.nodeID, configuration: settings.router, seed: UInt64.random(in: 0...UInt64.max))
         self.queue = TransmitQueue(budget: budget)
@@ -396,9 +400,11 @@ public actor MeshNode {
         if header.kind == .ack {
             guard header.destination == me, plaintext.count == 4 else { return }
             let acked = plaintext.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            if (try? store.markDelivered(PacketKey(origin: me, packetID: acked))) == true {
+            let key = PacketKey(origin: me, packetID: acked)
+            if (try? store.markDelivered(key)) == true {
                 counters.acksReceived += 1
-                logger.info("mesh message delivered", metadata: ["id": "\(PacketKey(origin: me, packetID: acked))", "by": "\(header.origin)"])
+                logger.info("mesh message delivered", metadata: ["id": "\(key)", "by": "\(header.origin)"])
+                onConfirmed(key)
             }
             return
         }

@@ -69,7 +69,7 @@ enum MeshSetup {
     /// The node and its service, or why the mesh cannot run.
     static func make(
         config: DriftConfiguration, database: DriftDatabase, dataDirectory: String, health: HealthRegistry, logger: Logger,
-        activity: @escaping @Sendable () -> Void
+        ports: MeshPorts, activity: @escaping @Sendable () -> Void
     ) throws(Problem) -> MeshService {
         let keyPair = try keyPair(dataDirectory: dataDirectory, logger: logger)
         let policy = try policy(config.radio)
@@ -87,7 +87,8 @@ enum MeshSetup {
             maxHeldPackets: config.mesh.holdPackets, maxHeldBytes: config.mesh.holdPackets * 240))
         do {
             let node = try MeshNode(keyPair: keyPair, networkKey: config.mesh.networkKey, store: store,
-                                    budget: AirtimeBudget(policy: policy), settings: settings, logger: logger)
+                                    budget: AirtimeBudget(policy: policy), settings: settings, logger: logger,
+                                    onDeliver: { ports.deliver($0) }, onConfirmed: { ports.confirm($0) })
             return MeshService(node: node, radio: radio, health: health, logger: logger, activity: activity)
         } catch {
             radio.close()
