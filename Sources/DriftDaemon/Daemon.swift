@@ -242,6 +242,12 @@ public enum Daemon {
                 health.setFault(MeshService.component, error.description)
             }
         }
+        // Bottles, chat, notices and erasure across boxes ride the mesh.
+        let meshBottles = mesh.map { service in
+            MeshBottleService(node: service.node, ports: meshPorts, processor: bottles.processor, events: events,
+                              settings: .init(name: config.box.name), logger: logger)
+        }
+        if let meshBottles { MeshBottleControl.register(&commands, service: meshBottles) }
         commands.register("status") { [node = mesh?.node] _ in
             var status = statusSnapshot()
             if let node { status.mesh = DaemonStatus.Mesh(await node.status()) }
@@ -271,6 +277,7 @@ public enum Daemon {
         }
         services.append(bottles)
         if let mesh { services.append(mesh) }
+        if let meshBottles { services.append(meshBottles) }
         var liveHub: ChatHub?
         if config.features.visitorPage {
             var limits = APILimits()
@@ -280,7 +287,7 @@ public enum Daemon {
             liveHub = hub
             let api = VisitorAPI(
                 processor: bottles.processor, visitors: VisitorStore(database: database),
-                media: MediaStore(dataDirectory: dataDirectory), hub: hub,
+                media: MediaStore(dataDirectory: dataDirectory), hub: hub, meshBottles: meshBottles,
                 box: .init(id: boxID, name: config.box.name, country: config.box.country.isEmpty ? nil : config.box.country,
                            timeZone: config.box.timeZone, simulated: config.gpio.backend == .sim, weather: { latest.latestWeather }),
                 limits: limits, logger: logger)

@@ -21,6 +21,7 @@ enum DriftMigrations {
             }
         }
         migrator.registerMigration("v4-mesh", migrate: createMeshTables)
+        migrator.registerMigration("v5-mesh-bottles", migrate: createMeshBottleTables)
         return migrator
     }
 
@@ -101,6 +102,57 @@ enum DriftMigrations {
                 name TEXT PRIMARY KEY NOT NULL,
                 next_unreserved INTEGER NOT NULL CHECK (next_unreserved BETWEEN 1 AND 4294967296)
             );
+            """)
+    }
+
+    /// What the product keeps about bottles that travel the mesh (`docs/mesh-bottles.md`):
+    /// the box directory, bottles sent and not yet confirmed (no content), links between a
+    /// bottle and the other boxes that hold part of it, remote chat replicas and erase
+    /// tombstones. None of it references `bottle`: most rows are about bottles hosted elsewhere.
+    static func createMeshBottleTables(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE mesh_boxes (
+                node_id INTEGER PRIMARY KEY NOT NULL CHECK (node_id BETWEEN 0 AND 4294967295),
+                name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 64),
+                latitude REAL CHECK (latitude BETWEEN -90 AND 90),
+                longitude REAL CHECK (longitude BETWEEN -180 AND 180),
+                country TEXT CHECK (length(country) = 2),
+                activity INTEGER NOT NULL CHECK (activity >= 0),
+                last_seen INTEGER NOT NULL,
+                CHECK ((latitude IS NULL) = (longitude IS NULL))
+            );
+            CREATE TABLE mesh_sent_bottles (
+                bottle_id TEXT PRIMARY KEY NOT NULL CHECK (length(bottle_id) = 36),
+                creator TEXT NOT NULL CHECK (length(creator) = 64),
+                destination INTEGER NOT NULL CHECK (destination BETWEEN 0 AND 4294967295),
+                destination_name TEXT NOT NULL,
+                packet_id INTEGER NOT NULL CHECK (packet_id BETWEEN 0 AND 4294967295),
+                sent_at INTEGER NOT NULL,
+                delivered_at INTEGER,
+                expires_at INTEGER NOT NULL
+            );
+            CREATE INDEX mesh_sent_bottles_creator ON mesh_sent_bottles(creator);
+            CREATE TABLE mesh_bottle_links (
+                bottle_id TEXT NOT NULL CHECK (length(bottle_id) = 36),
+                node_id INTEGER NOT NULL CHECK (node_id BETWEEN 0 AND 4294967295),
+                role TEXT NOT NULL CHECK (role IN ('creator', 'host', 'participant')),
+                expires_at INTEGER NOT NULL,
+                note TEXT NOT NULL DEFAULT '' CHECK (length(CAST(note AS BLOB)) <= 255),
+                PRIMARY KEY (bottle_id, node_id, role)
+            ) WITHOUT ROWID;
+            CREATE TABLE mesh_remote_lines (
+                id TEXT PRIMARY KEY NOT NULL,
+                bottle_id TEXT NOT NULL CHECK (length(bottle_id) = 36),
+                participant TEXT NOT NULL,
+                label TEXT NOT NULL,
+                text TEXT NOT NULL CHECK (length(CAST(text AS BLOB)) <= 4000),
+                sent_at INTEGER NOT NULL
+            );
+            CREATE INDEX mesh_remote_lines_bottle ON mesh_remote_lines(bottle_id, sent_at);
+            CREATE TABLE mesh_erased (
+                bottle_id TEXT PRIMARY KEY NOT NULL CHECK (length(bottle_id) = 36),
+                keep_until INTEGER NOT NULL
+            ) WITHOUT ROWID;
             """)
     }
 

@@ -259,7 +259,9 @@ public actor BottleProcessor {
     /// `participant` enters the live chat (page opened or reconnected). A newcomer is
     /// announced to the creator (`participantJoined`, rate-limited).
     /// - Throws: ``DriftStore/BottleStoreError/chatClosed(_:state:)`` when the bottle has no live chat.
-    public func enter(_ participant: ParticipantID, in id: BottleID, at now: Date) async throws {
+    /// A visitor at another box enters with `box` and `label` (their box's place relative to this one).
+    public func enter(_ participant: ParticipantID, in id: BottleID, at now: Date,
+                      box: BoxID? = nil, label: ParticipantLabel = .local) async throws {
         var survival = try liveSurvival(id)
         let wasPresent = survival.present.contains(participant)
         let actions: [ChatSurvival.Action]
@@ -272,7 +274,7 @@ public actor BottleProcessor {
             survivals[id] = survival
             return
         }
-        let isNew = try store.recordParticipant(participant, in: id, at: now, box: settings.boxID, label: .local)
+        let isNew = try store.recordParticipant(participant, in: id, at: now, box: box ?? settings.boxID, label: label)
         var report = ProcessReport()
         await commit(id, survival, actions, now: now, report: &report)
         // The creator hears of newcomers only, not of someone coming back.

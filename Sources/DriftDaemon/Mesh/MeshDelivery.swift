@@ -12,4 +12,6 @@ public struct MeshDelivery: Sendable, Equatable {
     public var hops: Int
     public var message: MeshMessage
     public var receivedAt: Date
+    /// Frames that carried it (1 unless fragmented); with ``key`` they name its held frames.
+    public var frames: Int = 1
 }

@@ -62,7 +62,7 @@ public actor MeshNode {
     public nonisolated let inbox: MeshInbox
     private let keyPair: BoxKeyPair
     private let sealer: MeshSealer
-    private let store: MeshStore
+    nonisolated let store: MeshStore
     private let settings: Settings
     private let logger: Logger
     private let clock = ContinuousClock()
@@ -121,13 +121,18 @@ public actor MeshNode {
     // MARK: Sending
 
     /// Stores `message` in the outbox and queues its first transmission.
-    public func send(_ message: MeshMessage, to destination: NodeID? = nil, priority: TransmitPriority = .normal) throws -> Receipt {
+    ///
+    /// `expiresAt` shortens the message's life below `mesh.message_lifetime_h` (a bottle's
+    /// traffic dies with the bottle: relays drop its held frames then).
+    public func send(_ message: MeshMessage, to destination: NodeID? = nil, priority: TransmitPriority = .normal,
+                     expiresAt: Date? = nil) throws -> Receipt {
         let payload = message.encoded
         let wallNow = Date()
+        let lifetime = min(settings.messageLifetime, max(60, (expiresAt ?? .distantFuture).timeIntervalSince(wallNow)))
         let kind: FrameKind = destination == nil ? .broadcast : .directed
         var probe = MeshHeader(kind: kind, origin: me, packetID: 0, destination: destination, hopStart: settings.hopLimit,
                                wantsAck: destination != nil,
-                               expiresAtMinute: MeshHeader.expiryMinute(now: wallNow, lifetime: settings.messageLifetime))
+                               expiresAtMinute: MeshHeader.expiryMinute(now: wallNow, lifetime: lifetime))
         let originKey = try destination.flatMap { node in
             try keyring.publicKey(for: node).map { try sealer.originKey(mine: keyPair, peerPublicKey: $0) }
         }
@@ -426,7 +431,8 @@ public actor MeshNode {
         }
         counters.delivered += 1
         let delivery = MeshDelivery(key: whole.header.key, origin: whole.header.origin, destination: whole.header.destination,
-                                    hops: Int(whole.header.hopsTaken), message: message, receivedAt: Date())
+                                    hops: Int(whole.header.hopsTaken), message: message, receivedAt: Date(),
+                                    frames: header.fragment.map { Int($0.count) } ?? 1)
         inbox.append(.init(origin: "\(delivery.origin)", packetID: delivery.key.packetID, port: message.port, text: message.text,
                            bytes: message.body.count, hops: delivery.hops, receivedAt: delivery.receivedAt))
         logger.debug("mesh message delivered here", metadata: ["id": "\(delivery.key)", "hops": "\(delivery.hops)"])

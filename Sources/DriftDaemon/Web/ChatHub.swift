@@ -256,7 +256,10 @@ public actor ChatHub {
                 $0 == visitor
             }
         case .firstOpen, .participantJoined, .linesWhileAway:
-            guard let stored = try? processor.store.bottle(bottle) else { return }
+            // A bottle sent from here to another box: its creator is known from the sent record.
+            let creator = (try? processor.store.bottle(bottle))?.creator
+                ?? (try? MeshBottleStore(database: processor.store.database).sentBottle(bottle))?.creator
+            guard let creator else { return }
             var body: [String: JSONValue] = ["type": .string("creator"), "bottle": .string(bottle.description)]
             switch event.kind {
             case .firstOpen(let distance):
@@ -268,7 +271,7 @@ public actor ChatHub {
                 body["count"] = .number(Double(count))
             default: break
             }
-            notifyBox(.object(body)) { stored.creator.matches($0) }
+            notifyBox(.object(body)) { creator.matches($0) }
         }
     }
 

@@ -153,12 +153,42 @@ struct DraftInput: Codable, Sendable, Equatable {
     var conditions: [ConditionInput]?
     var lifetimeSeconds: Int?
     var oneShot: Bool?
+    /// `nearby` (this box, the default), `manual` (with ``to`` or ``near``) or `drift`.
     var placement: String?
+    /// For `manual`: the destination box's name in the mesh directory.
+    var to: String?
+    /// For `manual`: send to the box nearest this point.
+    var near: PointInput?
+
+    struct PointInput: Codable, Sendable, Equatable {
+        var latitude: Double
+        var longitude: Double
+    }
+
+    /// Where the bottle goes: `nil` for this box.
+    func destination() throws -> MeshBottleService.Destination? {
+        switch placement ?? "nearby" {
+        case "nearby":
+            return nil
+        case "drift":
+            return .drift
+        case "manual":
+            if let to, !to.trimmingCharacters(in: .whitespaces).isEmpty { return .named(to) }
+            if let near {
+                do { return .nearest(try GeoPoint(latitude: near.latitude, longitude: near.longitude)) } catch {
+                    throw APIError.invalid(field: "near", problem: error.problem)
+                }
+            }
+            throw APIError.invalid(field: "to", problem: "name the box (to) or a point (near) for a manual placement")
+        case let other:
+            throw APIError.invalid(field: "placement", problem: "must be nearby, manual or drift, found \"\(other)\"")
+        }
+    }
 
     /// The domain draft; media are kept from `existing` (an edit), passwords too when not retyped.
     func draft(hasher: PasswordHasher, existing: Bottle?, maximumConditions: Int) throws -> BottleDraft {
-        if let placement, placement != "nearby" {
-            throw APIError.invalid(field: "placement", problem: "only \"nearby\" (this box) is possible on this box for now")
+        if existing != nil, let placement, placement != "nearby" {
+            throw APIError.invalid(field: "placement", problem: "a bottle stays where it is; placement cannot change")
         }
         let inputs = conditions ?? []
         guard inputs.count <= maximumConditions else {
@@ -184,6 +214,8 @@ struct DraftInput: Codable, Sendable, Equatable {
         lifetimeSeconds = Int(bottle.expiresAt.timeIntervalSince(bottle.createdAt).rounded())
         oneShot = bottle.isOneShot
         placement = "nearby"
+        to = nil
+        near = nil
     }
 }
 

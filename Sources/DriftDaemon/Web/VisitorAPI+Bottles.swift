@@ -42,6 +42,9 @@ extension VisitorAPI {
             let settings = processor.settings
             let origin = BottleOrigin(boxID: settings.boxID, position: await processor.ambient.position(at: at, settings: settings),
                                       countryCode: settings.country)
+            if let destination = try input.destination() {
+                return try await sendOverMesh(draft, to: destination, origin: origin, creator: caller, at: at)
+            }
             let created = try processor.store.create(draft, id: BottleID.make(at: at), origin: origin, creator: caller, now: at, policy: policy)
             logger.info("bottle dropped", metadata: ["bottle": "\(created.id)", "conditions": "\(created.conditions.count)"])
             await processor.refresh(created.id, now: at)

@@ -38,6 +38,8 @@ public struct VisitorAPI: Sendable {
     let visitors: VisitorStore
     let media: MediaStore
     let hub: ChatHub
+    /// Bottles, chat and notices across boxes; `nil` without a mesh.
+    let meshBottles: MeshBottleService?
     let box: BoxFacts
     let limits: APILimits
     let rateLimiter = RateLimiter()
@@ -48,9 +50,11 @@ public struct VisitorAPI: Sendable {
     let knownTokens = TokenCache()
     let attachments = StagedAttachments()
 
-    public init(processor: BottleProcessor, visitors: VisitorStore, media: MediaStore, hub: ChatHub, box: BoxFacts,
+    public init(processor: BottleProcessor, visitors: VisitorStore, media: MediaStore, hub: ChatHub,
+                meshBottles: MeshBottleService? = nil, box: BoxFacts,
                 limits: APILimits = APILimits(), logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) {
         self.processor = processor
+        self.meshBottles = meshBottles
         self.visitors = visitors
         self.media = media
         self.hub = hub
@@ -71,6 +75,7 @@ public struct VisitorAPI: Sendable {
         addBottleRoutes(to: api)
         addMediaRoutes(to: api)
         addChatRoutes(to: api)
+        addMeshRoutes(to: api)
         addPageRoutes(to: router)
         return router
     }

@@ -1,0 +1,51 @@
+import DriftCore
+import DriftMesh
+import DriftStore
+import Foundation
+
+/// Control-socket commands of the mesh's bottle traffic (`driftd ctl`, tests).
+enum MeshBottleControl {
+    /// What this box holds of one bottle: everything erase-everywhere must remove.
+    struct Traces: Codable, Sendable, Equatable {
+        var bottle: String
+        /// The bottle itself is hosted here.
+        var hosted: Bool
+        var sent: Bool
+        var links: [String]
+        var remoteLines: Int
+        var erased: Bool
+    }
+
+    struct Boxes: Codable, Sendable {
+        var me: String
+        var boxes: [Entry]
+
+        struct Entry: Codable, Sendable {
+            var node: String
+            var name: String
+            var activity: Int
+            var lastSeen: Date
+        }
+    }
+
+    static func register(_ commands: inout ControlCommands, service: MeshBottleService) {
+        commands.register("mesh.boxes") { _ in
+            Boxes(me: "\(service.node.me)", boxes: try service.store.boxes().map {
+                .init(node: "\($0.node)", name: $0.name, activity: $0.activity, lastSeen: $0.lastSeen)
+            })
+        }
+        commands.register("mesh.traces") { arguments in
+            guard let raw = arguments["bottle"], let id = BottleID(raw) else {
+                throw ControlError(code: "bad_arguments", message: "bottle=<uuid> is required")
+            }
+            return Traces(bottle: id.description, hosted: try service.processor.store.contains(id),
+                          sent: try service.store.sentBottle(id) != nil,
+                          links: try service.store.links(of: id).map { "\($0.role.rawValue):\($0.node)" },
+                          remoteLines: try service.store.remoteLines(of: id).count, erased: try service.store.isErased(id))
+        }
+        commands.register("mesh.announce") { _ in
+            await service.announce()
+            return ["announced": true]
+        }
+    }
+}

@@ -1,0 +1,430 @@
+import DriftCore
+import DriftMesh
+import DriftStore
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Carries the product's traffic over the mesh (`docs/mesh-bottles.md`): the box directory,
+/// bottles sent to other boxes, remote chat, creator notices and erase-everywhere.
+///
+/// It listens on the mesh ports (``MeshPorts``) and on the bottles' ``EventBus``; it keeps its
+/// durable state in ``MeshBottleStore``. All decisions about a bottle stay with the box that
+/// hosts it: other boxes hold only links, listings and chat replicas, and erase them when the
+/// host says the bottle is over (or when its hard expiry passes, whichever comes first).
+public final class MeshBottleService: Service, Sendable {
+    public struct Settings: Sendable {
+        /// The box's name in the directory.
+        public var name: String
+        /// How often this box broadcasts its directory entry.
+        public var boxInfoInterval: Duration = .seconds(900)
+        /// A remote participant who sent nothing for this long has left.
+        public var remotePresenceTimeout: TimeInterval = 300
+        /// Directory entries unheard for this long are forgotten.
+        public var forgetBoxesAfter: TimeInterval = 7 * 86_400
+        /// Tombstones outlive a bottle's erasure by this much (late frames are dropped meanwhile).
+        public var tombstoneLifetime: TimeInterval = 3 * 86_400
+        /// Longest remote chat line, UTF-8 bytes (one frame carries ~150).
+        public var maximumRemoteLineBytes = 500
+
+        public init(name: String) {
+            self.name = name
+        }
+    }
+
+    public let node: MeshNode
+    public let store: MeshBottleStore
+    let processor: BottleProcessor
+    let events: EventBus
+    let ports: MeshPorts
+    let settings: Settings
+    let logger: Logger
+    let state = MeshBottleState()
+
+    public init(node: MeshNode, ports: MeshPorts, processor: BottleProcessor, events: EventBus, settings: Settings, logger: Logger) {
+        self.node = node
+        self.ports = ports
+        self.processor = processor
+        self.events = events
+        self.store = MeshBottleStore(database: processor.store.database)
+        self.settings = settings
+        self.logger = logger
+        // Subscribe before the mesh starts delivering.
+        state.subscribe(ports: ports)
+    }
+
+    public func run() async throws {
+        let streams = state.takeStreams()
+        let bus = await events.subscribe()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.announceLoop() }
+            group.addTask { for await delivery in streams.boxInfo { await self.receiveBoxInfo(delivery) } }
+            group.addTask { for await delivery in streams.bottle { await self.receiveParcel(delivery) } }
+            group.addTask { for await delivery in streams.chat { await self.receiveChat(delivery) } }
+            group.addTask { for await delivery in streams.erase { await self.receiveErase(delivery) } }
+            group.addTask { for await delivery in streams.notice { await self.receiveNotice(delivery) } }
+            group.addTask { for await key in streams.confirmations { self.confirmed(key) } }
+            group.addTask { for await event in bus { await self.handle(event) } }
+            group.addTask { await self.housekeepingLoop() }
+            try? await gracefulShutdown()
+            group.cancelAll()
+        }
+    }
+
+    // MARK: Directory
+
+    private func announceLoop() async {
+        // Let the radio come up and neighbours say hello first.
+        try? await Task.sleep(for: .seconds(2))
+        while !Task.isCancelled {
+            await announce()
+            let jitter = Double.random(in: 0.9...1.1)
+            try? await Task.sleep(for: settings.boxInfoInterval * jitter)
+        }
+    }
+
+    /// Broadcasts this box's directory entry now.
+    func announce() async {
+        let at = Date()
+        let activity = ((try? processor.store.bottles(in: [.locked, .openable, .active, .dying]).count) ?? 0)
+        let info = BottleMeshWire.BoxInfo(name: settings.name, position: await position(at: at),
+                                          country: processor.settings.country, activity: activity)
+        do {
+            _ = try await node.send(MeshMessage(port: MeshMessage.Port.boxInfo.rawValue, body: info.encoded), priority: .background,
+                                    expiresAt: at.addingTimeInterval(3_600))
+        } catch {
+            logger.warning("box info not sent", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func receiveBoxInfo(_ delivery: MeshDelivery) async {
+        guard let info = BottleMeshWire.BoxInfo(decoding: delivery.message.body) else { return state.countMalformed() }
+        try? store.rememberBox(MeshBox(node: delivery.origin, name: info.name, position: info.position, country: info.country,
+                                       activity: info.activity, lastSeen: delivery.receivedAt))
+    }
+
+    private func position(at now: Date) async -> GeoPoint? {
+        await processor.ambient.position(at: now, settings: processor.settings)
+    }
+
+    // MARK: Sending bottles
+
+    /// Where a visitor wants a new bottle to go.
+    public enum Destination: Sendable, Equatable {
+        /// The box with this name in the directory.
+        case named(String)
+        /// The box nearest this point.
+        case nearest(GeoPoint)
+        /// A random box, weighted by recent activity.
+        case drift
+    }
+
+    /// Why a bottle cannot travel.
+    public struct PlacementError: Error, Sendable, CustomStringConvertible {
+        public var field: String
+        public var description: String
+    }
+
+    /// Picks the destination box from the directory (never this box).
+    public func resolve(_ destination: Destination, using generator: inout some RandomNumberGenerator) throws -> MeshBox {
+        let boxes = ((try? store.boxes()) ?? []).filter { $0.node != node.me }
+        guard !boxes.isEmpty else {
+            throw PlacementError(field: "placement", description: "no other box is known yet on the mesh")
+        }
+        switch destination {
+        case .named(let name):
+            let wanted = name.trimmingCharacters(in: .whitespaces).lowercased()
+            guard let box = boxes.filter({ $0.name.lowercased() == wanted }).max(by: { $0.lastSeen < $1.lastSeen }) else {
+                throw PlacementError(field: "placement.box", description: "no box named \"\(name)\" is known; known: \(boxes.map(\.name).joined(separator: ", "))")
+            }
+            return box
+        case .nearest(let point):
+            guard let box = boxes.filter({ $0.position != nil }).min(by: { $0.position!.distance(to: point) < $1.position!.distance(to: point) }) else {
+                throw PlacementError(field: "placement.near", description: "no known box has a position")
+            }
+            return box
+        case .drift:
+            return MeshBottleService.drift(boxes, using: &generator)
+        }
+    }
+
+    /// A random box, each weighted 1 + its recent activity.
+    static func drift(_ boxes: [MeshBox], using generator: inout some RandomNumberGenerator) -> MeshBox {
+        let weights = boxes.map { 1 + max(0, $0.activity) }
+        var pick = Int.random(in: 0..<weights.reduce(0, +), using: &generator)
+        for (box, weight) in zip(boxes, weights) {
+            if pick < weight { return box }
+            pick -= weight
+        }
+        return boxes[boxes.count - 1]
+    }
+
+    /// Sends a new bottle to `box`: stored in the mesh outbox (the only copy of its content on
+    /// this box), recorded as sent (no content). Media never travel.
+    public func send(_ bottle: Bottle, to box: MeshBox, at now: Date) async throws -> MeshSentBottle {
+        guard bottle.content.image == nil, bottle.content.whisper == nil else {
+            throw PlacementError(field: "content", description: "images and whispers do not travel the mesh; send text only")
+        }
+        let parcel = BottleMeshWire.Parcel(bottle)
+        let receipt: MeshNode.Receipt
+        do {
+            receipt = try await node.send(MeshMessage(port: MeshMessage.Port.bottle.rawValue, body: parcel.encoded), to: box.node,
+                                          priority: .normal, expiresAt: bottle.expiresAt)
+        } catch {
+            throw PlacementError(field: "content.text", description: "the bottle cannot travel: \(error)")
+        }
+        let sent = MeshSentBottle(bottle: bottle.id, creator: bottle.creator, destination: box.node, destinationName: box.name,
+                                  packetID: receipt.packetID, sentAt: now, expiresAt: bottle.expiresAt)
+        try store.recordSent(sent)
+        logger.info("bottle sent over the mesh", metadata: ["bottle": "\(bottle.id)", "to": "\(box.name) \(box.node)", "frames": "\(receipt.frames)"])
+        return sent
+    }
+
+    private func confirmed(_ key: PacketKey) {
+        guard let sent = try? store.markSentDelivered(packetID: key.packetID, at: Date()) else { return }
+        logger.info("bottle delivered", metadata: ["bottle": "\(sent.bottle)", "to": "\(sent.destinationName)"])
+    }
+
+    // MARK: Receiving bottles
+
+    private func receiveParcel(_ delivery: MeshDelivery) async {
+        guard let parcel = BottleMeshWire.Parcel(decoding: delivery.message.body) else { return state.countMalformed() }
+        let at = Date()
+        guard parcel.expiresAt > at, (try? store.isErased(parcel.id)) != true else { return }
+        state.rememberParcel(parcel.id, frames: .init(origin: delivery.key.origin.rawValue, firstPacketID: delivery.key.packetID,
+                                                      frames: UInt8(clamping: delivery.frames)))
+        do {
+            if try processor.store.contains(parcel.id) { return }  // a retry of one already here
+            let bottle = parcel.bottle(hostedBy: processor.settings.boxID)
+            _ = try processor.store.insert(bottle)
+            try store.link(parcel.id, node: delivery.origin, role: .creator, expiresAt: parcel.expiresAt)
+            logger.info("bottle arrived over the mesh", metadata: ["bottle": "\(parcel.id)", "from": "\(delivery.origin)", "hops": "\(delivery.hops)"])
+            await processor.refresh(parcel.id, now: at)
+        } catch {
+            logger.error("arrived bottle not stored", metadata: ["bottle": "\(parcel.id)", "error": "\(error)"])
+        }
+    }
+
+    // MARK: Events of bottles hosted here
+
+    private func handle(_ event: DriftEvent) async {
+        let bottle = event.bottle
+        switch event.kind {
+        case .expired(let reason):
+            await bottleEnded(bottle, reason: reason)
+        case .firstOpen(let distance):
+            await notifyCreator(bottle, .firstOpen(distanceTravelledMeters: distance))
+            await announceChat(bottle)
+        case .participantJoined:
+            await notifyCreator(bottle, .participantJoined)
+        case .linesWhileAway(let count):
+            await notifyCreator(bottle, .linesWhileAway(count: count))
+        case .becameOpenable:
+            await notifyCreator(bottle, .becameOpenable)
+        case .linePosted(let id, _):
+            await relayLine(id, in: bottle)
+        default:
+            break
+        }
+    }
+
+    private func notifyCreator(_ bottle: BottleID, _ kind: BottleMeshWire.Notice.Kind) async {
+        guard let links = try? store.links(of: bottle, role: .creator), !links.isEmpty else { return }
+        let body = BottleMeshWire.Notice(bottle: bottle, kind: kind).encoded
+        for link in links {
+            _ = try? await node.send(MeshMessage(port: MeshMessage.Port.notice.rawValue, body: body), to: link.node,
+                                     priority: .normal, expiresAt: link.expiresAt)
+        }
+    }
+
+    /// Tells the mesh that this bottle's chat is open (one-shot bottles' chats stay private).
+    private func announceChat(_ id: BottleID) async {
+        guard let bottle = try? processor.store.bottle(id), !bottle.isOneShot else { return }
+        let open = BottleMeshWire.Chat.open(id, expiresAt: bottle.expiresAt, hint: String((bottle.hint ?? "").prefix(80)))
+        do {
+            _ = try await node.send(MeshMessage(port: MeshMessage.Port.chat.rawValue, body: open.encoded), priority: .normal,
+                                    expiresAt: bottle.expiresAt)
+            // Everyone heard of it: erase-everywhere must reach everyone.
+            try store.link(id, node: .broadcast, role: .participant, expiresAt: bottle.expiresAt)
+        } catch {
+            logger.warning("chat not announced on the mesh", metadata: ["bottle": "\(id)", "error": "\(error)"])
+        }
+    }
+
+    private func relayLine(_ id: MessageID, in bottle: BottleID) async {
+        let boxes = ((try? store.links(of: bottle, role: .participant)) ?? []).filter { $0.node != .broadcast }
+        guard !boxes.isEmpty, let message = try? processor.store.message(id), !message.text.isEmpty else { return }
+        let label = ((try? processor.store.participants(of: bottle)) ?? []).first { $0.participant == message.participant }?.label ?? .local
+        let relay = BottleMeshWire.Chat.relay(bottle, message: id, participant: message.participant, label: label,
+                                              sentAt: message.sentAt, text: message.text)
+        for box in boxes {
+            guard state.mayRelay(to: box.node, at: Date()) else {
+                state.countRateLimited()
+                continue
+            }
+            _ = try? await node.send(MeshMessage(port: MeshMessage.Port.chat.rawValue, body: relay.encoded), to: box.node,
+                                     priority: .normal, expiresAt: box.expiresAt)
+        }
+    }
+
+    /// The bottle hosted here is over (its rows are already erased): tell every box that holds
+    /// part of it, then erase the mesh traces here.
+    private func bottleEnded(_ bottle: BottleID, reason: LifecycleTrigger) async {
+        let links = (try? store.links(of: bottle)) ?? []
+        let parcel = state.takeParcel(bottle)
+        if !links.isEmpty || parcel != nil {
+            let erase = BottleMeshWire.Erase(bottle: bottle, reason: reason, parcel: parcel.map { [$0] } ?? [])
+            do {
+                _ = try await node.send(MeshMessage(port: MeshMessage.Port.erase.rawValue, body: erase.encoded), priority: .interactive)
+                logger.info("erase sent over the mesh", metadata: ["bottle": "\(bottle)", "boxes": "\(links.count)"])
+            } catch {
+                logger.error("erase not sent", metadata: ["bottle": "\(bottle)", "error": "\(error)"])
+            }
+        }
+        eraseTraces(bottle)
+    }
+
+    // MARK: Erase
+
+    private func receiveErase(_ delivery: MeshDelivery) async {
+        guard let erase = BottleMeshWire.Erase(decoding: delivery.message.body) else { return state.countMalformed() }
+        // Held frames that carried the bottle: relays drop them.
+        for frames in erase.parcel {
+            let ids = (0..<UInt32(frames.frames)).map { frames.firstPacketID &+ $0 }
+            _ = try? node.store.forget(origin: NodeID(frames.origin), packetIDs: ids)
+        }
+        let hostedHere = (try? processor.store.contains(erase.bottle)) == true
+        let isHost = ((try? store.links(of: erase.bottle, role: .host)) ?? []).contains { $0.node == delivery.origin }
+        if hostedHere {
+            // Only the host decides about a bottle it hosts; an erase naming it from elsewhere is ignored.
+            logger.notice("erase for a bottle hosted here ignored", metadata: ["bottle": "\(erase.bottle)", "from": "\(delivery.origin)"])
+            return
+        }
+        let hadTraces = !(((try? store.links(of: erase.bottle)) ?? []).isEmpty && ((try? store.remoteLines(of: erase.bottle)) ?? []).isEmpty
+                          && (try? store.sentBottle(erase.bottle)) == nil)
+        eraseTraces(erase.bottle)
+        if hadTraces {
+            logger.info("bottle erased on the host's word", metadata: ["bottle": "\(erase.bottle)", "host": "\(delivery.origin)", "linked": "\(isHost)"])
+            // The last event about it on this box (creator or remote-chat pages hear it once).
+            await events.publish(DriftEvent(bottle: erase.bottle, at: Date(), kind: .expired(reason: erase.reason)))
+        }
+    }
+
+    /// Deletes every mesh trace of `bottle` here and checkpoints the WAL.
+    func eraseTraces(_ bottle: BottleID) {
+        do {
+            try store.eraseTraces(of: bottle, tombstoneUntil: Date().addingTimeInterval(settings.tombstoneLifetime))
+            try store.database.checkpointAndTruncateWAL()
+        } catch {
+            logger.error("mesh traces not erased; will retry", metadata: ["bottle": "\(bottle)", "error": "\(error)"])
+        }
+        state.forget(bottle)
+    }
+
+    // MARK: Notices for creators here
+
+    private func receiveNotice(_ delivery: MeshDelivery) async {
+        guard let notice = BottleMeshWire.Notice(decoding: delivery.message.body) else { return state.countMalformed() }
+        guard let sent = try? store.sentBottle(notice.bottle), sent.destination == delivery.origin else { return }
+        let kind: DriftEvent.Kind = switch notice.kind {
+        case .becameOpenable: .becameOpenable
+        case .firstOpen(let distance): .firstOpen(distanceTravelledMeters: distance)
+        case .participantJoined: .participantJoined(ParticipantID(visitor: sent.creator, bottle: sent.bottle, secret: processor.settings.secret))
+        case .linesWhileAway(let count): .linesWhileAway(count: count)
+        }
+        state.recordNotice(notice.bottle, notice.kind)
+        await events.publish(DriftEvent(bottle: notice.bottle, at: delivery.receivedAt, kind: kind))
+    }
+
+    /// Creator notices received for bottles sent from here (newest last).
+    func notices(of bottle: BottleID) -> [BottleMeshWire.Notice.Kind] { state.notices(of: bottle) }
+
+    // MARK: Remote chat
+
+    private func receiveChat(_ delivery: MeshDelivery) async {
+        guard let chat = BottleMeshWire.Chat(decoding: delivery.message.body) else { return state.countMalformed() }
+        let at = Date()
+        guard (try? store.isErased(chat.bottle)) != true else { return }
+        switch chat {
+        case .open(let id, let expiresAt, let hint):
+            guard expiresAt > at, (try? processor.store.contains(id)) != true else { return }
+            try? store.link(id, node: delivery.origin, role: .host, expiresAt: expiresAt, note: hint)
+        case .relay(let id, let message, let participant, let label, let sentAt, let text):
+            _ = try? store.appendRemoteLine(MeshRemoteLine(id: message.description, bottle: id, participant: participant.hex,
+                                                           label: label.rawValue, text: text, sentAt: sentAt))
+        case .join(let id, let participant):
+            await remoteEnter(participant, in: id, from: delivery.origin, at: at)
+        case .line(let id, let participant, let text):
+            guard await remoteEnter(participant, in: id, from: delivery.origin, at: at) else { return }
+            do {
+                let message = try ChatMessage.make(id: MessageID.make(at: at), bottle: id, participant: participant, sentAt: at,
+                                                   text: String(text.prefix(ChatMessage.maximumTextLength)), language: "und")
+                try await processor.post(message)
+            } catch {
+                logger.info("remote line refused", metadata: ["bottle": "\(id)", "error": "\(error)"])
+            }
+        case .leave(let id, let participant):
+            guard state.remoteLeft(participant, in: id) else { return }
+            await processor.leave(participant, in: id, at: at)
+        }
+    }
+
+    /// A visitor at `box` is (still) in the chat of a bottle hosted here.
+    @discardableResult
+    private func remoteEnter(_ participant: ParticipantID, in id: BottleID, from box: NodeID, at now: Date) async -> Bool {
+        guard let bottle = try? processor.store.bottle(id), bottle.state == .active || bottle.state == .dying, !bottle.isOneShot else { return false }
+        let directory = try? store.box(box)
+        let here = await position(at: now)
+        let distance = here.flatMap { mine in directory?.position.map { mine.distance(to: $0) } }
+        let label = ParticipantLabel.classify(distanceMeters: distance, participantCountry: directory?.country,
+                                              bottleCountry: processor.settings.country)
+        let boxID = (try? BoxID("node-\(String(format: "%08x", box.rawValue))")) ?? processor.settings.boxID
+        do {
+            if state.remoteHeard(participant, in: id, from: box, at: now) {
+                try await processor.enter(participant, in: id, at: now, box: boxID, label: label)
+                try store.link(id, node: box, role: .participant, expiresAt: bottle.expiresAt)
+            }
+            return true
+        } catch {
+            logger.info("remote participant not admitted", metadata: ["bottle": "\(id)", "error": "\(error)"])
+            return false
+        }
+    }
+
+    /// Sends a remote visitor's join, line or leave to the host of `bottle`.
+    func sendRemote(_ chat: BottleMeshWire.Chat) async throws {
+        guard let host = try store.links(of: chat.bottle, role: .host).first else {
+            throw PlacementError(field: "bottle", description: "no open chat with that id is known on the mesh")
+        }
+        if case .line(_, _, let text) = chat, text.utf8.count > settings.maximumRemoteLineBytes {
+            throw PlacementError(field: "text", description: "a line to another box holds at most \(settings.maximumRemoteLineBytes) bytes")
+        }
+        guard state.mayRelay(to: host.node, at: Date()) else {
+            state.countRateLimited()
+            throw PlacementError(field: "text", description: "the mesh is busy; wait a few seconds before the next line")
+        }
+        _ = try await node.send(MeshMessage(port: MeshMessage.Port.chat.rawValue, body: chat.encoded), to: host.node,
+                                priority: .interactive, expiresAt: host.expiresAt)
+    }
+
+    // MARK: Housekeeping
+
+    private func housekeepingLoop() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(10))
+            let at = Date()
+            for bottle in (try? store.expiredTraces(now: at)) ?? [] {
+                logger.info("mesh traces of an expired bottle erased", metadata: ["bottle": "\(bottle)"])
+                eraseTraces(bottle)
+            }
+            _ = try? store.pruneTombstones(now: at)
+            _ = try? store.forgetBoxes(unseenSince: at.addingTimeInterval(-settings.forgetBoxesAfter))
+            for (bottle, participant) in state.silentRemoteParticipants(olderThan: at.addingTimeInterval(-settings.remotePresenceTimeout)) {
+                await processor.leave(participant, in: bottle, at: at)
+            }
+        }
+    }
+
+    /// Figures for `driftd status` and tests.
+    public var counters: MeshBottleState.Counters { state.counters }
+}

@@ -1,0 +1,136 @@
+import DriftCore
+import DriftMesh
+import Foundation
+import Synchronization
+
+/// The in-memory side of ``MeshBottleService``: its port subscriptions, the frames that
+/// carried bottles hosted here (for erase-everywhere), remote participants' last words,
+/// chat rate limits and counters.
+public final class MeshBottleState: Sendable {
+    /// Figures for status and tests.
+    public struct Counters: Sendable, Equatable, Codable {
+        /// Application payloads that did not decode.
+        public var malformed = 0
+        /// Chat frames not sent because a box's chat budget was spent.
+        public var rateLimited = 0
+    }
+
+    struct Streams: Sendable {
+        var boxInfo: AsyncStream<MeshDelivery>
+        var bottle: AsyncStream<MeshDelivery>
+        var chat: AsyncStream<MeshDelivery>
+        var erase: AsyncStream<MeshDelivery>
+        var notice: AsyncStream<MeshDelivery>
+        var confirmations: AsyncStream<PacketKey>
+    }
+
+    /// A token bucket per box: `burst` chat frames, then one per `spacing` (LoRa airtime is scarce).
+    struct ChatBudget {
+        var tokens: Double
+        var updated: Date
+    }
+
+    private struct State {
+        var streams: Streams?
+        var parcels: [BottleID: BottleMeshWire.Erase.ParcelFrames] = [:]
+        var notices: [BottleID: [BottleMeshWire.Notice.Kind]] = [:]
+        var remote: [BottleID: [ParticipantID: (box: NodeID, heard: Date)]] = [:]
+        var budgets: [NodeID: ChatBudget] = [:]
+        var counters = Counters()
+    }
+
+    private let state = Mutex(State())
+    let burst: Double
+    let spacing: TimeInterval
+
+    init(burst: Double = 5, spacing: TimeInterval = 5) {
+        self.burst = burst
+        self.spacing = spacing
+    }
+
+    func subscribe(ports: MeshPorts) {
+        let streams = Streams(boxInfo: ports.messages(on: .boxInfo), bottle: ports.messages(on: .bottle), chat: ports.messages(on: .chat),
+                              erase: ports.messages(on: .erase), notice: ports.messages(on: .notice), confirmations: ports.confirmations())
+        state.withLock { $0.streams = streams }
+    }
+
+    func takeStreams() -> Streams {
+        state.withLock { state in
+            guard let streams = state.streams else { preconditionFailure("MeshBottleService runs once") }
+            state.streams = nil
+            return streams
+        }
+    }
+
+    var counters: Counters { state.withLock { $0.counters } }
+    func countMalformed() { state.withLock { $0.counters.malformed += 1 } }
+    func countRateLimited() { state.withLock { $0.counters.rateLimited += 1 } }
+
+    func rememberParcel(_ bottle: BottleID, frames: BottleMeshWire.Erase.ParcelFrames) {
+        state.withLock { $0.parcels[bottle] = frames }
+    }
+
+    func takeParcel(_ bottle: BottleID) -> BottleMeshWire.Erase.ParcelFrames? {
+        state.withLock { $0.parcels.removeValue(forKey: bottle) }
+    }
+
+    func recordNotice(_ bottle: BottleID, _ kind: BottleMeshWire.Notice.Kind) {
+        state.withLock { $0.notices[bottle, default: []].append(kind) }
+    }
+
+    func notices(of bottle: BottleID) -> [BottleMeshWire.Notice.Kind] {
+        state.withLock { $0.notices[bottle] ?? [] }
+    }
+
+    /// Notes a remote participant's word; `true` when they were not inside yet (enter them).
+    func remoteHeard(_ participant: ParticipantID, in bottle: BottleID, from box: NodeID, at now: Date) -> Bool {
+        state.withLock { state in
+            let known = state.remote[bottle]?[participant] != nil
+            state.remote[bottle, default: [:]][participant] = (box, now)
+            return !known
+        }
+    }
+
+    /// Forgets a remote participant; `true` when they were inside.
+    func remoteLeft(_ participant: ParticipantID, in bottle: BottleID) -> Bool {
+        state.withLock { $0.remote[bottle]?.removeValue(forKey: participant) != nil }
+    }
+
+    /// Remote participants silent since `cutoff`, removed from the list (they have left).
+    func silentRemoteParticipants(olderThan cutoff: Date) -> [(BottleID, ParticipantID)] {
+        state.withLock { state in
+            var silent: [(BottleID, ParticipantID)] = []
+            for (bottle, participants) in state.remote {
+                for (participant, entry) in participants where entry.heard < cutoff {
+                    silent.append((bottle, participant))
+                    state.remote[bottle]?[participant] = nil
+                }
+            }
+            return silent
+        }
+    }
+
+    /// Takes one chat frame from `box`'s budget; `false` when it is spent.
+    func mayRelay(to box: NodeID, at now: Date) -> Bool {
+        state.withLock { state in
+            var budget = state.budgets[box] ?? ChatBudget(tokens: burst, updated: now)
+            budget.tokens = min(burst, budget.tokens + max(0, now.timeIntervalSince(budget.updated)) / spacing)
+            budget.updated = now
+            guard budget.tokens >= 1 else {
+                state.budgets[box] = budget
+                return false
+            }
+            budget.tokens -= 1
+            state.budgets[box] = budget
+            return true
+        }
+    }
+
+    func forget(_ bottle: BottleID) {
+        state.withLock { state in
+            state.parcels[bottle] = nil
+            state.remote[bottle] = nil
+            state.notices[bottle] = nil
+        }
+    }
+}

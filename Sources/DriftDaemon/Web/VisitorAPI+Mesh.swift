@@ -1,0 +1,194 @@
+import DriftCore
+import DriftMesh
+import DriftStore
+import Foundation
+import Hummingbird
+
+/// The visitor API's mesh part: the box directory, bottles sent to other boxes, and chats
+/// hosted on other boxes (`docs/mesh-bottles.md`, `docs/api.md`).
+extension VisitorAPI {
+    /// A bottle sent from here, as its creator sees it.
+    struct SentView: Codable, Sendable {
+        var id: String
+        var shareCode: String?
+        var placement: String
+        var destination: String
+        var destinationNode: String
+        /// `travelling` until the destination confirms, then `delivered`.
+        var state: String
+        var sentAt: String
+        var deliveredAt: String?
+        var expiresAt: String
+    }
+
+    struct BoxView: Codable, Sendable {
+        var node: String
+        var name: String
+        var latitude: Double?
+        var longitude: Double?
+        var country: String?
+        var distanceMeters: Double?
+        var lastSeen: String
+    }
+
+    struct RemoteChatView: Codable, Sendable {
+        var bottle: String
+        var host: String
+        var hostNode: String
+        var hint: String
+        var expiresAt: String
+    }
+
+    struct RemoteLineView: Codable, Sendable {
+        var id: String
+        var participant: String
+        var label: String
+        var isMe: Bool
+        var text: String
+        var sentAt: String
+    }
+
+    struct LineInput: Codable, Sendable {
+        var text: String
+    }
+
+    func requireMesh() throws -> MeshBottleService {
+        guard let meshBottles else {
+            throw APIError.invalid(field: "placement", problem: "this box has no mesh (features.mesh is off or no radio works)")
+        }
+        return meshBottles
+    }
+
+    /// Creates the bottle and hands it to the mesh; nothing of its content stays in this box's bottles.
+    func sendOverMesh(_ draft: BottleDraft, to destination: MeshBottleService.Destination, origin: BottleOrigin,
+                      creator: TokenHash, at: Date) async throws -> Response {
+        let mesh = try requireMesh()
+        var draft = draft
+        var generator = SystemRandomNumberGenerator()
+        let box: MeshBox
+        do { box = try mesh.resolve(destination, using: &generator) } catch let error as MeshBottleService.PlacementError {
+            throw APIError.invalid(field: error.field, problem: error.description)
+        }
+        draft.placement = destination == .drift ? .drift : .manual(target: (try? BoxID(String(box.name.filter { $0.isLetter || $0.isNumber || $0 == "-" }.prefix(64)))) ?? origin.boxID)
+        let bottle = try Self.travellingBottle(draft, at: at, origin: origin, creator: creator, policy: policy)
+        let sent: MeshSentBottle
+        do { sent = try await mesh.send(bottle, to: box, at: at) } catch let error as MeshBottleService.PlacementError {
+            throw APIError.invalid(field: error.field, problem: error.description)
+        }
+        return try Self.json(sentView(sent, shareCode: bottle.shareCode, placement: destination == .drift ? "drift" : "manual"), status: .accepted)
+    }
+
+    private static func travellingBottle(_ draft: BottleDraft, at: Date, origin: BottleOrigin, creator: TokenHash,
+                                         policy: BottlePolicy) throws(APIError) -> Bottle {
+        do throws(DomainValidationError) {
+            return try Bottle.create(draft, id: BottleID.make(at: at), shareCode: ShareCode.random(), origin: origin,
+                                     creator: creator, now: at, policy: policy)
+        } catch {
+            throw APIError.invalid(field: error.field, problem: error.problem)
+        }
+    }
+
+    func sentView(_ sent: MeshSentBottle, shareCode: ShareCode?, placement: String?) -> SentView {
+        SentView(id: sent.bottle.description, shareCode: shareCode?.description, placement: placement ?? "manual",
+                 destination: sent.destinationName, destinationNode: "\(sent.destination)",
+                 state: sent.deliveredAt == nil ? "travelling" : "delivered", sentAt: APIJSON.iso(sent.sentAt),
+                 deliveredAt: sent.deliveredAt.map(APIJSON.iso), expiresAt: APIJSON.iso(sent.expiresAt))
+    }
+
+    func addMeshRoutes(to api: RouterGroup<VisitorRequestContext>) {
+        // The other boxes this box knows (for "send to a box").
+        api.get("mesh/boxes") { request, _ -> Response in
+            _ = try visitor(request)
+            let mesh = try requireMesh()
+            let here = await processor.ambient.position(at: now(), settings: processor.settings)
+            let boxes = try mesh.store.boxes().filter { $0.node != mesh.node.me }.map { box in
+                BoxView(node: "\(box.node)", name: box.name, latitude: box.position?.latitude, longitude: box.position?.longitude,
+                        country: box.country?.rawValue, distanceMeters: here.flatMap { mine in box.position.map { mine.distance(to: $0) } },
+                        lastSeen: APIJSON.iso(box.lastSeen))
+            }
+            return try Self.json(["boxes": boxes])
+        }
+
+        // Bottles the caller sent to other boxes.
+        api.get("mesh/sent") { request, _ -> Response in
+            let caller = try visitor(request)
+            let mesh = try requireMesh()
+            let sent = try mesh.store.sentBottles(by: caller).map { sentView($0, shareCode: nil, placement: nil) }
+            return try Self.json(["bottles": sent])
+        }
+
+        // Chats open on other boxes that a visitor here may join.
+        api.get("mesh/chats") { request, _ -> Response in
+            _ = try visitor(request)
+            let mesh = try requireMesh()
+            let boxes = Dictionary((try mesh.store.boxes()).map { ($0.node, $0.name) }, uniquingKeysWith: { first, _ in first })
+            let at = now()
+            let chats = try mesh.store.remoteChats().filter { $0.expiresAt > at }.map { link in
+                RemoteChatView(bottle: link.bottle.description, host: boxes[link.node] ?? "\(link.node)", hostNode: "\(link.node)",
+                               hint: link.note, expiresAt: APIJSON.iso(link.expiresAt))
+            }
+            return try Self.json(["chats": chats])
+        }
+
+        api.post("mesh/chats/:id/join") { request, context -> Response in
+            let caller = try visitor(request)
+            let mesh = try requireMesh()
+            let id = try remoteChatID(context)
+            try limit("chat actions", token: caller, rule: limits.actionPerToken, client: context.clientAddress)
+            try await sendRemote(mesh, .join(id, participant: processor.participant(caller, in: id)))
+            return Response(status: .accepted)
+        }
+
+        api.post("mesh/chats/:id/leave") { request, context -> Response in
+            let caller = try visitor(request)
+            let mesh = try requireMesh()
+            let id = try remoteChatID(context)
+            try await sendRemote(mesh, .leave(id, participant: processor.participant(caller, in: id)))
+            return Response(status: .accepted)
+        }
+
+        api.post("mesh/chats/:id/lines") { request, context -> Response in
+            let caller = try visitor(request)
+            let mesh = try requireMesh()
+            let id = try remoteChatID(context)
+            var request = request
+            let input = try await RequestBodyReader.json(LineInput.self, from: &request, limit: limits.jsonBodyBytes)
+            try limit("chat lines", token: caller, rule: limits.postPerToken, client: context.clientAddress, clientRule: limits.postPerClient)
+            let text = input.text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !text.isEmpty else { throw APIError.invalid(field: "text", problem: "is empty") }
+            do {
+                _ = try ChatMessage.make(id: MessageID.make(at: now()), bottle: id, participant: processor.participant(caller, in: id),
+                                         sentAt: now(), text: text, language: "und")
+            } catch let error as DomainValidationError {
+                throw APIError.invalid(field: "text", problem: error.problem)
+            }
+            try await sendRemote(mesh, .line(id, participant: processor.participant(caller, in: id), text: text))
+            return Response(status: .accepted)
+        }
+
+        // The replica of a remote chat's lines, as the host relayed them.
+        api.get("mesh/chats/:id/lines") { request, context -> Response in
+            let caller = try visitor(request)
+            let mesh = try requireMesh()
+            let id = try remoteChatID(context)
+            let me = processor.participant(caller, in: id).hex
+            let lines = try mesh.store.remoteLines(of: id).map { line in
+                RemoteLineView(id: line.id, participant: line.participant, label: line.label, isMe: line.participant == me,
+                               text: line.text, sentAt: APIJSON.iso(line.sentAt))
+            }
+            return try Self.json(["lines": lines])
+        }
+    }
+
+    private func remoteChatID(_ context: VisitorRequestContext) throws -> BottleID {
+        guard let raw = context.parameters.get("id"), let id = BottleID(raw) else { throw APIError.notFound("no such chat") }
+        return id
+    }
+
+    private func sendRemote(_ mesh: MeshBottleService, _ chat: BottleMeshWire.Chat) async throws {
+        do { try await mesh.sendRemote(chat) } catch let error as MeshBottleService.PlacementError {
+            if error.field == "bottle" { throw APIError.notFound(error.description) }
+            throw APIError.invalid(field: error.field, problem: error.description)
+        }
+    }
+}
