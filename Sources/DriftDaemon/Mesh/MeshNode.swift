@@ -79,6 +79,8 @@ public actor MeshNode {
     private var ownFrames: [PacketKey: (frame: [UInt8], outbox: PacketKey, priority: TransmitPriority)] = [:]
     /// Directed packets this box relayed, with when it last did: their end-to-end retries are relayed again.
     private var relayedDirected: [PacketKey: Duration] = [:]
+    /// Directed packets for others this box heard but did not relay, with when: see ``relayedDirected``.
+    private var heardDirected: [PacketKey: Duration] = [:]
     /// Relay and catch-up copies still waiting for the radio: packet → queue id, and back.
     private var queuedCopies: [PacketKey: UInt64] = [:]
     private var queuedCopyKeys: [UInt64: (key: PacketKey, catchUp: Bool)] = [:]
@@ -249,12 +251,16 @@ public actor MeshNode {
                 if acknowledged.contains(first) { acknowledge(first) }
             }
             if !firstTime, header.kind == .directed, header.destination != me, header.origin != me,
-               let last = relayedDirected[header.key], t - last >= settings.retrySpacing,
+               let last = relayedDirected[header.key] ?? heardDirected[header.key], t - last >= settings.retrySpacing,
+               relayedDirected[header.key] != nil || router.neighbours.contains(where: { $0.id == header.destination }),
                let frame = try? MeshFrameCodec.relay(reception.bytes, by: me) {
                 // An end-to-end retry of a directed message we relayed before (the outbox waits
                 // 30 s and more between attempts): relay it again along the same path, or it
-                // would die at the first hop as a duplicate.
+                // would die at the first hop as a duplicate. Also when we did not relay it the
+                // first time but its destination is now our neighbour (we had not heard its
+                // hello yet): one hop delivers it.
                 relayedDirected[header.key] = t
+                heardDirected[header.key] = nil
                 counters.retriesRelayed += 1
                 enqueue(frame, priority: .normal, counter: \.sentRelays)
             }
@@ -264,6 +270,7 @@ public actor MeshNode {
                 return
             }
             if firstTime {
+                if header.kind == .directed, header.destination != me, header.origin != me { heardDirected[header.key] = t }
                 relayable[header.key] = (reception.bytes, t + settings.router.packetMemory)
                 if header.kind != .ack {
                     do {
@@ -381,7 +388,7 @@ public actor MeshNode {
                 if let own = ownFrames.removeValue(forKey: header.key) {
                     enqueue(own.frame, priority: own.priority, counter: \.sentOwn)
                 } else if let held = relayable[header.key] {
-                    if header.kind == .directed { relayedDirected[header.key] = now }
+                    if header.kind == .directed { relayedDirected[header.key] = now; heardDirected[header.key] = nil }
                     if let frame = try? MeshFrameCodec.relay(held.frame, by: me) {
                         track(enqueue(frame, priority: header.kind == .ack ? .interactive : .normal, counter: \.sentRelays), header.key, catchUp: false)
                     }
@@ -521,6 +528,7 @@ public actor MeshNode {
             _ = reassembler.expire(now: t)
             relayable = relayable.filter { $0.value.expires > t }
             relayedDirected = relayedDirected.filter { t - $0.value < .seconds(4_000) }  // the outbox gives up after ~57 min
+            heardDirected = heardDirected.filter { t - $0.value < .seconds(4_000) }
             do {
                 _ = try store.pruneSeen(now: wallNow)
                 _ = try store.dropExpired(now: wallNow)

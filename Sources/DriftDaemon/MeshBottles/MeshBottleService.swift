@@ -74,12 +74,19 @@ public final class MeshBottleService: Service, Sendable {
     // MARK: Directory
 
     private func announceLoop() async {
-        // Let the radio come up and neighbours say hello first.
-        try? await Task.sleep(for: .seconds(2))
+        // Once the radio is up, again once neighbours have said hello (the first copy may have
+        // gone out before anyone listened) and as soon as the box knows its position, then
+        // every interval.
+        var early: [Duration] = [.seconds(2), .seconds(15)]
+        var next = ContinuousClock.now + early.removeFirst()
+        var announcedPosition = false
         while !Task.isCancelled {
+            do { try await Task.sleep(for: .seconds(1)) } catch { return }
+            let positionKnown = await position(at: Date()) != nil
+            guard ContinuousClock.now >= next || (positionKnown && !announcedPosition) else { continue }
             await announce()
-            let jitter = Double.random(in: 0.9...1.1)
-            try? await Task.sleep(for: settings.boxInfoInterval * jitter)
+            announcedPosition = positionKnown
+            next = ContinuousClock.now + (early.isEmpty ? settings.boxInfoInterval * Double.random(in: 0.9...1.1) : early.removeFirst())
         }
     }
 
@@ -188,7 +195,10 @@ public final class MeshBottleService: Service, Sendable {
     // MARK: Receiving bottles
 
     private func receiveParcel(_ delivery: MeshDelivery) async {
-        guard let parcel = BottleMeshWire.Parcel(decoding: delivery.message.body) else { return state.countMalformed() }
+        guard let parcel = BottleMeshWire.Parcel(decoding: delivery.message.body) else {
+            logger.warning("a bottle parcel did not decode; dropped", metadata: ["from": "\(delivery.origin)", "bytes": "\(delivery.message.body.count)"])
+            return state.countMalformed()
+        }
         let at = Date()
         guard parcel.expiresAt > at, (try? store.isErased(parcel.id)) != true else { return }
         state.rememberParcel(parcel.id, frames: .init(origin: delivery.key.origin.rawValue, firstPacketID: delivery.key.packetID,

@@ -1,0 +1,88 @@
+import DriftCore
+@testable import DriftDaemon
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("Bottle traffic codecs on the mesh")
+struct BottleMeshWireTests {
+    static func bottle(text: String = "a note for the next box", conditions: [BottleCondition] = []) throws -> Bottle {
+        let draft = BottleDraft(placement: .drift, content: BottleContent(text: text), hint: "by the oak", conditions: conditions,
+                                lifetime: 3_600, isOneShot: false)
+        let origin = BottleOrigin(boxID: BottlesFixtures.boxID, position: BottlesFixtures.berlin, countryCode: try CountryCode("DE"))
+        return try Bottle.create(draft, id: BottlesFixtures.bottleID(7), shareCode: ShareCode.random(), origin: origin,
+                                 creator: BottlesFixtures.creator, now: BottlesFixtures.start)
+    }
+
+    @Test("a parcel carries text, hint, conditions, expiry and origin; the host stores it locked and placed there")
+    func parcelRoundTrip() throws {
+        let password = BottleCondition(.password(try PasswordHasher(iterations: 1_000).hash("open sesame")), hint: "the magic words")
+        let original = try Self.bottle(conditions: [password])
+        let parcel = BottleMeshWire.Parcel(original)
+        let decoded = try #require(BottleMeshWire.Parcel(decoding: parcel.encoded))
+        #expect(decoded == parcel)
+        let hosted = decoded.bottle(hostedBy: try BoxID("box-far"))
+        #expect(hosted.id == original.id && hosted.shareCode == original.shareCode && hosted.content.text == original.content.text)
+        #expect(hosted.conditions == original.conditions && hosted.hint == original.hint && hosted.origin == original.origin)
+        #expect(hosted.expiresAt == original.expiresAt && hosted.state == .locked && hosted.placement == .drift)
+        #expect(parcel.encoded.count < 700, "\(parcel.encoded.count) bytes")
+    }
+
+    @Test("box info, chat, erase and notice frames round-trip")
+    func roundTrips() throws {
+        let info = BottleMeshWire.BoxInfo(name: "Box at the gate", position: BottlesFixtures.berlin, country: try CountryCode("DE"), activity: 7)
+        let back = try #require(BottleMeshWire.BoxInfo(decoding: info.encoded))
+        #expect(back.name == info.name && back.activity == 7 && back.country == info.country)
+        #expect(abs(back.position!.latitude - 52.52) < 0.00001 && abs(back.position!.longitude - 13.405) < 0.00001)
+        #expect(BottleMeshWire.BoxInfo(decoding: BottleMeshWire.BoxInfo(name: "x", position: nil, country: nil, activity: 0).encoded) != nil)
+
+        let id = BottlesFixtures.bottleID(9)
+        let someone = ParticipantID(visitor: BottlesFixtures.alice, bottle: id, secret: BottlesFixtures.secret)
+        let chats: [BottleMeshWire.Chat] = [
+            .open(id, expiresAt: Date(timeIntervalSince1970: 1_900_000_000), hint: "under the bridge"),
+            .join(id, participant: someone), .leave(id, participant: someone),
+            .line(id, participant: someone, text: "hallo, wie geht's? 👋"),
+            .relay(id, message: MessageID.make(at: BottlesFixtures.start), participant: someone, label: .sameCountry,
+                   sentAt: Date(timeIntervalSince1970: 1_900_000_000.123), text: "ok"),
+        ]
+        for chat in chats { #expect(BottleMeshWire.Chat(decoding: chat.encoded) == chat, "\(chat)") }
+
+        let erase = BottleMeshWire.Erase(bottle: id, reason: .countdownEnded, parcel: [.init(origin: 0xA1B2C3D4, firstPacketID: 77, frames: 3)])
+        #expect(BottleMeshWire.Erase(decoding: erase.encoded) == erase)
+        for kind: BottleMeshWire.Notice.Kind in [.becameOpenable, .firstOpen(distanceTravelledMeters: 1_234.5),
+                                                 .firstOpen(distanceTravelledMeters: nil), .participantJoined, .linesWhileAway(count: 12)] {
+            let notice = BottleMeshWire.Notice(bottle: id, kind: kind)
+            #expect(BottleMeshWire.Notice(decoding: notice.encoded) == notice)
+        }
+    }
+
+    @Test("hostile bytes never trap a decoder, and cut or extended frames are refused")
+    func hostileBytes() async throws {
+        let id = BottlesFixtures.bottleID(9)
+        let someone = ParticipantID(visitor: BottlesFixtures.alice, bottle: id, secret: BottlesFixtures.secret)
+        let samples: [[UInt8]] = [
+            BottleMeshWire.Chat.join(id, participant: someone).encoded,
+            BottleMeshWire.Erase(bottle: id, reason: .hardExpiry, parcel: []).encoded,
+            BottleMeshWire.Notice(bottle: id, kind: .linesWhileAway(count: 3)).encoded,
+            BottleMeshWire.BoxInfo(name: "B", position: BottlesFixtures.berlin, country: nil, activity: 1).encoded,
+        ]
+        for sample in samples {
+            #expect(BottleMeshWire.Chat(decoding: Array(sample.dropLast())) == nil || sample[0] == 3)
+            #expect(BottleMeshWire.Erase(decoding: sample + [0]) == nil)
+            #expect(BottleMeshWire.Notice(decoding: sample + [0]) == nil)
+        }
+        try await runBlocking {
+            var generator = SeededGenerator(seed: 42)
+            for round in 0..<20_000 {
+                let count = Int.random(in: 0...80, using: &generator)
+                var bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                if round % 3 == 0, !bytes.isEmpty { bytes[0] = 1 }
+                _ = BottleMeshWire.BoxInfo(decoding: bytes)
+                _ = BottleMeshWire.Chat(decoding: bytes)
+                _ = BottleMeshWire.Erase(decoding: bytes)
+                _ = BottleMeshWire.Notice(decoding: bytes)
+                _ = BottleMeshWire.Parcel(decoding: bytes)
+            }
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import DriftSystem
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Bottles across boxes with three `driftd run` processes on the simulated radio, in a line
+/// A — B — C (800 m apart, 1 km range: A and C hear only B), each with its visitor page on a
+/// loopback port: a bottle sent from A to C arrives and opens there with the distance
+/// travelled; a visitor on B chats in it; at expiry every box erases it (raw-byte scan of
+/// every data directory), including B, which was off while it expired.
+@Suite("Mesh: bottles, remote chat and erase-everywhere across three driftd processes")
+struct MeshBottleProcessTests {
+    struct Node {
+        var box: MeshProcessTests.Box
+        var http: LoopbackHTTP
+    }
+
+    static func start(_ node: Node) async throws -> DriftdProcess {
+        let listener = try NotifySocketListener.abstract()
+        let process = try DriftdProcess(
+            arguments: ["run", "--config", node.box.config, "--data-dir", node.box.data, "--listen", "127.0.0.1:\(node.http.port)"],
+            environment: ["NOTIFY_SOCKET": listener.address], stderrPath: node.box.directory + "/log-\(UUID().uuidString.prefix(6))")
+        _ = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(60)) }
+        return process
+    }
+
+    /// Polls `probe` every half second until it returns a value, at most `timeout` (then once more, errors thrown).
+    static func eventually<T>(_ timeout: Duration, _ probe: () async throws -> T?) async throws -> T? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            // A box just started may not listen yet: a refused connection is retried.
+            if let value = try? await probe() { return value }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        return try await probe()
+    }
+
+    /// Every file under `directory` that contains `needle` (raw bytes: database, WAL, media, keys).
+    static func filesContaining(_ needle: String, under directory: String) -> [String] {
+        let bytes = Array(needle.utf8)
+        guard let walker = FileManager.default.enumerator(atPath: directory) else { return [] }
+        var hits: [String] = []
+        for case let path as String in walker {
+            let full = directory + "/" + path
+            guard let data = FileManager.default.contents(atPath: full), data.count >= bytes.count else { continue }
+            if data.withUnsafeBytes({ raw in
+                let haystack = raw.bindMemory(to: UInt8.self)
+                return (0...(haystack.count - bytes.count)).contains { start in
+                    haystack[start] == bytes[0] && haystack[start..<start + bytes.count].elementsEqual(bytes)
+                }
+            }) { hits.append(path) }
+        }
+        return hits
+    }
+
+    /// Prints each box's mesh status, inbox and log (when an expectation is about to fail).
+    static func dump(_ nodes: [Node], _ processes: [DriftdProcess]) async throws {
+        for (node, process) in zip(nodes, processes) {
+            let status = try await DriftdProcess.runToCompletion(["mesh", "status", "--data-dir", node.box.data])
+            let inbox = try await DriftdProcess.runToCompletion(["mesh", "inbox", "--data-dir", node.box.data])
+            print("== box \(node.box.name)\n\(status.stdout)\n\(inbox.stdout)\n\(process.stderr.suffix(4_000))")
+        }
+    }
+
+    @Test("a bottle sent A → C opens at C with its distance; B chats in it; expiry erases it everywhere, B on reconnect",
+          .enabled(if: MeshProcessTests.binaryBuilt, "driftd binary not built"), .timeLimit(.minutes(8)))
+    func bottleAcrossBoxes() async throws {
+        let directory = try TemporaryDirectory(prefix: "mesh-bottles")
+        defer { directory.remove() }
+        let ports = try MeshProcessTests.freePorts(3)
+        let nodes = try zip(["A", "B", "C"], zip(ports, [0.0, 800, 1_600])).map { name, rest in
+            Node(box: MeshProcessTests.Box(name: name, directory: directory.appending(name), port: rest.0, eastMetres: rest.1),
+                 http: LoopbackHTTP(port: try LoopbackHTTP.freePort()))
+        }
+        for node in nodes { try MeshProcessTests.writeConfig(node.box, peers: ports.filter { $0 != node.box.port }) }
+        let (a, b, c) = (nodes[0], nodes[1], nodes[2])
+        var processes = [try await Self.start(a), try await Self.start(b), try await Self.start(c)]
+        defer { processes.forEach { $0.send(SIGKILL) } }
+        let (alice, bob, carol) = (try await a.http.newVisitor(), try await b.http.newVisitor(), try await c.http.newVisitor())
+
+        // A learns of C from C's box-info broadcast (relayed by B).
+        let known = try await Self.eventually(.seconds(90)) { () -> Bool? in
+            let boxes = try await a.http.send("GET", "/api/v1/mesh/boxes", token: alice).object["boxes"] as? [[String: Any]] ?? []
+            return boxes.contains { $0["name"] as? String == "Box C" } ? true : nil
+        }
+        try #require(known == true, "A never heard of C: \(processes[0].stderr.suffix(2_000))")
+
+        // A visitor at A sends a bottle to "Box C"; it lives 100 s.
+        let secret = "a note that crossed the field \(UUID().uuidString.prefix(8))"
+        let sent = try await a.http.send("POST", "/api/v1/bottles", token: alice, json: [
+            "text": secret, "hint": "from the west end", "lifetimeSeconds": 100, "placement": "manual", "to": "Box C",
+        ])
+        try #require(sent.status == 202, "\(sent)")
+        let id = try #require(sent.object["id"] as? String)
+        #expect(sent.object["state"] as? String == "travelling")
+
+        // It arrives at C and opens there; the distance travelled is A → C.
+        let arrived = try await Self.eventually(.seconds(90)) { () -> Bool? in
+            try await c.http.send("GET", "/api/v1/bottles/\(id)", token: carol).status == 200 ? true : nil
+        }
+        if arrived == nil { try await Self.dump(nodes, processes) }
+        try #require(arrived == true, "the bottle never reached C")
+        let opened = try await c.http.send("POST", "/api/v1/bottles/\(id)/open", token: carol, json: [:])
+        try #require(opened.status == 200, "\(opened)")
+        let distance = try #require(opened.object["distanceTravelledMeters"] as? Double, "\(opened)")
+        #expect(abs(distance - 1_600) < 150, "distance travelled \(distance) m, expected about 1600 m")
+        #expect((opened.object["content"] as? [String: Any])?["text"] as? String == secret || opened.body.contains(secret))
+
+        // A hears the delivery confirmation: the bottle is `delivered` and A holds no copy of its text.
+        let delivered = try await Self.eventually(.seconds(120)) { () -> Bool? in
+            let list = try await a.http.send("GET", "/api/v1/mesh/sent", token: alice).object["bottles"] as? [[String: Any]] ?? []
+            return list.contains { $0["id"] as? String == id && $0["state"] as? String == "delivered" } ? true : nil
+        }
+        #expect(delivered == true, "A never heard that C got the bottle")
+        #expect(Self.filesContaining(secret, under: a.box.data).isEmpty)
+
+        // B hears that the chat is open, joins and posts; the line reaches C's chat with B's label,
+        // and comes back to B's replica.
+        let listed = try await Self.eventually(.seconds(60)) { () -> Bool? in
+            let chats = try await b.http.send("GET", "/api/v1/mesh/chats", token: bob).object["chats"] as? [[String: Any]] ?? []
+            return chats.contains { $0["bottle"] as? String == id } ? true : nil
+        }
+        try #require(listed == true, "B never heard that the chat opened")
+        let line = "hello from the middle \(UUID().uuidString.prefix(6))"
+        #expect(try await b.http.send("POST", "/api/v1/mesh/chats/\(id)/join", token: bob).status == 202)
+        let posted = try await b.http.send("POST", "/api/v1/mesh/chats/\(id)/lines", token: bob, json: ["text": line])
+        #expect(posted.status == 202, "\(posted)")
+        let atC = try await Self.eventually(.seconds(60)) { () -> [String: Any]? in
+            let messages = try await c.http.send("GET", "/api/v1/bottles/\(id)/messages", token: carol).object["messages"] as? [[String: Any]] ?? []
+            return messages.first { $0["text"] as? String == line }
+        }
+        if atC == nil { try await Self.dump(nodes, processes) }
+        let received = try #require(atC, "B's line never reached C")
+        #expect(((received["participant"] as? [String: Any])?["label"] as? String)?.lowercased() == "local", "\(received)")
+        let replica = try await Self.eventually(.seconds(60)) { () -> Bool? in
+            let lines = try await b.http.send("GET", "/api/v1/mesh/chats/\(id)/lines", token: bob).object["lines"] as? [[String: Any]] ?? []
+            return lines.contains { $0["text"] as? String == line && $0["isMe"] as? Bool == true } ? true : nil
+        }
+        #expect(replica == true, "the host's relay of B's line never came back to B")
+
+        // B goes off before the bottle expires; C (host) and A erase it at expiry.
+        processes[1].send(SIGTERM)
+        #expect(try await processes[1].waitForExit(timeout: .seconds(20)) == 0)
+        let goneAtC = try await Self.eventually(.seconds(150)) { () -> Bool? in
+            try await c.http.send("GET", "/api/v1/bottles/\(id)", token: carol).status == 404 ? true : nil
+        }
+        #expect(goneAtC == true, "the bottle did not expire at C")
+        let goneAtA = try await Self.eventually(.seconds(60)) { () -> Bool? in
+            let list = try await a.http.send("GET", "/api/v1/mesh/sent", token: alice).object["bottles"] as? [[String: Any]] ?? [[:]]
+            return list.contains { $0["id"] as? String == id } ? nil : true
+        }
+        #expect(goneAtA == true, "A still lists the bottle after its expiry")
+
+        // B comes back: it erases its replica (the host's erase, or the expiry it knew of).
+        processes[1] = try await Self.start(b)
+        let goneAtB = try await Self.eventually(.seconds(60)) { () -> Bool? in
+            let lines = try await b.http.send("GET", "/api/v1/mesh/chats/\(id)/lines", token: bob).object["lines"] as? [[String: Any]] ?? []
+            let chats = try await b.http.send("GET", "/api/v1/mesh/chats", token: bob).object["chats"] as? [[String: Any]] ?? []
+            return lines.isEmpty && !chats.contains { $0["bottle"] as? String == id } ? true : nil
+        }
+        #expect(goneAtB == true, "B kept the chat after reconnecting")
+
+        for process in processes {
+            process.send(SIGTERM)
+            #expect(try await process.waitForExit(timeout: .seconds(20)) == 0)
+        }
+        // No trace of the bottle's text or the chat line in any box's files.
+        for node in nodes {
+            #expect(Self.filesContaining(secret, under: node.box.data).isEmpty, "\(node.box.name) still holds the bottle's text")
+            #expect(Self.filesContaining(line, under: node.box.data).isEmpty, "\(node.box.name) still holds the chat line")
+        }
+    }
+}
