@@ -1,4 +1,6 @@
 import DriftCore
+import DriftMesh
+import DriftStore
 @testable import DriftDaemon
 import Foundation
 import TestSupport
@@ -84,5 +86,23 @@ struct BottleMeshWireTests {
                 _ = BottleMeshWire.Parcel(decoding: bytes)
             }
         }
+    }
+}
+
+@Suite("Drift placement")
+struct DriftPlacementTests {
+    @Test("drift picks every box, more often the busier ones (weight 1 + activity)")
+    func weighted() throws {
+        let boxes = (0..<3).map { index in
+            MeshBox(node: NodeID(UInt32(index + 1)), name: "box \(index)", position: nil, country: nil,
+                    activity: [0, 1, 8][index], lastSeen: Date())
+        }
+        var generator = SeededGenerator(seed: 5)
+        var counts: [String: Int] = [:]
+        for _ in 0..<12_000 { counts[MeshBottleService.drift(boxes, using: &generator).name, default: 0] += 1 }
+        // Expected shares 1/12, 2/12, 9/12.
+        #expect(abs(Double(counts["box 0"] ?? 0) / 12_000 - 1.0 / 12) < 0.02, "\(counts)")
+        #expect(abs(Double(counts["box 1"] ?? 0) / 12_000 - 2.0 / 12) < 0.02, "\(counts)")
+        #expect(abs(Double(counts["box 2"] ?? 0) / 12_000 - 9.0 / 12) < 0.02, "\(counts)")
     }
 }

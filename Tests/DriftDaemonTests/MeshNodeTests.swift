@@ -136,7 +136,7 @@ struct MeshNodeTests {
         var fastRelays = MeshRouterConfiguration.standard
         fastRelays.slot = .microseconds(10)  // relay without waiting
         let node = try Self.node(database: try DriftDatabase.open(path: directory.appending("drift.sqlite")), router: fastRelays,
-                                 retrySpacing: .milliseconds(300))
+                                 retrySpacing: .seconds(3))
         let (origin, destination) = (BoxKeyPair(), BoxKeyPair())
         let header = MeshHeader(kind: .directed, origin: origin.nodeID, packetID: 11, destination: destination.nodeID, hopStart: 3,
                                 wantsAck: true, expiresAtMinute: MeshHeader.expiryMinute(now: Date(), lifetime: 3_600))
@@ -147,7 +147,7 @@ struct MeshNodeTests {
         #expect(await node.status().counters.sentRelays == 1)
         await node.receive(Self.reception(frame))  // a neighbour's copy right away: an ordinary duplicate
         #expect(await node.status().counters.retriesRelayed == 0)
-        try await Task.sleep(for: .milliseconds(400))
+        try await Task.sleep(for: .milliseconds(3_200))
         await node.receive(Self.reception(frame))  // the origin's retry, later
         let counters = await node.status().counters
         #expect(counters.retriesRelayed == 1)
