@@ -325,9 +325,10 @@ function route(event) {
     heading.focus();
   }
   if (view === 'home') loadList();
-  if (view === 'mine') loadMine();
+  if (view === 'mine') { loadMine(); loadSent(); }
+  if (view !== 'home' && state.remote) leaveRemote(false);
   if (view === 'recovery') renderRecovery();
-  if (view === 'drop' && !state.editing) resetDrop();
+  if (view === 'drop' && !state.editing) { resetDrop(); loadBoxes(); }
   if (view === 'bottle') loadBottle(arg);
 }
 
@@ -358,6 +359,86 @@ async function loadList() {
     list.replaceChildren(...bottles.map((b) => bottleCard(b)));
     show($('bottle-empty'), bottles.length === 0);
   } catch (e) { $('code-error').textContent = errorText(e); }
+  loadRemoteChats();
+}
+
+// ---------------------------------------------------------------- the mesh: other boxes
+
+/** Other boxes for "where it goes"; the choice stays hidden on a box without a mesh. */
+async function loadBoxes() {
+  let boxes = [];
+  try { boxes = (await api('GET', '/mesh/boxes')).boxes; } catch (_) { boxes = []; }
+  state.meshBoxes = boxes;
+  const km = (m) => (m == null ? '' : ` (${m < 1000 ? Math.round(m) + ' m' : (m / 1000).toFixed(1) + ' km'})`);
+  $('drop-to').replaceChildren(...boxes.map((b) => el('option', { value: b.name }, b.name + km(b.distanceMeters))));
+  show($('drop-where-box'), boxes.length > 0 && !state.editing);
+  if (!boxes.length) $('drop-where').value = 'nearby';
+  show($('drop-to-box'), $('drop-where').value === 'manual');
+}
+
+async function loadRemoteChats() {
+  let chats = [];
+  try { chats = (await api('GET', '/mesh/chats')).chats; } catch (_) { chats = []; }
+  $('remote-list').replaceChildren(...chats.map((c) => el('li', { 'data-remote': c.bottle },
+    el('div', {}, el('span', { class: 'badge active' }, 'Open chat'), ' ', el('span', { class: 'muted' }, `at ${c.host}`)),
+    c.hint ? el('p', { class: 'hint' }, c.hint) : null,
+    el('div', { class: 'actions' }, el('button', { type: 'button', onclick: () => joinRemote(c) }, 'Join the chat')))));
+  show($('remote-box'), chats.length > 0);
+}
+
+async function joinRemote(c) {
+  $('remote-error').textContent = '';
+  try { await api('POST', `/mesh/chats/${c.bottle}/join`); } catch (e) { $('remote-error').textContent = errorText(e); }
+  state.remote = { bottle: c.bottle, timer: null };
+  $('remote-chat-title').textContent = `Chat at ${c.host}`;
+  show($('remote-chat'), true);
+  $('remote-text').focus();
+  pollRemote();
+}
+
+async function pollRemote() {
+  const r = state.remote;
+  if (!r) return;
+  clearTimeout(r.timer);
+  try {
+    const { lines } = await api('GET', `/mesh/chats/${r.bottle}/lines`);
+    $('remote-lines').replaceChildren(...lines.map((l) => el('li', { class: l.isMe ? 'me' : '' },
+      el('span', { class: 'muted' }, `${l.isMe ? 'You' : LABEL_WORDS[l.label] || l.label} · ${clockTime(new Date(l.sentAt))} `), l.text)));
+  } catch (e) {
+    if (e.code === 'not_found') { leaveRemote(true); notice('That chat is gone.'); return; }
+  }
+  r.timer = setTimeout(pollRemote, 3000);
+}
+
+async function sendRemote(ev) {
+  ev.preventDefault();
+  const r = state.remote;
+  const text = $('remote-text').value.trim();
+  if (!r || !text) return;
+  try {
+    await api('POST', `/mesh/chats/${r.bottle}/lines`, { json: { text } });
+    $('remote-text').value = '';
+    notice('Sent over the mesh; it shows up once the box that hosts the chat has it.');
+  } catch (e) { $('remote-error').textContent = errorText(e); }
+}
+
+async function leaveRemote(gone) {
+  const r = state.remote;
+  state.remote = null;
+  if (r) clearTimeout(r.timer);
+  show($('remote-chat'), false);
+  if (r && !gone) { try { await api('POST', `/mesh/chats/${r.bottle}/leave`); } catch (_) { /* the host times us out */ } }
+  loadRemoteChats();
+}
+
+async function loadSent() {
+  let bottles = [];
+  try { bottles = (await api('GET', '/mesh/sent')).bottles; } catch (_) { bottles = []; }
+  $('sent-list').replaceChildren(...bottles.map((b) => el('li', {},
+    el('div', {}, el('span', { class: `badge ${b.state === 'delivered' ? 'active' : 'locked'}` }, b.state === 'delivered' ? 'Delivered' : 'Travelling'),
+      ' ', el('span', { class: 'muted' }, `to ${b.destination}${b.placement === 'drift' ? ' (drifted)' : ''}`)),
+    el('p', { class: 'muted' }, `Sent ${clockTime(new Date(b.sentAt))}, gone at ${clockTime(new Date(b.expiresAt))}`))));
+  show($('sent-box'), bottles.length > 0);
 }
 
 async function findByCode(ev) {
@@ -701,7 +782,15 @@ async function submitDrop(ev) {
   if (!text.trim() && !state.editing) { err.textContent = 'Write a message first; a photo or whisper goes with it.'; $('drop-text').focus(); return; }
   let conditions;
   try { conditions = readConditions(); } catch (e) { err.textContent = e.message; return; }
-  const draft = { text, conditions, oneShot: $('drop-oneshot').checked, placement: 'nearby' };
+  const where = state.editing ? 'nearby' : $('drop-where').value;
+  const draft = { text, conditions, oneShot: $('drop-oneshot').checked, placement: where };
+  if (where !== 'nearby') {
+    if (photoBlob || whisperBlob) { err.textContent = 'Photos and whispers stay here: a bottle that travels carries text only.'; return; }
+    if (where === 'manual') {
+      if (!$('drop-to').value) { err.textContent = 'Choose the box it goes to.'; $('drop-to').focus(); return; }
+      draft.to = $('drop-to').value;
+    }
+  }
   const hint = $('drop-hint').value.trim();
   draft.hint = hint || null;
   const hours = Number($('drop-lifetime').value);
@@ -709,6 +798,18 @@ async function submitDrop(ev) {
   const button = $('drop-submit');
   button.disabled = true;
   try {
+    if (where !== 'nearby') {
+      const sent = await api('POST', '/bottles', { json: draft });
+      state.lastDropped = null;
+      $('drop-code').textContent = sent.shareCode || sent.id;
+      $('drop-result').querySelector('p').firstChild.textContent = `Your bottle is travelling to ${sent.destination}. Share code: `;
+      show($('drop-view'), false);
+      show($('drop-form'), false);
+      show($('drop-result'), true);
+      $('drop-another').focus();
+      return;
+    }
+    show($('drop-view'), true);
     let b = state.editing
       ? await api('PATCH', `/bottles/${state.editing.id}`, { json: draft })
       : await api('POST', '/bottles', { json: draft });
@@ -1259,6 +1360,9 @@ function wire() {
   $('chat-photo').addEventListener('change', sendPhoto);
   $('chat-keepalive').addEventListener('click', keepAlive);
   $('chat-leave').addEventListener('click', () => { leaveChat(); go('home'); });
+  $('drop-where').addEventListener('change', () => show($('drop-to-box'), $('drop-where').value === 'manual'));
+  $('remote-form').addEventListener('submit', sendRemote);
+  $('remote-leave').addEventListener('click', () => leaveRemote(false));
   $('recovery-copy').addEventListener('click', copyRecovery);
   $('restore-form').addEventListener('submit', restore);
   window.addEventListener('hashchange', route);
