@@ -21,6 +21,7 @@ enum DriftMigrations {
             }
         }
         migrator.registerMigration("v4-mesh", migrate: createMeshTables)
+        migrator.registerMigration("v5-camps", migrate: createCampTables)
         return migrator
     }
 
