@@ -324,7 +324,7 @@ function route(event) {
     heading.tabIndex = -1;
     heading.focus();
   }
-  if (view === 'home') loadList();
+  if (view === 'home') { loadList(); loadCamps(); }
   if (view === 'mine') loadMine();
   if (view === 'recovery') renderRecovery();
   if (view === 'drop' && !state.editing) resetDrop();
@@ -358,6 +358,37 @@ async function loadList() {
     list.replaceChildren(...bottles.map((b) => bottleCard(b)));
     show($('bottle-empty'), bottles.length === 0);
   } catch (e) { $('code-error').textContent = errorText(e); }
+}
+
+/** Distance in words: metres below 1 km, else kilometres. */
+function fmtDistance(m) { return m < 1000 ? `${Math.round(m)} m` : `${(m / 1000).toFixed(1)} km`; }
+
+/**
+ * The "Camps nearby" section: camps heard over the mesh (GET /camps, public) and their
+ * recent messages; emergencies first and highlighted. Hidden while there is nothing.
+ */
+async function loadCamps() {
+  let data;
+  try {
+    const r = await fetch(`${API}/camps`, { headers: { Accept: 'application/json' } });
+    if (!r.ok) return;
+    data = await r.json();
+  } catch (_) { return; }
+  const camps = data.camps || [], messages = data.messages || [];
+  const alerts = messages.filter((m) => m.kind === 'emergency');
+  const others = messages.filter((m) => m.kind !== 'emergency').slice(0, 10);
+  $('camp-alerts').replaceChildren(...alerts.map((m) => el('li', { class: 'banner gone camp-emergency' },
+    `Emergency (${m.detail}) from ${m.camp || m.node}: ${m.text}`)));
+  $('camp-list').replaceChildren(...camps.map((c) => {
+    const facts = [`${c.members} ${c.members === 1 ? 'person' : 'people'}`];
+    if (c.distanceMeters != null) facts.push(fmtDistance(c.distanceMeters) + ' away');
+    facts.push(`heard ${fmtDuration(Math.max(0, Date.now() - Date.parse(c.lastSeen)))} ago`);
+    return el('li', { class: 'card camp' }, el('strong', {}, c.name), ' ', el('span', { class: 'muted' }, facts.join(' · ')),
+      c.note ? el('p', {}, c.note) : '');
+  }));
+  $('camp-messages').replaceChildren(...others.map((m) => el('li', { class: `camp-${m.kind}` },
+    `${m.camp || m.node}${m.kind === 'chat' ? '' : ` (${m.kind}${m.detail ? `: ${m.detail}` : ''})`}: ${m.text}`)));
+  show($('camps'), camps.length + alerts.length + others.length > 0);
 }
 
 async function findByCode(ev) {

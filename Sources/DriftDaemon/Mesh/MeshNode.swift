@@ -118,14 +118,25 @@ public actor MeshNode {
 
     private var now: Duration { clock.now - epoch }
 
+    /// The most hops a frame header can carry (`hopStart` is a 3-bit value on the wire).
+    public static let maximumHopLimit: UInt8 = 7
+
+    /// The configured hop limit of ordinary messages.
+    public nonisolated var hopLimit: UInt8 { settings.hopLimit }
+
     // MARK: Sending
 
     /// Stores `message` in the outbox and queues its first transmission.
-    public func send(_ message: MeshMessage, to destination: NodeID? = nil, priority: TransmitPriority = .normal) throws -> Receipt {
+    ///
+    /// `hopLimit` overrides the configured hop limit for this message (emergencies travel
+    /// further); it is capped at 7, the most the header carries.
+    public func send(_ message: MeshMessage, to destination: NodeID? = nil, priority: TransmitPriority = .normal,
+                     hopLimit: UInt8? = nil) throws -> Receipt {
         let payload = message.encoded
         let wallNow = Date()
         let kind: FrameKind = destination == nil ? .broadcast : .directed
-        var probe = MeshHeader(kind: kind, origin: me, packetID: 0, destination: destination, hopStart: settings.hopLimit,
+        let hops = min(hopLimit ?? settings.hopLimit, Self.maximumHopLimit)
+        var probe = MeshHeader(kind: kind, origin: me, packetID: 0, destination: destination, hopStart: hops,
                                wantsAck: destination != nil,
                                expiresAtMinute: MeshHeader.expiryMinute(now: wallNow, lifetime: settings.messageLifetime))
         let originKey = try destination.flatMap { node in

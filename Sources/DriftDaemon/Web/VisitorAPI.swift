@@ -47,6 +47,8 @@ public struct VisitorAPI: Sendable {
     /// Token hashes known to be registered (saves a read per request; bounded).
     let knownTokens = TokenCache()
     let attachments = StagedAttachments()
+    /// The camp directory for `GET /api/v1/camps`; `nil`: no camp service (an empty list).
+    public var camps: (@Sendable () throws -> CampListing)?
 
     public init(processor: BottleProcessor, visitors: VisitorStore, media: MediaStore, hub: ChatHub, box: BoxFacts,
                 limits: APILimits = APILimits(), logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) {
@@ -71,6 +73,7 @@ public struct VisitorAPI: Sendable {
         addBottleRoutes(to: api)
         addMediaRoutes(to: api)
         addChatRoutes(to: api)
+        addCampRoutes(to: api)
         addPageRoutes(to: router)
         return router
     }
