@@ -18,37 +18,43 @@ struct CampServiceTests {
     static let here = CampPosition(latitude: 52.47312, longitude: 13.40191)!
     static let nearby = CampPosition(latitude: 52.48212, longitude: 13.40191)!  // 0.009° north: ~1 km
 
-    final class Harness: Sendable {
-        let store: CampStore
+    /// What the fake mesh and text hook were given, and the clock.
+    final class Record: Sendable {
         let sent = Mutex<[(CampMessage, TransmitPriority, UInt8?)]>([])
         let lines = Mutex<[String]>([])
         let clock = Mutex(CampServiceTests.start)
+    }
+
+    final class Harness: Sendable {
+        let store: CampStore
+        let record: Record
         let service: CampService
 
         init(name: String = "Home", forgetAfter: Duration = .seconds(600), refuse: Bool = false) throws {
             let store = CampStore(database: try DriftDatabase.inMemory())
             self.store = store
-            let sent = self.sent, lines = self.lines, clock = self.clock
+            let record = Record()
+            self.record = record
             service = CampService(
                 store: store, me: CampServiceTests.me,
                 settings: CampSettings(name: name, members: 5, note: "hi", forgetAfter: forgetAfter, emergencyHopLimit: 6),
                 deliveries: nil,
                 send: { message, priority, hops in
                     if refuse { throw CampService.SendError(description: "budget") }
-                    sent.withLock { $0.append((message, priority, hops)) }
+                    record.sent.withLock { $0.append((message, priority, hops)) }
                 },
-                position: { CampServiceTests.here }, textPublisher: { line in lines.withLock { $0.append(line) } },
-                logger: Logger(label: "test"), now: { clock.withLock { $0 } })
+                position: { CampServiceTests.here }, textPublisher: { line in record.lines.withLock { $0.append(line) } },
+                logger: Logger(label: "test"), now: { record.clock.withLock { $0 } })
         }
 
-        func advance(_ seconds: TimeInterval) { clock.withLock { $0 = $0.addingTimeInterval(seconds) } }
+        func advance(_ seconds: TimeInterval) { record.clock.withLock { $0 = $0.addingTimeInterval(seconds) } }
 
         func deliver(_ message: CampMessage, from node: NodeID = CampServiceTests.north) async throws {
             try await deliver(bytes: message.encoded(), from: node)
         }
 
         func deliver(bytes: [UInt8], from node: NodeID = CampServiceTests.north) async {
-            let at = clock.withLock { $0 }
+            let at = record.clock.withLock { $0 }
             await service.handle(MeshDelivery(key: PacketKey(origin: node, packetID: 1), origin: node, destination: nil, hops: 1,
                                               message: MeshMessage(port: MeshMessage.Port.camp.rawValue, body: bytes), receivedAt: at))
         }
@@ -72,7 +78,7 @@ struct CampServiceTests {
         #expect(listing.messages.map(\.camp) == ["North", "North"], "the camp's name labels messages from its box")
         let status = DaemonStatus.Camps(me: "Home", beaconKit: false, listing: listing)
         #expect(status.known == 1 && status.names == ["North"] && status.emergencies == 1)
-        #expect(h.lines.withLock { $0 }.contains { $0.contains("EMERGENCY (medical): broken leg") })
+        #expect(h.record.lines.withLock { $0 }.contains { $0.contains("EMERGENCY (medical): broken leg") })
     }
 
     @Test("garbage on the camp port is dropped without a trace")
@@ -92,9 +98,9 @@ struct CampServiceTests {
         try await h.service.send(try h.service.message(kind: "chat", arguments: ["text": "hi all"]))
         try await h.service.send(try h.service.message(kind: "request", arguments: ["text": "20 l", "resource": "water"]))
         try await h.service.send(try h.service.message(kind: "emergency", arguments: ["text": "fire!", "emergency": "fire"]))
-        let sent = h.sent.withLock { $0 }
-        #expect(sent.map(\.1) == [.background, .interactive, .normal, .emergency])
-        #expect(sent.map(\.2) == [nil, nil, nil, 6])
+        let sent = h.record.sent.withLock { $0 }
+        #expect(sent.map { $0.1 } == [.background, .interactive, .normal, .emergency])
+        #expect(sent.map { $0.2 } == [nil, nil, nil, 6])
         #expect(sent[0].0 == .announce(.init(name: "Home", position: Self.here, members: 5, note: "hi")))
         #expect(sent[3].0 == .emergency(.init(emergency: .fire, text: "fire!", position: Self.here)))
         // What this box sent is listed too (as its own), but it is no camp in its own directory.
@@ -132,10 +138,10 @@ struct CampServiceTests {
         try await h.deliver(.ping(nonce: 2))
         h.advance(31)
         try await h.deliver(.ping(nonce: 3))
-        #expect(h.sent.withLock { $0.map(\.0.kind) } == [.announce, .announce])
+        #expect(h.record.sent.withLock { $0.map { $0.0.kind } } == [.announce, .announce])
         let quiet = try Harness(name: "")
         try await quiet.deliver(.ping(nonce: 1))
-        #expect(quiet.sent.withLock { $0.isEmpty }, "a box that is no camp does not answer")
+        #expect(quiet.record.sent.withLock { $0.isEmpty }, "a box that is no camp does not answer")
     }
 
     @Test("camps unheard for forget_after are forgotten by the sweep; heard ones stay")
@@ -174,5 +180,32 @@ struct CampServiceTests {
         let hops = try entries.map { try MeshFrameCodec.parse($0.frames[0]).header.hopStart }
         #expect(hops.sorted() == [3, 6, 7])
         #expect(entries.map(\.priority).sorted() == [TransmitPriority.normal.rawValue, TransmitPriority.emergency.rawValue, TransmitPriority.emergency.rawValue])
+    }
+
+    @Test("frame sizes and LongFast airtimes of camp messages are those of docs/camps.md")
+    func airtime() throws {
+        func frame(_ message: CampMessage) throws -> [UInt8] {
+            let header = MeshHeader(kind: .broadcast, origin: Self.me, packetID: 1, hopStart: 3,
+                                    expiresAtMinute: MeshHeader.expiryMinute(now: Date(), lifetime: 3_600))
+            let payload = MeshMessage(port: MeshMessage.Port.camp.rawValue, body: try message.encoded()).encoded
+            return try MeshSealer(networkKey: MeshNodeTests.networkKey).seal(header: header, plaintext: payload)
+        }
+        func milliseconds(_ bytes: Int) -> Int {
+            let d = LoRaAirtime.duration(payloadBytes: bytes, modulation: .longFast)
+            return Int((CampService.seconds(d) * 1_000).rounded())
+        }
+        let cases: [(CampMessage, Int, Int)] = [
+            (.ping(nonce: 7), 38, 518),
+            (.announce(.init(name: "North Camp 1", position: Self.here, members: 40)), 58, 682),
+            (.announce(.init(name: String(repeating: "n", count: 32), position: Self.here, members: 40,
+                             note: String(repeating: "o", count: 64))), 142, 1_296),
+            (.emergency(.init(emergency: .fire, text: String(repeating: "e", count: 160), position: Self.here)), 204, 1_788),
+        ]
+        for (message, bytes, ms) in cases {
+            let sealed = try frame(message)
+            #expect(sealed.count == bytes, "\(message.kind)")
+            #expect(milliseconds(sealed.count) == ms, "\(message.kind): \(milliseconds(sealed.count)) ms")
+            #expect(sealed.count <= MeshFrame.maxBytes)
+        }
     }
 }

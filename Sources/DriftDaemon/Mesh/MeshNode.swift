@@ -121,9 +121,6 @@ public actor MeshNode {
     /// The most hops a frame header can carry (`hopStart` is a 3-bit value on the wire).
     public static let maximumHopLimit: UInt8 = 7
 
-    /// The configured hop limit of ordinary messages.
-    public nonisolated var hopLimit: UInt8 { settings.hopLimit }
-
     // MARK: Sending
 
     /// Stores `message` in the outbox and queues its first transmission.

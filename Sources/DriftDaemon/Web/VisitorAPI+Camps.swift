@@ -1,5 +1,7 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
+import Logging
 
 extension VisitorAPI {
     /// `GET /api/v1/camps`: the camp directory and recent camp messages (public, like the
