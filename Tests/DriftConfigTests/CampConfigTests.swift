@@ -10,8 +10,9 @@ struct CampConfigTests {
     }
 
     private func issues(_ replacements: [(String, String)]) throws -> [ConfigIssue] {
+        let text = try ConfigFixtures.simText(replacing: replacements)
         do {
-            _ = try load(replacements)
+            _ = try ConfigFixtures.loader.load(text: text, fileName: "driftd.toml", baseDirectory: "/nonexistent-drift-dir")
             return []
         } catch {
             return error.issues

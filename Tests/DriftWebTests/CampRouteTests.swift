@@ -2,6 +2,7 @@ import DriftDaemon
 import DriftMesh
 import DriftStore
 import Foundation
+import HTTPTypes
 import Testing
 
 @Suite("GET /api/v1/camps")

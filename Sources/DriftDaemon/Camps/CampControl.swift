@@ -27,7 +27,7 @@ enum CampControl {
             do {
                 message = try service.message(kind: arguments["kind"] ?? "chat", arguments: arguments)
             } catch {
-                throw ControlError(code: "bad_arguments", message: error.description)
+                throw ControlError(code: "bad_arguments", message: "\(error)")
             }
             do {
                 try await service.send(message)

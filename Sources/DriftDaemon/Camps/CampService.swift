@@ -19,6 +19,10 @@ public final class CampService: Service, Sendable {
     /// Why a camp message could not be sent.
     public struct SendError: Error, CustomStringConvertible {
         public var description: String
+
+        public init(description: String) {
+            self.description = description
+        }
     }
 
     public static let component = "camps"
@@ -167,7 +171,7 @@ public final class CampService: Service, Sendable {
         let at = now()
         if let me, let record = CampMessageRecord(message: message, node: me, camp: settings.name, receivedAt: at,
                                                   expiresAt: expiry(of: message, at: at), fromMe: true) {
-            try? store.record(record)
+            _ = try? store.record(record)
         }
         if let textPublisher, let line = CampText.line(for: message, camp: settings.name) { await textPublisher(line) }
         logger.info("camp message sent", metadata: ["kind": "\(message.kind)", "priority": "\(priority)"])
