@@ -140,5 +140,6 @@ devices_dir = "/sys/bus/w1/devices"
 m0 = "e22-m0"                 # Pi: GPIO22, pin 15
 m1 = "e22-m1"                 # Pi: GPIO27, pin 13
 aux = "e22-aux"               # Pi: not wired on the Waveshare HAT
+
 """#
 }
