@@ -327,6 +327,8 @@ function route(event) {
   if (view === 'home') loadList();
   if (view === 'mine') { loadMine(); loadSent(); }
   if (view !== 'home' && state.remote) leaveRemote(false);
+  if (view === 'home') { loadList(); loadCamps(); }
+  if (view === 'mine') loadMine();
   if (view === 'recovery') renderRecovery();
   if (view === 'drop' && !state.editing) { resetDrop(); loadBoxes(); }
   if (view === 'bottle') loadBottle(arg);
@@ -439,6 +441,37 @@ async function loadSent() {
       ' ', el('span', { class: 'muted' }, `to ${b.destination}${b.placement === 'drift' ? ' (drifted)' : ''}`)),
     el('p', { class: 'muted' }, `Sent ${clockTime(new Date(b.sentAt))}, gone at ${clockTime(new Date(b.expiresAt))}`))));
   show($('sent-box'), bottles.length > 0);
+}
+
+/** Distance in words: metres below 1 km, else kilometres. */
+function fmtDistance(m) { return m < 1000 ? `${Math.round(m)} m` : `${(m / 1000).toFixed(1)} km`; }
+
+/**
+ * The "Camps nearby" section: camps heard over the mesh (GET /camps, public) and their
+ * recent messages; emergencies first and highlighted. Hidden while there is nothing.
+ */
+async function loadCamps() {
+  let data;
+  try {
+    const r = await fetch(`${API}/camps`, { headers: { Accept: 'application/json' } });
+    if (!r.ok) return;
+    data = await r.json();
+  } catch (_) { return; }
+  const camps = data.camps || [], messages = data.messages || [];
+  const alerts = messages.filter((m) => m.kind === 'emergency');
+  const others = messages.filter((m) => m.kind !== 'emergency').slice(0, 10);
+  $('camp-alerts').replaceChildren(...alerts.map((m) => el('li', { class: 'banner gone camp-emergency' },
+    `Emergency (${m.detail}) from ${m.camp || m.node}: ${m.text}`)));
+  $('camp-list').replaceChildren(...camps.map((c) => {
+    const facts = [`${c.members} ${c.members === 1 ? 'person' : 'people'}`];
+    if (c.distanceMeters != null) facts.push(fmtDistance(c.distanceMeters) + ' away');
+    facts.push(`heard ${fmtDuration(Math.max(0, Date.now() - Date.parse(c.lastSeen)))} ago`);
+    return el('li', { class: 'card camp' }, el('strong', {}, c.name), ' ', el('span', { class: 'muted' }, facts.join(' · ')),
+      c.note ? el('p', {}, c.note) : '');
+  }));
+  $('camp-messages').replaceChildren(...others.map((m) => el('li', { class: `camp-${m.kind}` },
+    `${m.camp || m.node}${m.kind === 'chat' ? '' : ` (${m.kind}${m.detail ? `: ${m.detail}` : ''})`}: ${m.text}`)));
+  show($('camps'), camps.length + alerts.length + others.length > 0);
 }
 
 async function findByCode(ev) {

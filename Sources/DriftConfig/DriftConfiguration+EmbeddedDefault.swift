@@ -62,6 +62,18 @@ hello_interval_s = 300        # neighbour beacons; a box back in range catches u
 message_lifetime_h = 72       # how long a sent message stays deliverable (store-and-forward)
 hold_packets = 5000           # packets kept for neighbours that missed them
 
+[camp]
+# The multi-camp protocol (docs/camps.md). An empty name: this box is no camp; it
+# still keeps the directory of camps it hears and shows it on the visitor page.
+name = ""
+members = 0                   # people in the camp (0–65535), sent with every announce
+note = ""                     # short note sent with every announce (≤ 64 bytes)
+announce_interval_s = 300     # seconds between announces (60–86400), ±10 % jitter
+forget_after_h = 24           # camps unheard this long are forgotten
+forget_after_s = 0            # non-zero: overrides forget_after_h, in seconds (tests)
+beacon_kit = false            # true: no visitor page or metrics endpoint, few wakeups
+meshtastic_text = false       # also publish camp messages as text on a Meshtastic channel
+
 [radio]
 kind = "sim"
 port = "sim"

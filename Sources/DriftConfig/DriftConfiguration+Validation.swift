@@ -21,6 +21,20 @@ extension DriftConfiguration {
             }
         }
 
+        // A beacon kit exists to announce its camp over the mesh.
+        if camp.beaconKit, decoder.hasNoIssue("camp.beacon_kit") {
+            if !camp.isCamp, decoder.hasNoIssue("camp.name") {
+                decoder.report(.invalidValue, path: "camp.beacon_kit",
+                               message: "a beacon kit announces a camp, but camp.name is empty",
+                               hint: "set `name = \"…\"` under `[camp]` (at most 32 bytes), or beacon_kit = false")
+            }
+            if !features.mesh, decoder.hasNoIssue("features.mesh") {
+                decoder.report(.invalidValue, path: "camp.beacon_kit",
+                               message: "a beacon kit needs the mesh, but features.mesh = false",
+                               hint: "set features.mesh = true (with a network key and a radio), or beacon_kit = false")
+            }
+        }
+
         // Fixed position: both or neither.
         if decoder.hasNoIssue("box.latitude"), decoder.hasNoIssue("box.longitude") {
             switch (box.latitude, box.longitude) {

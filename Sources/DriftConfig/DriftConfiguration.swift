@@ -14,6 +14,7 @@ public struct DriftConfiguration: Sendable, Equatable {
     public var features: Features
     public var metrics: Metrics
     public var mesh: Mesh
+    public var camp: Camp
     public var radio: Radio
     public var gps: GPS
     public var sim: Sim
@@ -42,6 +43,7 @@ public struct DriftConfiguration: Sendable, Equatable {
         features = Features(reading: decoder.section("features"))
         metrics = Metrics(reading: decoder.section("metrics"))
         mesh = Mesh(reading: decoder.section("mesh"))
+        camp = Camp(reading: decoder.section("camp"))
         radio = Radio(reading: decoder.section("radio"))
         gps = GPS(reading: decoder.section("gps"))
         sim = Sim(reading: decoder.section("sim"))

@@ -1,5 +1,6 @@
 import DriftConfig
 import DriftCore
+import DriftMesh
 import DriftStore
 import DriftSystem
 import Foundation
@@ -248,9 +249,27 @@ public enum Daemon {
                               settings: .init(name: config.box.name), logger: logger)
         }
         if let meshBottles { MeshBottleControl.register(&commands, service: meshBottles) }
+        // Camp beacons: the directory always; announces, pings and sending need the mesh.
+        let campSettings = CampSettings(config: config)
+        let campPosition: CampPosition? = bottleSettings.position.flatMap { CampPosition(latitude: $0.latitude, longitude: $0.longitude) }
+        let camps = CampService(
+            store: CampStore(database: database), me: mesh?.node.me, settings: campSettings,
+            deliveries: mesh == nil ? nil : meshPorts.messages(on: .camp),
+            send: { [mesh] message, priority, hopLimit in
+                guard let mesh else { throw CampService.SendError(description: "the mesh does not run") }
+                _ = try await mesh.node.send(MeshMessage(port: MeshMessage.Port.camp.rawValue, body: try message.encoded()),
+                                             priority: priority, hopLimit: hopLimit)
+                mesh.wake()
+            },
+            position: { campPosition }, logger: logger)
+        CampControl.register(&commands, service: camps, wake: { [mesh] in mesh?.wake() })
+        let beaconKit = config.camp.beaconKit
         commands.register("status") { [node = mesh?.node] _ in
             var status = statusSnapshot()
             if let node { status.mesh = DaemonStatus.Mesh(await node.status()) }
+            if let listing = try? camps.listing() {
+                status.camps = DaemonStatus.Camps(me: campSettings.name, beaconKit: beaconKit, listing: listing)
+            }
             return status
         }
         let control = ControlServer(path: config.controlSocketPath, commands: commands, logger: logger)
@@ -278,25 +297,28 @@ public enum Daemon {
         services.append(bottles)
         if let mesh { services.append(mesh) }
         if let meshBottles { services.append(meshBottles) }
+        services.append(camps)
         var liveHub: ChatHub?
-        if config.features.visitorPage {
+        // A beacon kit runs no HTTP server at all (no visitor page, no metrics endpoint).
+        if config.features.visitorPage, !beaconKit {
             var limits = APILimits()
             limits.perClient = config.http.limitPerClient
             let hub = ChatHub(processor: bottles.processor, events: events, logger: logger, presenceGrace: limits.presenceGrace,
                               weather: { latest.latestWeather })
             liveHub = hub
-            let api = VisitorAPI(
+            var api = VisitorAPI(
                 processor: bottles.processor, visitors: VisitorStore(database: database),
                 media: MediaStore(dataDirectory: dataDirectory), hub: hub, meshBottles: meshBottles,
                 box: .init(id: boxID, name: config.box.name, country: config.box.country.isEmpty ? nil : config.box.country,
                            timeZone: config.box.timeZone, simulated: config.gpio.backend == .sim, weather: { latest.latestWeather }),
                 limits: limits, logger: logger)
+            api.camps = { try camps.listing(messageLimit: 20) }
             services.append(VisitorServer(api: api, host: config.http.listen.host, port: config.http.listen.port, logger: logger,
                                           health: health, onListening: options.onListening))
         }
-        if config.features.metrics {
+        if config.features.metrics, !beaconKit {
             let hub = liveHub
-            let sources = BoxMetrics.Sources(
+            var sources = BoxMetrics.Sources(
                 weather: { latest.latestWeather }, gps: { gpsStatus.snapshot },
                 bottles: {
                     let live = (try? statusStore.bottles(in: [.locked, .openable, .active, .dying])) ?? []
@@ -306,11 +328,14 @@ public enum Daemon {
                 connections: { await hub?.connectionCount ?? 0 },
                 startedAt: startedAt,
                 mesh: { [node = mesh?.node] in await node?.status() })
+            sources.camps = { (try? camps.store.counts())?.camps }
             services.append(MetricsServer(metrics: .shared, sources: sources, host: config.metrics.listen.host,
                                           port: config.metrics.listen.port, logger: logger))
         }
         let diskCheck = DiskSpaceCheck(path: dataDirectory, minimumFreeMB: Int64(config.storage.minFreeMB), health: health, logger: logger)
-        services.append(HousekeepingService(health: health, logger: logger, jobs: [("disk-space", { diskCheck.run() })]))
+        // A beacon kit wakes rarely: housekeeping every 30 s instead of every second.
+        services.append(HousekeepingService(interval: beaconKit ? .seconds(30) : .seconds(1), health: health, logger: logger,
+                                            jobs: [("disk-space", { diskCheck.run() })]))
         services.append(control)
         services.append(NotifyService(notifier: notifier, watchdogInterval: watchdogInterval, health: health, logger: logger, status: statusLine))
 

@@ -44,6 +44,28 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var clock: String?
     /// The mesh in one line's worth of figures; `nil` when the mesh does not run.
     public var mesh: Mesh?
+    /// The camp directory; `nil` when the camp service does not run.
+    public var camps: Camps?
+
+    /// The camps heard (`driftd ctl camp list` has the rest).
+    public struct Camps: Codable, Sendable, Equatable {
+        /// This box's camp name, empty when it is no camp.
+        public var me: String
+        public var beaconKit: Bool
+        public var known: Int
+        /// Names, most recently heard first.
+        public var names: [String]
+        /// Unexpired emergencies heard.
+        public var emergencies: Int
+
+        public init(me: String, beaconKit: Bool, listing: CampListing) {
+            self.me = me
+            self.beaconKit = beaconKit
+            known = listing.camps.count
+            names = listing.camps.map(\.name)
+            emergencies = listing.messages.filter { $0.kind == "emergency" && !$0.fromMe }.count
+        }
+    }
 
     /// The mesh's summary (`driftd mesh status` has the rest).
     public struct Mesh: Codable, Sendable, Equatable {
@@ -96,6 +118,13 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
         if let mesh {
             lines.append(String(format: "mesh: %@, %d neighbour(s), outbox %d queued / %d failed, airtime %.2f %% of the hour",
                                 mesh.node, mesh.neighbours, mesh.outboxQueued, mesh.outboxFailed, mesh.airtimeUsedPercent))
+        }
+        if let camps {
+            var line = "camps: \(camps.known) known"
+            if !camps.names.isEmpty { line += " (\(camps.names.prefix(8).joined(separator: ", "))\(camps.names.count > 8 ? ", …" : ""))" }
+            if camps.emergencies > 0 { line += ", \(camps.emergencies) EMERGENCY message(s)" }
+            if !camps.me.isEmpty { line += "; this box is camp \(camps.me)\(camps.beaconKit ? " (beacon kit)" : "")" }
+            lines.append(line)
         }
         lines.append("health: \(health.alive ? "all main loops alive" : "STALLED: \(health.stalled.joined(separator: ", "))")\(watchdog ? ", systemd watchdog on" : "")")
         for (component, fault) in health.faults.sorted(by: { $0.key < $1.key }) {

@@ -9,7 +9,7 @@ import Foundation
 struct Ctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Drive the simulated board of a running daemon (buttons, weather, GPS, LEDs).",
-        subcommands: [Press.self, Hold.self, Weather.self, GPS.self, LEDs.self, Send.self]
+        subcommands: [Press.self, Hold.self, Weather.self, GPS.self, LEDs.self, Send.self, CampCommand.self]
     )
 
     struct Press: ParsableCommand {

@@ -24,6 +24,8 @@ struct APIHarness: Sendable {
         /// Start with the listen port taken by another socket, released once the server
         /// reported the `http` fault (``APIHarness/sawListenFault``).
         var portTakenAtStart = false
+        /// The camp directory behind `GET /api/v1/camps` (`nil`: none, an empty list).
+        var camps: (@Sendable () throws -> CampListing)?
     }
 
     let directory: TemporaryDirectory
@@ -61,11 +63,12 @@ struct APIHarness: Sendable {
                                              inputs: stream, logger: logger, interval: .milliseconds(250))
         let hub = ChatHub(processor: service.processor, events: events, logger: logger, presenceGrace: options.presenceGrace)
         let media = MediaStore(dataDirectory: directory.path)
-        let api = VisitorAPI(
+        var api = VisitorAPI(
             processor: service.processor, visitors: VisitorStore(database: database), media: media, hub: hub,
             box: .init(id: "box-test-1", name: "Test Box", country: "DE", timeZone: TimeZone(identifier: "UTC")!, simulated: true,
                        weather: { nil }),
             limits: options.limits, logger: logger)
+        api.camps = options.camps
         let bound = Mutex<Int?>(nil)
         let health = HealthRegistry()
         var blocker: (socket: FileDescriptor, port: Int)?

@@ -120,19 +120,25 @@ public actor MeshNode {
 
     private var now: Duration { clock.now - epoch }
 
+    /// The most hops a frame header can carry (`hopStart` is a 3-bit value on the wire).
+    public static let maximumHopLimit: UInt8 = 7
+
     // MARK: Sending
 
     /// Stores `message` in the outbox and queues its first transmission.
     ///
-    /// `expiresAt` shortens the message's life below `mesh.message_lifetime_h` (a bottle's
-    /// traffic dies with the bottle: relays drop its held frames then).
+    /// `hopLimit` overrides the configured hop limit for this message (emergencies travel
+    /// further); it is capped at 7, the most the header carries. `expiresAt` shortens the
+    /// message's life below `mesh.message_lifetime_h` (a bottle's traffic dies with the
+    /// bottle: relays drop its held frames then).
     public func send(_ message: MeshMessage, to destination: NodeID? = nil, priority: TransmitPriority = .normal,
-                     expiresAt: Date? = nil) throws -> Receipt {
+                     hopLimit: UInt8? = nil, expiresAt: Date? = nil) throws -> Receipt {
         let payload = message.encoded
         let wallNow = Date()
         let lifetime = min(settings.messageLifetime, max(60, (expiresAt ?? .distantFuture).timeIntervalSince(wallNow)))
         let kind: FrameKind = destination == nil ? .broadcast : .directed
-        var probe = MeshHeader(kind: kind, origin: me, packetID: 0, destination: destination, hopStart: settings.hopLimit,
+        let hops = min(hopLimit ?? settings.hopLimit, Self.maximumHopLimit)
+        var probe = MeshHeader(kind: kind, origin: me, packetID: 0, destination: destination, hopStart: hops,
                                wantsAck: destination != nil,
                                expiresAtMinute: MeshHeader.expiryMinute(now: wallNow, lifetime: lifetime))
         let originKey = try destination.flatMap { node in

@@ -23,6 +23,8 @@ public final class BoxMetrics: Sendable {
         public var startedAt: Date
         /// The mesh's state; `nil` when the mesh does not run.
         public var mesh: @Sendable () async -> MeshStatus?
+        /// Camps in the directory; `nil` when the camp service does not run.
+        public var camps: @Sendable () -> Int? = { nil }
 
         public init(weather: @escaping @Sendable () -> LatestReadings.Weather?, gps: @escaping @Sendable () -> GPSStatus.Snapshot,
                     bottles: @escaping @Sendable () -> [BottleState: Int], faults: @escaping @Sendable () -> [String: String],
@@ -85,6 +87,9 @@ public final class BoxMetrics: Sendable {
         gauge("driftd_live_connections", "Open WebSocket connections of visitors' pages.").set(Double(await sources.connections()))
         if let mesh = await sources.mesh() {
             refreshMesh(mesh)
+        }
+        if let camps = sources.camps() {
+            gauge("driftd_camps_known", "Camps in the directory (heard within camp.forget_after).").set(Double(camps))
         }
     }
 

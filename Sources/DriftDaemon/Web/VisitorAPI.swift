@@ -49,6 +49,8 @@ public struct VisitorAPI: Sendable {
     /// Token hashes known to be registered (saves a read per request; bounded).
     let knownTokens = TokenCache()
     let attachments = StagedAttachments()
+    /// The camp directory for `GET /api/v1/camps`; `nil`: no camp service (an empty list).
+    public var camps: (@Sendable () throws -> CampListing)?
 
     public init(processor: BottleProcessor, visitors: VisitorStore, media: MediaStore, hub: ChatHub,
                 meshBottles: MeshBottleService? = nil, box: BoxFacts,
@@ -76,6 +78,7 @@ public struct VisitorAPI: Sendable {
         addMediaRoutes(to: api)
         addChatRoutes(to: api)
         addMeshRoutes(to: api)
+        addCampRoutes(to: api)
         addPageRoutes(to: router)
         return router
     }

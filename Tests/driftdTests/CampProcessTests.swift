@@ -1,0 +1,102 @@
+import DriftSystem
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Three `driftd run` processes on the simulated radio in a line A — B — C (800 m apart,
+/// 1 km range): C is a beacon kit. Its announce reaches A (through B) and B; its emergency
+/// reaches A; once C stops, A and B forget it after their shortened `forget_after_s`.
+@Suite("Camps: a beacon kit among three driftd processes")
+struct CampProcessTests {
+    typealias Box = MeshProcessTests.Box
+
+    static func writeConfig(_ box: Box, peers: [Int], camp: [(String, String)]) throws {
+        try MeshProcessTests.writeConfig(box, peers: peers)
+        var text = try String(contentsOfFile: box.config, encoding: .utf8)
+        for (old, new) in camp {
+            precondition(text.contains(old), "sim.toml lacks \(old)")
+            text = text.replacingOccurrences(of: old, with: new)
+        }
+        try text.write(toFile: box.config, atomically: true, encoding: .utf8)
+    }
+
+    static func ctl(_ box: Box, _ arguments: [String]) async throws -> [String: Any] {
+        let result = try await DriftdProcess.runToCompletion(["ctl"] + arguments + ["--data-dir", box.data, "--json"])
+        try #require(result.status == 0, "\(arguments): \(result)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
+    }
+
+    static func camps(_ box: Box) async throws -> (names: [String], camps: [[String: Any]], messages: [[String: Any]]) {
+        let listing = try await ctl(box, ["camp", "list"])
+        let camps = listing["camps"] as? [[String: Any]] ?? []
+        return (camps.compactMap { $0["name"] as? String }, camps, listing["messages"] as? [[String: Any]] ?? [])
+    }
+
+    static func waitUntil(timeout: Duration, _ condition: () async throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        return try await condition()
+    }
+
+    @Test("the beacon kit's announce reaches both boxes, its emergency reaches A, and it is forgotten after it stops",
+          .enabled(if: MeshProcessTests.binaryBuilt, "driftd binary not built"), .timeLimit(.minutes(4)))
+    func beaconKit() async throws {
+        let directory = try TemporaryDirectory(prefix: "camp-line")
+        defer { directory.remove() }
+        let ports = try MeshProcessTests.freePorts(3)
+        let boxes = zip(["A", "B", "C"], zip(ports, [0.0, 800, 1_600])).map { name, rest in
+            Box(name: name, directory: directory.appending(name), port: rest.0, eastMetres: rest.1)
+        }
+        let forgetQuickly = [("forget_after_s = 0", "forget_after_s = 12")]
+        for box in boxes.prefix(2) { try Self.writeConfig(box, peers: ports.filter { $0 != box.port }, camp: forgetQuickly) }
+        try Self.writeConfig(boxes[2], peers: ports.filter { $0 != boxes[2].port }, camp: [
+            ("name = \"\"\nmembers = 0", "name = \"Kit C\"\nmembers = 3"),
+            ("announce_interval_s = 300", "announce_interval_s = 60"),
+            ("beacon_kit = false", "beacon_kit = true"),
+        ])
+        let (a, b, c) = (boxes[0], boxes[1], boxes[2])
+        let processes = [try await MeshProcessTests.start(a), try await MeshProcessTests.start(b), try await MeshProcessTests.start(c)]
+        defer { processes.forEach { $0.send(SIGKILL) } }
+
+        // C says it is a beacon kit.
+        let status = try await Self.ctl(c, ["send", "status"])
+        let campStatus = try #require(status["camps"] as? [String: Any], "\(status)")
+        #expect(campStatus["beaconKit"] as? Bool == true && campStatus["me"] as? String == "Kit C")
+
+        // C's first announce goes out within seconds of its start; A hears it through B.
+        #expect(try await Self.waitUntil(timeout: .seconds(40)) { try await Self.camps(a).names == ["Kit C"] }, "\(processes[0].stderr)")
+        #expect(try await Self.waitUntil(timeout: .seconds(10)) { try await Self.camps(b).names == ["Kit C"] })
+        let seenAtA = try await Self.camps(a).camps[0]
+        #expect(seenAtA["members"] as? Int == 3)
+        let distance = try #require(seenAtA["distanceMeters"] as? Double, "\(seenAtA)")
+        #expect(abs(distance - 1_600) < 20, "A is 1.6 km west of C: \(distance)")
+
+        // An emergency from C reaches A, two hops away.
+        _ = try await Self.ctl(c, ["camp", "send", "emergency", "--text", "smoke at the kit", "--emergency", "fire"])
+        #expect(try await Self.waitUntil(timeout: .seconds(30)) {
+            try await Self.camps(a).messages.contains { $0["kind"] as? String == "emergency" && $0["text"] as? String == "smoke at the kit" }
+        })
+        let statusA = try await Self.ctl(a, ["send", "status"])
+        #expect((statusA["camps"] as? [String: Any])?["emergencies"] as? Int == 1, "\(statusA)")
+
+        // C stops; 12 s after its last message A and B forget it (swept every ~2 s).
+        processes[2].send(SIGTERM)
+        #expect(try await processes[2].waitForExit(timeout: .seconds(20)) == 0)
+        #expect(try await Self.waitUntil(timeout: .seconds(30)) { try await Self.camps(a).names.isEmpty })
+        #expect(try await Self.waitUntil(timeout: .seconds(10)) { try await Self.camps(b).names.isEmpty })
+        // The emergency itself stays listed until its own expiry.
+        #expect(try await Self.camps(a).messages.contains { $0["kind"] as? String == "emergency" })
+
+        for process in processes.prefix(2) {
+            process.send(SIGTERM)
+            #expect(try await process.waitForExit(timeout: .seconds(20)) == 0)
+        }
+    }
+}
