@@ -243,17 +243,17 @@ struct MeshtasticRadioTests {
     @Test("an unplugged node is reopened when it comes back (on a new device path)")
     func unplugged() async throws {
         let first = try MeshtasticNodeEmulator(settings: .init(nodeNumber: 1))
-        let current = Mutex(first.slavePath)
+        let current = SharedPath(first.slavePath)
         let radio = MeshtasticRadio(
             configuration: Self.configuration("/dev/meshtastic-test"),
-            opener: { _, settings in try SerialPorts.open(path: current.withLock { $0 }, settings: settings) })
+            opener: { _, settings in try SerialPorts.open(path: current.value, settings: settings) })
         defer { radio.close() }
         #expect(try await radio.connectedNode(within: .seconds(40)).number == 1)
         first.stop()
         #expect(try await Self.eventually { !radio.isConnected })
         let second = try MeshtasticNodeEmulator(settings: .init(nodeNumber: 2, firmwareVersion: "2.6.0.abcdef0"))
         defer { second.stop() }
-        current.withLock { $0 = second.slavePath }
+        current.value = second.slavePath
         #expect(try await Self.eventually { radio.node?.number == 2 && radio.isConnected })
         #expect(radio.node?.firmwareVersion == "2.6.0.abcdef0")
         #expect(radio.counters.connectionFailures >= 1)
@@ -298,5 +298,17 @@ struct MeshtasticRadioTests {
         #expect(try await pending.value == nil)
         await #expect(throws: MeshtasticError.closed) { try await radio.transmit([1], airtime: .zero) }
         #expect(try await Self.eventually { node.received.contains(.disconnect) })
+    }
+}
+
+/// A device path the test changes while the driver's opener reads it.
+private final class SharedPath: Sendable {
+    private let path: Mutex<String>
+
+    init(_ path: String) { self.path = Mutex(path) }
+
+    var value: String {
+        get { path.withLock { $0 } }
+        set { path.withLock { $0 = newValue } }
     }
 }

@@ -42,8 +42,8 @@ public struct MeshtasticChannel: Sendable, Equatable {
             case 2:
                 guard let raw = field.bytes else { continue }
                 var settings = ProtobufReader(raw, message: "ChannelSettings")
-                while let inner = try settings.next() where inner.number == 3 {
-                    name = inner.string ?? name
+                while let inner = try settings.next() {
+                    if inner.number == 3 { name = inner.string ?? name }
                 }
             case 3: rawRole = field.uint32 ?? rawRole
             default: continue

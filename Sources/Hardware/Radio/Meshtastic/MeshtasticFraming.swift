@@ -14,6 +14,7 @@ public enum MeshtasticFraming {
 
     public struct PayloadTooLarge: Error, Sendable, Equatable, CustomStringConvertible {
         public var count: Int
+        public init(count: Int) { self.count = count }
         public var description: String { "a Meshtastic serial frame carries at most \(MeshtasticFraming.maximumPayloadBytes) bytes, this one \(count)" }
     }
 

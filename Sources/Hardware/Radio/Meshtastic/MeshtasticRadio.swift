@@ -183,13 +183,13 @@ public final class MeshtasticRadio: MeshRadio, Sendable {
     /// Waits until a handshake has finished and returns the node.
     /// - Throws: ``MeshtasticError/notConnected(path:lastProblem:)`` after `timeout`, ``MeshtasticError/closed``.
     public func connectedNode(within timeout: Duration) async throws(MeshtasticError) -> Node {
-        let deadline = clock.now.advanced(by: timeout)
+        let remainingTime = Self.countdown(clock, from: timeout)
         while true {
             let generation = changed.generation
             let (phase, node, problem) = state.withLock { ($0.phase, $0.node, $0.lastProblem) }
             if phase == .closed { throw .closed }
             if phase == .connected, let node { return node }
-            let remaining = clock.now.duration(to: deadline)
+            let remaining = remainingTime()
             if remaining <= .zero || Task.isCancelled { throw .notConnected(path: configuration.path, lastProblem: problem) }
             await changed.wait(since: generation, timeout: remaining, clock: clock)
         }
@@ -293,7 +293,7 @@ public final class MeshtasticRadio: MeshRadio, Sendable {
     /// Waits while the node reported a full queue (`QueueStatus.free == 0`), at most
     /// ``Configuration/queueWait``; then sends anyway (the node drops what it cannot queue).
     private func waitForQueueRoom() async throws {
-        let deadline = clock.now.advanced(by: configuration.queueWait)
+        let remainingTime = Self.countdown(clock, from: configuration.queueWait)
         var waited = false
         while true {
             let generation = changed.generation
@@ -304,7 +304,7 @@ public final class MeshtasticRadio: MeshRadio, Sendable {
                 waited = true
                 state.withLock { $0.counters.queueWaits += 1 }
             }
-            let remaining = clock.now.duration(to: deadline)
+            let remaining = remainingTime()
             if remaining <= .zero {
                 state.withLock { $0.counters.queueWaitTimeouts += 1 }
                 logger.warning("the Meshtastic node's queue stayed full; sending anyway", metadata: ["waited": "\(configuration.queueWait)"])
@@ -313,6 +313,12 @@ public final class MeshtasticRadio: MeshRadio, Sendable {
             try Task.checkCancellation()
             await changed.wait(since: generation, timeout: remaining, clock: clock)
         }
+    }
+
+    /// A function telling how much of `duration` is left on `clock`, from now.
+    private static func countdown<C: Clock>(_ clock: C, from duration: Duration) -> @Sendable () -> Duration where C.Duration == Duration {
+        let end = clock.now.advanced(by: duration)
+        return { clock.now.duration(to: end) }
     }
 
     // MARK: - Connection loop
@@ -366,7 +372,7 @@ public final class MeshtasticRadio: MeshRadio, Sendable {
         state.withLock { state in
             state.lastProblem = text
             state.counters.connectionFailures += 1
-            if case MeshtasticError.handshakeTimeout = error { state.counters.handshakeTimeouts += 1 }
+            if let problem = error as? MeshtasticError, case .handshakeTimeout = problem { state.counters.handshakeTimeouts += 1 }
         }
         logger.warning("Meshtastic node connection ended", metadata: ["path": "\(configuration.path)", "problem": "\(text)"])
     }

@@ -4,7 +4,8 @@
 /// Proto3 default values (0, `false`, empty) are skipped like a generated encoder does,
 /// except where a caller passes `always: true` (a oneof member must appear even when 0).
 public struct ProtobufWriter: Sendable {
-    public private(set) var bytes: [UInt8] = []
+    /// The message so far (append raw bytes here only to build unusual test input).
+    public var bytes: [UInt8] = []
 
     public init() {}
 
