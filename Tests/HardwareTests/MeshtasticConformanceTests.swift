@@ -24,7 +24,7 @@ struct MeshtasticConformanceTests {
     static func run(_ executable: String, _ arguments: [String]) async throws -> (Int32, String, String) {
         try await runBlocking {
             let errorFile = NSTemporaryDirectory() + "drift-meshtastic-\(UUID().uuidString).err"
-            FileManager.default.createFile(atPath: errorFile, contents: nil)
+            _ = FileManager.default.createFile(atPath: errorFile, contents: nil)
             defer { try? FileManager.default.removeItem(atPath: errorFile) }
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
