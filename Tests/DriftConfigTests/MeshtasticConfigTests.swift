@@ -14,7 +14,7 @@ struct MeshtasticConfigTests {
         }
     }
 
-    @Test("the defaults: channel 0, hop limit 3, text on channel 0")
+    @Test("the defaults (the board profiles show them commented out): channel 0, hop limit 3, text on channel 0")
     func defaults() throws {
         let text = try ConfigFixtures.simText()
         let config = try ConfigFixtures.loader.load(text: text, fileName: "driftd.toml", baseDirectory: "/nonexistent-drift-dir").configuration
@@ -24,20 +24,25 @@ struct MeshtasticConfigTests {
         #expect(config.meshtastic.publishedTextChannel == 0)
     }
 
-    @Test("text_channel = -1 turns publishing off")
+    @Test("values set in the file are read; text_channel = -1 turns publishing off")
     func textOff() throws {
-        let text = try ConfigFixtures.simText(replacing: [("text_channel = 0 ", "text_channel = -1")])
+        let text = try ConfigFixtures.simText(replacing: [
+            ("# text_channel = 0 ", "text_channel = -1"), ("# channel = 0 ", "channel = 5 "), ("# hop_limit = 3 ", "hop_limit = 0 "),
+        ])
         let config = try ConfigFixtures.loader.load(text: text, fileName: "driftd.toml", baseDirectory: "/nonexistent-drift-dir").configuration
         #expect(config.meshtastic.publishedTextChannel == nil)
+        #expect(config.meshtastic.textChannel == -1)
+        #expect(config.meshtastic.channel == 5)
+        #expect(config.meshtastic.hopLimit == 0)
     }
 
     @Test("out-of-range values are invalid", arguments: [
-        ("\nchannel = 0 ", "\nchannel = 8 ", "meshtastic.channel"),
-        ("\nchannel = 0 ", "\nchannel = -1 ", "meshtastic.channel"),
-        ("hop_limit = 3                 # Meshtastic", "hop_limit = 8 # Meshtastic", "meshtastic.hop_limit"),
-        ("text_channel = 0 ", "text_channel = -2 ", "meshtastic.text_channel"),
-        ("text_channel = 0 ", "text_channel = 8 ", "meshtastic.text_channel"),
-        ("text_channel = 0 ", "text_channel = \"off\" ", "meshtastic.text_channel"),
+        ("# channel = 0 ", "channel = 8 ", "meshtastic.channel"),
+        ("# channel = 0 ", "channel = -1 ", "meshtastic.channel"),
+        ("# hop_limit = 3 ", "hop_limit = 8 ", "meshtastic.hop_limit"),
+        ("# text_channel = 0 ", "text_channel = -2 ", "meshtastic.text_channel"),
+        ("# text_channel = 0 ", "text_channel = 8 ", "meshtastic.text_channel"),
+        ("# text_channel = 0 ", "text_channel = \"off\" ", "meshtastic.text_channel"),
     ])
     func outOfRange(old: String, new: String, key: String) throws {
         let found = try issues([(old, new)])

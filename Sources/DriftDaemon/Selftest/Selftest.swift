@@ -177,6 +177,7 @@ public struct Selftest: Sendable {
     /// The Meshtastic node answers the config handshake: its node id and firmware version.
     func meshtasticCheck() async -> SelftestReport.Check {
         var configuration = MeshSetup.meshtasticConfiguration(config)
+        configuration.handshakeTimeout = meshtasticListen
         configuration.reconnectDelay = .milliseconds(500)
         configuration.maximumReconnectDelay = .seconds(2)
         let radio = MeshtasticRadio(configuration: configuration)
