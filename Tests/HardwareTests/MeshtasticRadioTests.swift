@@ -173,7 +173,7 @@ struct MeshtasticRadioTests {
         let radio = MeshtasticRadio(configuration: Self.configuration(node.slavePath))
         defer { radio.close() }
         try await radio.transmit([1], airtime: .zero)
-        #expect(try await Self.eventually { node.packets.count == 1 })
+        #expect(try await Self.eventually { node.packets.count == 1 && radio.nodeQueueFree == 0 })
         // The node answered free = 0: the next frame waits.
         let second = Task { try await radio.transmit([2], airtime: .zero) }
         #expect(try await Self.eventually { radio.counters.queueWaits == 1 })

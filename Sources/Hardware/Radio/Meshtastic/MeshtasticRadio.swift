@@ -177,6 +177,10 @@ public final class MeshtasticRadio: MeshRadio, Sendable {
 
     public var counters: Counters { state.withLock { $0.counters } }
 
+    /// Room in the node's transmit queue as last reported (`QueueStatus.free`, minus
+    /// what we sent since); `nil` until the node reported it on this connection.
+    public var nodeQueueFree: UInt32? { state.withLock { $0.queueFree } }
+
     /// The last lines of the node's debug log (bytes outside frames and `log_record`s).
     public var recentLogLines: [String] { state.withLock { $0.logTail } }
 
