@@ -200,6 +200,45 @@ struct MeshtasticRadioTests {
         #expect(radio.counters.heartbeats >= 2)
     }
 
+    @Test("on a manual clock: the handshake gives up exactly at its limit, heartbeats come every 5 minutes")
+    func manualClock() async throws {
+        let clock = ManualClock()
+        let node = try MeshtasticNodeEmulator()
+        defer { node.stop() }
+        node.isSilent = true
+        var configuration = Self.configuration(node.slavePath)
+        configuration.handshakeTimeout = .seconds(20)
+        configuration.heartbeatInterval = .seconds(300)
+        configuration.reconnectDelay = .seconds(1)
+        let radio = MeshtasticRadio(configuration: configuration, clock: clock)
+        defer { radio.close() }
+        // The wake-up pause, then the handshake's watchdog: one sleeper at a time.
+        await clock.waitForSleepers(1)
+        clock.advance(by: .milliseconds(20))
+        #expect(try await Self.eventually { node.rawInput.count > 32 && clock.sleeperCount == 1 })
+        clock.advance(by: .seconds(19))
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(radio.counters.handshakeTimeouts == 0)
+        clock.advance(by: .seconds(1))
+        #expect(try await Self.eventually { radio.counters.handshakeTimeouts == 1 })
+
+        // The node answers from now on: back-off (1 s), wake-up pause, handshake.
+        node.isSilent = false
+        #expect(try await Self.eventually { clock.sleeperCount == 1 })
+        clock.advance(by: .seconds(1))
+        #expect(try await Self.eventually { clock.sleeperCount == 1 && node.wantConfigCount == 0 })
+        clock.advance(by: .milliseconds(20))
+        #expect(try await Self.eventually { radio.isConnected })
+        // Only the heartbeat sleeps now.
+        #expect(try await Self.eventually { clock.sleeperCount == 1 })
+        clock.advance(by: .seconds(299))
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(radio.counters.heartbeats == 0)
+        clock.advance(by: .seconds(1))
+        #expect(try await Self.eventually { radio.counters.heartbeats == 1 })
+        #expect(try await Self.eventually { node.received.contains(.heartbeat(nonce: 1)) })
+    }
+
     @Test("a node that reboots gets a new handshake, then frames flow again")
     func reboot() async throws {
         let node = try MeshtasticNodeEmulator()

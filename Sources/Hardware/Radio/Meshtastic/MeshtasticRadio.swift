@@ -404,17 +404,30 @@ public final class MeshtasticRadio: MeshRadio, Sendable {
         var decoder = MeshtasticFrameDecoder()
         var heartbeat: Task<Void, Never>?
         defer { heartbeat?.cancel() }
-        let deadline = ContinuousClock.now + configuration.handshakeTimeout
+        // The handshake's time limit runs on the injected clock: a watchdog closes the
+        // port when it expires first, which ends the read below.
+        let outcome = HandshakeOutcome()
+        let watchdog = Task { [clock, limit = configuration.handshakeTimeout] in
+            do {
+                try await clock.sleep(for: limit)
+            } catch {
+                return
+            }
+            if outcome.settle(.timedOut) { port.close() }
+        }
+        defer { watchdog.cancel() }
         var connected = false
         do {
             while true {
-                var timeout: Duration?
-                if !connected {
-                    let remaining = deadline - ContinuousClock.now
-                    guard remaining > .zero else { throw MeshtasticError.handshakeTimeout(path: path, after: configuration.handshakeTimeout) }
-                    timeout = remaining
+                let bytes: [UInt8]
+                do {
+                    bytes = try await port.read(upTo: 1_024, timeout: nil)
+                } catch {
+                    if outcome.current == .timedOut {
+                        throw MeshtasticError.handshakeTimeout(path: path, after: configuration.handshakeTimeout)
+                    }
+                    throw error
                 }
-                let bytes = try await port.read(upTo: 1_024, timeout: timeout)
                 let before = (decoder.logLines, decoder.badLengths)
                 for event in decoder.push(bytes) {
                     switch event {
@@ -425,8 +438,9 @@ public final class MeshtasticRadio: MeshRadio, Sendable {
                             state.withLock { $0.counters.malformed += 1 }
                             continue
                         }
-                        if try handle(message, nonce: nonce, pending: &pending, connected: connected) {
+                        if try handle(message, nonce: nonce, pending: &pending, outcome: outcome) {
                             connected = true
+                            watchdog.cancel()
                             heartbeat = startHeartbeat(port: port)
                         }
                     }
@@ -450,7 +464,7 @@ public final class MeshtasticRadio: MeshRadio, Sendable {
     }
 
     /// Handles one message; returns `true` when it completed the handshake.
-    private func handle(_ message: MeshtasticFromRadio, nonce: UInt32, pending: inout Node, connected: Bool) throws -> Bool {
+    private func handle(_ message: MeshtasticFromRadio, nonce: UInt32, pending: inout Node, outcome: HandshakeOutcome) throws -> Bool {
         switch message.variant {
         case .myInfo(let info):
             pending.number = info.myNodeNum
@@ -465,7 +479,9 @@ public final class MeshtasticRadio: MeshRadio, Sendable {
         case .nodeInfo:
             pending.knownNodes += 1
         case .configCompleteID(let id):
-            guard id == nonce, !connected else { return false }
+            // A stale nonce (an earlier attempt's answer) is ignored; so is an answer
+            // that comes after the watchdog gave up.
+            guard id == nonce, outcome.settle(.completed) else { return false }
             let node = pending
             state.withLock { state in
                 guard state.phase != .closed else { return }
@@ -541,6 +557,28 @@ public final class MeshtasticRadio: MeshRadio, Sendable {
                     return
                 }
             }
+        }
+    }
+}
+
+/// Whether a handshake completed or timed out first (shared with its watchdog task).
+private final class HandshakeOutcome: Sendable {
+    enum Value: Sendable, Equatable {
+        case pending
+        case completed
+        case timedOut
+    }
+
+    private let value = Mutex(Value.pending)
+
+    var current: Value { value.withLock { $0 } }
+
+    /// Moves from `pending` to `new`; returns whether this call decided the outcome.
+    func settle(_ new: Value) -> Bool {
+        value.withLock { value in
+            guard value == .pending else { return false }
+            value = new
+            return true
         }
     }
 }
