@@ -24,6 +24,7 @@ run: build
 
 build-tests: deps
 	$(SWIFT) build $(BUILD_FLAGS) --build-tests
+	@scripts/meshtastic-venv.sh >/dev/null || echo "make: no meshtastic virtualenv (PyPI unreachable?); the Meshtastic conformance test will say so"
 
 test: build-tests
 	$(SWIFT) test $(BUILD_FLAGS) --skip-build

@@ -8,6 +8,7 @@ packages=(
   libgpiod-dev gpiod
   libserialport-dev
   libsqlite3-dev sqlite3
+  python3-venv
 )
 
 missing=()

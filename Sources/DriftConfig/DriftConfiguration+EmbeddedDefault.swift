@@ -141,5 +141,10 @@ m0 = "e22-m0"                 # Pi: GPIO22, pin 15
 m1 = "e22-m1"                 # Pi: GPIO27, pin 13
 aux = "e22-aux"               # Pi: not wired on the Waveshare HAT
 
+[meshtastic]                  # used with radio.kind = "meshtastic"; the defaults:
+# channel = 0                 # channel index (0-7) our frames ride on the node
+# hop_limit = 3               # Meshtastic's hop limit for our frames (Meshtastic relays)
+# text_channel = 0            # camp beacons and bottle notices as text here; -1 = off
+
 """#
 }

@@ -25,6 +25,7 @@ public struct DriftConfiguration: Sendable, Equatable {
     public var i2c: I2C
     public var oneWire: OneWire
     public var e22: E22
+    public var meshtastic: Meshtastic
 
     /// The control socket: `control.socket`, or `<data_dir>/driftd.sock` when that is empty.
     public var controlSocketPath: String {
@@ -54,6 +55,7 @@ public struct DriftConfiguration: Sendable, Equatable {
         i2c = I2C(reading: decoder.section("i2c"))
         oneWire = OneWire(reading: decoder.section("onewire"))
         e22 = E22(reading: decoder.section("e22"))
+        meshtastic = Meshtastic(reading: decoder.section("meshtastic"))
     }
 
     /// Known tables and their keys, in documentation order.

@@ -45,11 +45,20 @@ enum MeshSetup {
             } catch {
                 throw Problem(description: "simulated radio on UDP port \(sim.radioUDPPort): \(error)")
             }
-        case .e22, .meshtastic:
+        case .meshtastic:
+            return MeshtasticRadio(configuration: meshtasticConfiguration(config), logger: Logger(label: "drift.radio.meshtastic"))
+        case .e22:
             throw Problem(description: "radio.kind = \(config.radio.kind.rawValue): the driver for this radio is not in this build yet; the mesh stays off")
         case .none:
             throw Problem(description: "radio.kind = none")
         }
+    }
+
+    /// The Meshtastic driver's settings from `[radio]` and `[meshtastic]` (always 115200 baud).
+    static func meshtasticConfiguration(_ config: DriftConfiguration) -> MeshtasticRadio.Configuration {
+        MeshtasticRadio.Configuration(
+            path: config.radio.port, baud: 115_200, channel: UInt32(config.meshtastic.channel),
+            hopLimit: UInt32(config.meshtastic.hopLimit), textChannel: config.meshtastic.publishedTextChannel.map { UInt32($0) })
     }
 
     /// The box's key pair from `<data_dir>/mesh.key`, made on the first start.

@@ -23,6 +23,8 @@ public struct Selftest: Sendable {
     public var gpsListen: Duration = .seconds(3)
     /// How long each LED is lit during the walk.
     public var ledWalkStep: Duration = .milliseconds(300)
+    /// How long a Meshtastic node may take to answer the handshake.
+    public var meshtasticListen: Duration = .seconds(20)
 
     public init(config: DriftConfiguration, configProblems: [String] = [], environment: [String: String]) {
         self.config = config
@@ -165,8 +167,27 @@ public struct Selftest: Sendable {
         switch config.radio.kind {
         case .none: return .init("radio", .skip, "radio.kind = none")
         case .sim: return .init("radio", .pass, "simulated radio")
-        case .e22, .meshtastic:
+        case .e22:
             return await serialCheck("radio", path: config.radio.port, baud: config.radio.baud, expectNMEA: false)
+        case .meshtastic:
+            return await meshtasticCheck()
+        }
+    }
+
+    /// The Meshtastic node answers the config handshake: its node id and firmware version.
+    func meshtasticCheck() async -> SelftestReport.Check {
+        var configuration = MeshSetup.meshtasticConfiguration(config)
+        configuration.handshakeTimeout = meshtasticListen
+        configuration.reconnectDelay = .milliseconds(500)
+        configuration.maximumReconnectDelay = .seconds(2)
+        let radio = MeshtasticRadio(configuration: configuration)
+        defer { radio.close() }
+        do {
+            let node = try await radio.connectedNode(within: meshtasticListen)
+            let firmware = node.firmwareVersion.isEmpty ? "unknown (no metadata)" : node.firmwareVersion
+            return .init("radio", .pass, "Meshtastic node \(node.id) answers on \(node.path), firmware \(firmware)")
+        } catch {
+            return .init("radio", .fail, "\(error)")
         }
     }
 
