@@ -246,22 +246,29 @@ public enum Daemon {
         // Bottles, chat, notices and erasure across boxes ride the mesh.
         let meshBottles = mesh.map { service in
             MeshBottleService(node: service.node, ports: meshPorts, processor: bottles.processor, events: events,
-                              settings: .init(name: config.box.name), logger: logger)
+                              settings: .init(name: config.box.name), logger: logger,
+                              textPublisher: { line in _ = await service.publishText(line) })
         }
         if let meshBottles { MeshBottleControl.register(&commands, service: meshBottles) }
         // Camp beacons: the directory always; announces, pings and sending need the mesh.
         let campSettings = CampSettings(config: config)
         let campPosition: CampPosition? = bottleSettings.position.flatMap { CampPosition(latitude: $0.latitude, longitude: $0.longitude) }
+        let ridesMeshtastic = config.radio.kind == .meshtastic
+        var campText: (@Sendable (String) async -> Void)?
+        if config.camp.meshtasticText, let mesh { campText = { line in _ = await mesh.publishText(line) } }
         let camps = CampService(
             store: CampStore(database: database), me: mesh?.node.me, settings: campSettings,
             deliveries: mesh == nil ? nil : meshPorts.messages(on: .camp),
             send: { [mesh] message, priority, hopLimit in
                 guard let mesh else { throw CampService.SendError(description: "the mesh does not run") }
+                // Riding a Meshtastic node, Meshtastic relays: our hop limit stays 0, emergencies too.
                 _ = try await mesh.node.send(MeshMessage(port: MeshMessage.Port.camp.rawValue, body: try message.encoded()),
-                                             priority: priority, hopLimit: hopLimit)
+                                             priority: priority, hopLimit: ridesMeshtastic ? nil : hopLimit)
                 mesh.wake()
             },
-            position: { campPosition }, logger: logger)
+            position: { campPosition },
+            textPublisher: campText,
+            logger: logger)
         CampControl.register(&commands, service: camps, wake: { [mesh] in mesh?.wake() })
         let beaconKit = config.camp.beaconKit
         commands.register("status") { [node = mesh?.node] _ in

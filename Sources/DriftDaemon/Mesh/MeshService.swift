@@ -91,4 +91,17 @@ public final class MeshService: Service, Sendable {
             if sleep > .zero { await doorbell.wait(timeout: sleep) }
         }
     }
+
+    /// Publishes `line` as a plain text message on the Meshtastic channel set by
+    /// `meshtastic.text_channel`, so stock Meshtastic apps show it. `false` when the radio is not
+    /// a Meshtastic node, publishing is off, or the node did not take it.
+    public func publishText(_ line: String) async -> Bool {
+        guard let node = radio as? MeshtasticRadio else { return false }
+        do {
+            return try await node.publishText(line)
+        } catch {
+            logger.info("text line not published on Meshtastic", metadata: ["error": "\(error)"])
+            return false
+        }
+    }
 }

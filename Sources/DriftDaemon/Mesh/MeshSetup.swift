@@ -90,7 +90,7 @@ enum MeshSetup {
         routing.helloJitter = period / 10
         routing.slot = modulation.slot
         let settings = MeshNode.Settings(
-            hopLimit: UInt8(config.mesh.hopLimit), messageLifetime: TimeInterval(config.mesh.messageLifetimeH * 3_600),
+            hopLimit: config.radio.kind == .meshtastic ? 0 : UInt8(config.mesh.hopLimit), messageLifetime: TimeInterval(config.mesh.messageLifetimeH * 3_600),
             modulation: modulation, router: routing, maximumFrameBytes: min(MeshFrame.maxBytes, radio.maximumFrameBytes))
         let store = MeshStore(database: database, limits: MeshStoreLimits(
             maxHeldPackets: config.mesh.holdPackets, maxHeldBytes: config.mesh.holdPackets * 240))

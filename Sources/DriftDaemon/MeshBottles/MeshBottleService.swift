@@ -41,7 +41,13 @@ public final class MeshBottleService: Service, Sendable {
     let logger: Logger
     let state = MeshBottleState()
 
-    public init(node: MeshNode, ports: MeshPorts, processor: BottleProcessor, events: EventBus, settings: Settings, logger: Logger) {
+    /// Plain text lines for stock Meshtastic apps (a bottle arrived, a chat opened); a no-op
+    /// on other radios.
+    let textPublisher: @Sendable (String) async -> Void
+
+    public init(node: MeshNode, ports: MeshPorts, processor: BottleProcessor, events: EventBus, settings: Settings, logger: Logger,
+                textPublisher: @escaping @Sendable (String) async -> Void = { _ in }) {
+        self.textPublisher = textPublisher
         self.node = node
         self.ports = ports
         self.processor = processor
@@ -209,6 +215,7 @@ public final class MeshBottleService: Service, Sendable {
             _ = try processor.store.insert(bottle)
             try store.link(parcel.id, node: delivery.origin, role: .creator, expiresAt: parcel.expiresAt)
             logger.info("bottle arrived over the mesh", metadata: ["bottle": "\(parcel.id)", "from": "\(delivery.origin)", "hops": "\(delivery.hops)"])
+            await textPublisher(parcel.drift ? "A drift bottle washed up at \(settings.name)." : "A bottle arrived at \(settings.name).")
             await processor.refresh(parcel.id, now: at)
         } catch {
             logger.error("arrived bottle not stored", metadata: ["bottle": "\(parcel.id)", "error": "\(error)"])
@@ -256,6 +263,7 @@ public final class MeshBottleService: Service, Sendable {
                                     expiresAt: bottle.expiresAt)
             // Everyone heard of it: erase-everywhere must reach everyone.
             try store.link(id, node: .broadcast, role: .participant, expiresAt: bottle.expiresAt)
+            await textPublisher("A bottle was opened at \(settings.name); its chat is open to every Drift Box.")
         } catch {
             logger.warning("chat not announced on the mesh", metadata: ["bottle": "\(id)", "error": "\(error)"])
         }
