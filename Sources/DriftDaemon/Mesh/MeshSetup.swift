@@ -45,7 +45,9 @@ enum MeshSetup {
             } catch {
                 throw Problem(description: "simulated radio on UDP port \(sim.radioUDPPort): \(error)")
             }
-        case .e22, .meshtastic:
+        case .e22:
+            return try e22Radio(config)
+        case .meshtastic:
             throw Problem(description: "radio.kind = \(config.radio.kind.rawValue): the driver for this radio is not in this build yet; the mesh stays off")
         case .none:
             throw Problem(description: "radio.kind = none")
@@ -72,10 +74,10 @@ enum MeshSetup {
         ports: MeshPorts, activity: @escaping @Sendable () -> Void
     ) throws(Problem) -> MeshService {
         let keyPair = try keyPair(dataDirectory: dataDirectory, logger: logger)
-        let policy = try policy(config.radio)
+        let policy = try policy(effectiveRadio(config))
+        let modulation = try modulation(for: config)
         let radio = try radio(config)
         let period = Duration.seconds(config.mesh.helloIntervalS)
-        let modulation = modulation(config.radio)
         var routing = MeshRouterConfiguration.standard
         routing.helloPeriod = period
         routing.helloJitter = period / 10

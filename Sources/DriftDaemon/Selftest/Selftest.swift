@@ -165,8 +165,33 @@ public struct Selftest: Sendable {
         switch config.radio.kind {
         case .none: return .init("radio", .skip, "radio.kind = none")
         case .sim: return .init("radio", .pass, "simulated radio")
-        case .e22, .meshtastic:
+        case .e22:
+            return await e22Check()
+        case .meshtastic:
             return await serialCheck("radio", path: config.radio.port, baud: config.radio.baud, expectNMEA: false)
+        }
+    }
+
+    /// Programs the E22 as the daemon would, reads the registers back and the ambient noise.
+    func e22Check() async -> SelftestReport.Check {
+        let radio: E22Radio
+        do {
+            radio = try MeshSetup.e22Radio(config)
+        } catch {
+            return .init("radio", .fail, "\(error)")
+        }
+        defer { radio.close() }
+        do {
+            try await radio.start()
+            let read = radio.registersReadBack ?? radio.configuration.effectiveRegisters
+            let band = radio.configuration.band
+            var detail = String(format: "E22 registers read back as configured (addr %d, net id %d, channel %d = %.3f MHz, %@, %d dBm, sub-packet %d B, UART %d baud)",
+                                Int(read.address), Int(read.netID), Int(read.channel), band.frequencyMHz(channel: Int(read.channel)),
+                                read.airRate.description, read.txPowerDBm, read.subPacketBytes, read.baudRate)
+            if let noise = try? await radio.ambientNoiseDBm() { detail += String(format: "; ambient noise %.0f dBm", noise) }
+            return .init("radio", .pass, detail)
+        } catch {
+            return .init("radio", .fail, "\(config.radio.port): \(error)")
         }
     }
 
