@@ -8,9 +8,9 @@ struct E22ConfigTests {
     static let e22Radio = ("kind = \"sim\"\nport = \"sim\"\nbaud = 9600", "kind = \"e22\"\nport = \"/dev/ttyS2\"\nbaud = 9600")
 
     private func issues(_ replacements: [(String, String)]) throws -> [ConfigIssue] {
+        let text = try ConfigFixtures.simText(replacing: replacements)
         do {
-            _ = try ConfigFixtures.loader.load(
-                text: try ConfigFixtures.simText(replacing: replacements), fileName: "driftd.toml", baseDirectory: "/nonexistent-drift-dir")
+            _ = try ConfigFixtures.loader.load(text: text, fileName: "driftd.toml", baseDirectory: "/nonexistent-drift-dir")
             return []
         } catch {
             return error.issues

@@ -45,7 +45,7 @@ extension MeshSetup {
 
     /// The modulation the mesh's airtime uses: `[radio]`'s LoRa settings, or the E22's air rate.
     static func modulation(for config: DriftConfiguration) throws(Problem) -> LoRaModulation {
-        config.radio.kind == .e22 ? try e22Modulation(config) : modulation(config.radio)
+        try config.radio.kind == .e22 ? e22Modulation(config) : modulation(config.radio)
     }
 
     /// `[radio]` with the bandwidth the radio really uses (the E22's air rate decides it).

@@ -185,10 +185,10 @@ public struct Selftest: Sendable {
             try await radio.start()
             let read = radio.registersReadBack ?? radio.configuration.effectiveRegisters
             let band = radio.configuration.band
-            var detail = String(format: "E22 registers read back as configured (addr %d, net id %d, channel %d = %.3f MHz, %@, %d dBm, sub-packet %d B, UART %d baud)",
-                                Int(read.address), Int(read.netID), Int(read.channel), band.frequencyMHz(channel: Int(read.channel)),
-                                read.airRate.description, read.txPowerDBm, read.subPacketBytes, read.baudRate)
-            if let noise = try? await radio.ambientNoiseDBm() { detail += String(format: "; ambient noise %.0f dBm", noise) }
+            let frequency = String(format: "%.3f", band.frequencyMHz(channel: Int(read.channel)))
+            var detail = "E22 registers read back as configured (addr \(read.address), net id \(read.netID), channel \(read.channel) = \(frequency) MHz, "
+                + "\(read.airRate), \(read.txPowerDBm) dBm, sub-packet \(read.subPacketBytes) B, UART \(read.baudRate) baud)"
+            if let noise = try? await radio.ambientNoiseDBm() { detail += "; ambient noise \(Int(noise)) dBm" }
             return .init("radio", .pass, detail)
         } catch {
             return .init("radio", .fail, "\(config.radio.port): \(error)")

@@ -349,8 +349,9 @@ public final class E22Radio: MeshRadio, Sendable {
 
     private func startReader(port: any SerialPort) {
         let gap = configuration.idleGap(baud: configuration.registers.baudRate)
-        let task = Task { [weak self] in
-            await self?.readLoop(port: port, gap: gap)
+        let task = Task { [weak self] () async -> Void in
+            guard let self else { return }
+            await self.readLoop(port: port, gap: gap)
         }
         state.withLock { $0.reader = task }
     }

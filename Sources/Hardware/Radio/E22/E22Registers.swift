@@ -83,10 +83,15 @@ public struct E22Registers: Sendable, Equatable {
 
     /// Registers 00H–08H as bytes.
     public var bytes: [UInt8] {
-        let reg0 = (baudCode & 7) << 5 | (parity.rawValue & 3) << 3 | airRate.rawValue & 7
-        let reg1 = (subPacketCode & 3) << 6 | (ambientNoiseEnabled ? 0x20 : 0) | (reserved1 & 7) << 2 | txPowerCode & 3
-        var reg3 = (packetRSSIEnabled ? 0x80 : 0) | (fixedPoint ? 0x40 : 0) | (relay ? 0x20 : 0) as UInt8
-        reg3 |= (listenBeforeTalk ? 0x10 : 0) | (worTransmitter ? 0x08 : 0) | worCycle & 7
+        let reg0: UInt8 = (baudCode & 7) << 5 | (parity.rawValue & 3) << 3 | airRate.rawValue & 7
+        var reg1: UInt8 = (subPacketCode & 3) << 6 | (reserved1 & 7) << 2 | txPowerCode & 3
+        if ambientNoiseEnabled { reg1 |= 0x20 }
+        var reg3: UInt8 = worCycle & 7
+        if packetRSSIEnabled { reg3 |= 0x80 }
+        if fixedPoint { reg3 |= 0x40 }
+        if relay { reg3 |= 0x20 }
+        if listenBeforeTalk { reg3 |= 0x10 }
+        if worTransmitter { reg3 |= 0x08 }
         return [UInt8(address >> 8), UInt8(address & 0xFF), netID, reg0, reg1, channel, reg3, UInt8(cryptKey >> 8), UInt8(cryptKey & 0xFF)]
     }
 
