@@ -37,7 +37,8 @@ final class E22Rig: Sendable {
 
     init(
         air: SimulatedRadio, transmitter: SimulatedRadioTransmitter, registers: E22Registers = E22Rig.registers(),
-        auxWired: Bool = true, commandTimeout: Duration = .seconds(3), configure: (E22Emulator) -> Void = { _ in }
+        auxWired: Bool = true, commandTimeout: Duration = .seconds(30), rssiTimeout: Duration = .seconds(30), auxTimeout: Duration = .seconds(30),
+        configure: (E22Emulator) -> Void = { _ in }
     ) throws {
         pty = try PseudoTerminalPair()
         gpio = SimulatedGPIODriver()
@@ -50,18 +51,20 @@ final class E22Rig: Sendable {
         let chip = try GPIOChip.open("name:gpiochip0", driver: gpio)
         let lines = try E22Radio.Lines.request(on: chip, m0: "E22_M0", m1: "E22_M1", aux: auxWired ? "E22_AUX" : nil)
         radio = try E22Radio(
-            configuration: .init(portPath: pty.slavePath, registers: registers, commandTimeout: commandTimeout,
-                                 auxTimeout: .seconds(2), modeSwitchDelay: .milliseconds(30), probeInterval: nil),
+            configuration: .init(portPath: pty.slavePath, registers: registers, commandTimeout: commandTimeout, rssiTimeout: rssiTimeout,
+                                 auxTimeout: auxTimeout, modeSwitchDelay: .milliseconds(30), probeInterval: nil),
             lines: lines)
         emulator.start()
     }
 
     /// A rig whose air side hears nobody.
-    convenience init(registers: E22Registers = E22Rig.registers(), auxWired: Bool = true, commandTimeout: Duration = .seconds(3),
+    convenience init(registers: E22Registers = E22Rig.registers(), auxWired: Bool = true, commandTimeout: Duration = .seconds(30),
+                     rssiTimeout: Duration = .seconds(30), auxTimeout: Duration = .seconds(30),
                      configure: (E22Emulator) -> Void = { _ in }) throws {
         let transmitter = E22Rig.transmitter(at: 0)
         let air = try SimulatedRadio(configuration: .init(port: 0, peers: [], transmitter: transmitter, medium: E22Rig.medium))
-        try self.init(air: air, transmitter: transmitter, registers: registers, auxWired: auxWired, commandTimeout: commandTimeout, configure: configure)
+        try self.init(air: air, transmitter: transmitter, registers: registers, auxWired: auxWired, commandTimeout: commandTimeout,
+                      rssiTimeout: rssiTimeout, auxTimeout: auxTimeout, configure: configure)
     }
 
     func shutDown() {
@@ -72,7 +75,7 @@ final class E22Rig: Sendable {
 }
 
 /// Runs `body` with a limit, so a bug fails the test instead of hanging it.
-func e22Within<T: Sendable>(_ limit: Duration = .seconds(40), _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+func e22Within<T: Sendable>(_ limit: Duration = .seconds(120), _ body: @escaping @Sendable () async throws -> T) async throws -> T {
     try await gpioAwait(Task { try await body() }, within: limit)
 }
 
@@ -173,7 +176,8 @@ struct E22RadioTests {
 
     @Test("a module that stops answering in normal mode: the RSSI read times out, a transmit sees AUX stuck low, then it recovers")
     func silentLater() async throws {
-        let rig = try E22Rig(commandTimeout: .milliseconds(500))
+        // Generous timeout for the start (the full suite may starve the emulator), short for the RSSI read that is meant to fail.
+        let rig = try E22Rig(rssiTimeout: .milliseconds(500), auxTimeout: .seconds(2))
         defer { rig.shutDown() }
         try await e22Within { try await rig.radio.start() }
         rig.emulator.stopAnswering()

@@ -95,7 +95,7 @@ public final class E22Emulator: Sendable {
 
     /// Starts serving the UART and the air side.
     public func start() {
-        setAux(true)
+        setAux(state.withLock { $0.answering })
         let uart = Task { [self] in await uartLoop() }
         let radio = Task { [self] in await airLoop() }
         state.withLock { $0.tasks = [uart, radio] }

@@ -11,6 +11,8 @@ extension E22Radio {
         public var band: E22Band
         /// How long to wait for the answer to a register command.
         public var commandTimeout: Duration
+        /// How long to wait for the answer to an RSSI read in normal mode.
+        public var rssiTimeout: Duration
         /// How long AUX may stay low (busy) before the module counts as stuck.
         public var auxTimeout: Duration
         /// Without AUX: how long to wait after changing M0/M1 (the module needs a few ms; Ebyte
@@ -26,7 +28,7 @@ extension E22Radio {
 
         public init(
             portPath: String, registers: E22Registers, band: E22Band = .mhz900,
-            commandTimeout: Duration = .seconds(1), auxTimeout: Duration = .seconds(3),
+            commandTimeout: Duration = .seconds(1), rssiTimeout: Duration = .seconds(1), auxTimeout: Duration = .seconds(3),
             modeSwitchDelay: Duration = .milliseconds(60), idleGapBytes: Int = 4,
             minimumIdleGap: Duration = .milliseconds(15), probeInterval: Duration? = .seconds(60)
         ) {
@@ -34,6 +36,7 @@ extension E22Radio {
             self.registers = registers
             self.band = band
             self.commandTimeout = commandTimeout
+        self.rssiTimeout = rssiTimeout
             self.auxTimeout = auxTimeout
             self.modeSwitchDelay = modeSwitchDelay
             self.idleGapBytes = idleGapBytes

@@ -295,7 +295,7 @@ public final class E22Radio: MeshRadio, Sendable {
         return try await gate.withGate { [self] in
             guard let port = state.withLock({ $0.ready ? $0.port : nil }) else { throw E22Error.closed }
             let command = E22Command.readRSSI(address: 0, length: 2)
-            let timeout = configuration.commandTimeout
+            let timeout = configuration.rssiTimeout
             let result: (noise: UInt8, packet: UInt8) = try await withCheckedThrowingContinuation { continuation in
                 let armed = state.withLock { state -> Bool in
                     guard state.ready, !state.closed else { return false }
@@ -373,7 +373,7 @@ public final class E22Radio: MeshRadio, Sendable {
                 let now = clock.now
                 if first.isEmpty {
                     if let deadline = state.withLock({ $0.query?.deadline }), now >= deadline {
-                        let error = E22Error.noAnswer(command: "C0 C1 C2 C3 (RSSI read)", timeout: configuration.commandTimeout)
+                        let error = E22Error.noAnswer(command: "C0 C1 C2 C3 (RSSI read)", timeout: configuration.rssiTimeout)
                         fail(error)
                         return
                     }
