@@ -171,7 +171,7 @@ struct E22RadioTests {
         let rig = try E22Rig(auxWired: false, commandTimeout: .milliseconds(500)) { $0.stopAnswering() }
         defer { rig.shutDown() }
         let error = await #expect(throws: E22Error.self) { try await e22Within { try await rig.radio.start() } }
-        #expect(error == .noAnswer(command: "C0 00 07", timeout: .milliseconds(500)))
+        #expect(error == .noAnswer(command: "C0 00 09", timeout: .milliseconds(500)))
     }
 
     @Test("a module that stops answering in normal mode: the RSSI read times out, a transmit sees AUX stuck low, then it recovers")

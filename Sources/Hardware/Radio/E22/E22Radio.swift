@@ -104,8 +104,9 @@ public final class E22Radio: MeshRadio, Sendable {
         do {
             try await setMode(.configuration)
             let port = try reopen(baud: E22Mode.configurationBaud)
-            let write = E22Command.write(address: 0, data: Array(wanted.bytes.prefix(E22Registers.readableCount)), persistent: true)
-            _ = try await exchange(write, on: port, expect: E22Registers.readableCount)
+            // All nine registers, so a key left in 07H/08H by other software is cleared (it reads back 0 either way).
+            let write = E22Command.write(address: 0, data: wanted.bytes, persistent: true)
+            _ = try await exchange(write, on: port, expect: E22Registers.count)
             let read = E22Command.read(address: 0, length: UInt8(E22Registers.readableCount))
             let data = try await exchange(read, on: port, expect: E22Registers.readableCount)
             let wantedBytes = wanted.bytes
