@@ -38,7 +38,7 @@ final class E22Rig: Sendable {
     init(
         air: SimulatedRadio, transmitter: SimulatedRadioTransmitter, registers: E22Registers = E22Rig.registers(),
         auxWired: Bool = true, commandTimeout: Duration = .seconds(30), rssiTimeout: Duration = .seconds(30), auxTimeout: Duration = .seconds(30),
-        configure: (E22Emulator) -> Void = { _ in }
+        probeInterval: Duration? = nil, configure: (E22Emulator) -> Void = { _ in }
     ) throws {
         pty = try PseudoTerminalPair()
         gpio = SimulatedGPIODriver()
@@ -52,7 +52,7 @@ final class E22Rig: Sendable {
         let lines = try E22Radio.Lines.request(on: chip, m0: "E22_M0", m1: "E22_M1", aux: auxWired ? "E22_AUX" : nil)
         radio = try E22Radio(
             configuration: .init(portPath: pty.slavePath, registers: registers, commandTimeout: commandTimeout, rssiTimeout: rssiTimeout,
-                                 auxTimeout: auxTimeout, modeSwitchDelay: .milliseconds(30), probeInterval: nil),
+                                 auxTimeout: auxTimeout, modeSwitchDelay: .milliseconds(30), probeInterval: probeInterval),
             lines: lines)
         emulator.start()
     }
@@ -60,11 +60,11 @@ final class E22Rig: Sendable {
     /// A rig whose air side hears nobody.
     convenience init(registers: E22Registers = E22Rig.registers(), auxWired: Bool = true, commandTimeout: Duration = .seconds(30),
                      rssiTimeout: Duration = .seconds(30), auxTimeout: Duration = .seconds(30),
-                     configure: (E22Emulator) -> Void = { _ in }) throws {
+                     probeInterval: Duration? = nil, configure: (E22Emulator) -> Void = { _ in }) throws {
         let transmitter = E22Rig.transmitter(at: 0)
         let air = try SimulatedRadio(configuration: .init(port: 0, peers: [], transmitter: transmitter, medium: E22Rig.medium))
         try self.init(air: air, transmitter: transmitter, registers: registers, auxWired: auxWired, commandTimeout: commandTimeout,
-                      rssiTimeout: rssiTimeout, auxTimeout: auxTimeout, configure: configure)
+                      rssiTimeout: rssiTimeout, auxTimeout: auxTimeout, probeInterval: probeInterval, configure: configure)
     }
 
     func shutDown() {
@@ -194,6 +194,37 @@ struct E22RadioTests {
         try await e22Within { try await rig.radio.start() }
         #expect(rig.radio.isReady)
         #expect(rig.radio.counters.starts == 3)
+    }
+
+    @Test("with no traffic the reader probes the module; a silent module is thrown by receive")
+    func probe() async throws {
+        let rig = try E22Rig(rssiTimeout: .milliseconds(500), probeInterval: .milliseconds(300))
+        defer { rig.shutDown() }
+        try await e22Within { try await rig.radio.start() }
+        rig.emulator.stopAnswering()
+        let error = await #expect(throws: E22Error.self) { try await e22Within { try await rig.radio.receive() } }
+        #expect(error == .noAnswer(command: "C0 C1 C2 C3 (RSSI read)", timeout: .milliseconds(500)))
+        #expect(!rig.radio.isReady)
+    }
+
+    @Test("the UART going away is thrown by receive; close ends a pending receive with nil")
+    func uartGoneAndClose() async throws {
+        let rig = try E22Rig()
+        defer { rig.shutDown() }
+        try await e22Within { try await rig.radio.start() }
+        rig.emulator.stop()
+        rig.pty.closeMaster()
+        let error = await #expect(throws: E22Error.self) { try await e22Within { try await rig.radio.receive() } }
+        if case .io = error {} else { Issue.record("expected an io error, got \(String(describing: error))") }
+
+        let other = try E22Rig()
+        defer { other.shutDown() }
+        try await e22Within { try await other.radio.start() }
+        let pending = Task { try await other.radio.receive() }
+        try await Task.sleep(for: .milliseconds(100))
+        other.radio.close()
+        let result = try await gpioAwait(pending, within: .seconds(60))
+        #expect(result == nil)
     }
 
     @Test("the emulator answers FF FF FF to a bad command and ignores commands not sent at 9600 baud")
