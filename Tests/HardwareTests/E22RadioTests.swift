@@ -74,6 +74,20 @@ final class E22Rig: Sendable {
     }
 }
 
+/// Opens the pty slave, trying again while it is busy: a process another test is spawning can
+/// hold a copy of a just-closed descriptor (and its `flock`) until it execs.
+func e22OpenSlave(_ path: String, baud: Int) async throws -> any SerialPort {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while true {
+        do {
+            return try SerialPorts.open(path: path, settings: SerialSettings(baudRate: baud))
+        } catch {
+            guard case .busy? = error as? SerialError, ContinuousClock.now < deadline else { throw error }
+        }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+}
+
 /// Runs `body` with a limit, so a bug fails the test instead of hanging it.
 func e22Within<T: Sendable>(_ limit: Duration = .seconds(120), _ body: @escaping @Sendable () async throws -> T) async throws -> T {
     try await gpioAwait(Task { try await body() }, within: limit)
@@ -242,14 +256,14 @@ struct E22RadioTests {
         defer { m1.release() }
         #expect(emulator.mode == .configuration)
 
-        let fast = try SerialPorts.open(path: pty.slavePath, settings: SerialSettings(baudRate: 115_200))
+        let fast = try await e22OpenSlave(pty.slavePath, baud: 115_200)
         try await fast.write([0xC1, 0x00, 0x07])
         let nothing = try await e22Within { try await fast.read(upTo: 64, timeout: .milliseconds(500)) }
         #expect(nothing.isEmpty)
         fast.close()
         #expect(emulator.counters.wrongBaud == 1)
 
-        let port = try SerialPorts.open(path: pty.slavePath, settings: SerialSettings(baudRate: 9600))
+        let port = try await e22OpenSlave(pty.slavePath, baud: 9600)
         defer { port.close() }
         try await port.write([0xC1, 0x07, 0x05])
         let refused = try await e22Within { try await port.read(upTo: 64, timeout: .seconds(5)) }

@@ -103,7 +103,7 @@ public final class E22Radio: MeshRadio, Sendable {
         let wanted = configuration.effectiveRegisters
         do {
             try await setMode(.configuration)
-            let port = try reopen(baud: E22Mode.configurationBaud)
+            let port = try await reopen(baud: E22Mode.configurationBaud)
             // All nine registers, so a key left in 07H/08H by other software is cleared (it reads back 0 either way).
             let write = E22Command.write(address: 0, data: wanted.bytes, persistent: true)
             _ = try await exchange(write, on: port, expect: E22Registers.count)
@@ -114,7 +114,7 @@ public final class E22Radio: MeshRadio, Sendable {
                 throw E22Error.registerMismatch(register: E22Registers.names[address], wrote: wantedBytes[address], read: data[address])
             }
             try await setMode(.normal)
-            let normal = try reopen(baud: wanted.baudRate)
+            let normal = try await reopen(baud: wanted.baudRate)
             state.withLock {
                 $0.readBack = E22Registers(bytes: data)
                 $0.ready = true
@@ -162,16 +162,24 @@ public final class E22Radio: MeshRadio, Sendable {
         }
     }
 
-    private func reopen(baud: Int) throws -> any SerialPort {
+    /// Closes the UART and opens it again at `baud`. A port reported busy is tried again for
+    /// up to `commandTimeout` (at least 2 s): our own just-closed descriptor can still hold the
+    /// port's `flock` while a process being spawned has a copy of it, until that process execs.
+    private func reopen(baud: Int) async throws -> any SerialPort {
         closePort()
-        let port: any SerialPort
-        do {
-            port = try openPort(SerialSettings(baudRate: baud))
-        } catch {
-            throw E22Error.io("opening \(configuration.portPath) at \(baud) baud: \(error)")
+        let deadline = clock.now + max(configuration.commandTimeout, .seconds(2))
+        while true {
+            do {
+                let port = try openPort(SerialSettings(baudRate: baud))
+                state.withLock { $0.port = port }
+                return port
+            } catch {
+                guard case .busy? = error as? SerialError, clock.now < deadline else {
+                    throw E22Error.io("opening \(configuration.portPath) at \(baud) baud: \(error)")
+                }
+            }
+            try await Task.sleep(for: .milliseconds(50))
         }
-        state.withLock { $0.port = port }
-        return port
     }
 
     private func closePort() {
