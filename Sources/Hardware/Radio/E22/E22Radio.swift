@@ -96,10 +96,7 @@ public final class E22Radio: MeshRadio, Sendable {
         if closed { throw E22Error.closed }
         if ready { return }
         stopReader()
-        state.withLock {
-            $0.counters.starts += 1
-            $0.failure = nil
-        }
+        state.withLock { $0.counters.starts += 1 }
         let wanted = configuration.effectiveRegisters
         do {
             try await setMode(.configuration)
@@ -118,6 +115,8 @@ public final class E22Radio: MeshRadio, Sendable {
             state.withLock {
                 $0.readBack = E22Registers(bytes: data)
                 $0.ready = true
+                // A failure recovered from before receive() saw it is not reported.
+                $0.failure = nil
             }
             startReader(port: normal)
         } catch {
@@ -301,7 +300,12 @@ public final class E22Radio: MeshRadio, Sendable {
 
     private func rssiQuery() async throws -> (noise: UInt8, packet: UInt8) {
         try await start()
-        return try await gate.withGate { [self] in
+        return try await query()
+    }
+
+    /// The RSSI read itself; never starts the module (the idle probe uses it too).
+    private func query() async throws -> (noise: UInt8, packet: UInt8) {
+        try await gate.withGate { [self] in
             guard let port = state.withLock({ $0.ready ? $0.port : nil }) else { throw E22Error.closed }
             let command = E22Command.readRSSI(address: 0, length: 2)
             let timeout = configuration.rssiTimeout
@@ -386,9 +390,9 @@ public final class E22Radio: MeshRadio, Sendable {
                         fail(error)
                         return
                     }
-                    if let probe = configuration.probeInterval, now - lastTraffic >= probe {
+                    if let probe = configuration.probeInterval, now - lastTraffic >= probe, !state.withLock({ $0.query != nil }) {
                         lastTraffic = now
-                        Task { [weak self] in _ = try? await self?.rssiQuery() }
+                        Task { [weak self] in _ = try? await self?.query() }
                     }
                     continue
                 }
