@@ -140,6 +140,11 @@ devices_dir = "/sys/bus/w1/devices"
 m0 = "e22-m0"                 # Pi: GPIO22, pin 15
 m1 = "e22-m1"                 # Pi: GPIO27, pin 13
 aux = "e22-aux"               # Pi: not wired on the Waveshare HAT
+address = 0                   # module address (ADDH/ADDL), 0-65535
+net_id = 0                    # network id (NETID), 0-255
+sub_packet_bytes = 240        # 240, 128, 64 or 32: the largest frame sent as one packet
+lbt = false                   # listen before talk
+air_rate_kbps = 2.4           # 0.3 1.2 2.4 4.8 9.6 19.2 38.4 62.5; the same on every box
 
 [meshtastic]                  # used with radio.kind = "meshtastic"; the defaults:
 # channel = 0                 # channel index (0-7) our frames ride on the node

@@ -89,6 +89,13 @@ extension DriftConfiguration {
                                message: "the E22 \(key.uppercased()) line is required when radio.kind = \"e22\"",
                                hint: "name the GPIO line wired to \(key.uppercased()), e.g. `GPIO22`")
             }
+            // The module tunes in 1 MHz steps from 850.125 (or 410.125) MHz.
+            if decoder.hasNoIssue("radio.frequency_mhz"), E22.channel(frequencyMHz: radio.frequencyMHz) == nil {
+                let nearest = E22.nearestFrequencyMHz(to: radio.frequencyMHz)
+                decoder.report(.invalidValue, path: "radio.frequency_mhz",
+                               message: "an E22 module cannot tune to \(radio.frequencyMHz) MHz: its channels are 850.125 + n MHz (n 0–80) or 410.125 + n MHz (n 0–83)",
+                               hint: "the nearest it can use is \(nearest) MHz")
+            }
         }
 
         // A BME280 needs a bus.

@@ -360,6 +360,7 @@ struct CrossFieldTests {
         let found = issues(in: try ConfigFixtures.simText(replacing: [
             ("kind = \"sim\"\nport = \"sim\"\nbaud = 9600", "kind = \"e22\"\nport = \"/dev/ttyS2\"\nbaud = 9600"),
             ("m0 = \"e22-m0\"", "m0 = \"\""), ("m1 = \"e22-m1\"", "# m1 removed"),
+            ("frequency_mhz = 869.525", "frequency_mhz = 868.125"),
         ]))
         #expect(found.count == 2)
         #expect(found.first { $0.key == "e22.m0" }?.kind == .invalidValue)

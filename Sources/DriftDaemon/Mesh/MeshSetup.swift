@@ -48,7 +48,7 @@ enum MeshSetup {
         case .meshtastic:
             return MeshtasticRadio(configuration: meshtasticConfiguration(config), logger: Logger(label: "drift.radio.meshtastic"))
         case .e22:
-            throw Problem(description: "radio.kind = \(config.radio.kind.rawValue): the driver for this radio is not in this build yet; the mesh stays off")
+            return try e22Radio(config)
         case .none:
             throw Problem(description: "radio.kind = none")
         }
@@ -81,10 +81,10 @@ enum MeshSetup {
         ports: MeshPorts, activity: @escaping @Sendable () -> Void
     ) throws(Problem) -> MeshService {
         let keyPair = try keyPair(dataDirectory: dataDirectory, logger: logger)
-        let policy = try policy(config.radio)
+        let policy = try policy(effectiveRadio(config))
+        let modulation = try modulation(for: config)
         let radio = try radio(config)
         let period = Duration.seconds(config.mesh.helloIntervalS)
-        let modulation = modulation(config.radio)
         var routing = MeshRouterConfiguration.standard
         routing.helloPeriod = period
         routing.helloJitter = period / 10

@@ -168,7 +168,7 @@ public struct Selftest: Sendable {
         case .none: return .init("radio", .skip, "radio.kind = none")
         case .sim: return .init("radio", .pass, "simulated radio")
         case .e22:
-            return await serialCheck("radio", path: config.radio.port, baud: config.radio.baud, expectNMEA: false)
+            return await e22Check()
         case .meshtastic:
             return await meshtasticCheck()
         }
@@ -188,6 +188,29 @@ public struct Selftest: Sendable {
             return .init("radio", .pass, "Meshtastic node \(node.id) answers on \(node.path), firmware \(firmware)")
         } catch {
             return .init("radio", .fail, "\(error)")
+        }
+    }
+
+    /// Programs the E22 as the daemon would, reads the registers back and the ambient noise.
+    func e22Check() async -> SelftestReport.Check {
+        let radio: E22Radio
+        do {
+            radio = try MeshSetup.e22Radio(config)
+        } catch {
+            return .init("radio", .fail, "\(error)")
+        }
+        defer { radio.close() }
+        do {
+            try await radio.start()
+            let read = radio.registersReadBack ?? radio.configuration.effectiveRegisters
+            let band = radio.configuration.band
+            let frequency = String(format: "%.3f", band.frequencyMHz(channel: Int(read.channel)))
+            var detail = "E22 registers read back as configured (addr \(read.address), net id \(read.netID), channel \(read.channel) = \(frequency) MHz, "
+                + "\(read.airRate), \(read.txPowerDBm) dBm, sub-packet \(read.subPacketBytes) B, UART \(read.baudRate) baud)"
+            if let noise = try? await radio.ambientNoiseDBm() { detail += "; ambient noise \(Int(noise)) dBm" }
+            return .init("radio", .pass, detail)
+        } catch {
+            return .init("radio", .fail, "\(config.radio.port): \(error)")
         }
     }
 

@@ -1,0 +1,82 @@
+import DriftConfig
+import DriftMesh
+import Hardware
+
+/// The E22 module: registers from the configuration, GPIO lines from the board's chip.
+extension MeshSetup {
+    /// The air rate `[e22]` names.
+    static func e22AirRate(_ config: DriftConfiguration) throws(Problem) -> E22AirRate {
+        guard let rate = E22AirRate(kilobitsPerSecond: config.e22.airRateKbps) else {
+            throw Problem(description: "e22.air_rate_kbps = \(config.e22.airRateKbps) is not one of the module's air rates")
+        }
+        return rate
+    }
+
+    /// The registers the driver programs: address, net id, UART baud (radio.baud), air rate,
+    /// sub-packet size, LBT, channel (radio.frequency_mhz) and the module's TX power nearest
+    /// to radio.tx_power_dbm.
+    static func e22Registers(_ config: DriftConfiguration) throws(Problem) -> (registers: E22Registers, band: E22Band) {
+        let band = E22Band(frequencyMHz: config.radio.frequencyMHz)
+        guard let channel = band.channel(frequencyMHz: config.radio.frequencyMHz) else {
+            throw Problem(description: "radio.frequency_mhz = \(config.radio.frequencyMHz) is not an E22 channel; nearest: \(band.nearestFrequencyMHz(to: config.radio.frequencyMHz))")
+        }
+        guard E22Registers.baudRates.contains(config.radio.baud) else {
+            throw Problem(description: "radio.baud = \(config.radio.baud): an E22 UART runs at 1200…115200 baud (one of \(E22Registers.baudRates.map(String.init).joined(separator: ", ")))")
+        }
+        var registers = E22Registers()
+        registers.address = UInt16(clamping: config.e22.address)
+        registers.netID = UInt8(clamping: config.e22.netID)
+        registers.baudRate = config.radio.baud
+        registers.airRate = try e22AirRate(config)
+        registers.subPacketBytes = config.e22.subPacketBytes
+        registers.listenBeforeTalk = config.e22.listenBeforeTalk
+        registers.channel = UInt8(channel)
+        registers.txPowerDBm = E22Registers.nearestTxPower(to: config.radio.txPowerDBm)
+        return (registers, band)
+    }
+
+    /// The LoRa modulation the airtime is computed with for an E22: the spreading factor and
+    /// bandwidth its air rate is taken as (``E22AirRate``), coding rate 4/5, 8-symbol preamble.
+    static func e22Modulation(_ config: DriftConfiguration) throws(Problem) -> LoRaModulation {
+        let rate = try e22AirRate(config)
+        return LoRaModulation(spreadingFactor: rate.spreadingFactor, bandwidthHz: Double(rate.bandwidthHz),
+                              codingRateOffset: rate.codingRate - 4, preambleSymbols: 8)
+    }
+
+    /// The modulation the mesh's airtime uses: `[radio]`'s LoRa settings, or the E22's air rate.
+    static func modulation(for config: DriftConfiguration) throws(Problem) -> LoRaModulation {
+        try config.radio.kind == .e22 ? e22Modulation(config) : modulation(config.radio)
+    }
+
+    /// `[radio]` with the bandwidth the radio really uses (the E22's air rate decides it).
+    static func effectiveRadio(_ config: DriftConfiguration) throws(Problem) -> DriftConfiguration.Radio {
+        var radio = config.radio
+        if radio.kind == .e22 { radio.bandwidthKHz = try e22AirRate(config).bandwidthHz / 1_000 }
+        return radio
+    }
+
+    /// The E22 driver on the configured UART and the board's GPIO chip (libgpiod only).
+    /// Nothing is sent to the module until the first receive/transmit (or ``E22Radio/start()``).
+    static func e22Radio(_ config: DriftConfiguration) throws(Problem) -> E22Radio {
+        let (registers, band) = try e22Registers(config)
+        guard config.radio.port != "auto" else {
+            throw Problem(description: "radio.port = auto: name the E22's UART (e.g. /dev/serial0 for the Waveshare HAT)")
+        }
+        guard config.gpio.backend == .libgpiod else {
+            throw Problem(description: "radio.kind = e22 needs gpio.backend = libgpiod (its M0/M1 lines); the simulated GPIO chip has no module behind it")
+        }
+        let lines: E22Radio.Lines
+        do {
+            let chip = try GPIOChip.open(config.gpio.chip, driver: LibgpiodDriver())
+            defer { chip.close() }
+            lines = try E22Radio.Lines.request(on: chip, m0: config.e22.m0, m1: config.e22.m1, aux: config.e22.aux)
+        } catch {
+            throw Problem(description: "E22 lines on \(config.gpio.chip): \(error)")
+        }
+        do {
+            return try E22Radio(configuration: .init(portPath: config.radio.port, registers: registers, band: band), lines: lines)
+        } catch {
+            throw Problem(description: "\(error)")
+        }
+    }
+}

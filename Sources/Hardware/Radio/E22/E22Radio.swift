@@ -1,0 +1,451 @@
+import Foundation
+import Synchronization
+
+/// An Ebyte E22-xxxT22S / Waveshare SX1262 LoRa HAT on a UART, as a ``MeshRadio``.
+///
+/// ``start()`` (also run by the first ``receive()`` or ``transmit(_:airtime:)``, and again
+/// after a failure) puts the module in configuration mode (M0 = 0, M1 = 1, UART at 9600),
+/// writes the configured registers with `C0`, reads them back with `C1` and fails with
+/// ``E22Error/registerMismatch(register:wrote:read:)`` naming the first register that
+/// differs, then returns to normal mode (M0 = M1 = 0) at the configured baud.
+///
+/// Normal mode is transparent: a frame written to the UART is one packet on the air (frames
+/// above the sub-packet size are refused, never cut). The module prints a received packet as
+/// one burst of bytes followed by its RSSI byte; a burst ends after a UART silence of
+/// ``Configuration/idleGap(baud:)``. A background reader task splits the bursts and answers
+/// ambient-noise reads. Errors (no answer, AUX stuck low, UART gone) are thrown by the next
+/// ``receive()``/``transmit(_:airtime:)``; the call after that starts the module again, so the
+/// mesh service's receive back-off is the recovery loop.
+public final class E22Radio: MeshRadio, Sendable {
+    public let configuration: Configuration
+    public var maximumFrameBytes: Int { configuration.registers.subPacketBytes }
+
+    private let lines: Lines
+    private let openPort: @Sendable (SerialSettings) throws -> any SerialPort
+    private let clock = ContinuousClock()
+    /// One start / transmit / query at a time on the UART.
+    private let gate = SerialAsyncGate()
+
+    private struct Pending {
+        var deadline: ContinuousClock.Instant
+        var continuation: CheckedContinuation<(noise: UInt8, packet: UInt8), any Error>?
+    }
+
+    private struct State {
+        var port: (any SerialPort)?
+        var ready = false
+        var closed = false
+        var failure: E22Error?
+        var packets: [RadioReception] = []
+        var waiter: CheckedContinuation<Void, Never>?
+        var reader: Task<Void, Never>?
+        var query: Pending?
+        var readBack: E22Registers?
+        var counters = Counters()
+    }
+
+    /// What happened, for status and tests.
+    public struct Counters: Sendable, Equatable {
+        public var sent = 0
+        public var received = 0
+        /// Bursts that cannot be a packet (empty, or longer than sub-packet + RSSI byte).
+        public var malformed = 0
+        public var starts = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// A driver over `lines`, opening the UART with `openPort` (default: ``SerialPorts/open(path:settings:logger:)``).
+    /// Nothing is sent to the module until ``start()``.
+    public init(
+        configuration: Configuration, lines: Lines,
+        openPort: (@Sendable (SerialSettings) throws -> any SerialPort)? = nil
+    ) throws(E22Error) {
+        let registers = configuration.effectiveRegisters
+        guard SerialSettings.supportedBaudRates.contains(registers.baudRate) else {
+            throw .invalidSetting("UART baud \(registers.baudRate) is not supported")
+        }
+        self.configuration = configuration
+        self.lines = lines
+        let path = configuration.portPath
+        self.openPort = openPort ?? { settings in try SerialPorts.open(path: path, settings: settings) }
+    }
+
+    deinit { close() }
+
+    public var counters: Counters { state.withLock { $0.counters } }
+
+    /// The registers as the module read them back at the last successful start.
+    public var registersReadBack: E22Registers? { state.withLock { $0.readBack } }
+
+    /// Whether the module is configured and in normal mode.
+    public var isReady: Bool { state.withLock { $0.ready } }
+
+    // MARK: Start
+
+    /// Configures the module and enters normal mode; returns at once when already done.
+    /// - Throws: ``E22Error``.
+    public func start() async throws {
+        try await gate.withGate { [self] in
+            try await startLocked()
+        }
+    }
+
+    private func startLocked() async throws {
+        let (ready, closed) = state.withLock { ($0.ready, $0.closed) }
+        if closed { throw E22Error.closed }
+        if ready { return }
+        stopReader()
+        state.withLock { $0.counters.starts += 1 }
+        let wanted = configuration.effectiveRegisters
+        do {
+            try await setMode(.configuration)
+            let port = try await reopen(baud: E22Mode.configurationBaud)
+            // All nine registers, so a key left in 07H/08H by other software is cleared (it reads back 0 either way).
+            let write = E22Command.write(address: 0, data: wanted.bytes, persistent: true)
+            _ = try await exchange(write, on: port, expect: E22Registers.count)
+            let read = E22Command.read(address: 0, length: UInt8(E22Registers.readableCount))
+            let data = try await exchange(read, on: port, expect: E22Registers.readableCount)
+            let wantedBytes = wanted.bytes
+            for address in 0..<E22Registers.readableCount where data[address] != wantedBytes[address] {
+                throw E22Error.registerMismatch(register: E22Registers.names[address], wrote: wantedBytes[address], read: data[address])
+            }
+            try await setMode(.normal)
+            let normal = try await reopen(baud: wanted.baudRate)
+            state.withLock {
+                $0.readBack = E22Registers(bytes: data)
+                $0.ready = true
+                // A failure recovered from before receive() saw it is not reported.
+                $0.failure = nil
+            }
+            startReader(port: normal)
+        } catch {
+            closePort()
+            if state.withLock({ $0.closed }) { throw E22Error.closed }
+            throw error
+        }
+    }
+
+    /// Sets M0/M1 and waits until the module has switched (AUX high, or the fixed delay).
+    private func setMode(_ mode: E22Mode) async throws {
+        do {
+            try lines.m0.set(mode.levels.m0)
+            try lines.m1.set(mode.levels.m1)
+        } catch {
+            throw E22Error.io("setting M0/M1 for \(mode.rawValue) mode: \(error)")
+        }
+        // Ebyte: the mode changes after AUX rises, plus 2 ms; without AUX wait the fixed delay.
+        try await Task.sleep(for: .milliseconds(2))
+        if lines.aux != nil {
+            try await waitForAux(during: "switch to \(mode.rawValue) mode")
+            try await Task.sleep(for: .milliseconds(2))
+        } else {
+            try await Task.sleep(for: configuration.modeSwitchDelay)
+        }
+    }
+
+    /// Waits until AUX is high (idle); returns at once when AUX is not wired.
+    private func waitForAux(during what: String) async throws {
+        guard let aux = lines.aux else { return }
+        let deadline = clock.now + configuration.auxTimeout
+        while true {
+            let high: Bool
+            do {
+                high = try aux.value()
+            } catch {
+                throw E22Error.io("reading AUX: \(error)")
+            }
+            if high { return }
+            if clock.now >= deadline { throw E22Error.auxStuckLow(timeout: configuration.auxTimeout, during: what) }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
+    /// Closes the UART and opens it again at `baud`. A port reported busy is tried again for
+    /// up to `commandTimeout` (at least 2 s): our own just-closed descriptor can still hold the
+    /// port's `flock` while a process being spawned has a copy of it, until that process execs.
+    private func reopen(baud: Int) async throws -> any SerialPort {
+        closePort()
+        let deadline = clock.now + max(configuration.commandTimeout, .seconds(2))
+        while true {
+            do {
+                let port = try openPort(SerialSettings(baudRate: baud))
+                state.withLock { $0.port = port }
+                return port
+            } catch {
+                guard case .busy? = error as? SerialError, clock.now < deadline else {
+                    throw E22Error.io("opening \(configuration.portPath) at \(baud) baud: \(error)")
+                }
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    private func closePort() {
+        let port = state.withLock { state -> (any SerialPort)? in
+            defer { state.port = nil }
+            return state.port
+        }
+        port?.close()
+    }
+
+    /// Sends a configuration command and returns the data of its `C1` answer.
+    private func exchange(_ command: E22Command, on port: any SerialPort, expect count: Int) async throws -> [UInt8] {
+        let name = E22Error.hex(Array(command.bytes.prefix(3)))
+        // Drop anything left over from before.
+        _ = try? await port.read(upTo: 4096, timeout: .zero)
+        do {
+            try await port.write(command.bytes, timeout: configuration.commandTimeout)
+        } catch {
+            throw E22Error.io("writing \(name): \(error)")
+        }
+        let deadline = clock.now + configuration.commandTimeout
+        var buffer: [UInt8] = []
+        while true {
+            let remaining = deadline - clock.now
+            guard remaining > .zero else { throw E22Error.noAnswer(command: name, timeout: configuration.commandTimeout) }
+            let bytes: [UInt8]
+            do {
+                bytes = try await port.read(upTo: 512, timeout: remaining)
+            } catch let error as SerialError {
+                throw E22Error.io("reading the answer to \(name): \(error)")
+            }
+            buffer += bytes
+            switch E22Response.parse(buffer) {
+            case .incomplete:
+                continue
+            case .invalid:
+                throw E22Error.unexpectedAnswer(command: name, bytes: buffer)
+            case .complete(.formatError, _):
+                throw E22Error.formatError(command: name)
+            case let .complete(.registers(address, data), _):
+                guard address == command.bytes[1], data.count == count else {
+                    throw E22Error.unexpectedAnswer(command: name, bytes: buffer)
+                }
+                return data
+            }
+        }
+    }
+
+    // MARK: Normal mode
+
+    public func transmit(_ frame: [UInt8], airtime: Duration) async throws {
+        guard frame.count <= maximumFrameBytes else {
+            throw E22Error.frameTooLarge(bytes: frame.count, maximum: maximumFrameBytes)
+        }
+        try await start()
+        try await gate.withGate { [self] in
+            guard let port = state.withLock({ $0.ready ? $0.port : nil }) else { throw E22Error.closed }
+            do {
+                try await waitForAux(during: "transmit (before)")
+                do {
+                    try await port.write(frame, timeout: configuration.auxTimeout)
+                } catch {
+                    throw E22Error.io("writing a frame: \(error)")
+                }
+                try await Task.sleep(for: airtime)
+                try await waitForAux(during: "transmit (after)")
+                state.withLock { $0.counters.sent += 1 }
+            } catch let error as E22Error {
+                fail(error)
+                throw error
+            }
+        }
+    }
+
+    public func receive() async throws -> RadioReception? {
+        while true {
+            if state.withLock({ $0.closed }) { return nil }
+            if !state.withLock({ $0.ready || $0.failure != nil }) {
+                try await start()
+            }
+            enum Next { case packet(RadioReception), failure(E22Error), closed, wait }
+            let next = state.withLock { state -> Next in
+                if state.closed { return .closed }
+                if !state.packets.isEmpty { return .packet(state.packets.removeFirst()) }
+                if let failure = state.failure {
+                    state.failure = nil
+                    return .failure(failure)
+                }
+                return .wait
+            }
+            switch next {
+            case let .packet(reception): return reception
+            case let .failure(error): throw error
+            case .closed: return nil
+            case .wait: break
+            }
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let resumeNow = state.withLock { state -> Bool in
+                        if state.closed || !state.packets.isEmpty || state.failure != nil || Task.isCancelled { return true }
+                        state.waiter = continuation
+                        return false
+                    }
+                    if resumeNow { continuation.resume() }
+                }
+            } onCancel: {
+                wake()
+            }
+            try Task.checkCancellation()
+        }
+    }
+
+    /// The ambient noise on the channel (register 00H of the RSSI read), dBm.
+    /// - Throws: ``E22Error/noAnswer(command:timeout:)`` when the module does not answer.
+    public func ambientNoiseDBm() async throws -> Double {
+        let values = try await rssiQuery()
+        return E22Registers.dBm(rssiByte: values.noise)
+    }
+
+    private func rssiQuery() async throws -> (noise: UInt8, packet: UInt8) {
+        try await start()
+        return try await query()
+    }
+
+    /// The RSSI read itself; never starts the module (the idle probe uses it too).
+    private func query() async throws -> (noise: UInt8, packet: UInt8) {
+        try await gate.withGate { [self] in
+            guard let port = state.withLock({ $0.ready ? $0.port : nil }) else { throw E22Error.closed }
+            let command = E22Command.readRSSI(address: 0, length: 2)
+            let timeout = configuration.rssiTimeout
+            let result: (noise: UInt8, packet: UInt8) = try await withCheckedThrowingContinuation { continuation in
+                let armed = state.withLock { state -> Bool in
+                    guard state.ready, !state.closed else { return false }
+                    state.query = Pending(deadline: clock.now + timeout, continuation: continuation)
+                    return true
+                }
+                guard armed else {
+                    continuation.resume(throwing: E22Error.closed)
+                    return
+                }
+                Task {
+                    do {
+                        try await port.write(command.bytes, timeout: timeout)
+                    } catch {
+                        self.answerQuery(.failure(E22Error.io("writing the RSSI read: \(error)")))
+                    }
+                }
+            }
+            return result
+        }
+    }
+
+    private func answerQuery(_ result: Result<(noise: UInt8, packet: UInt8), any Error>) {
+        let continuation = state.withLock { state -> CheckedContinuation<(noise: UInt8, packet: UInt8), any Error>? in
+            defer { state.query = nil }
+            return state.query?.continuation
+        }
+        continuation?.resume(with: result)
+    }
+
+    /// Records a failure: the reader stops, the next ``receive()`` throws it, the call after
+    /// that starts the module again.
+    private func fail(_ error: E22Error) {
+        state.withLock { state in
+            state.ready = false
+            if state.failure == nil { state.failure = error }
+        }
+        answerQuery(.failure(error))
+        wake()
+    }
+
+    private func wake() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    // MARK: Reader
+
+    private func startReader(port: any SerialPort) {
+        let gap = configuration.idleGap(baud: configuration.registers.baudRate)
+        let task = Task { [weak self] () async -> Void in
+            guard let self else { return }
+            await self.readLoop(port: port, gap: gap)
+        }
+        state.withLock { $0.reader = task }
+    }
+
+    private func stopReader() {
+        let task = state.withLock { state -> Task<Void, Never>? in
+            defer { state.reader = nil }
+            return state.reader
+        }
+        task?.cancel()
+    }
+
+    private func readLoop(port: any SerialPort, gap: Duration) async {
+        var lastTraffic = clock.now
+        while !Task.isCancelled {
+            do {
+                // Wait for the first byte of a burst, waking to check the query deadline and the probe.
+                let first = try await port.read(upTo: 1024, timeout: .milliseconds(100))
+                let now = clock.now
+                if first.isEmpty {
+                    if let deadline = state.withLock({ $0.query?.deadline }), now >= deadline {
+                        let error = E22Error.noAnswer(command: "C0 C1 C2 C3 (RSSI read)", timeout: configuration.rssiTimeout)
+                        fail(error)
+                        return
+                    }
+                    if let probe = configuration.probeInterval, now - lastTraffic >= probe, !state.withLock({ $0.query != nil }) {
+                        lastTraffic = now
+                        Task { [weak self] in _ = try? await self?.query() }
+                    }
+                    continue
+                }
+                var burst = first
+                while true {
+                    let more = try await port.read(upTo: 1024, timeout: gap)
+                    if more.isEmpty { break }
+                    burst += more
+                }
+                lastTraffic = clock.now
+                handle(burst: burst)
+            } catch is CancellationError {
+                return
+            } catch {
+                if Task.isCancelled || state.withLock({ $0.closed }) { return }
+                fail(E22Error.io("UART \(configuration.portPath): \(error)"))
+                return
+            }
+        }
+    }
+
+    private func handle(burst: [UInt8]) {
+        let pendingQuery = state.withLock { $0.query != nil }
+        if pendingQuery, burst.count == 5, Array(burst.prefix(3)) == [0xC1, 0x00, 0x02] {
+            answerQuery(.success((burst[3], burst[4])))
+            return
+        }
+        guard burst.count >= 2, burst.count <= maximumFrameBytes + 1 else {
+            state.withLock { $0.counters.malformed += 1 }
+            return
+        }
+        let rssi = E22Registers.dBm(rssiByte: burst[burst.count - 1])
+        let bandwidth = Double(configuration.registers.airRate.bandwidthHz)
+        // The module reports no SNR: estimate it against the thermal noise floor (+6 dB noise figure).
+        let snr = rssi - (-174 + 10 * log10(bandwidth) + 6)
+        let reception = RadioReception(bytes: Array(burst.dropLast()), rssi: rssi, snr: snr)
+        state.withLock {
+            $0.packets.append(reception)
+            $0.counters.received += 1
+        }
+        wake()
+    }
+
+    public func close() {
+        let wasOpen = state.withLock { state -> Bool in
+            defer { state.closed = true; state.ready = false }
+            return !state.closed
+        }
+        guard wasOpen else { return }
+        stopReader()
+        answerQuery(.failure(E22Error.closed))
+        closePort()
+        wake()
+        lines.release()
+    }
+}

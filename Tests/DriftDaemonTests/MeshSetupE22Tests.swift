@@ -1,0 +1,56 @@
+@testable import DriftDaemon
+import DriftConfig
+import DriftMesh
+import Foundation
+import Hardware
+import Testing
+
+/// How the daemon turns `[radio]` + `[e22]` into the module's registers and the mesh's airtime.
+@Suite("mesh setup for an E22")
+struct MeshSetupE22Tests {
+    func config(_ replacements: [(String, String)] = [], baud: Int = 9600) throws -> DriftConfiguration {
+        var text = DriftConfiguration.embeddedDefaultText
+        for (old, new) in [("[radio]\nkind = \"sim\"\nport = \"sim\"\nbaud = 9600", "[radio]\nkind = \"e22\"\nport = \"/dev/ttyS0\"\nbaud = \(baud)"),
+                           ("frequency_mhz = 869.525", "frequency_mhz = 868.125")] + replacements {
+            #expect(text.contains(old), "fixture lacks \(old)")
+            text = text.replacingOccurrences(of: old, with: new)
+        }
+        return try ConfigLoader(systemBoardDirectories: []).load(text: text, fileName: "test.toml", baseDirectory: nil).configuration
+    }
+
+    @Test("registers come from the configuration; TX power is the module's nearest")
+    func registers() throws {
+        let config = try config([("address = 0 ", "address = 4660 "), ("net_id = 0 ", "net_id = 9 "), ("sub_packet_bytes = 240", "sub_packet_bytes = 128"),
+                                 ("lbt = false", "lbt = true"), ("air_rate_kbps = 2.4", "air_rate_kbps = 9.6")], baud: 115_200)
+        let (registers, band) = try MeshSetup.e22Registers(config)
+        #expect(band == .mhz900)
+        #expect(registers.channel == 18)
+        #expect(registers.address == 0x1234)
+        #expect(registers.netID == 9)
+        #expect(registers.subPacketBytes == 128)
+        #expect(registers.listenBeforeTalk)
+        #expect(registers.airRate == .kbps9_6)
+        #expect(registers.baudRate == 115_200)
+        #expect(registers.txPowerDBm == 13)   // radio.tx_power_dbm = 14
+    }
+
+    @Test("the mesh's airtime uses the E22 air rate, not [radio]'s LoRa settings")
+    func airtime() throws {
+        let modulation = try MeshSetup.modulation(for: config())
+        #expect(modulation.spreadingFactor == 9)
+        #expect(modulation.bandwidthHz == 125_000)
+        #expect(modulation.preambleSymbols == 8)
+        #expect(try MeshSetup.effectiveRadio(config()).bandwidthKHz == 125)
+        // The simulated radio keeps [radio]'s settings.
+        let sim = try ConfigLoader(systemBoardDirectories: []).load(
+            text: DriftConfiguration.embeddedDefaultText, fileName: "test.toml", baseDirectory: nil).configuration
+        #expect(try MeshSetup.modulation(for: sim).spreadingFactor == 11)
+    }
+
+    @Test("a UART baud the module lacks, or the simulated GPIO chip, is a clear problem")
+    func problems() throws {
+        #expect(throws: MeshSetup.Problem.self) { try MeshSetup.e22Registers(config(baud: 230_400)) }
+        let problem = #expect(throws: MeshSetup.Problem.self) { try MeshSetup.e22Radio(config()) }
+        #expect(problem?.description.contains("gpio.backend = libgpiod") == true)
+    }
+}
