@@ -50,7 +50,10 @@ mkdir -p "$ARTIFACTS" "$DATA/data"
 # takes seconds, not half a minute), its own radio port (other boxes may run here) and
 # quick weather samples (the watch test changes the simulated weather with `driftd ctl`).
 COUNTDOWN="${BROWSER_CHAT_COUNTDOWN:-10}"
-RADIO_PORT="$("$VENV/bin/python" -c 'import socket; s = socket.socket(type=socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+free_udp() { "$VENV/bin/python" -c 'import socket; s = socket.socket(type=socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+RADIO_PORT="$(free_udp)"
+PEER_RADIO_PORT="$(free_udp)"
+PEER_PORT="$("$VENV/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 CONFIG="$DATA/browser-tests.toml"
 cat >"$CONFIG" <<TOML
 [box]
@@ -64,21 +67,59 @@ chat_countdown_s = $COUNTDOWN
 [http]
 limit_per_client = false   # every browser session comes from 127.0.0.1 (the API tests cover the limits)
 
+[mesh]
+hello_interval_s = 5
+
+[radio]
+spreading_factor = 7          # ~70 ms per frame: frequent hellos stay far inside the airtime budget
+
 [sim]
 radio_udp_port = $RADIO_PORT
+radio_peers = ["127.0.0.1:$PEER_RADIO_PORT"]
 
 [i2c]
 sample_interval_s = 2
 TOML
+# A second box 500 m east on the simulated radio, for bottles sent across boxes and
+# remote chat (tests/browser/test_mesh.py): DRIFT_PEER_URL.
+PEER_CONFIG="$DATA/browser-peer.toml"
+mkdir -p "$DATA/peer"
+cat >"$PEER_CONFIG" <<TOML
+[box]
+board = "sim"
+board_dir = "$ROOT/board"
+name = "Drift Box (peer)"
+
+[bottles]
+chat_countdown_s = $COUNTDOWN
+
+[http]
+limit_per_client = false
+
+[mesh]
+hello_interval_s = 5
+
+[radio]
+spreading_factor = 7          # ~70 ms per frame: frequent hellos stay far inside the airtime budget
+
+[sim]
+longitude = 13.4093
+radio_udp_port = $PEER_RADIO_PORT
+radio_peers = ["127.0.0.1:$RADIO_PORT"]
+TOML
 "$DRIFTD" run --config "$CONFIG" --data-dir "$DATA/data" --listen "127.0.0.1:$PORT" >"$LOG" 2>&1 &
 DRIFTD_PID=$!
+"$DRIFTD" run --config "$PEER_CONFIG" --data-dir "$DATA/peer" --listen "127.0.0.1:$PEER_PORT" >"$ARTIFACTS/driftd-peer.log" 2>&1 &
+PEER_PID=$!
 cleanup() {
+    kill -TERM "$PEER_PID" 2>/dev/null || true
     if kill -0 "$DRIFTD_PID" 2>/dev/null; then
         kill -TERM "$DRIFTD_PID" 2>/dev/null || true
         for _ in $(seq 1 100); do kill -0 "$DRIFTD_PID" 2>/dev/null || break; sleep 0.1; done
         kill -0 "$DRIFTD_PID" 2>/dev/null && { log "driftd ignored SIGTERM for 10 s; killing it"; kill -KILL "$DRIFTD_PID" 2>/dev/null || true; }
         wait "$DRIFTD_PID" 2>/dev/null || true
     fi
+    wait "$PEER_PID" 2>/dev/null || true
     rm -rf "$DATA"
 }
 trap cleanup EXIT
@@ -104,7 +145,7 @@ fi
 
 # 4. The tests.
 status=0
-DRIFT_URL="$URL" DRIFT_ARTIFACTS="$ARTIFACTS" DRIFTD="$DRIFTD" DRIFT_DATA_DIR="$DATA/data" "$VENV/bin/python" -m pytest -p no:cacheprovider -q \
+DRIFT_URL="$URL" DRIFT_PEER_URL="http://127.0.0.1:$PEER_PORT" DRIFT_ARTIFACTS="$ARTIFACTS" DRIFTD="$DRIFTD" DRIFT_DATA_DIR="$DATA/data" "$VENV/bin/python" -m pytest -p no:cacheprovider -q \
     --junitxml="$ARTIFACTS/junit.xml" "$ROOT/tests/browser" "$@" || status=$?
 
 log "screenshots in $ARTIFACTS:"

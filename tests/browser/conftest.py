@@ -25,6 +25,15 @@ def base_url():
 
 
 @pytest.fixture(scope="session")
+def peer_url():
+    """A second box on the simulated radio (scripts/browser-tests.sh starts it)."""
+    url = os.environ.get("DRIFT_PEER_URL")
+    if not url:
+        pytest.skip("DRIFT_PEER_URL is not set: scripts/browser-tests.sh starts a second box for the mesh tests")
+    return url.rstrip("/")
+
+
+@pytest.fixture(scope="session")
 def artifacts():
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return ARTIFACTS
