@@ -7,7 +7,7 @@ struct MeshCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mesh",
         abstract: "The running daemon's mesh (send, inbox, status) and LoRa tools (time on air).",
-        subcommands: [MeshSend.self, MeshInboxCommand.self, MeshStatusCommand.self, Airtime.self])
+        subcommands: [MeshSend.self, MeshInboxCommand.self, MeshStatusCommand.self, MeshBoxesCommand.self, MeshTracesCommand.self, Airtime.self])
 }
 
 extension MeshCommand {

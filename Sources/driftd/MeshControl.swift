@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 
-/// `driftd mesh send|inbox|status`: the running daemon's mesh, through its control socket.
+/// `driftd mesh send|inbox|status|boxes|traces`: the running daemon's mesh, through its control socket.
 struct MeshSend: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send",
@@ -63,6 +63,36 @@ struct MeshStatusCommand: ParsableCommand {
                 lines.append("counters: " + (interesting.isEmpty ? "nothing yet" : interesting.sorted().joined(separator: ", ")))
             }
             return lines.joined(separator: "\n")
+        }
+    }
+}
+
+struct MeshBoxesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "boxes", abstract: "The other boxes this box heard of (the directory bottles are sent by).")
+    @OptionGroup var target: ControlTarget
+    func run() throws {
+        try target.send("mesh.boxes", [:]) { result in
+            let answer = result as? [String: Any] ?? [:]
+            let boxes = answer["boxes"] as? [[String: Any]] ?? []
+            let others = boxes.filter { $0["node"] as? String != answer["me"] as? String }
+            if others.isEmpty { return "no other box heard yet" }
+            return others.map { box in
+                "\(box["node"] as? String ?? "?")  \(box["name"] as? String ?? "?")  activity \(box["activity"] as? Int ?? 0)"
+            }.joined(separator: "\n")
+        }
+    }
+}
+
+struct MeshTracesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "traces", abstract: "What this box holds of one bottle: hosted, sent record, links, remote chat lines, tombstone.")
+    @Option(name: .long, help: "The bottle's id (UUID).") var bottle: String
+    @OptionGroup var target: ControlTarget
+    func run() throws {
+        try target.send("mesh.traces", ["bottle": bottle]) { result in
+            let t = result as? [String: Any] ?? [:]
+            let links = (t["links"] as? [String] ?? []).joined(separator: ", ")
+            return "hosted \(t["hosted"] as? Bool ?? false), sent \(t["sent"] as? Bool ?? false), links [\(links)], remote lines \(t["remoteLines"] as? Int ?? 0), erased \(t["erased"] as? Bool ?? false)"
         }
     }
 }
