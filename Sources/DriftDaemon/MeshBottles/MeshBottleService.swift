@@ -269,6 +269,15 @@ public final class MeshBottleService: Service, Sendable {
         }
     }
 
+    /// Chats open here that the mesh has not heard of yet (the first-open event is rate-limited
+    /// for creators, so it may not have come; or the announce could not be stored).
+    private func announceUnannouncedChats() async {
+        let open = ((try? processor.store.bottles(in: [.active, .dying])) ?? []).filter { !$0.isOneShot }
+        for bottle in open where !(((try? store.links(of: bottle.id, role: .participant)) ?? []).contains { $0.node == .broadcast }) {
+            await announceChat(bottle.id)
+        }
+    }
+
     private func relayLine(_ id: MessageID, in bottle: BottleID) async {
         let boxes = ((try? store.links(of: bottle, role: .participant)) ?? []).filter { $0.node != .broadcast }
         guard !boxes.isEmpty, let message = try? processor.store.message(id), !message.text.isEmpty else { return }
@@ -404,6 +413,7 @@ public final class MeshBottleService: Service, Sendable {
             }
             return true
         } catch {
+            _ = state.remoteLeft(participant, in: id)  // not inside: the next word tries again
             logger.info("remote participant not admitted", metadata: ["bottle": "\(id)", "error": "\(error)"])
             return false
         }
@@ -436,6 +446,7 @@ public final class MeshBottleService: Service, Sendable {
                 eraseTraces(bottle)
             }
             _ = try? store.pruneTombstones(now: at)
+            await announceUnannouncedChats()
             _ = try? store.forgetBoxes(unseenSince: at.addingTimeInterval(-settings.forgetBoxesAfter))
             for (bottle, participant) in state.silentRemoteParticipants(olderThan: at.addingTimeInterval(-settings.remotePresenceTimeout)) {
                 await processor.leave(participant, in: bottle, at: at)
