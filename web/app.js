@@ -275,7 +275,8 @@ function onBoxEvent(e) {
       else if (current) loadBottle(state.bottle.id, { quiet: true });
       break;
     case 'watch':
-      notice('A bottle you watch can be opened now.', { label: 'View it', run: () => go(`b/${bid}`) });
+      if (e.at) notice(`A bottle you watch can be opened now at ${e.at}.`);
+      else notice('A bottle you watch can be opened now.', { label: 'View it', run: () => go(`b/${bid}`) });
       if (current) loadBottle(state.bottle.id, { quiet: true });
       if (state.view === 'mine') loadMine();
       break;
@@ -293,7 +294,8 @@ function onBoxEvent(e) {
     case 'creator': {
       const words = { firstOpen: 'Someone opened your bottle for the first time.', joined: 'Someone joined the chat of your bottle.',
         linesWhileAway: `${e.count || 'New'} new chat line${e.count === 1 ? '' : 's'} in your bottle while you were away.` };
-      notice(words[e.event] || 'News about your bottle.', { label: 'View it', run: () => go(`b/${bid}`) });
+      if (e.at) notice(`${words[e.event] || 'News about your bottle.'} (It is at ${e.at}.)`);
+      else notice(words[e.event] || 'News about your bottle.', { label: 'View it', run: () => go(`b/${bid}`) });
       break;
     }
     default: break;
@@ -483,7 +485,19 @@ async function findByCode(ev) {
     const b = await api('GET', `/bottles/${encodeURIComponent(code)}`);
     go(`b/${b.id}`);
   } catch (e) {
-    $('code-error').textContent = e.code === 'not_found' ? 'No bottle with that code here. It may be gone.' : errorText(e);
+    if (e.code !== 'not_found') { $('code-error').textContent = errorText(e); return; }
+    // A bottle that left this box for another one: say where, and offer to watch it from here.
+    let travelled = null;
+    try { travelled = await api('GET', `/mesh/travelled/${encodeURIComponent(code)}`); } catch (_) { travelled = null; }
+    if (!travelled) { $('code-error').textContent = 'No bottle with that code here. It may be gone.'; return; }
+    $('code-error').replaceChildren(
+      `This bottle travelled to ${travelled.destination}. `,
+      el('button', { type: 'button', id: 'watch-travelled', onclick: async () => {
+        try {
+          await api('PUT', `/mesh/watches/${encodeURIComponent(code)}`);
+          $('code-error').textContent = `Watching: you will hear here when it can be opened at ${travelled.destination}.`;
+        } catch (err) { $('code-error').textContent = errorText(err); }
+      } }, 'Tell me when it can be opened'));
   }
 }
 

@@ -107,9 +107,9 @@ enum DriftMigrations {
     }
 
     /// What the product keeps about bottles that travel the mesh (`docs/mesh-bottles.md`):
-    /// the box directory, bottles sent and not yet confirmed (no content), links between a
-    /// bottle and the other boxes that hold part of it, remote chat replicas and erase
-    /// tombstones. None of it references `bottle`: most rows are about bottles hosted elsewhere.
+    /// the box directory, bottles sent from here (no content), links between a bottle and the
+    /// other boxes that hold part of it, watches of bottles hosted elsewhere, remote chat
+    /// replicas and erase tombstones. None of it references `bottle`: most rows are about bottles hosted elsewhere.
     static func createMeshBottleTables(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE mesh_boxes (
@@ -127,16 +127,24 @@ enum DriftMigrations {
                 creator TEXT NOT NULL CHECK (length(creator) = 64),
                 destination INTEGER NOT NULL CHECK (destination BETWEEN 0 AND 4294967295),
                 destination_name TEXT NOT NULL,
+                share_code TEXT NOT NULL CHECK (length(share_code) = 8),
                 packet_id INTEGER NOT NULL CHECK (packet_id BETWEEN 0 AND 4294967295),
                 sent_at INTEGER NOT NULL,
                 delivered_at INTEGER,
                 expires_at INTEGER NOT NULL
             );
             CREATE INDEX mesh_sent_bottles_creator ON mesh_sent_bottles(creator);
+            CREATE INDEX mesh_sent_bottles_share_code ON mesh_sent_bottles(share_code);
+            CREATE TABLE mesh_remote_watches (
+                bottle_id TEXT NOT NULL CHECK (length(bottle_id) = 36),
+                watcher TEXT NOT NULL CHECK (length(watcher) = 64),
+                created_at INTEGER NOT NULL,
+                PRIMARY KEY (bottle_id, watcher)
+            ) WITHOUT ROWID;
             CREATE TABLE mesh_bottle_links (
                 bottle_id TEXT NOT NULL CHECK (length(bottle_id) = 36),
                 node_id INTEGER NOT NULL CHECK (node_id BETWEEN 0 AND 4294967295),
-                role TEXT NOT NULL CHECK (role IN ('creator', 'host', 'participant')),
+                role TEXT NOT NULL CHECK (role IN ('creator', 'host', 'participant', 'watcher')),
                 expires_at INTEGER NOT NULL,
                 note TEXT NOT NULL DEFAULT '' CHECK (length(CAST(note AS BLOB)) <= 255),
                 PRIMARY KEY (bottle_id, node_id, role)

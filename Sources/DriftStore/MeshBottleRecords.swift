@@ -30,18 +30,21 @@ public struct MeshSentBottle: Sendable, Equatable {
     public var creator: TokenHash
     public var destination: NodeID
     public var destinationName: String
+    /// Its share code: visitors here who were given it can watch the bottle from here.
+    public var shareCode: ShareCode
     /// The first packet id of its mesh message (acks name it).
     public var packetID: UInt32
     public var sentAt: Date
     public var deliveredAt: Date?
     public var expiresAt: Date
 
-    public init(bottle: BottleID, creator: TokenHash, destination: NodeID, destinationName: String, packetID: UInt32,
-                sentAt: Date, deliveredAt: Date? = nil, expiresAt: Date) {
+    public init(bottle: BottleID, creator: TokenHash, destination: NodeID, destinationName: String, shareCode: ShareCode,
+                packetID: UInt32, sentAt: Date, deliveredAt: Date? = nil, expiresAt: Date) {
         self.bottle = bottle
         self.creator = creator
         self.destination = destination
         self.destinationName = destinationName
+        self.shareCode = shareCode
         self.packetID = packetID
         self.sentAt = sentAt
         self.deliveredAt = deliveredAt
@@ -58,6 +61,8 @@ public struct MeshBottleLink: Sendable, Equatable {
         case host
         /// A box with visitors in this bottle's chat (on the host): lines go there.
         case participant
+        /// A box with visitors watching this bottle (on the host): "openable" goes there.
+        case watcher
     }
 
     public var bottle: BottleID

@@ -12,6 +12,7 @@ import GRDB
 ///   confirms, then is deleted);
 /// - links (`mesh_bottle_links`): which other boxes hold part of a bottle (its creator's box,
 ///   its host, boxes with remote chat participants), so notices and erasure reach them;
+/// - watches of bottles hosted elsewhere (`mesh_remote_watches`);
 /// - remote chat replicas (`mesh_remote_lines`) of bottles hosted elsewhere;
 /// - tombstones (`mesh_erased`): bottles erased here, so late frames about them are dropped.
 ///
@@ -82,11 +83,11 @@ public struct MeshBottleStore: Sendable {
             try db.execute(
                 sql: """
                     INSERT OR REPLACE INTO mesh_sent_bottles
-                        (bottle_id, creator, destination, destination_name, packet_id, sent_at, delivered_at, expires_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        (bottle_id, creator, destination, destination_name, share_code, packet_id, sent_at, delivered_at, expires_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [sent.bottle.description, sent.creator.hex, MeshColumn.int(sent.destination), sent.destinationName,
-                            MeshColumn.int(sent.packetID), StoredTime.milliseconds(sent.sentAt),
+                            sent.shareCode.rawValue, MeshColumn.int(sent.packetID), StoredTime.milliseconds(sent.sentAt),
                             sent.deliveredAt.map(StoredTime.milliseconds), StoredTime.milliseconds(sent.expiresAt)])
         }
     }
@@ -116,16 +117,24 @@ public struct MeshBottleStore: Sendable {
         }
     }
 
+    /// The bottle sent from here with this share code, if any.
+    public func sentBottle(shareCode code: ShareCode) throws -> MeshSentBottle? {
+        try database.writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM mesh_sent_bottles WHERE share_code = ?", arguments: [code.rawValue]).map(Self.sent)
+        }
+    }
+
     static func sent(_ row: Row) throws -> MeshSentBottle {
         let id: String = row["bottle_id"]
         let creator: String = row["creator"]
-        guard let bottle = BottleID(id), let hash = try? TokenHash(hex: creator) else {
+        let code: String = row["share_code"]
+        guard let bottle = BottleID(id), let hash = try? TokenHash(hex: creator), let shareCode = try? ShareCode(parsing: code) else {
             throw MeshStoreError.corruptRow(table: "mesh_sent_bottles", column: "bottle_id", value: id)
         }
         let delivered: Int64? = row["delivered_at"]
         return MeshSentBottle(
             bottle: bottle, creator: hash, destination: try MeshColumn.node(row["destination"], table: "mesh_sent_bottles", column: "destination"),
-            destinationName: row["destination_name"],
+            destinationName: row["destination_name"], shareCode: shareCode,
             packetID: try MeshColumn.uint32(row["packet_id"], table: "mesh_sent_bottles", column: "packet_id"),
             sentAt: MeshColumn.date(row, "sent_at"), deliveredAt: delivered.map(StoredTime.date), expiresAt: MeshColumn.date(row, "expires_at"))
     }
@@ -179,6 +188,30 @@ public struct MeshBottleStore: Sendable {
                               role: parsed, expiresAt: MeshColumn.date(row, "expires_at"), note: row["note"])
     }
 
+    // MARK: Watches of bottles hosted elsewhere
+
+    /// `watcher` (a visitor here) watches `bottle`, hosted on another box; `false` when the
+    /// bottle was erased here.
+    @discardableResult
+    public func watchRemote(_ bottle: BottleID, by watcher: TokenHash, at now: Date) throws -> Bool {
+        try database.writer.write { db in
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM mesh_erased WHERE bottle_id = ?", arguments: [bottle.description]) == true {
+                return false
+            }
+            try db.execute(sql: "INSERT OR IGNORE INTO mesh_remote_watches (bottle_id, watcher, created_at) VALUES (?, ?, ?)",
+                           arguments: [bottle.description, watcher.hex, StoredTime.milliseconds(now)])
+            return true
+        }
+    }
+
+    /// Visitors here watching `bottle` (hosted elsewhere).
+    public func remoteWatchers(of bottle: BottleID) throws -> [TokenHash] {
+        try database.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT watcher FROM mesh_remote_watches WHERE bottle_id = ? ORDER BY created_at",
+                                arguments: [bottle.description]).compactMap { try? TokenHash(hex: $0) }
+        }
+    }
+
     // MARK: Remote chat replicas
 
     /// Stores a line of a chat hosted elsewhere; `false` when already stored or the bottle was erased here.
@@ -226,7 +259,7 @@ public struct MeshBottleStore: Sendable {
         try database.writer.write { db in
             let id = bottle.description
             var deleted = 0
-            for table in ["mesh_sent_bottles", "mesh_bottle_links", "mesh_remote_lines"] {
+            for table in ["mesh_sent_bottles", "mesh_bottle_links", "mesh_remote_lines", "mesh_remote_watches"] {
                 try db.execute(sql: "DELETE FROM \(table) WHERE bottle_id = ?", arguments: [id])
                 deleted += db.changesCount
             }

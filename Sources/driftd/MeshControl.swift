@@ -92,7 +92,8 @@ struct MeshTracesCommand: ParsableCommand {
         try target.send("mesh.traces", ["bottle": bottle]) { result in
             let t = result as? [String: Any] ?? [:]
             let links = (t["links"] as? [String] ?? []).joined(separator: ", ")
-            return "hosted \(t["hosted"] as? Bool ?? false), sent \(t["sent"] as? Bool ?? false), links [\(links)], remote lines \(t["remoteLines"] as? Int ?? 0), erased \(t["erased"] as? Bool ?? false)"
+            let notices = (t["notices"] as? [String] ?? []).joined(separator: ", ")
+            return "hosted \(t["hosted"] as? Bool ?? false), sent \(t["sent"] as? Bool ?? false), links [\(links)], remote lines \(t["remoteLines"] as? Int ?? 0), notices [\(notices)], erased \(t["erased"] as? Bool ?? false)"
         }
     }
 }

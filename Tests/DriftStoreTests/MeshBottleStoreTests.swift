@@ -15,6 +15,11 @@ struct MeshBottleStoreTests {
 
     static let bottle = BottleID(uuid: UUID(uuidString: "01900000-0000-7000-8000-000000000001")!)
     static let creator = try! TokenHash(hex: String(repeating: "ab", count: 32))
+    static let watcher = try! TokenHash(hex: String(repeating: "cd", count: 32))
+    static let (code, otherCode): (ShareCode, ShareCode) = {
+        var generator = SeededGenerator(seed: 11)
+        return (ShareCode.random(using: &generator), ShareCode.random(using: &generator))
+    }()
 
     @Test("the directory keeps the newest entry per box and forgets boxes unheard for long")
     func directory() throws {
@@ -37,11 +42,26 @@ struct MeshBottleStoreTests {
         let (store, directory, _) = try Self.store()
         defer { directory.remove() }
         try store.recordSent(MeshSentBottle(bottle: Self.bottle, creator: Self.creator, destination: MeshFixtures.bob, destinationName: "Lake",
-                                            packetID: 4_000_000_000, sentAt: MeshFixtures.at(0), expiresAt: MeshFixtures.at(3_600)))
+                                            shareCode: Self.code, packetID: 4_000_000_000, sentAt: MeshFixtures.at(0), expiresAt: MeshFixtures.at(3_600)))
         #expect(try store.sentBottles(by: Self.creator).first?.deliveredAt == nil)
         let confirmed = try #require(try store.markSentDelivered(packetID: 4_000_000_000, at: MeshFixtures.at(40)))
         #expect(confirmed.deliveredAt == MeshFixtures.at(40) && confirmed.destinationName == "Lake")
         #expect(try store.markSentDelivered(packetID: 7, at: MeshFixtures.at(40)) == nil)
+        #expect(try store.sentBottle(shareCode: Self.code)?.bottle == Self.bottle)
+        #expect(Self.otherCode != Self.code)
+        #expect(try store.sentBottle(shareCode: Self.otherCode) == nil)
+    }
+
+    @Test("visitors here watch a bottle hosted elsewhere until it is erased")
+    func remoteWatches() throws {
+        let (store, directory, _) = try Self.store()
+        defer { directory.remove() }
+        #expect(try store.watchRemote(Self.bottle, by: Self.watcher, at: MeshFixtures.at(0)))
+        #expect(try store.watchRemote(Self.bottle, by: Self.watcher, at: MeshFixtures.at(5)), "watching twice is one watch")
+        #expect(try store.remoteWatchers(of: Self.bottle) == [Self.watcher])
+        try store.eraseTraces(of: Self.bottle, tombstoneUntil: Date().addingTimeInterval(60))
+        #expect(try store.remoteWatchers(of: Self.bottle).isEmpty)
+        #expect(try !store.watchRemote(Self.bottle, by: Self.watcher, at: MeshFixtures.at(9)), "an erased bottle cannot be watched")
     }
 
     @Test("erasing a bottle's traces removes links, replica lines and the sent record, zeroes the bytes, and the tombstone refuses late frames")
@@ -50,7 +70,7 @@ struct MeshBottleStoreTests {
         defer { directory.remove() }
         let secretLine = "meet me by the fountain at nine"
         try store.recordSent(MeshSentBottle(bottle: Self.bottle, creator: Self.creator, destination: MeshFixtures.bob, destinationName: "Lake",
-                                            packetID: 9, sentAt: MeshFixtures.at(0), expiresAt: MeshFixtures.at(3_600)))
+                                            shareCode: Self.code, packetID: 9, sentAt: MeshFixtures.at(0), expiresAt: MeshFixtures.at(3_600)))
         #expect(try store.link(Self.bottle, node: MeshFixtures.bob, role: .host, expiresAt: MeshFixtures.at(3_600), note: "by the oak"))
         let line = MeshRemoteLine(id: "m1", bottle: Self.bottle, participant: "p1", label: "local", text: secretLine, sentAt: MeshFixtures.at(5))
         #expect(try store.appendRemoteLine(line))

@@ -57,6 +57,11 @@ struct MeshBottleProcessTests {
         return hits
     }
 
+    /// What `node` holds of a bottle (`driftd mesh traces`).
+    static func traces(_ node: Node, _ bottle: String) async throws -> [String: Any] {
+        try await MeshProcessTests.mesh(node.box, ["traces", "--bottle", bottle])
+    }
+
     /// Prints each box's mesh status, inbox and log (when an expectation is about to fail).
     static func dump(_ nodes: [Node], _ processes: [DriftdProcess]) async throws {
         for (node, process) in zip(nodes, processes) {
@@ -102,7 +107,14 @@ struct MeshBottleProcessTests {
         ])
         try #require(sent.status == 202, "\(sent)")
         let id = try #require(sent.object["id"] as? String)
+        let code = try #require(sent.object["shareCode"] as? String)
         #expect(sent.object["state"] as? String == "travelling")
+
+        // Another visitor at A, given the share code, learns where it went and watches it from A.
+        let dave = try await a.http.newVisitor()
+        let travelled = try await a.http.send("GET", "/api/v1/mesh/travelled/\(code)", token: dave)
+        #expect(travelled.status == 200 && travelled.object["destination"] as? String == "Box C", "\(travelled)")
+        #expect(try await a.http.send("PUT", "/api/v1/mesh/watches/\(code)", token: dave).status == 202)
 
         // It arrives at C and opens there; the distance travelled is A → C.
         let arrived = try await Self.eventually(.seconds(150)) { () -> Bool? in
@@ -110,19 +122,27 @@ struct MeshBottleProcessTests {
         }
         if arrived == nil { try await Self.dump(nodes, processes) }
         try #require(arrived == true, "the bottle never reached C")
+        // Before anyone opens it: C knows A watches it and told A it can be opened (A's visitors
+        // hear it on their page).
+        let aNode = try #require(try await MeshProcessTests.mesh(a.box, ["status"])["node"] as? String)
+        let watchedAtC = try await Self.eventually(.seconds(120)) { () -> Bool? in
+            try await Self.traces(c, id)["links"].map { ($0 as? [String] ?? []).contains("watcher:\(aNode)") } == true ? true : nil
+        }
+        if watchedAtC == nil {
+            print("traces at C: \(try await Self.traces(c, id)); at A: \(try await Self.traces(a, id))")
+            try await Self.dump(nodes, processes)
+        }
+        #expect(watchedAtC == true, "C never heard that A watches the bottle")
+        let openableAtA = try await Self.eventually(.seconds(120)) { () -> Bool? in
+            (try await Self.traces(a, id)["notices"] as? [String] ?? []).contains("becameOpenable") ? true : nil
+        }
+        #expect(openableAtA == true, "A never heard that the bottle can be opened at C")
         let opened = try await c.http.send("POST", "/api/v1/bottles/\(id)/open", token: carol, json: [:])
         try #require(opened.status == 200, "\(opened)")
         let distance = try #require(opened.object["distanceTravelledMeters"] as? Double, "\(opened)")
         #expect(abs(distance - 1_600) < 150, "distance travelled \(distance) m, expected about 1600 m")
         #expect((opened.object["content"] as? [String: Any])?["text"] as? String == secret || opened.body.contains(secret))
 
-        // A hears the delivery confirmation: the bottle is `delivered` and A holds no copy of its text.
-        let delivered = try await Self.eventually(.seconds(120)) { () -> Bool? in
-            let list = try await a.http.send("GET", "/api/v1/mesh/sent", token: alice).object["bottles"] as? [[String: Any]] ?? []
-            return list.contains { $0["id"] as? String == id && $0["state"] as? String == "delivered" } ? true : nil
-        }
-        #expect(delivered == true, "A never heard that C got the bottle")
-        #expect(Self.filesContaining(secret, under: a.box.data).isEmpty)
 
         // B hears that the chat is open, joins and posts; the line reaches C's chat with B's label,
         // and comes back to B's replica.
@@ -148,6 +168,14 @@ struct MeshBottleProcessTests {
             return lines.contains { $0["text"] as? String == line && $0["isMe"] as? Bool == true } ? true : nil
         }
         #expect(replica == true, "the host's relay of B's line never came back to B")
+
+        // A hears the delivery confirmation: the bottle is `delivered` and A holds no copy of its text.
+        let delivered = try await Self.eventually(.seconds(120)) { () -> Bool? in
+            let list = try await a.http.send("GET", "/api/v1/mesh/sent", token: alice).object["bottles"] as? [[String: Any]] ?? []
+            return list.contains { $0["id"] as? String == id && $0["state"] as? String == "delivered" } ? true : nil
+        }
+        #expect(delivered == true, "A never heard that C got the bottle")
+        #expect(Self.filesContaining(secret, under: a.box.data).isEmpty)
 
         // B's visitor leaves and B goes off; with nobody inside, the chat's countdown (5 s here)
         // ends the bottle at C, which erases it and broadcasts the erase. A hears C only through

@@ -89,6 +89,9 @@ public actor MeshNode {
     /// When each neighbour was last sent our digest.
     private var lastDigestTo: [NodeID: Duration] = [:]
     private var nextFrameID: UInt64 = 1
+    /// Until when a neighbour is expected to keep the channel (the remaining fragments of a
+    /// message we are hearing): our own transmissions wait.
+    private var quietUntil: Duration = .zero
     private var nextHousekeeping: Duration = .zero
     private var nextOutboxCheck: Duration = .zero
     /// Called for every delivered message (applications subscribe here).
@@ -247,6 +250,12 @@ public actor MeshNode {
             if firstTime { heardRequest(header, plaintext) } else { counters.duplicates += 1 }
         case .broadcast, .directed, .ack:
             if !firstTime && header.origin != me { counters.duplicates += 1 }
+            if let fragment = header.fragment, fragment.index + 1 < fragment.count {
+                // The sender sends the remaining pieces back to back: stay quiet for them.
+                let remaining = Double(fragment.count - fragment.index - 1)
+                let piece = LoRaAirtime.duration(payloadBytes: reception.bytes.count, modulation: settings.modulation)
+                quietUntil = max(quietUntil, t + piece * remaining + settings.router.slot * 2)
+            }
             // Someone else just sent a copy of a packet we queued for catch-up: ours is redundant.
             if header.origin != me, let id = queuedCopies[header.key], queuedCopyKeys[id]?.catchUp == true, unqueue(header.key) {
                 counters.resendsSuppressed += 1
@@ -254,7 +263,15 @@ public actor MeshNode {
             if !firstTime, header.kind == .directed, header.destination == me, header.wantsAck {
                 // The sender retried: our ack was lost on the way back. Acknowledge again.
                 let first = PacketKey(origin: header.origin, packetID: header.packetID &- UInt32(header.fragment?.index ?? 0))
-                if acknowledged.contains(first) { acknowledge(first) }
+                if acknowledged.contains(first) {
+                    acknowledge(first)
+                } else if header.fragment != nil {
+                    // A retry of a fragmented message not delivered yet: its pieces go to the
+                    // reassembler again (it ignores pieces it holds). Without this, a message whose
+                    // partial was lost (a missing piece outlived the reassembly timeout) could
+                    // never complete: every piece of every retry would be a duplicate here.
+                    deliver(header, plaintext)
+                }
             }
             if !firstTime, header.kind == .directed, header.destination != me, header.origin != me,
                let last = relayedDirected[header.key] ?? heardDirected[header.key], t - last >= settings.retrySpacing,
@@ -501,6 +518,9 @@ public actor MeshNode {
 
     /// The next frame to put on the air now, or when to ask again (`nil`: nothing queued).
     public func nextTransmission() -> (frame: OutgoingFrame?, wakeAt: Duration?) {
+        // Half duplex: while a neighbour is still sending the rest of a fragmented message,
+        // transmitting would make us deaf to it (and every retry would end the same way).
+        if now < quietUntil, queue.count > 0 { return (nil, quietUntil) }
         switch queue.next(now: now) {
         case .send(let frame):
             if let copy = queuedCopyKeys.removeValue(forKey: frame.id) { queuedCopies[copy.key] = nil }

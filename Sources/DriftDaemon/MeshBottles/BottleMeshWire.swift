@@ -224,13 +224,16 @@ enum BottleMeshWire {
 
     // MARK: Notices (port notice)
 
-    /// A creator event from the host to the box where the creator dropped the bottle.
+    /// A creator or watcher event from the host to the box where the creator dropped the bottle
+    /// (or where visitors watch it), and a watch request the other way.
     struct Notice: Equatable, Sendable {
         enum Kind: Equatable, Sendable {
             case becameOpenable
             case firstOpen(distanceTravelledMeters: Double?)
             case participantJoined
             case linesWhileAway(count: Int)
+            /// Watcher's box → host: visitors there watch this bottle (send them "openable").
+            case watch
         }
 
         var bottle: BottleID
@@ -246,6 +249,7 @@ enum BottleMeshWire {
                 if let distance, distance.isFinite, distance >= 0 { w.u8(1); w.u64(distance.bitPattern) } else { w.u8(0) }
             case .participantJoined: w.u8(3)
             case .linesWhileAway(let count): w.u8(4); w.u16(UInt16(clamping: count))
+            case .watch: w.u8(5)
             }
             return w.bytes
         }
@@ -275,6 +279,7 @@ enum BottleMeshWire {
             case 4:
                 guard let count = r.u16() else { return nil }
                 kind = .linesWhileAway(count: Int(count))
+            case 5: kind = .watch
             default: return nil
             }
             guard r.remaining == 0 else { return nil }

@@ -14,6 +14,8 @@ enum MeshBottleControl {
         var links: [String]
         var remoteLines: Int
         var erased: Bool
+        /// Notices the host sent here about it (creator and watcher events), oldest first.
+        var notices: [String]
     }
 
     struct Boxes: Codable, Sendable {
@@ -41,7 +43,8 @@ enum MeshBottleControl {
             return Traces(bottle: id.description, hosted: try service.processor.store.contains(id),
                           sent: try service.store.sentBottle(id) != nil,
                           links: try service.store.links(of: id).map { "\($0.role.rawValue):\($0.node)" },
-                          remoteLines: try service.store.remoteLines(of: id).count, erased: try service.store.isErased(id))
+                          remoteLines: try service.store.remoteLines(of: id).count, erased: try service.store.isErased(id),
+                          notices: service.notices(of: id).map { "\($0)" })
         }
         commands.register("mesh.announce") { _ in
             await service.announce()

@@ -187,7 +187,7 @@ public final class MeshBottleService: Service, Sendable {
             throw PlacementError(field: "content.text", description: "the bottle cannot travel: \(error)")
         }
         let sent = MeshSentBottle(bottle: bottle.id, creator: bottle.creator, destination: box.node, destinationName: box.name,
-                                  packetID: receipt.packetID, sentAt: now, expiresAt: bottle.expiresAt)
+                                  shareCode: bottle.shareCode, packetID: receipt.packetID, sentAt: now, expiresAt: bottle.expiresAt)
         try store.recordSent(sent)
         logger.info("bottle sent over the mesh", metadata: ["bottle": "\(bottle.id)", "to": "\(box.name) \(box.node)", "frames": "\(receipt.frames)"])
         return sent
@@ -214,6 +214,7 @@ public final class MeshBottleService: Service, Sendable {
             let bottle = parcel.bottle(hostedBy: processor.settings.boxID)
             _ = try processor.store.insert(bottle)
             try store.link(parcel.id, node: delivery.origin, role: .creator, expiresAt: parcel.expiresAt)
+            for box in state.takeHeldWatches(parcel.id) { await watched(parcel.id, from: box) }
             logger.info("bottle arrived over the mesh", metadata: ["bottle": "\(parcel.id)", "from": "\(delivery.origin)", "hops": "\(delivery.hops)"])
             await textPublisher(parcel.drift ? "A drift bottle washed up at \(settings.name)." : "A bottle arrived at \(settings.name).")
             await processor.refresh(parcel.id, now: at)
@@ -237,7 +238,7 @@ public final class MeshBottleService: Service, Sendable {
         case .linesWhileAway(let count):
             await notifyCreator(bottle, .linesWhileAway(count: count))
         case .becameOpenable:
-            await notifyCreator(bottle, .becameOpenable)
+            await notifyCreator(bottle, .becameOpenable, alsoWatchers: true)
         case .linePosted(let id, _):
             await relayLine(id, in: bottle)
         default:
@@ -245,8 +246,13 @@ public final class MeshBottleService: Service, Sendable {
         }
     }
 
-    private func notifyCreator(_ bottle: BottleID, _ kind: BottleMeshWire.Notice.Kind) async {
-        guard let links = try? store.links(of: bottle, role: .creator), !links.isEmpty else { return }
+    private func notifyCreator(_ bottle: BottleID, _ kind: BottleMeshWire.Notice.Kind, alsoWatchers: Bool = false) async {
+        var links = (try? store.links(of: bottle, role: .creator)) ?? []
+        if alsoWatchers {
+            let watchers = ((try? store.links(of: bottle, role: .watcher)) ?? []).filter { watcher in !links.contains { $0.node == watcher.node } }
+            links += watchers
+        }
+        guard !links.isEmpty else { return }
         let body = BottleMeshWire.Notice(bottle: bottle, kind: kind).encoded
         for link in links {
             _ = try? await node.send(MeshMessage(port: MeshMessage.Port.notice.rawValue, body: body), to: link.node,
@@ -352,15 +358,47 @@ public final class MeshBottleService: Service, Sendable {
 
     private func receiveNotice(_ delivery: MeshDelivery) async {
         guard let notice = BottleMeshWire.Notice(decoding: delivery.message.body) else { return state.countMalformed() }
+        if notice.kind == .watch { return await watched(notice.bottle, from: delivery.origin) }
         guard let sent = try? store.sentBottle(notice.bottle), sent.destination == delivery.origin else { return }
-        let kind: DriftEvent.Kind = switch notice.kind {
-        case .becameOpenable: .becameOpenable
-        case .firstOpen(let distance): .firstOpen(distanceTravelledMeters: distance)
-        case .participantJoined: .participantJoined(ParticipantID(visitor: sent.creator, bottle: sent.bottle, secret: processor.settings.secret))
-        case .linesWhileAway(let count): .linesWhileAway(count: count)
+        let kind: DriftEvent.Kind
+        switch notice.kind {
+        case .becameOpenable: kind = .becameOpenable
+        case .firstOpen(let distance): kind = .firstOpen(distanceTravelledMeters: distance)
+        case .participantJoined: kind = .participantJoined(ParticipantID(visitor: sent.creator, bottle: sent.bottle, secret: processor.settings.secret))
+        case .linesWhileAway(let count): kind = .linesWhileAway(count: count)
+        case .watch: return
         }
         state.recordNotice(notice.bottle, notice.kind)
         await events.publish(DriftEvent(bottle: notice.bottle, at: delivery.receivedAt, kind: kind))
+    }
+
+    /// Another box's visitors watch a bottle hosted here: "openable" goes there from now on (at
+    /// once if it already is).
+    private func watched(_ id: BottleID, from box: NodeID) async {
+        guard let bottle = try? processor.store.bottle(id) else {
+            // The watch overtook the bottle on the way (one frame against several): keep it for its arrival.
+            state.holdWatch(id, from: box)
+            return
+        }
+        guard bottle.state == .locked || bottle.state == .openable else { return }
+        guard (try? store.link(id, node: box, role: .watcher, expiresAt: bottle.expiresAt)) == true else { return }
+        logger.info("bottle watched from another box", metadata: ["bottle": "\(id)", "box": "\(box)"])
+        if bottle.state == .openable {
+            _ = try? await node.send(MeshMessage(port: MeshMessage.Port.notice.rawValue,
+                                                 body: BottleMeshWire.Notice(bottle: id, kind: .becameOpenable).encoded),
+                                     to: box, priority: .normal, expiresAt: bottle.expiresAt)
+        }
+    }
+
+    /// A visitor here watches a bottle sent from here (by its share code): the host is asked to
+    /// tell this box when it can be opened. Returns the sent record; `nil` for an unknown code.
+    public func watch(shareCode: ShareCode, by watcher: TokenHash, at now: Date) async throws -> MeshSentBottle? {
+        guard let sent = try store.sentBottle(shareCode: shareCode), sent.expiresAt > now else { return nil }
+        guard try store.watchRemote(sent.bottle, by: watcher, at: now) else { return nil }
+        _ = try await node.send(MeshMessage(port: MeshMessage.Port.notice.rawValue,
+                                            body: BottleMeshWire.Notice(bottle: sent.bottle, kind: .watch).encoded),
+                                to: sent.destination, priority: .normal, expiresAt: sent.expiresAt)
+        return sent
     }
 
     /// Creator notices received for bottles sent from here (newest last).

@@ -36,6 +36,8 @@ public final class MeshBottleState: Sendable {
         var notices: [BottleID: [BottleMeshWire.Notice.Kind]] = [:]
         var remote: [BottleID: [ParticipantID: (box: NodeID, heard: Date)]] = [:]
         var budgets: [NodeID: ChatBudget] = [:]
+        /// Watch requests for bottles not arrived yet (bounded; oldest dropped).
+        var heldWatches: [(bottle: BottleID, box: NodeID)] = []
         var counters = Counters()
     }
 
@@ -123,6 +125,21 @@ public final class MeshBottleState: Sendable {
             budget.tokens -= 1
             state.budgets[box] = budget
             return true
+        }
+    }
+
+    func holdWatch(_ bottle: BottleID, from box: NodeID) {
+        state.withLock { state in
+            state.heldWatches.append((bottle, box))
+            if state.heldWatches.count > 1_000 { state.heldWatches.removeFirst(state.heldWatches.count - 1_000) }
+        }
+    }
+
+    func takeHeldWatches(_ bottle: BottleID) -> [NodeID] {
+        state.withLock { state in
+            let boxes = state.heldWatches.filter { $0.bottle == bottle }.map(\.box)
+            state.heldWatches.removeAll { $0.bottle == bottle }
+            return boxes
         }
     }
 

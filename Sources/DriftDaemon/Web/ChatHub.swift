@@ -243,11 +243,14 @@ public actor ChatHub {
             notifyBox(.object(["type": .string("bottle"), "bottle": .string(bottle.description), "event": .string("expired")]))
         case .becameOpenable:
             notifyBox(.object(["type": .string("bottle"), "bottle": .string(bottle.description), "event": .string("openable")]))
-            let watchers = Set(((try? processor.store.watches(of: bottle)) ?? []).map(\.watcher))
+            // Watchers here of a bottle hosted here, and of one hosted on another box (its notice came over the mesh).
+            let mesh = MeshBottleStore(database: processor.store.database)
+            let remote = (try? mesh.remoteWatchers(of: bottle)) ?? []
+            let watchers = Set(((try? processor.store.watches(of: bottle)) ?? []).map(\.watcher) + remote)
             if !watchers.isEmpty {
-                notifyBox(.object(["type": .string("watch"), "bottle": .string(bottle.description), "event": .string("openable")])) {
-                    watchers.contains($0)
-                }
+                var body: [String: JSONValue] = ["type": .string("watch"), "bottle": .string(bottle.description), "event": .string("openable")]
+                if !remote.isEmpty, let sent = try? mesh.sentBottle(bottle) { body["at"] = .string(sent.destinationName) }
+                notifyBox(.object(body)) { watchers.contains($0) }
             }
         case .locked:
             notifyBox(.object(["type": .string("bottle"), "bottle": .string(bottle.description), "event": .string("locked")]))
@@ -257,10 +260,11 @@ public actor ChatHub {
             }
         case .firstOpen, .participantJoined, .linesWhileAway:
             // A bottle sent from here to another box: its creator is known from the sent record.
-            let creator = (try? processor.store.bottle(bottle))?.creator
-                ?? (try? MeshBottleStore(database: processor.store.database).sentBottle(bottle))?.creator
-            guard let creator else { return }
+            let local = (try? processor.store.bottle(bottle))?.creator
+            let sent = local == nil ? (try? MeshBottleStore(database: processor.store.database).sentBottle(bottle)) ?? nil : nil
+            guard let creator = local ?? sent?.creator else { return }
             var body: [String: JSONValue] = ["type": .string("creator"), "bottle": .string(bottle.description)]
+            if let sent { body["at"] = .string(sent.destinationName) }
             switch event.kind {
             case .firstOpen(let distance):
                 body["event"] = .string("firstOpen")

@@ -48,6 +48,14 @@ extension VisitorAPI {
         var sentAt: String
     }
 
+    /// Where a bottle sent from here went.
+    struct TravelledView: Codable, Sendable {
+        var id: String
+        var shareCode: String
+        var destination: String
+        var expiresAt: String
+    }
+
     struct LineInput: Codable, Sendable {
         var text: String
     }
@@ -117,6 +125,30 @@ extension VisitorAPI {
             return try Self.json(["bottles": sent])
         }
 
+        // A bottle sent from this box to another, found by its share code (for visitors here
+        // who were given the code): where it went. 404 for a code this box never sent.
+        api.get("mesh/travelled/:code") { request, context -> Response in
+            _ = try visitor(request)
+            let mesh = try requireMesh()
+            let sent = try travelled(mesh, context)
+            return try Self.json(TravelledView(id: sent.bottle.description, shareCode: sent.shareCode.description,
+                                               destination: sent.destinationName, expiresAt: APIJSON.iso(sent.expiresAt)))
+        }
+
+        // Watch such a bottle from here: this box hears (over the mesh) when it can be opened there.
+        api.put("mesh/watches/:code") { request, context -> Response in
+            let caller = try visitor(request)
+            let mesh = try requireMesh()
+            try limit("watches", token: caller, rule: limits.actionPerToken, client: nil)
+            let sent = try travelled(mesh, context)
+            guard try await mesh.watch(shareCode: sent.shareCode, by: caller, at: now()) != nil else {
+                throw APIError.notFound("that bottle is gone")
+            }
+            return try Self.json(TravelledView(id: sent.bottle.description, shareCode: sent.shareCode.description,
+                                               destination: sent.destinationName, expiresAt: APIJSON.iso(sent.expiresAt)),
+                                 status: .accepted)
+        }
+
         // Chats open on other boxes that a visitor here may join.
         api.get("mesh/chats") { request, _ -> Response in
             _ = try visitor(request)
@@ -178,6 +210,14 @@ extension VisitorAPI {
             }
             return try Self.json(["lines": lines])
         }
+    }
+
+    private func travelled(_ mesh: MeshBottleService, _ context: VisitorRequestContext) throws -> MeshSentBottle {
+        guard let raw = context.parameters.get("code"), let code = try? ShareCode(parsing: raw),
+              let sent = try mesh.store.sentBottle(shareCode: code), sent.expiresAt > now() else {
+            throw APIError.notFound("no bottle with that code left this box")
+        }
+        return sent
     }
 
     private func remoteChatID(_ context: VisitorRequestContext) throws -> BottleID {
