@@ -175,4 +175,42 @@ struct MeshNodeTests {
         #expect(sent >= 1)
         #expect(try MeshStore(database: database).counts().sent == 1)
     }
+
+    @Test("while a neighbour sends the rest of a fragmented message, the box keeps its own frames back (half duplex)")
+    func quietDuringFragments() async throws {
+        let directory = try TemporaryDirectory(prefix: "mesh-node-quiet")
+        defer { directory.remove() }
+        let node = try Self.node(database: try DriftDatabase.open(path: directory.appending("drift.sqlite")))
+        let origin = BoxKeyPair()
+        let base = MeshHeader(kind: .broadcast, origin: origin.nodeID, packetID: 100, hopStart: 0,
+                              expiresAtMinute: MeshHeader.expiryMinute(now: Date(), lifetime: 3_600))
+        let pieces = try MeshSealer(networkKey: Self.networkKey).sealPayload(Array(repeating: 0x41, count: 500), base: base, originKey: nil)
+        #expect(pieces.count == 3)
+        // The first piece of three: two more follow back to back (≈ 2 × 2 s at LongFast). The
+        // box must not transmit before they have had time to arrive.
+        let piece = LoRaAirtime.duration(payloadBytes: pieces[0].count, modulation: .longFast)
+        let heardAt = await node.monotonicNow
+        await node.receive(Self.reception(pieces[0]))
+        _ = try await node.send(.text("mine"))
+        _ = await node.tick()
+        let (held, wake) = await node.nextTransmission()
+        if held == nil {
+            let until = try #require(wake, "nothing scheduled")
+            #expect(until >= heardAt + piece * 2, "quiet only until \(until - heardAt) after the first piece")
+        } else {
+            // A loaded machine may reach this line after the quiet time: only then may it send.
+            #expect(await node.monotonicNow >= heardAt + piece * 2, "a frame went out while the neighbour was still sending")
+        }
+        // The rest arrives; once the quiet time is over, our frame goes out.
+        await node.receive(Self.reception(pieces[1]))
+        await node.receive(Self.reception(pieces[2]))
+        var frame = held
+        let deadline = ContinuousClock.now + .seconds(30)
+        while frame == nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(200))
+            _ = await node.tick()
+            frame = await node.nextTransmission().frame
+        }
+        #expect(frame != nil)
+    }
 }

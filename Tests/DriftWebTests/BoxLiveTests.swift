@@ -12,14 +12,16 @@ struct BoxLiveTests {
             let creator = try await harness.newVisitor()
             let watcher = try await harness.newVisitor()
             let bystander = try await harness.newVisitor()
-            let id = try await harness.createBottleID(creator, json: #"{"text":"soon","conditions":[{"kind":"delay","seconds":3}]}"#)
+            // 25 s: a full parallel run can leave a test without a thread for ~20 s, and the bottle
+            // must still be locked when the watch is placed.
+            let id = try await harness.createBottleID(creator, json: #"{"text":"soon","conditions":[{"kind":"delay","seconds":25}]}"#)
             #expect(try await harness.bottle(id, as: creator).json["state"].string == "locked")
             let watch = try await harness.client.send(.put, "/api/v1/bottles/\(id)/watch", token: watcher)
             #expect(watch.code == 200 && watch.json["isWatched"].bool == true)
             let watcherSocket = try await harness.boxSocket(as: watcher)
             let bystanderSocket = try await harness.boxSocket(as: bystander)
 
-            let event = await watcherSocket.first(type: "watch", timeout: .seconds(30)) { $0["bottle"].string == id }
+            let event = await watcherSocket.first(type: "watch", timeout: .seconds(90)) { $0["bottle"].string == id }
             #expect(event?["event"].string == "openable", "\(watcherSocket.messages)")
             #expect(await bystanderSocket.first(type: "bottle") { $0["bottle"].string == id && $0["event"].string == "openable" } != nil,
                     "everyone hears a bottle became openable")
