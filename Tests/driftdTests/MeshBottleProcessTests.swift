@@ -151,6 +151,13 @@ struct MeshBottleProcessTests {
             return chats.contains { $0["bottle"] as? String == id } ? true : nil
         }
         try #require(listed == true, "B never heard that the chat opened")
+        // C labels B's visitor from B's place in its box directory: wait until B's box info with
+        // its position has reached C (it is re-announced once B knows its position).
+        let placed = try await Self.eventually(.seconds(90)) { () -> Bool? in
+            let boxes = try await c.http.send("GET", "/api/v1/mesh/boxes", token: carol).object["boxes"] as? [[String: Any]] ?? []
+            return boxes.contains { $0["name"] as? String == "Box B" && $0["latitude"] is Double } ? true : nil
+        }
+        #expect(placed == true, "C never learnt where B is")
         let line = "hello from the middle \(UUID().uuidString.prefix(6))"
         #expect(try await b.http.send("POST", "/api/v1/mesh/chats/\(id)/join", token: bob).status == 202)
         let posted = try await b.http.send("POST", "/api/v1/mesh/chats/\(id)/lines", token: bob, json: ["text": line])

@@ -112,8 +112,12 @@ public final class MeshBottleService: Service, Sendable {
 
     private func receiveBoxInfo(_ delivery: MeshDelivery) async {
         guard let info = BottleMeshWire.BoxInfo(decoding: delivery.message.body) else { return state.countMalformed() }
-        try? store.rememberBox(MeshBox(node: delivery.origin, name: info.name, position: info.position, country: info.country,
-                                       activity: info.activity, lastSeen: delivery.receivedAt))
+        do {
+            try store.rememberBox(MeshBox(node: delivery.origin, name: info.name, position: info.position, country: info.country,
+                                          activity: info.activity, lastSeen: delivery.receivedAt))
+        } catch {
+            logger.error("box directory not updated", metadata: ["box": "\(delivery.origin)", "error": "\(error)"])
+        }
     }
 
     private func position(at now: Date) async -> GeoPoint? {
@@ -255,8 +259,18 @@ public final class MeshBottleService: Service, Sendable {
         guard !links.isEmpty else { return }
         let body = BottleMeshWire.Notice(bottle: bottle, kind: kind).encoded
         for link in links {
-            _ = try? await node.send(MeshMessage(port: MeshMessage.Port.notice.rawValue, body: body), to: link.node,
-                                     priority: .normal, expiresAt: link.expiresAt)
+            await sendLogged(MeshMessage(port: MeshMessage.Port.notice.rawValue, body: body), to: link.node,
+                             expiresAt: link.expiresAt, what: "notice")
+        }
+    }
+
+    /// Sends `message` to `box`; a failure (outbox full, too large) is logged, not thrown: the
+    /// caller is reacting to an event and has nobody to hand the error to.
+    private func sendLogged(_ message: MeshMessage, to box: NodeID, expiresAt: Date, what: String) async {
+        do {
+            _ = try await node.send(message, to: box, priority: .normal, expiresAt: expiresAt)
+        } catch {
+            logger.warning("mesh message not sent", metadata: ["what": "\(what)", "to": "\(box)", "error": "\(error)"])
         }
     }
 
@@ -295,8 +309,8 @@ public final class MeshBottleService: Service, Sendable {
                 state.countRateLimited()
                 continue
             }
-            _ = try? await node.send(MeshMessage(port: MeshMessage.Port.chat.rawValue, body: relay.encoded), to: box.node,
-                                     priority: .normal, expiresAt: box.expiresAt)
+            await sendLogged(MeshMessage(port: MeshMessage.Port.chat.rawValue, body: relay.encoded), to: box.node,
+                             expiresAt: box.expiresAt, what: "chat relay")
         }
     }
 
@@ -384,9 +398,9 @@ public final class MeshBottleService: Service, Sendable {
         guard (try? store.link(id, node: box, role: .watcher, expiresAt: bottle.expiresAt)) == true else { return }
         logger.info("bottle watched from another box", metadata: ["bottle": "\(id)", "box": "\(box)"])
         if bottle.state == .openable {
-            _ = try? await node.send(MeshMessage(port: MeshMessage.Port.notice.rawValue,
-                                                 body: BottleMeshWire.Notice(bottle: id, kind: .becameOpenable).encoded),
-                                     to: box, priority: .normal, expiresAt: bottle.expiresAt)
+            await sendLogged(MeshMessage(port: MeshMessage.Port.notice.rawValue,
+                                         body: BottleMeshWire.Notice(bottle: id, kind: .becameOpenable).encoded),
+                             to: box, expiresAt: bottle.expiresAt, what: "openable notice")
         }
     }
 
@@ -415,8 +429,12 @@ public final class MeshBottleService: Service, Sendable {
             guard expiresAt > at, (try? processor.store.contains(id)) != true else { return }
             try? store.link(id, node: delivery.origin, role: .host, expiresAt: expiresAt, note: hint)
         case .relay(let id, let message, let participant, let label, let sentAt, let text):
-            _ = try? store.appendRemoteLine(MeshRemoteLine(id: message.description, bottle: id, participant: participant.hex,
-                                                           label: label.rawValue, text: text, sentAt: sentAt))
+            do {
+                try store.appendRemoteLine(MeshRemoteLine(id: message.description, bottle: id, participant: participant.hex,
+                                                          label: label.rawValue, text: text, sentAt: sentAt))
+            } catch {
+                logger.error("remote chat line not stored", metadata: ["bottle": "\(id)", "error": "\(error)"])
+            }
         case .join(let id, let participant):
             await remoteEnter(participant, in: id, from: delivery.origin, at: at)
         case .line(let id, let participant, let text):
