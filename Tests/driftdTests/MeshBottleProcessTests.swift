@@ -137,6 +137,14 @@ struct MeshBottleProcessTests {
             (try await Self.traces(a, id)["notices"] as? [String] ?? []).contains("becameOpenable") ? true : nil
         }
         #expect(openableAtA == true, "A never heard that the bottle can be opened at C")
+        // C will label B's visitor from B's place in its box directory: before the chat opens (it
+        // dies 5 s after the last visitor leaves), wait until B's box info with its position has
+        // reached C (it is re-announced once B knows its position).
+        let placed = try await Self.eventually(.seconds(90)) { () -> Bool? in
+            let boxes = try await c.http.send("GET", "/api/v1/mesh/boxes", token: carol).object["boxes"] as? [[String: Any]] ?? []
+            return boxes.contains { $0["name"] as? String == "Box B" && $0["latitude"] is Double } ? true : nil
+        }
+        #expect(placed == true, "C never learnt where B is")
         let opened = try await c.http.send("POST", "/api/v1/bottles/\(id)/open", token: carol, json: [:])
         try #require(opened.status == 200, "\(opened)")
         let distance = try #require(opened.object["distanceTravelledMeters"] as? Double, "\(opened)")
@@ -151,13 +159,6 @@ struct MeshBottleProcessTests {
             return chats.contains { $0["bottle"] as? String == id } ? true : nil
         }
         try #require(listed == true, "B never heard that the chat opened")
-        // C labels B's visitor from B's place in its box directory: wait until B's box info with
-        // its position has reached C (it is re-announced once B knows its position).
-        let placed = try await Self.eventually(.seconds(90)) { () -> Bool? in
-            let boxes = try await c.http.send("GET", "/api/v1/mesh/boxes", token: carol).object["boxes"] as? [[String: Any]] ?? []
-            return boxes.contains { $0["name"] as? String == "Box B" && $0["latitude"] is Double } ? true : nil
-        }
-        #expect(placed == true, "C never learnt where B is")
         let line = "hello from the middle \(UUID().uuidString.prefix(6))"
         #expect(try await b.http.send("POST", "/api/v1/mesh/chats/\(id)/join", token: bob).status == 202)
         let posted = try await b.http.send("POST", "/api/v1/mesh/chats/\(id)/lines", token: bob, json: ["text": line])
@@ -188,7 +189,13 @@ struct MeshBottleProcessTests {
         // ends the bottle at C, which erases it and broadcasts the erase. A hears C only through
         // B, so nobody else hears it yet.
         #expect(try await b.http.send("POST", "/api/v1/mesh/chats/\(id)/leave", token: bob).status == 202)
-        try await Task.sleep(for: .seconds(2))
+        // B goes off only once C has acknowledged the leave (else C would keep B's visitor inside
+        // until their 5-minute silence runs out).
+        let left = try await Self.eventually(.seconds(120)) { () -> Bool? in
+            let outbox = try await MeshProcessTests.mesh(b.box, ["status"])["outbox"] as? [String: Any]
+            return outbox?["queued"] as? Int == 0 ? true : nil
+        }
+        #expect(left == true, "C never acknowledged B's leave")
         processes[1].send(SIGTERM)
         #expect(try await processes[1].waitForExit(timeout: .seconds(20)) == 0)
         let goneAtC = try await Self.eventually(.seconds(180)) { () -> Bool? in
