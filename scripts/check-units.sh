@@ -129,5 +129,17 @@ for script in "$overlay"/usr/lib/driftbox/*; do
   [ -x "$script" ] || fail "$script is not executable"
 done
 
+# The daemon's sandbox must not regress: systemd-analyze's exposure score (0 = locked down,
+# 10 = none) stays at or below 3.0 (2.7 when this was written).
+score=""
+if security="$(SYSTEMD_UNIT_PATH="$units:" systemd-analyze security --offline=yes "$units/driftd.service" 2>/dev/null)"; then
+  score="$(sed -n 's/.*Overall exposure level for driftd.service: \([0-9.]*\).*/\1/p' <<<"$security")"
+fi
+if [ -n "$score" ]; then
+  awk -v s="$score" 'BEGIN { exit !(s <= 3.0) }' || fail "driftd.service exposure $score is above 3.0 (systemd-analyze security)"
+else
+  echo "check-units: systemd-analyze security --offline unavailable; exposure not checked"
+fi
+
 [ "$failed" = 0 ] || { echo "check-units: FAIL"; exit 1; }
-echo "check-units: OK ($count unit(s), $dropins drop-in(s), sysusers.d, tmpfiles.d, manager/journald drop-ins, preset)"
+echo "check-units: OK ($count unit(s), $dropins drop-in(s), sysusers.d, tmpfiles.d, manager/journald drop-ins, preset; driftd.service exposure ${score:-?})"

@@ -164,5 +164,6 @@ air_rate_kbps = 2.4           # 0.3 1.2 2.4 4.8 9.6 19.2 38.4 62.5; the same on 
 # channel = 0                 # channel index (0-7) our frames ride on the node
 # hop_limit = 3               # Meshtastic's hop limit for our frames (Meshtastic relays)
 # text_channel = 0            # camp beacons and bottle notices as text here; -1 = off
+
 """#
 }
