@@ -9,6 +9,7 @@ packages=(
   libserialport-dev
   libsqlite3-dev sqlite3
   python3-venv
+  dnsmasq-base      # `dnsmasq --test` checks the access point's rendered dnsmasq.conf
 )
 
 missing=()

@@ -32,6 +32,20 @@ min_free_mb = 64
 [http]
 listen = "127.0.0.1:8080"
 
+[access_point]
+# The visitor Wi-Fi (hostapd + dnsmasq, docs/installing.md): visitors join it and
+# every name resolves to the box, so phones land on http://10.42.0.1/.
+enabled = false               # no Wi-Fi on the simulated board; `driftd ap render` still works
+interface = "wlan0"
+ssid = ""                     # "" = box.name (cut to 32 bytes)
+passphrase = ""               # "" = open network; or 8-63 characters for WPA2
+channel = 6                   # 1-13; which are legal depends on box.country
+address = "10.42.0.1/24"      # the box's address on the access point
+dhcp_start = ""               # "" = 10th address of the subnet (10.42.0.10)
+dhcp_end = ""                 # "" = 5 below the broadcast address (10.42.0.250)
+dhcp_lease_m = 60
+captive_dns = true            # answer every DNS name with the box's address
+
 [bottles]
 chat_lifespan_s = 3600        # an opened chat lives 1 h past the last visitor inside
 chat_countdown_s = 30         # then dies 30 s after the last one leaves, unless rescued

@@ -112,6 +112,8 @@ extension DriftConfiguration {
                            message: "metrics.listen is the same address as http.listen (\(http.listen))")
         }
 
+        checkAccessPoint(decoder)
+
         // One GPIO line, one job.
         var owners: [String: String] = [:]
         let lines: [(String, String)] = [
@@ -126,6 +128,42 @@ extension DriftConfiguration {
             } else {
                 owners[line] = path
             }
+        }
+    }
+
+    /// `[access_point]`: the DHCP range inside the subnet and clear of the box, and a
+    /// visitor page that listens where the access point's visitors arrive.
+    private func checkAccessPoint(_ decoder: ConfigDecoder) {
+        let ap = accessPoint
+        guard decoder.hasNoIssue("access_point.address"), decoder.hasNoIssue("access_point.dhcp_start"),
+              decoder.hasNoIssue("access_point.dhcp_end") else { return }
+        let subnet = ap.address.description
+        for (key, value) in [("dhcp_start", ap.dhcpStart), ("dhcp_end", ap.dhcpEnd)] {
+            let path = "access_point.\(key)"
+            let reported = decoder.isPresent(path) ? path : "access_point.address"
+            if !ap.address.contains(value) || value == ap.address.network || value == ap.address.broadcast {
+                decoder.report(.invalidValue, path: reported,
+                               message: "the DHCP \(key == "dhcp_start" ? "start" : "end") \(IPv4Network.render(value)) is not a host address of \(subnet)",
+                               hint: "set access_point.dhcp_start and dhcp_end inside \(subnet)")
+                return
+            }
+        }
+        if ap.dhcpStart > ap.dhcpEnd {
+            decoder.report(.invalidValue, path: decoder.isPresent("access_point.dhcp_end") ? "access_point.dhcp_end" : "access_point.dhcp_start",
+                           message: "the DHCP range ends (\(IPv4Network.render(ap.dhcpEnd))) before it starts (\(IPv4Network.render(ap.dhcpStart)))")
+            return
+        }
+        if (ap.dhcpStart...ap.dhcpEnd).contains(ap.address.address) {
+            decoder.report(.invalidValue, path: decoder.isPresent("access_point.dhcp_start") ? "access_point.dhcp_start" : "access_point.address",
+                           message: "the DHCP range \(IPv4Network.render(ap.dhcpStart))–\(IPv4Network.render(ap.dhcpEnd)) contains the box's own address \(IPv4Network.render(ap.address.address))",
+                           hint: "give the box an address outside the range (e.g. the subnet's first host)")
+        }
+        // Visitors on the access point must reach the page.
+        if ap.enabled, features.visitorPage, decoder.hasNoIssue("http.listen"), decoder.hasNoIssue("access_point.enabled"),
+           http.listen.host != "0.0.0.0", http.listen.host != "::", IPv4Network.parseAddress(http.listen.host) != ap.address.address {
+            decoder.report(.invalidValue, path: "http.listen",
+                           message: "the access point's visitors arrive at \(IPv4Network.render(ap.address.address)), but the visitor page listens on \(http.listen)",
+                           hint: "listen on `0.0.0.0:80` (or `\(IPv4Network.render(ap.address.address)):80`), or set access_point.enabled = false")
         }
     }
 }

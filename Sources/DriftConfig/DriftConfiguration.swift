@@ -8,6 +8,7 @@ public struct DriftConfiguration: Sendable, Equatable {
     public var box: Box
     public var storage: Storage
     public var http: HTTP
+    public var accessPoint: AccessPoint
     public var bottles: Bottles
     public var control: Control
     public var daemon: Daemon
@@ -38,6 +39,7 @@ public struct DriftConfiguration: Sendable, Equatable {
         box = Box(reading: decoder.section("box"))
         storage = Storage(reading: decoder.section("storage"))
         http = HTTP(reading: decoder.section("http"))
+        accessPoint = AccessPoint(reading: decoder.section("access_point"))
         bottles = Bottles(reading: decoder.section("bottles"))
         control = Control(reading: decoder.section("control"))
         daemon = Daemon(reading: decoder.section("daemon"))

@@ -105,33 +105,15 @@ public enum Daemon {
             logger.warning("the mesh network key is a published default; set mesh.network_key before deploying")
         }
 
-        // Data directory and store.
-        let dataDirectory = config.storage.dataDir
-        do {
-            try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
-        } catch {
-            throw DaemonStartupError(description: "cannot create the data directory \(dataDirectory): \(error.localizedDescription)")
-        }
-        guard access(dataDirectory, W_OK) == 0 else {
-            throw DaemonStartupError(description: "the data directory \(dataDirectory) is not writable by this user")
-        }
-        let database: DriftDatabase
-        do {
-            database = try DriftDatabase.open(path: dataDirectory + "/drift.sqlite")
-        } catch {
-            throw DaemonStartupError(description: "cannot open the store in \(dataDirectory): \(error)")
-        }
-        let boxState = BoxStateStore(database: database)
-        let boxID = config.box.id.isEmpty
-            ? try boxState.valueOrInsert(for: "box.id") { BoxIdentity.generate() }
-            : config.box.id
+        // Data directory, store and identity (the same path as `driftd identity init`).
+        let setup = try BoxSetup.open(dataDirectory: config.storage.dataDir, configuredID: config.box.id)
+        let dataDirectory = setup.dataDirectory
+        let database = setup.database
+        let boxID = setup.boxID
         logger[metadataKey: "box"] = "\(boxID)"
         let bottleSettings: BottleSettings
         do {
-            let secretText = try boxState.valueOrInsert(for: "box.secret") {
-                Data(BoxSecret.generate().rawBytes).base64EncodedString()
-            }
-            let secret = try BoxSecret(bytes: Array(Data(base64Encoded: secretText) ?? Data()))
+            let secret = setup.secret
             let position: GeoPoint? = switch (config.box.latitude, config.box.longitude) {
             case let (latitude?, longitude?): try? GeoPoint(latitude: latitude, longitude: longitude)
             default: config.gpio.backend == .sim ? try? GeoPoint(latitude: config.sim.latitude, longitude: config.sim.longitude) : nil
