@@ -13,6 +13,8 @@
 #   DRIFTBOX_MIRROR    Debian mirror (default http://deb.debian.org/debian)
 #   DRIFTBOX_DRIFTD    use this driftd binary instead of building one (development only)
 #   DATA_MB            initial size of BOXDATA in MiB (default 64; it grows on first boot)
+#   DRIFTBOX_IMAGE_CACHE  where downloaded .debs are kept (default .build/image/cache; a path
+#                      outside the clone lets fresh clones on one machine share it)
 set -euo pipefail
 started=$(date +%s)
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -27,7 +29,7 @@ esac
 mirror="${DRIFTBOX_MIRROR:-http://deb.debian.org/debian}"
 security="${DRIFTBOX_SECURITY_MIRROR:-http://deb.debian.org/debian-security}"
 out="$repo/.build/image/$arch"
-cache="$repo/.build/image/cache/$debarch"
+cache="${DRIFTBOX_IMAGE_CACHE:-$repo/.build/image/cache}/$debarch"
 rootfs="$out/rootfs"
 parts="$out/parts"
 image="$out/driftbox-$arch.img"
