@@ -12,7 +12,8 @@
 #   ARCH               x86_64 (the only one so far)
 #   DRIFTBOX_MIRROR    Debian mirror (default http://deb.debian.org/debian)
 #   DRIFTBOX_DRIFTD    use this driftd binary instead of building one (development only)
-#   DATA_MB            initial size of BOXDATA in MiB (default 64; it grows on first boot)
+#   DATA_MB            initial size of BOXDATA in MiB (default 128: above storage.min_free_mb = 64
+#                      even before it grows on first boot)
 #   DRIFTBOX_IMAGE_CACHE  where downloaded .debs are kept (default .build/image/cache; a path
 #                      outside the clone lets fresh clones on one machine share it)
 set -euo pipefail
@@ -171,7 +172,7 @@ make_vfat BOXCONF "$conf" "$conf_mib" 16
 step "BOXDATA: /data/driftd owned by driftd ($driftd_uid:$driftd_gid)"
 data="$staging/data"; mkdir -p "$data/driftd"
 chown "$driftd_uid:$driftd_gid" "$data/driftd"; chmod 0750 "$data/driftd"
-data_mib="${DATA_MB:-64}"
+data_mib="${DATA_MB:-128}"
 make_ext4 BOXDATA "$data" "$data_mib"
 
 # --- 4. The disk: GPT, 1 MiB aligned, ESP first, BOXDATA last (it grows). -------------------
