@@ -125,7 +125,10 @@ struct MeshProcessTests {
 
         // B comes back with the same data directory: it catches up from A and passes it on.
         processes[1] = try await Self.start(b)
-        #expect(try await Self.waitFor("while you were away", at: c, timeout: .seconds(90)), "\(processes[1].stderr)")
+        if !(try await Self.waitFor("while you were away", at: c, timeout: .seconds(90))) {
+            let diagnostics = [try await Self.mesh(a, ["status"]), try await Self.mesh(b, ["status"]), try await Self.mesh(c, ["status"])]
+            Issue.record("the catch-up did not reach C: \(diagnostics)\nB: \(processes[1].stderr)")
+        }
         try await Task.sleep(for: .seconds(6))  // a few more hello rounds: nothing arrives twice
         let final = try await Self.inbox(c)
         #expect(final.filter { $0 == "hello down the line" }.count == 1, "\(final)")

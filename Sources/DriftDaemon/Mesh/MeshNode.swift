@@ -88,6 +88,9 @@ public actor MeshNode {
     private var acknowledged: OrderedKeys = OrderedKeys()
     /// When each neighbour was last sent our digest.
     private var lastDigestTo: [NodeID: Duration] = [:]
+    /// When the digest sent for a returning neighbour is repeated once: the exchange is single
+    /// frames without acknowledgement, and one lost frame must not lose the catch-up.
+    private var digestRepeatAt: Duration?
     private var nextFrameID: UInt64 = 1
     /// Until when a neighbour is expected to keep the channel (the remaining fragments of a
     /// message we are hearing): our own transmissions wait.
@@ -330,6 +333,7 @@ public actor MeshNode {
         if !wasNeighbour && !recently {
             lastDigestTo[header.origin] = t
             sendDigest()
+            digestRepeatAt = t + settings.router.helloPeriod * 3
         }
     }
 
@@ -541,6 +545,10 @@ public actor MeshNode {
     public func tick() -> Duration {
         let t = now
         handle(router.due(now: t))
+        if let repeatAt = digestRepeatAt, t >= repeatAt {
+            digestRepeatAt = nil
+            sendDigest()
+        }
         let wallNow = Date()
         if t >= nextOutboxCheck {
             serviceOutbox(wallNow: wallNow)
@@ -565,6 +573,7 @@ public actor MeshNode {
         }
         var next = min(nextOutboxCheck, nextHousekeeping)
         if let routerNext = router.nextDeadline { next = min(next, routerNext) }
+        if let repeatAt = digestRepeatAt { next = min(next, repeatAt) }
         return max(next, t + .milliseconds(5))
     }
 
