@@ -167,5 +167,6 @@ client_id = ""                # "" = the box id
 keepalive_s = 30
 queue_limit = 5000            # frames kept in SQLite while the broker is away; the oldest go first
 telemetry_interval_s = 60
+
 """#
 }
