@@ -1,6 +1,10 @@
 import DriftSystem
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A real Mosquitto broker for tests: `/usr/sbin/mosquitto -c <tmp conf>` on a free loopback
 /// port (anonymous, no persistence), stopped and restarted on demand (same port).
 ///
@@ -57,18 +61,23 @@ public final class MosquittoBroker: @unchecked Sendable {
         throw BrokerError(description: "mosquitto did not listen on 127.0.0.1:\(port) within 30 s")
     }
 
-    /// Stops the broker (SIGTERM) and waits for it to exit.
+    /// Stops the broker (SIGKILL) and waits for it to exit.
     public func stop() async {
         guard let process = lock.withLock({ () -> Process? in defer { self.process = nil }; return self.process }) else { return }
-        process.terminate()
-        _ = try? await runBlocking { process.waitUntilExit() }
+        // SIGKILL: the test process may pass on a blocked SIGTERM, and a killed broker is the
+        // harsher restart (no clean disconnects, no persistence).
+        kill(process.processIdentifier, SIGKILL)
+        _ = try? await runBlocking {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
+        }
     }
 
     /// The broker's log (errors, warnings, notices).
     public var log: String { (try? String(contentsOfFile: directory.appending("broker.log"), encoding: .utf8)) ?? "" }
 
     deinit {
-        process?.terminate()
+        if let process, process.isRunning { kill(process.processIdentifier, SIGKILL) }
         directory.remove()
     }
 
