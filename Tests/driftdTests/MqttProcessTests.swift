@@ -125,7 +125,7 @@ struct MqttProcessTests {
         let (a, z) = (boxes["A"]!, boxes["Z"]!)
         let (aHTTP, zHTTP) = (LoopbackHTTP(port: try LoopbackHTTP.freePort()), LoopbackHTTP(port: try LoopbackHTTP.freePort()))
         let order = [a, boxes["G1"]!, boxes["G2"]!, z]
-        var processes = [try await Self.start(a, http: aHTTP), try await Self.start(boxes["G1"]!), try await Self.start(boxes["G2"]!),
+        let processes = [try await Self.start(a, http: aHTTP), try await Self.start(boxes["G1"]!), try await Self.start(boxes["G2"]!),
                          try await Self.start(z, http: zHTTP)]
         defer { processes.forEach { $0.send(SIGKILL) } }
         let (alice, zoe) = (try await aHTTP.newVisitor(), try await zHTTP.newVisitor())

@@ -41,7 +41,7 @@ public final class GatewayService: Service, Sendable {
             password: config.username.isEmpty ? nil : password,
             will: MQTTMessage(topic: topics.state(of: me), payload: Array("offline".utf8), qos: 1, retain: true),
             birth: MQTTMessage(topic: topics.state(of: me), payload: Array("online".utf8), qos: 1, retain: true),
-            subscriptions: topics.subscriptions))
+            subscriptions: topics.subscriptions, reconnectDelay: 1, reconnectDelayMax: 10))
         self.client = client
         self.mesh = mesh
         self.camps = camps
@@ -72,7 +72,9 @@ public final class GatewayService: Service, Sendable {
         do {
             try client.start()
         } catch {
+            // Returning would stop the whole daemon: the box runs on without its uplink.
             logger.error("mqtt cannot start", metadata: ["error": "\(error)"])
+            try? await gracefulShutdown()
             return
         }
         logger.info("mqtt gateway up", metadata: ["broker": "\(client.configuration.host):\(client.configuration.port)",

@@ -15,6 +15,7 @@ enum GatewaySetup {
                 camps: ports.tap(on: .camp), password: password, logger: logger)
         } catch {
             logger.error("the mqtt gateway cannot start", metadata: ["problem": "\(error)"])
+            health.register(GatewayService.component, maximumSilence: nil)
             health.setFault(GatewayService.component, "\(error)")
             return nil
         }
