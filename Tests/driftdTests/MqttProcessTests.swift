@@ -80,11 +80,14 @@ struct MqttProcessTests {
         defer { processes.forEach { $0.send(SIGKILL) } }
         let (a, z) = (boxes["A"]!, boxes["Z"]!)
         let zNode = try await Self.node(z)
+        let begun = ContinuousClock.now
+        func mark(_ what: String) { print("mqtt messages test: \(what) at \(ContinuousClock.now - begun)") }
 
         _ = try await MeshProcessTests.mesh(a, ["send", "--text", "hello across the broker"])
         let broadcast = try await MeshProcessTests.waitFor("hello across the broker", at: z, timeout: .seconds(90))
         if !broadcast { try await Self.dump(order, processes, broker) }
         try #require(broadcast, "the broadcast never reached mesh 2")
+        mark("broadcast arrived")
 
         _ = try await MeshProcessTests.mesh(a, ["send", "--text", "just for Z", "--to", zNode])
         #expect(try await MeshProcessTests.waitFor("just for Z", at: z, timeout: .seconds(90)))
@@ -93,6 +96,7 @@ struct MqttProcessTests {
         }
         if acknowledged == nil { try await Self.dump(order, processes, broker) }
         #expect(acknowledged == true, "Z's acknowledgement never came back to A")
+        mark("directed message acknowledged")
 
         // The broker goes away; A sends; the broker comes back (empty: no persistence). The
         // gateways' outboxes and the mesh's retries deliver it.
@@ -103,6 +107,7 @@ struct MqttProcessTests {
         let afterRestart = try await MeshProcessTests.waitFor("during the outage", at: z, timeout: .seconds(150))
         if !afterRestart { try await Self.dump(order, processes, broker) }
         #expect(afterRestart, "the message sent during the outage never arrived")
+        mark("message sent during the outage arrived")
 
         try await Task.sleep(for: .seconds(8))  // retries and both gateways' copies had time to arrive twice
         let inbox = try await MeshProcessTests.inbox(z)

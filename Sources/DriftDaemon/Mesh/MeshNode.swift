@@ -343,6 +343,9 @@ public actor MeshNode {
                     }
                 }
             }
+            // Another copy from the broker (a second gateway's) says nothing about who heard
+            // it on this mesh's air: it must not cancel the relay planned for the first copy.
+            if fromBridge, !firstTime { return .duplicate }
             let actions = router.heard(header, link: link, firstTime: firstTime, now: t)
             handle(actions, plaintexts: firstTime ? [header.key: (header, plaintext)] : [:])
             return firstTime ? .accepted : .duplicate
