@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Hardware
 import Testing
 import TestSupport
@@ -6,17 +7,6 @@ import TestSupport
 /// The libmosquitto client against a real Mosquitto on loopback.
 @Suite("MQTT client on a real broker", .serialized)
 struct MQTTClientTests {
-    /// The next event matching `match`, at most `timeout`.
-    static func next(_ iterator: inout AsyncStream<MQTTEvent>.Iterator, timeout: Duration = .seconds(20),
-                     _ match: (MQTTEvent) -> Bool) async -> MQTTEvent? {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            guard let event = await iterator.next() else { return nil }
-            if match(event) { return event }
-        }
-        return nil
-    }
-
     @Test("publish QoS 1 is acknowledged and delivered; the birth is retained; the last will says offline when a client dies; reconnect after a broker restart",
           .enabled(if: MosquittoBroker.available, "\(MosquittoBroker.skipReason)"), .timeLimit(.minutes(2)))
     func roundTrip() async throws {
@@ -27,32 +17,32 @@ struct MQTTClientTests {
             host: "127.0.0.1", port: broker.port, clientID: "speaker", keepalive: 5,
             will: MQTTMessage(topic: "t/state", payload: Array("offline".utf8), retain: true),
             birth: MQTTMessage(topic: "t/state", payload: Array("online".utf8), retain: true)))
-        var heard = listener.events.makeAsyncIterator()
-        var told = speaker.events.makeAsyncIterator()
+        let heard = EventLog(listener.events)
+        let told = EventLog(speaker.events)
         try listener.start()
-        #expect(await Self.next(&heard) { $0 == .connected } != nil)
+        #expect(await heard.next { $0 == .connected } != nil)
         try speaker.start()
-        #expect(await Self.next(&told) { $0 == .connected } != nil)
-        let online = await Self.next(&heard) { if case .message(let m) = $0 { m.topic == "t/state" } else { false } }
+        #expect(await told.next { $0 == .connected } != nil)
+        let online = await heard.next { if case .message(let m) = $0 { m.topic == "t/state" } else { false } }
         #expect(online == .message(MQTTMessage(topic: "t/state", payload: Array("online".utf8), qos: 1, retain: false)))
 
         let mid = try speaker.publish(MQTTMessage(topic: "t/frame", payload: [1, 2, 3]))
-        #expect(await Self.next(&told) { $0 == .published(mid: mid) } != nil)
-        #expect(await Self.next(&heard) { if case .message(let m) = $0 { m.topic == "t/frame" && m.payload == [1, 2, 3] } else { false } } != nil)
+        #expect(await told.next { $0 == .published(mid: mid) } != nil)
+        #expect(await heard.next { if case .message(let m) = $0 { m.topic == "t/frame" && m.payload == [1, 2, 3] } else { false } } != nil)
 
         // The broker restarts: both reconnect by themselves; the listener subscribes again.
         await broker.stop()
-        #expect(await Self.next(&heard) { if case .disconnected = $0 { true } else { false } } != nil)
+        #expect(await heard.next { if case .disconnected = $0 { true } else { false } } != nil)
         try await broker.start()
-        #expect(await Self.next(&heard, timeout: .seconds(40)) { $0 == .connected } != nil)
-        #expect(await Self.next(&told, timeout: .seconds(40)) { $0 == .connected } != nil)
+        #expect(await heard.next(timeout: .seconds(40)) { $0 == .connected } != nil)
+        #expect(await told.next(timeout: .seconds(40)) { $0 == .connected } != nil)
         let again = try speaker.publish(MQTTMessage(topic: "t/frame", payload: [4]))
-        #expect(await Self.next(&told) { $0 == .published(mid: again) } != nil)
-        #expect(await Self.next(&heard) { if case .message(let m) = $0 { m.payload == [4] } else { false } } != nil)
+        #expect(await told.next { $0 == .published(mid: again) } != nil)
+        #expect(await heard.next { if case .message(let m) = $0 { m.payload == [4] } else { false } } != nil)
 
         // A clean stop with last words: the retained state is `offline`.
         speaker.stop(lastWords: MQTTMessage(topic: "t/state", payload: Array("offline".utf8), retain: true))
-        #expect(await Self.next(&heard) { if case .message(let m) = $0 { m.topic == "t/state" && m.payload == Array("offline".utf8) } else { false } } != nil)
+        #expect(await heard.next { if case .message(let m) = $0 { m.topic == "t/state" && m.payload == Array("offline".utf8) } else { false } } != nil)
         listener.stop()
         await broker.stop()
     }
@@ -63,12 +53,45 @@ struct MQTTClientTests {
         let broker = try await MosquittoBroker()
         await broker.stop()
         let client = try MQTTClient(configuration: .init(host: "127.0.0.1", port: broker.port, clientID: "late", reconnectDelayMax: 2))
-        var events = client.events.makeAsyncIterator()
+        let events = EventLog(client.events)
         try client.start()
         try await Task.sleep(for: .seconds(1))
         try await broker.start()
-        #expect(await Self.next(&events, timeout: .seconds(40)) { $0 == .connected } != nil)
+        #expect(await events.next(timeout: .seconds(40)) { $0 == .connected } != nil)
         client.stop()
         await broker.stop()
+    }
+}
+
+/// Collects a client's events on a task of its own, so waits can time out.
+final class EventLog: Sendable {
+    private final class Buffer: Sendable {
+        let events = Mutex<[MQTTEvent]>([])
+    }
+
+    private let buffer = Buffer()
+    private let task: Task<Void, Never>
+
+    init(_ stream: AsyncStream<MQTTEvent>) {
+        let buffer = self.buffer
+        task = Task { for await event in stream { buffer.events.withLock { $0.append(event) } } }
+    }
+
+    deinit { task.cancel() }
+
+    /// Removes and returns the first event matching `match`, waiting up to `timeout`; older events are dropped.
+    func next(timeout: Duration = .seconds(20), _ match: @escaping @Sendable (MQTTEvent) -> Bool) async -> MQTTEvent? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let found = buffer.events.withLock { events -> MQTTEvent? in
+                guard let index = events.firstIndex(where: match) else { return nil }
+                let event = events[index]
+                events.removeFirst(index + 1)
+                return event
+            }
+            if let found { return found }
+            if ContinuousClock.now >= deadline { return nil }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
     }
 }
