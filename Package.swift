@@ -43,6 +43,12 @@ let package = Package(
             pkgConfig: "libserialport",
             providers: [.apt(["libserialport-dev"])]
         ),
+        /// libmosquitto, the MQTT client of gateway boxes (`docs/mqtt.md`).
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
         /// Thin `static inline` wrappers for ioctls, termios and other macros Swift cannot import.
         .target(name: "CDriftSys"),
 
@@ -58,7 +64,7 @@ let package = Package(
         .target(
             name: "Hardware",
             dependencies: [
-                "DriftSystem", "CGPIOD", "CSerialPort", "CDriftSys",
+                "DriftSystem", "CGPIOD", "CSerialPort", "CDriftSys", "CMosquitto",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

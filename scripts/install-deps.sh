@@ -7,6 +7,7 @@ packages=(
   pkg-config
   libgpiod-dev gpiod
   libserialport-dev
+  libmosquitto-dev mosquitto
   libsqlite3-dev sqlite3
   python3-venv
   dnsmasq-base      # `dnsmasq --test` checks the access point's rendered dnsmasq.conf

@@ -165,5 +165,22 @@ air_rate_kbps = 2.4           # 0.3 1.2 2.4 4.8 9.6 19.2 38.4 62.5; the same on 
 # hop_limit = 3               # Meshtastic's hop limit for our frames (Meshtastic relays)
 # text_channel = 0            # camp beacons and bottle notices as text here; -1 = off
 
+[mqtt]                        # gateway: bridge this mesh to others over an MQTT broker (docs/mqtt.md)
+enabled = false
+host = "127.0.0.1"
+port = 1883                   # 8883 with TLS
+tls = false
+ca_file = ""                  # with tls: the CA that signed the broker's certificate
+cert_file = ""                # optional client certificate and key (both or neither)
+key_file = ""
+username = ""
+password = ""                 # or password_file (not both)
+password_file = ""
+topic_prefix = "driftbox"     # fleets sharing a broker use different prefixes
+client_id = ""                # "" = the box id
+keepalive_s = 30
+queue_limit = 5000            # frames kept in SQLite while the broker is away; the oldest go first
+telemetry_interval_s = 60
+
 """#
 }

@@ -3,6 +3,7 @@ import DriftMesh
 extension DriftConfiguration {
     /// Rules that involve more than one key. Keys that already failed are not judged again.
     func checkCrossFieldRules(_ decoder: ConfigDecoder) {
+        checkMQTTRules(decoder)
         // Mesh: a key when the mesh is on, and a radio to carry it.
         if features.mesh, decoder.hasNoIssue("features.mesh") {
             if !decoder.isPresent("mesh.network_key") {

@@ -27,6 +27,7 @@ public struct DriftConfiguration: Sendable, Equatable {
     public var oneWire: OneWire
     public var e22: E22
     public var meshtastic: Meshtastic
+    public var mqtt: MQTT
 
     /// The control socket: `control.socket`, or `<data_dir>/driftd.sock` when that is empty.
     public var controlSocketPath: String {
@@ -58,6 +59,7 @@ public struct DriftConfiguration: Sendable, Equatable {
         oneWire = OneWire(reading: decoder.section("onewire"))
         e22 = E22(reading: decoder.section("e22"))
         meshtastic = Meshtastic(reading: decoder.section("meshtastic"))
+        mqtt = MQTT(reading: decoder.section("mqtt"))
     }
 
     /// Known tables and their keys, in documentation order.

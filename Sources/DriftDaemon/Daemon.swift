@@ -261,6 +261,26 @@ public enum Daemon {
             }
             return status
         }
+        // A gateway (`[mqtt] enabled`): this mesh to other meshes over MQTT, telemetry, camp beacons.
+        let gateway = mesh.flatMap { service in
+            GatewaySetup.make(
+                config: config, boxID: boxID, mesh: service, database: database, ports: meshPorts, health: health,
+                telemetry: GatewayTelemetry.Sources(
+                    boxID: boxID, name: config.box.name,
+                    fix: {
+                        let gps = gpsStatus.snapshot
+                        guard let latitude = gps.latitude, let longitude = gps.longitude else { return nil }
+                        return GatewayTelemetry.Fix(latitude: latitude, longitude: longitude, at: gps.at)
+                    },
+                    sensors: { latest.latestWeather },
+                    bottles: {
+                        let live = (try? statusStore.bottles(in: [.locked, .openable, .active, .dying])) ?? []
+                        return Dictionary(grouping: live, by: { "\($0.state)" }).mapValues(\.count)
+                    },
+                    faults: { health.evaluate().faults }),
+                logger: logger)
+        }
+        if let gateway { commands.register("mqtt.status") { _ in await gateway.status() } }
         let control = ControlServer(path: config.controlSocketPath, commands: commands, logger: logger)
 
         let statusLine: @Sendable () -> String = {
@@ -286,6 +306,7 @@ public enum Daemon {
         services.append(bottles)
         if let mesh { services.append(mesh) }
         if let meshBottles { services.append(meshBottles) }
+        if let gateway { services.append(gateway) }
         services.append(camps)
         var liveHub: ChatHub?
         // A beacon kit runs no HTTP server at all (no visitor page, no metrics endpoint).

@@ -23,6 +23,7 @@ enum DriftMigrations {
         migrator.registerMigration("v4-mesh", migrate: createMeshTables)
         migrator.registerMigration("v5-mesh-bottles", migrate: createMeshBottleTables)
         migrator.registerMigration("v6-camps", migrate: createCampTables)
+        migrator.registerMigration("v7-mqtt-outbox", migrate: MQTTOutbox.createTables)
         return migrator
     }
 

@@ -45,6 +45,9 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     public var queueDropped = 0
     /// Transmissions that failed at the radio.
     public var radioErrors = 0
+    /// Frames a gateway brought in from other meshes, and those refused (one-hop control frames).
+    public var bridgeHeard = 0
+    public var bridgeRefused = 0
 
     public init() {}
 }

@@ -101,6 +101,8 @@ public actor MeshNode {
     private let onDeliver: @Sendable (MeshDelivery) -> Void
     /// Called when a destination acknowledges one of this box's directed messages (its outbox key).
     private let onConfirmed: @Sendable (PacketKey) -> Void
+    /// A gateway's sink for frames that may leave the mesh (``attachBridge(_:)``).
+    private var bridge: (@Sendable (BridgeFrame) -> Void)?
 
     public init(
         keyPair: BoxKeyPair, networkKey: [UInt8], store: MeshStore, budget: AirtimeBudget, settings: Settings,
@@ -210,26 +212,56 @@ public actor MeshNode {
 
     /// One frame from the radio.
     public func receive(_ reception: RadioReception) {
-        counters.heard += 1
+        _ = process(reception, fromBridge: false)
+    }
+
+    /// Hands every authentic broadcast, directed and ack frame this box hears on its radio, and
+    /// its own such frames as they go on the air, to `sink` (a gateway publishes them).
+    public func attachBridge(_ sink: @escaping @Sendable (BridgeFrame) -> Void) {
+        bridge = sink
+    }
+
+    /// One sealed frame that arrived from another mesh through a gateway: it takes the path of a
+    /// heard frame (open, expiry, seen-set, origin check, hold, route, deliver) and is relayed here
+    /// with the hops it has left. It is never handed back to the bridge. One-hop control frames
+    /// (hello, digest, request) are refused.
+    public func injectFromBridge(_ frame: [UInt8]) -> BridgeVerdict {
+        counters.bridgeHeard += 1
+        return process(RadioReception(bytes: frame, rssi: -60, snr: 10), fromBridge: true)
+    }
+
+    private func process(_ reception: RadioReception, fromBridge: Bool) -> BridgeVerdict {
         let t = now
-        queue.noteReception(airtime: LoRaAirtime.duration(payloadBytes: reception.bytes.count, modulation: settings.modulation), endingAt: t)
+        if !fromBridge {
+            counters.heard += 1
+            queue.noteReception(airtime: LoRaAirtime.duration(payloadBytes: reception.bytes.count, modulation: settings.modulation), endingAt: t)
+        }
         let header: MeshHeader
         let plaintext: [UInt8]
         do {
             (header, plaintext) = try sealer.open(reception.bytes)
         } catch {
             switch error {
-            case .wrongNetwork: counters.foreign += 1
-            case .authenticationFailed: counters.forged += 1
-            default: counters.malformed[error.reason, default: 0] += 1
+            case .wrongNetwork:
+                counters.foreign += 1
+                return .foreign
+            case .authenticationFailed:
+                counters.forged += 1
+                return .forged
+            default:
+                counters.malformed[error.reason, default: 0] += 1
+                return .malformed(error.reason)
             }
-            return
         }
         counters.authentic += 1
         let wallNow = Date()
         if header.isExpired(now: wallNow) {
             counters.expired += 1
-            return
+            return .expired
+        }
+        if fromBridge, header.kind == .hello || header.kind == .digest || header.kind == .request {
+            counters.bridgeRefused += 1
+            return .refused
         }
         let link = LinkQuality(rssi: reception.rssi, snr: reception.snr)
         let expiresAt = Date(timeIntervalSince1970: Double(header.expiresAtMinute) * 60)
@@ -241,16 +273,19 @@ public actor MeshNode {
                 firstTime = try store.markSeen(header.key, expiresAt: expiresAt, now: wallNow)
             } catch {
                 logger.error("mesh seen-set write failed", metadata: ["error": "\(error)"])
-                return
+                return .failed
             }
         }
         switch header.kind {
         case .hello:
             if firstTime { heardHello(header, plaintext, link: link, wallNow: wallNow) } else { counters.duplicates += 1 }
+            return firstTime ? .accepted : .duplicate
         case .digest:
             if firstTime { heardDigest(header, plaintext) } else { counters.duplicates += 1 }
+            return firstTime ? .accepted : .duplicate
         case .request:
             if firstTime { heardRequest(header, plaintext) } else { counters.duplicates += 1 }
+            return firstTime ? .accepted : .duplicate
         case .broadcast, .directed, .ack:
             if !firstTime && header.origin != me { counters.duplicates += 1 }
             if let fragment = header.fragment, fragment.index + 1 < fragment.count {
@@ -293,7 +328,11 @@ public actor MeshNode {
             if header.kind == .directed, header.destination == me, firstTime,
                case .forged = sealer.verifyOrigin(reception.bytes, me: keyPair, keyring: keyring) {
                 counters.originForged += 1
-                return
+                return .forged
+            }
+            if !fromBridge, header.origin != me, let bridge {
+                bridge(BridgeFrame(bytes: reception.bytes, header: header, firstTime: firstTime, own: false,
+                                   destinationIsLocal: isLocal(header.destination)))
             }
             if firstTime {
                 if header.kind == .directed, header.destination != me, header.origin != me { heardDirected[header.key] = t }
@@ -307,9 +346,24 @@ public actor MeshNode {
                     }
                 }
             }
+            // Another copy from the broker (a second gateway's) says nothing about who heard
+            // it on this mesh's air: it must not cancel the relay planned for the first copy.
+            if fromBridge, !firstTime { return .duplicate }
             let actions = router.heard(header, link: link, firstTime: firstTime, now: t)
             handle(actions, plaintexts: firstTime ? [header.key: (header, plaintext)] : [:])
+            return firstTime ? .accepted : .duplicate
         }
+    }
+
+    /// The neighbours the router knows (heard hellos), for a gateway's election.
+    public func neighbourIDs() -> Set<NodeID> {
+        Set(router.neighbours.map(\.id))
+    }
+
+    /// Whether `destination` is this box or a neighbour it hears (a frame for it need not leave the mesh).
+    private func isLocal(_ destination: NodeID?) -> Bool {
+        guard let destination else { return false }
+        return destination == me || router.neighbours.contains { $0.id == destination }
     }
 
     private func heardHello(_ header: MeshHeader, _ plaintext: [UInt8], link: LinkQuality, wallNow: Date) {
@@ -414,6 +468,10 @@ public actor MeshNode {
             case .transmit(let header, _):  // power control not applied by the daemon yet
                 if let own = ownFrames.removeValue(forKey: header.key) {
                     enqueue(own.frame, priority: own.priority, counter: \.sentOwn)
+                    if let bridge {
+                        bridge(BridgeFrame(bytes: own.frame, header: header, firstTime: true, own: true,
+                                           destinationIsLocal: isLocal(header.destination)))
+                    }
                 } else if let held = relayable[header.key] {
                     if header.kind == .directed { relayedDirected[header.key] = now; heardDirected[header.key] = nil }
                     if let frame = try? MeshFrameCodec.relay(held.frame, by: me) {

@@ -12,6 +12,8 @@ public final class MeshPorts: Sendable {
     private struct State {
         var streams: [UInt8: AsyncStream<MeshDelivery>.Continuation] = [:]
         var confirmations: [AsyncStream<PacketKey>.Continuation] = []
+        /// Extra read-only subscribers per port (a gateway's telemetry), beside the one consumer.
+        var taps: [UInt8: [AsyncStream<MeshDelivery>.Continuation]] = [:]
         var dropped = 0
     }
 
@@ -30,6 +32,13 @@ public final class MeshPorts: Sendable {
         return stream
     }
 
+    /// A copy of every message delivered on `port`, beside the one ``messages(on:)`` subscriber.
+    public func tap(on port: MeshMessage.Port) -> AsyncStream<MeshDelivery> {
+        let (stream, continuation) = AsyncStream.makeStream(of: MeshDelivery.self, bufferingPolicy: .bufferingOldest(bufferLimit))
+        state.withLock { $0.taps[port.rawValue, default: []].append(continuation) }
+        return stream
+    }
+
     /// The outbox keys of this box's directed messages as their destinations confirm them.
     public func confirmations() -> AsyncStream<PacketKey> {
         let (stream, continuation) = AsyncStream.makeStream(of: PacketKey.self, bufferingPolicy: .bufferingOldest(bufferLimit))
@@ -42,6 +51,9 @@ public final class MeshPorts: Sendable {
 
     func deliver(_ delivery: MeshDelivery) {
         state.withLock { state in
+            for tap in state.taps[delivery.message.port] ?? [] {
+                if case .dropped = tap.yield(delivery) { state.dropped += 1 }
+            }
             guard let continuation = state.streams[delivery.message.port] else { return }
             if case .dropped = continuation.yield(delivery) { state.dropped += 1 }
         }
@@ -60,6 +72,8 @@ public final class MeshPorts: Sendable {
         state.withLock { state in
             state.streams.values.forEach { $0.finish() }
             state.confirmations.forEach { $0.finish() }
+            state.taps.values.joined().forEach { $0.finish() }
+            state.taps = [:]
             state.streams = [:]
             state.confirmations = []
         }

@@ -1,0 +1,276 @@
+import DriftMesh
+import DriftStore
+import Foundation
+import Hardware
+import Logging
+
+/// The gateway's state: what to publish, what is in flight, the election, and frames from
+/// the broker into the node. Called by ``GatewayService``'s loops.
+actor GatewayCore {
+    struct Settings: Sendable {
+        var topics: GatewayTopics
+        /// A repeat of a directed frame heard at least this long after it was published is its
+        /// origin's end-to-end retry, and is published again.
+        var retrySpacing: Duration = .seconds(20)
+        /// After a (re)connect, the outbox waits this long, so the other gateways (reconnecting
+        /// too after a broker restart) have subscribed again before the queued frames go out.
+        var settle: Duration = .seconds(2)
+        /// QoS 1 publishes in flight at once.
+        var window: Int = 200
+        var telemetryInterval: Duration = .seconds(60)
+    }
+
+    let me: NodeID
+    private let settings: Settings
+    private let client: MQTTClient
+    private let outbox: MQTTOutbox
+    private let node: MeshNode
+    private let wake: @Sendable () -> Void
+    private let telemetrySources: GatewayTelemetry.Sources
+    private let logger: Logger
+    private let clock = ContinuousClock()
+
+    private var election: GatewayElection
+    private var forwarder = true
+    private var myNeighbours: Set<NodeID> = []
+    private var publishedNeighbours: Set<NodeID>?
+    private var connected = false
+    private var connectedAt: ContinuousClock.Instant?
+    /// Message id → outbox row of QoS 1 publishes awaiting their PUBACK.
+    private var inflight: [Int32: Int64] = [:]
+    /// The highest outbox row handed to the client since the last (re)connect.
+    private var sentThrough: Int64 = 0
+    private var acked: [Int64] = []
+    private var lastPublished: [PacketKey: ContinuousClock.Instant] = [:]
+    private var nextTelemetry: ContinuousClock.Instant
+    private var nextElection: ContinuousClock.Instant
+    private(set) var counters = GatewayCounters()
+
+    init(settings: Settings, client: MQTTClient, outbox: MQTTOutbox, node: MeshNode, wake: @escaping @Sendable () -> Void,
+         telemetry: GatewayTelemetry.Sources, logger: Logger) {
+        self.me = node.me
+        self.settings = settings
+        self.client = client
+        self.outbox = outbox
+        self.node = node
+        self.wake = wake
+        self.telemetrySources = telemetry
+        self.logger = logger
+        self.election = GatewayElection(me: node.me)
+        self.nextTelemetry = ContinuousClock.now + .seconds(5)
+        self.nextElection = ContinuousClock.now
+    }
+
+    // MARK: Mesh → broker
+
+    /// Frames the node handed over: those to publish go to the outbox, then out.
+    func offer(_ frames: [BridgeFrame], overflow: Int) {
+        counters.overflow += overflow
+        let t = clock.now
+        var messages: [(topic: String, payload: [UInt8], qos: Int)] = []
+        for frame in frames {
+            counters.offered += 1
+            guard frame.own || forwarder else { counters.standby += 1; continue }
+            guard !frame.destinationIsLocal else { counters.local += 1; continue }
+            let key = frame.header.key
+            if !frame.own, !frame.firstTime {
+                // Only an end-to-end retry of a directed message crosses again.
+                guard frame.header.kind == .directed, let last = lastPublished[key], t - last >= settings.retrySpacing else {
+                    counters.repeats += 1
+                    continue
+                }
+            }
+            lastPublished[key] = t
+            messages.append((settings.topics.frames(from: me), GatewayFramePayload.encode(frame.bytes), 1))
+        }
+        guard !messages.isEmpty else { return }
+        do {
+            try outbox.append(messages, now: Date())
+            counters.queued += messages.count
+        } catch {
+            logger.error("mqtt outbox write failed", metadata: ["error": "\(error)"])
+        }
+        drain()
+    }
+
+    /// Publishes a JSON document through the outbox (QoS 1): camp beacons.
+    func enqueue(topic: String, json: [UInt8]) {
+        do {
+            try outbox.append([(topic, json, 1)], now: Date())
+        } catch {
+            logger.error("mqtt outbox write failed", metadata: ["error": "\(error)"])
+        }
+        drain()
+    }
+
+    /// Hands queued messages to the client while connected, settled and within the window.
+    private func drain() {
+        guard connected, let since = connectedAt, clock.now - since >= settings.settle else { return }
+        while inflight.count < settings.window {
+            let batch: [MQTTOutbox.Entry]
+            do {
+                batch = try outbox.pending(after: sentThrough, limit: settings.window - inflight.count)
+            } catch {
+                logger.error("mqtt outbox unreadable", metadata: ["error": "\(error)"])
+                return
+            }
+            guard !batch.isEmpty else { return }
+            for entry in batch {
+                do {
+                    let mid = try client.publish(MQTTMessage(topic: entry.topic, payload: entry.payload, qos: entry.qos))
+                    inflight[mid] = entry.id
+                    sentThrough = entry.id
+                } catch {
+                    // Lost the connection meanwhile: everything unacknowledged goes again on reconnect.
+                    logger.debug("mqtt publish deferred", metadata: ["error": "\(error)"])
+                    return
+                }
+            }
+        }
+    }
+
+    private func flushAcks() {
+        guard !acked.isEmpty else { return }
+        do {
+            try outbox.remove(acked)
+            acked.removeAll(keepingCapacity: true)
+        } catch {
+            logger.error("mqtt outbox update failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    // MARK: Client events
+
+    func handle(_ event: MQTTEvent) async {
+        switch event {
+        case .connected:
+            connected = true
+            connectedAt = clock.now
+            inflight = [:]
+            sentThrough = 0
+            publishedNeighbours = nil
+            counters.connects += 1
+            logger.notice("mqtt connected", metadata: ["broker": "\(client.configuration.host):\(client.configuration.port)"])
+        case .disconnected(let reason):
+            if connected {
+                counters.disconnects += 1
+                logger.warning("mqtt connection lost", metadata: ["reason": "\(reason)"])
+            }
+            connected = false
+            connectedAt = nil
+            inflight = [:]
+            sentThrough = 0
+        case .published(let mid):
+            if let id = inflight.removeValue(forKey: mid) {
+                acked.append(id)
+                counters.published += 1
+                if acked.count >= 64 { flushAcks() }
+                drain()
+            }
+        case .message(let message):
+            await received(message)
+        }
+    }
+
+    private func received(_ message: MQTTMessage) async {
+        switch settings.topics.parse(message.topic) {
+        case .frames(let from)?:
+            guard from != me else {
+                counters.echoes += 1
+                return
+            }
+            counters.received += 1
+            let frame: [UInt8]
+            do {
+                frame = try GatewayFramePayload.decode(message.payload)
+            } catch {
+                counters.dropped[error.reason, default: 0] += 1
+                return
+            }
+            switch await node.injectFromBridge(frame) {
+            case .accepted:
+                counters.injected += 1
+                wake()
+            case .duplicate: counters.duplicates += 1
+            case .foreign: counters.dropped["foreign", default: 0] += 1
+            case .forged: counters.dropped["forged", default: 0] += 1
+            case .malformed: counters.dropped["malformed", default: 0] += 1
+            case .expired: counters.dropped["expired", default: 0] += 1
+            case .refused: counters.dropped["control_frame", default: 0] += 1
+            case .failed: counters.dropped["store_failed", default: 0] += 1
+            }
+        case .state(let of)?:
+            let text = String(decoding: message.payload, as: UTF8.self)
+            election.noteState(of: of, online: text == "online")
+            decide()
+        case .mesh(let of)?:
+            guard let neighbours = GatewayElection.decodeNeighbours(message.payload) else {
+                counters.dropped["bad_presence", default: 0] += 1
+                return
+            }
+            election.noteNeighbours(of: of, neighbours)
+            decide()
+        default:
+            counters.dropped["unknown_topic", default: 0] += 1
+        }
+    }
+
+    private func decide() {
+        let now = election.isForwarder(myNeighbours: myNeighbours)
+        if now != forwarder {
+            forwarder = now
+            logger.notice(now ? "this gateway forwards its mesh to the broker" : "another gateway of this mesh forwards; standing by")
+        }
+    }
+
+    // MARK: Timers
+
+    /// Acks to the store, the settle delay, the election, telemetry.
+    func tick() async {
+        flushAcks()
+        drain()
+        let t = clock.now
+        if t >= nextElection {
+            nextElection = t + .seconds(5)
+            myNeighbours = await node.neighbourIDs()
+            decide()
+            if connected, publishedNeighbours != myNeighbours {
+                let message = MQTTMessage(topic: settings.topics.mesh(of: me), payload: GatewayElection.encodeNeighbours(myNeighbours), qos: 1, retain: true)
+                if (try? client.publish(message)) != nil { publishedNeighbours = myNeighbours }
+            }
+            lastPublished = lastPublished.filter { t - $0.value < .seconds(4_000) }
+        }
+        if t >= nextTelemetry {
+            nextTelemetry = t + settings.telemetryInterval
+            if connected {
+                let telemetry = await telemetryNow()
+                _ = try? client.publish(MQTTMessage(topic: settings.topics.telemetry(of: me), payload: telemetry.encoded(), qos: 0))
+            }
+        }
+    }
+
+    func telemetryNow() async -> GatewayTelemetry {
+        let status = await node.status()
+        let mesh = GatewayTelemetry.Mesh(
+            neighbours: status.neighbours.count, airtimeUsedPercent: status.airtimeUsedPercent,
+            channelUtilisationPercent: status.channelUtilisationPercent, heard: status.counters.heard,
+            delivered: status.counters.delivered, forged: status.counters.forged, duplicates: status.counters.duplicates,
+            outboxQueued: status.outbox.queued)
+        let s = telemetrySources
+        return GatewayTelemetry(box: s.boxID, node: GatewayTopics.nodeLevel(me), name: s.name, at: Date(), forwarder: forwarder,
+                                fix: s.fix(), sensors: s.sensors(), bottles: s.bottles(), mesh: mesh, faults: s.faults(), gateway: counters)
+    }
+
+    func status() -> GatewayStatus {
+        GatewayStatus(node: GatewayTopics.nodeLevel(me), network: settings.topics.network, prefix: settings.topics.prefix,
+                      connected: connected, forwarder: forwarder,
+                      gatewaysOnline: election.peers.filter(\.value.online).keys.map { GatewayTopics.nodeLevel($0) }.sorted(),
+                      outboxQueued: (try? outbox.count()) ?? -1, outboxDropped: (try? outbox.dropped()) ?? -1,
+                      inflight: inflight.count, counters: counters)
+    }
+
+    /// Before stopping: acknowledged rows leave the outbox.
+    func finish() {
+        flushAcks()
+    }
+}

@@ -1,0 +1,87 @@
+import DriftSystem
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real Mosquitto broker for tests: `/usr/sbin/mosquitto -c <tmp conf>` on a free loopback
+/// port (anonymous, no persistence), stopped and restarted on demand (same port).
+///
+/// ``available`` is false when mosquitto is not installed (`scripts/install-deps.sh` installs
+/// it); tests then skip with ``skipReason``.
+public final class MosquittoBroker: @unchecked Sendable {
+    public static let executable = "/usr/sbin/mosquitto"
+    public static var available: Bool { FileManager.default.isExecutableFile(atPath: executable) }
+    public static let skipReason = "mosquitto not installed (/usr/sbin/mosquitto; scripts/install-deps.sh installs it)"
+
+    public let port: Int
+    public let directory: TemporaryDirectory
+    private var process: Process?
+    private let lock = NSLock()
+
+    /// Starts the broker on a free loopback port and waits until it accepts connections.
+    public init() async throws {
+        directory = try TemporaryDirectory(prefix: "mosquitto")
+        port = try LoopbackHTTP.freePort()
+        let conf = """
+            listener \(port) 127.0.0.1
+            allow_anonymous true
+            persistence false
+            max_inflight_messages 0
+            max_queued_messages 100000
+            log_dest file \(directory.appending("broker.log"))
+            log_type error
+            log_type warning
+            log_type notice
+
+            """
+        try conf.write(toFile: directory.appending("mosquitto.conf"), atomically: true, encoding: .utf8)
+        try await start()
+    }
+
+    /// Starts (again) on the same port; returns when it accepts a TCP connection.
+    public func start() async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = ["-c", directory.appending("mosquitto.conf")]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        lock.withLock { self.process = process }
+        let port = self.port
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if let socket = try? await runBlocking({ try TCPSocket.connect(host: "127.0.0.1", port: port, timeoutMilliseconds: 1_000) }) {
+                try? socket.close()
+                return
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw BrokerError(description: "mosquitto did not listen on 127.0.0.1:\(port) within 30 s")
+    }
+
+    /// Stops the broker (SIGKILL) and waits for it to exit.
+    public func stop() async {
+        guard let process = lock.withLock({ () -> Process? in defer { self.process = nil }; return self.process }) else { return }
+        // SIGKILL: the test process may pass on a blocked SIGTERM, and a killed broker is the
+        // harsher restart (no clean disconnects, no persistence).
+        kill(process.processIdentifier, SIGKILL)
+        _ = try? await runBlocking {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
+        }
+    }
+
+    /// The broker's log (errors, warnings, notices).
+    public var log: String { (try? String(contentsOfFile: directory.appending("broker.log"), encoding: .utf8)) ?? "" }
+
+    deinit {
+        if let process, process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        directory.remove()
+    }
+
+    public struct BrokerError: Error, CustomStringConvertible {
+        public var description: String
+    }
+}
