@@ -8,7 +8,7 @@ DATA_DIR ?= ./var
 BUILD_FLAGS ?=
 DRIFTD = .build/debug/driftd
 
-.PHONY: run test deps build build-tests browser-tests bench-api release fuzz clean
+.PHONY: run test deps build build-tests browser-tests bench-api release fuzz clean image-vm-test
 
 FUZZ_SECONDS ?= 60
 
@@ -47,6 +47,14 @@ fuzz: deps
 	Fuzz/NMEAFuzz/run.sh $(FUZZ_SECONDS)
 	Fuzz/MediaFuzz/run.sh $(FUZZ_SECONDS)
 	Fuzz/MeshFuzz/run.sh $(FUZZ_SECONDS)
+
+# VM boot test of the disk image (tests/image/vm, docs/testing.md): boots IMAGE twice under
+# QEMU/TCG with a GPS, an E22 and a BME280 behind it; ~5 minutes. Needs `make image` first
+# (`make image-test` runs both). The host-side box and E22 module are the debug driftd.
+IMAGE ?= .build/image/x86_64/driftbox-x86_64.img
+image-vm-test: build
+	@[ ! -x image/deps.sh ] || image/deps.sh
+	python3 tests/image/vm/test_vm_boot.py --image $(IMAGE) --driftd $(DRIFTD)
 
 release: deps
 	$(SWIFT) build -c release --product driftd
