@@ -359,7 +359,7 @@ def main():
         os.makedirs(staged, exist_ok=True)
         files = {
             "driftd.toml": box_config(NAME_1),
-            "vmtest.sh": bme280_stub.preload_script() + open(os.path.join(HERE, "guest", "vmtest-tail.sh")).read(),
+            "vmtest.sh": open(os.path.join(HERE, "guest", "vmtest-head.sh")).read() + bme280_stub.preload_script(),
             "vmtest-probe.sh": open(os.path.join(HERE, "guest", "vmtest-probe.sh")).read(),
             "x86-vm.toml": open(os.path.join(REPO, "board", "x86-vm.toml")).read(),
         }
