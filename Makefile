@@ -8,7 +8,7 @@ DATA_DIR ?= ./var
 BUILD_FLAGS ?=
 DRIFTD = .build/debug/driftd
 
-.PHONY: run test deps build build-tests browser-tests bench-api release fuzz clean image-vm-test
+.PHONY: run test deps build build-tests browser-tests bench-api release fuzz clean image image-test image-vm-test
 
 FUZZ_SECONDS ?= 60
 
@@ -48,16 +48,33 @@ fuzz: deps
 	Fuzz/MediaFuzz/run.sh $(FUZZ_SECONDS)
 	Fuzz/MeshFuzz/run.sh $(FUZZ_SECONDS)
 
-# VM boot test of the disk image (tests/image/vm, docs/testing.md): boots IMAGE twice under
-# QEMU/TCG with a GPS, an E22 and a BME280 behind it; ~5 minutes. Needs `make image` first
-# (`make image-test` runs both). The host-side box and E22 module are the debug driftd.
-IMAGE ?= .build/image/x86_64/driftbox-x86_64.img
-image-vm-test: build
-	@[ ! -x image/deps.sh ] || image/deps.sh
-	python3 tests/image/vm/test_vm_boot.py --image $(IMAGE) --driftd $(DRIFTD)
-
 release: deps
 	$(SWIFT) build -c release --product driftd
+
+# The flashable disk image (docs/image.md): Debian 12 + driftd, built without mounting anything.
+ARCH ?= x86_64
+IMAGE_DIR = .build/image/$(ARCH)
+IMAGE = $(IMAGE_DIR)/driftbox-$(ARCH).img
+IMAGE_INPUTS := $(shell find image systemd board Sources docs -type f 2>/dev/null) Package.swift Package.resolved README.md VERSION
+
+image:
+	ARCH=$(ARCH) image/build.sh
+
+$(IMAGE): $(IMAGE_INPUTS)
+	ARCH=$(ARCH) image/build.sh
+
+# Boots the image's root filesystem under systemd-nspawn and checks driftd under systemd
+# (rebuilds the image first only if an input is newer than it).
+image-test: $(IMAGE)
+	@image/deps.sh
+	python3 tests/image/container_boot_test.py $(IMAGE_DIR)/rootfs $(IMAGE)
+
+# Boots the whole disk image twice under QEMU/TCG (tests/image/vm, docs/testing.md): NMEA on
+# ttyS1, a strapped E22 on ttyS2 (played by the host's debug driftd), a BME280 on i2c-stub,
+# a power cut and a BOXCONF change. ~5 minutes.
+image-vm-test: $(IMAGE) build
+	@image/deps.sh
+	python3 tests/image/vm/test_vm_boot.py --image $(IMAGE) --driftd $(DRIFTD)
 
 clean:
 	rm -rf .build var

@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# Builds the Drift Box disk image: make image ARCH=x86_64.
+#
+# Nothing is mounted and no loop device is used: the root filesystem is a directory made by
+# mmdebstrap (--mode=root as uid 0, --mode=unshare otherwise), the filesystems are files made
+# with mkfs.ext4 -d and mkfs.vfat + mtools, the partition table is written with sfdisk on the
+# image file and the partitions are copied in with dd conv=notrunc. See docs/image.md.
+#
+# Outputs (.build/image/<arch>/): driftbox-<arch>.img, rootfs/ (booted by the container test),
+# parts/ (the four filesystem images), build-info.txt.
+# Environment:
+#   ARCH               x86_64 (the only one so far)
+#   DRIFTBOX_MIRROR    Debian mirror (default http://deb.debian.org/debian)
+#   DRIFTBOX_DRIFTD    use this driftd binary instead of building one (development only)
+#   DATA_MB            initial size of BOXDATA in MiB (default 64; it grows on first boot)
+set -euo pipefail
+started=$(date +%s)
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/.." && pwd)"
+cd "$repo"
+
+arch="${ARCH:-x86_64}"
+case "$arch" in
+  x86_64) debarch=amd64; kernel_pkg=linux-image-amd64; efi_name=BOOTX64.EFI; sdboot=systemd-bootx64.efi ;;
+  *) echo "image: ARCH=$arch is not supported yet (x86_64 only; arm64 comes with the arm64 issue)" >&2; exit 2 ;;
+esac
+mirror="${DRIFTBOX_MIRROR:-http://deb.debian.org/debian}"
+security="${DRIFTBOX_SECURITY_MIRROR:-http://deb.debian.org/debian-security}"
+out="$repo/.build/image/$arch"
+cache="$repo/.build/image/cache/$debarch"
+rootfs="$out/rootfs"
+parts="$out/parts"
+image="$out/driftbox-$arch.img"
+say() { printf 'image: %s\n' "$*"; }
+step_start=$started
+trap 'echo "image: FAILED at line $LINENO: $BASH_COMMAND" >&2' ERR
+step() { local now; now=$(date +%s); say "[$((now - started)) s] $*"; step_start=$now; }
+
+"$here/deps.sh"
+
+# --- Reproducibility: every time and id comes from the commit time. ------------------------
+SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 1700000000)}"
+export SOURCE_DATE_EPOCH
+export E2FSPROGS_FAKE_TIME="$SOURCE_DATE_EPOCH"
+export TZ=UTC LC_ALL=C.UTF-8 MTOOLS_SKIP_CHECK=1
+# A stable UUID (version 4 layout) / 32-bit FAT volume id for one name.
+uuid_for() { local h; h=$(printf 'driftbox/%s/%s/%s' "$SOURCE_DATE_EPOCH" "$arch" "$1" | sha256sum | cut -c1-32)
+  printf '%s-%s-4%s-a%s-%s\n' "${h:0:8}" "${h:8:4}" "${h:13:3}" "${h:17:3}" "${h:20:12}"; }
+volid_for() { printf 'driftbox/%s/%s/%s' "$SOURCE_DATE_EPOCH" "$arch" "$1" | sha256sum | cut -c1-8; }
+
+# --- 1. driftd, release, Swift runtime linked statically. -----------------------------------
+if [ -n "${DRIFTBOX_DRIFTD:-}" ]; then
+  driftd="$DRIFTBOX_DRIFTD"
+  say "driftd: using $driftd (DRIFTBOX_DRIFTD)"
+else
+  step "building driftd (release, --static-swift-stdlib)"
+  "$repo/scripts/install-deps.sh"
+  swift build -c release --static-swift-stdlib --product driftd 2>&1 | tail -n 3
+  driftd="$(swift build -c release --static-swift-stdlib --show-bin-path)/driftd"
+fi
+[ -x "$driftd" ] || { echo "image: no driftd binary at $driftd" >&2; exit 1; }
+foreign=$(ldd "$driftd" | awk '/=>/ {print $3}' | grep -v -E '^/(usr/)?lib/' || true)
+if [ -n "$foreign" ]; then
+  echo "image: driftd links libraries that are not Debian's:" >&2; echo "$foreign" >&2
+  [ -n "${DRIFTBOX_DRIFTD:-}" ] || exit 1
+  say "WARNING: continuing with a development binary (DRIFTBOX_DRIFTD); the image will not run it"
+fi
+version="$("$driftd" version 2>/dev/null | head -n 1 || echo unknown)"
+say "driftd: $version; needs $(ldd "$driftd" | awk '/=>/ {print $1}' | tr '\n' ' ')"
+
+# --- 2. The Debian root filesystem (downloaded .debs cached in .build/image/cache). ---------
+step "mmdebstrap bookworm → $rootfs"
+packages=(
+  systemd systemd-sysv udev dbus kmod iproute2 procps less
+  "$kernel_pkg" initramfs-tools systemd-boot-efi e2fsprogs
+  hostapd dnsmasq i2c-tools gpiod libgpiod2 libserialport0 libsqlite3-0 ca-certificates
+  systemd-timesyncd
+)
+mode=root
+[ "$(id -u)" -eq 0 ] || mode=unshare
+mkdir -p "$cache" "$out"
+rm -rf "$rootfs"
+export DRIFTBOX_REPO="$repo" DRIFTBOX_DRIFTD="$driftd" DRIFTBOX_VERSION="$version"
+mmdebstrap --mode="$mode" --variant=minbase --arch="$debarch" \
+  --include="$(IFS=,; echo "${packages[*]}")" \
+  --aptopt='Acquire::Retries "3"' \
+  --aptopt='APT::Install-Recommends "false"' \
+  --dpkgopt='path-exclude=/usr/share/man/*' \
+  --dpkgopt='path-exclude=/usr/share/locale/*' \
+  --dpkgopt='path-include=/usr/share/locale/locale.alias' \
+  --dpkgopt='path-exclude=/usr/share/doc/*' \
+  --dpkgopt='path-include=/usr/share/doc/*/copyright' \
+  --skip=download/empty --skip=essential/unlink \
+  --setup-hook='mkdir -p "$1/var/cache/apt/archives"' \
+  --setup-hook="sync-in '$cache' /var/cache/apt/archives/" \
+  --customize-hook="sync-out /var/cache/apt/archives '$cache'" \
+  --customize-hook="'$here/customize.sh' \"\$1\"" \
+  bookworm "$rootfs" \
+  "deb $mirror bookworm main" \
+  "deb $mirror bookworm-updates main" \
+  "deb $security bookworm-security main" 2>&1 \
+  | { grep --line-buffered -v -E '^I: (running|running special hook|downloading|extracting|installing|configuring)' || true; }
+[ -d "$rootfs/usr/bin" ] || { echo "image: mmdebstrap made no root filesystem" >&2; exit 1; }
+
+kernel=$(ls "$rootfs"/boot/vmlinuz-* | sort -V | tail -n 1)
+initrd="$rootfs/boot/initrd.img-${kernel##*/vmlinuz-}"
+[ -f "$initrd" ] || { echo "image: no initrd for $kernel" >&2; exit 1; }
+efi="$rootfs/usr/lib/systemd/boot/efi/$sdboot"
+[ -f "$efi" ] || { echo "image: $efi missing (systemd-boot-efi)" >&2; exit 1; }
+driftd_uid=$(awk -F: '$1 == "driftd" {print $3}' "$rootfs/etc/passwd")
+driftd_gid=$(awk -F: '$1 == "driftd" {print $4}' "$rootfs/etc/passwd")
+[ -n "$driftd_uid" ] || { echo "image: no driftd user in the root filesystem" >&2; exit 1; }
+
+# --- 3. Filesystems, each a file. ------------------------------------------------------------
+rm -rf "$parts"; mkdir -p "$parts"
+staging="$out/staging"; rm -rf "$staging"; mkdir -p "$staging"
+# Sets atime, mtime and ctime of every inode to SOURCE_DATE_EPOCH (mke2fs -d copies the
+# source's times, ctime included, which no touch can set).
+ext4_clamp_times() { local fs="$1" src="$2" list="$staging/debugfs-$(basename "$1").cmd"
+  (cd "$src" && find . -print0) | LC_ALL=C sort -z | while IFS= read -r -d '' path; do
+    path="${path#.}"; [ -n "$path" ] || path=/
+    for field in atime mtime ctime; do printf 'sif "%s" %s @%s\n' "$path" "$field" "$SOURCE_DATE_EPOCH"; done
+  done > "$list"
+  debugfs -w -f "$list" "$fs" >/dev/null 2>"$staging/debugfs.err" || { cat "$staging/debugfs.err" >&2; return 1; }
+  if grep -v '^debugfs ' "$staging/debugfs.err" | grep -q .; then
+    echo "image: debugfs complained:" >&2; head "$staging/debugfs.err" >&2; return 1; fi
+}
+make_ext4() { local name="$1" src="$2" mib="$3" fs="$parts/$1.ext4"
+  mkfs.ext4 -q -F -t ext4 -L "$name" -U "$(uuid_for "fs-$name")" -b 4096 -I 256 \
+    -E "hash_seed=$(uuid_for "hash-$name"),root_owner=0:0,lazy_itable_init=0,lazy_journal_init=0" \
+    -d "$src" "$fs" "${mib}M"
+  ext4_clamp_times "$fs" "$src"
+  e2fsck -fn "$fs" >/dev/null || { echo "image: e2fsck finds $name inconsistent" >&2; exit 1; }
+}
+# A FAT filesystem from the files of a directory (mtools, times from SOURCE_DATE_EPOCH).
+make_vfat() { local name="$1" src="$2" mib="$3" fat="$4" fs="$parts/$1.vfat"
+  rm -f "$fs"
+  mkfs.vfat -C -F "$fat" -n "$name" -i "$(volid_for "vol-$name")" --invariant "$fs" $((mib * 1024)) >/dev/null
+  find "$src" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
+  (cd "$src" && find . -mindepth 1 -type d | LC_ALL=C sort) | while read -r dir; do mmd -i "$fs" "::/${dir#./}"; done
+  (cd "$src" && find . -type f | LC_ALL=C sort) | while read -r file; do mcopy -i "$fs" -m -o "$src/${file#./}" "::/${file#./}"; done
+}
+mib_of() { du -s --block-size=1M --apparent-size "$@" | awk '{s += $1} END {print s}'; }
+
+step "BOOT: systemd-boot, kernel ${kernel##*/vmlinuz-}, initrd"
+boot="$staging/boot"; mkdir -p "$boot/EFI/BOOT" "$boot/loader/entries"
+cp "$efi" "$boot/EFI/BOOT/$efi_name"
+cp "$kernel" "$boot/vmlinuz"; cp "$initrd" "$boot/initrd.img"
+cp "$here/boot/loader.conf" "$boot/loader/loader.conf"
+sed "s|@VERSION@|${version//|/}|" "$here/boot/driftbox.conf.in" > "$boot/loader/entries/driftbox.conf"
+# The initrd lives on BOOT only (the read-only root could not update it anyway).
+rm -f "$rootfs"/boot/initrd.img-*
+boot_mib=$(( $(mib_of "$boot") * 5 / 4 + 16 )); [ "$boot_mib" -ge 64 ] || boot_mib=64
+make_vfat BOOT "$boot" "$boot_mib" 32
+
+step "root: ext4 from $rootfs"
+root_mib=$(( $(mib_of "$rootfs") * 5 / 4 + 64 ))
+make_ext4 root "$rootfs" "$root_mib"
+
+step "BOXCONF: driftd.toml, README.txt"
+conf="$staging/conf"; mkdir -p "$conf"
+cp "$here/config/driftd.toml" "$here/config/README.txt" "$conf/"
+conf_check="$staging/conf-check"; mkdir -p "$conf_check"
+cp "$here/config/driftd.toml" "$conf_check/"; cp -r "$repo/board" "$conf_check/board"
+"$driftd" config check "$conf_check/driftd.toml" >/dev/null || { "$driftd" config check "$conf_check/driftd.toml" >&2; echo "image: the default driftd.toml is invalid" >&2; exit 1; }
+conf_mib=32
+make_vfat BOXCONF "$conf" "$conf_mib" 16
+
+step "BOXDATA: /data/driftd owned by driftd ($driftd_uid:$driftd_gid)"
+data="$staging/data"; mkdir -p "$data/driftd"
+chown "$driftd_uid:$driftd_gid" "$data/driftd"; chmod 0750 "$data/driftd"
+data_mib="${DATA_MB:-64}"
+make_ext4 BOXDATA "$data" "$data_mib"
+
+# --- 4. The disk: GPT, 1 MiB aligned, ESP first, BOXDATA last (it grows). -------------------
+step "disk image: sfdisk + dd"
+start=1
+table="label: gpt
+label-id: $(uuid_for disk)
+unit: sectors
+first-lba: 2048
+sector-size: 512
+"
+layout=(
+  "BOOT:$boot_mib:C12A7328-F81F-11D2-BA4B-00A0C93EC93B:$parts/BOOT.vfat"
+  "root:$root_mib:4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709:$parts/root.ext4"
+  "BOXCONF:$conf_mib:EBD0A0A2-B9E5-4433-87C0-68B6B72699C7:$parts/BOXCONF.vfat"
+  "BOXDATA:$data_mib:0FC63DAF-8483-4772-8E79-3D69D8477DE4:$parts/BOXDATA.ext4"
+)
+for entry in "${layout[@]}"; do
+  IFS=: read -r name mib type _ <<<"$entry"
+  table+="start=$((start * 2048)), size=$((mib * 2048)), type=$type, uuid=$(uuid_for "part-$name"), name=\"$name\"
+"
+  start=$((start + mib))
+done
+total_mib=$((start + 1))   # 1 MiB for the backup GPT at the end
+rm -f "$image"
+truncate -s "${total_mib}M" "$image"
+printf '%s' "$table" | sfdisk --quiet --no-reread --no-tell-kernel "$image" >/dev/null
+start=1
+for entry in "${layout[@]}"; do
+  IFS=: read -r name mib _ file <<<"$entry"
+  dd if="$file" of="$image" bs=1M seek="$start" conv=notrunc,sparse status=none
+  start=$((start + mib))
+done
+touch -d "@$SOURCE_DATE_EPOCH" "$image"
+rm -rf "$staging"
+
+# --- 5. What was built. ---------------------------------------------------------------------
+elapsed=$(( $(date +%s) - started ))
+ext4_free() { dumpe2fs -h "$1" 2>/dev/null | awk -F: '/^Free blocks/ {f=$2} /^Block size/ {b=$2} END {printf "%.0f MiB free", f*b/1048576}'; }
+vfat_free() { mdir -i "$1" ::/ 2>/dev/null | awk '/bytes free/ {gsub(/ /, "", $1); printf "%.0f MiB free", $1/1048576}'; }
+{
+  echo "image:     $image"
+  echo "size:      $(stat -c %s "$image") bytes ($total_mib MiB; $(du -h "$image" | cut -f1) on disk, sparse)"
+  echo "sha256:    $(sha256sum "$image" | cut -d' ' -f1)"
+  echo "build:     $elapsed s (SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH, $(date -u -d "@$SOURCE_DATE_EPOCH" +%FT%TZ))"
+  echo "debian:    bookworm, $(dpkg-query --admindir="$rootfs/var/lib/dpkg" -W | wc -l) packages, kernel ${kernel##*/vmlinuz-}"
+  echo "driftd:    $version (uid $driftd_uid)"
+  echo "partitions:"
+  echo "  1 BOOT     vfat  $boot_mib MiB, $(vfat_free "$parts/BOOT.vfat")"
+  echo "  2 root     ext4  $root_mib MiB, $(ext4_free "$parts/root.ext4") (read-only)"
+  echo "  3 BOXCONF  vfat  $conf_mib MiB, $(vfat_free "$parts/BOXCONF.vfat")"
+  echo "  4 BOXDATA  ext4  $data_mib MiB, $(ext4_free "$parts/BOXDATA.ext4") (grows to fill the card on first boot)"
+  echo "rootfs:    $rootfs (for the container test)"
+  echo
+  sfdisk -l "$image"
+} | tee "$out/build-info.txt"
