@@ -29,6 +29,11 @@ extension SimCommand {
         @Option(help: "Make this path a symlink to the pty (replaced if it exists).")
         var link: String?
 
+        /// One line on standard output, unbuffered (the test reads it while the module runs).
+        private func say(_ line: String) {
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        }
+
         func run() async throws {
             let loaded: DriftConfiguration
             do {
@@ -70,16 +75,14 @@ extension SimCommand {
                 try? FileManager.default.removeItem(atPath: link)
                 try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: module.slavePath)
             }
-            print("e22 module on \(module.slavePath)\(link.map { " (link \($0))" } ?? ""), channel \(channel) = \(band.frequencyMHz(channel: channel)) MHz, "
+            say("e22 module on \(module.slavePath)\(link.map { " (link \($0))" } ?? ""), channel \(channel) = \(band.frequencyMHz(channel: channel)) MHz, "
                 + "\(rate) (SF\(rate.spreadingFactor), \(rate.bandwidthHz / 1_000) kHz), UART \(registers.baudRate) baud, air on 127.0.0.1:\(air.port)")
-            fflush(stdout)
             var last = module.emulator.counters
             while true {
                 try await Task.sleep(for: .seconds(1))
                 let now = module.emulator.counters
                 if now != last {
-                    print("e22 packets sent \(now.packetsSent), heard \(now.packetsHeard), dropped bytes \(now.droppedBytes)")
-                    fflush(stdout)
+                    say("e22 packets sent \(now.packetsSent), heard \(now.packetsHeard), dropped bytes \(now.droppedBytes)")
                     last = now
                 }
             }
