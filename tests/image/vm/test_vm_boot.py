@@ -30,6 +30,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import termios
 import threading
 import time
 import urllib.error
@@ -179,6 +180,7 @@ class Console:
         self.lines = []
         self.lock = threading.Lock()
         self.stop = threading.Event()
+        self.kernel = threading.Event()
         self.thread = threading.Thread(target=self._follow, daemon=True)
         self.thread.start()
 
@@ -196,6 +198,8 @@ class Console:
                 *complete, buffer = buffer.split(b"\n")
                 for raw in complete:
                     line = raw.decode("utf-8", "replace").replace("\r", "").strip()
+                    if "Linux version" in line:
+                        self.kernel.set()
                     with self.lock:
                         self.lines.append(line)
                         match = re.search(r"VMTEST (\S+) ?(.*)$", line)
@@ -223,6 +227,8 @@ class GPSFeeder:
                       if line.startswith("$")]
         self.socket_path = socket_path
         self.stop = threading.Event()
+        # Closed while the firmware runs: OVMF and systemd-boot take serial bytes as key presses.
+        self.open = threading.Event()
         self.sent = 0
         self.thread = threading.Thread(target=self._feed, daemon=True)
         self.thread.start()
@@ -237,6 +243,8 @@ class GPSFeeder:
                         for line in self.lines:
                             if self.stop.is_set():
                                 return
+                            if not self.open.is_set():
+                                break
                             try:
                                 s.sendall((line + "\r\n").encode())
                                 self.sent += 1
@@ -244,11 +252,25 @@ class GPSFeeder:
                                 pass
                             time.sleep(0.1)
             except OSError:
-                time.sleep(0.5)
+                pass
+            time.sleep(0.5)
+
+
+def flush_input(tty):
+    """Drops what the E22 module wrote to its pty while no guest was reading."""
+    fd = os.open(tty, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+    try:
+        termios.tcflush(fd, termios.TCIFLUSH)
+    finally:
+        os.close(fd)
 
 
 class VM:
-    def __init__(self, work, disk, vars_path, api_port, gps_socket, e22_tty, boot):
+    """One boot of the disk under QEMU. The GPS feed and the E22 module are held back until the
+    kernel prints its banner: before that, bytes on a UART are key presses to OVMF and
+    systemd-boot (a newline in the NMEA feed once chose "Reboot Into Firmware Interface")."""
+
+    def __init__(self, work, disk, vars_path, api_port, gps_socket, e22_tty, boot, feeder, module):
         self.console_path = os.path.join(work, f"console-{boot}.log")
         args = [
             "qemu-system-x86_64", "-accel", "tcg,thread=multi", "-cpu", "max", "-smp", "2", "-m", "1024",
@@ -261,10 +283,25 @@ class VM:
             "-chardev", f"socket,id=gps,path={gps_socket},server=on,wait=off", "-serial", "chardev:gps",
             "-chardev", f"serial,id=e22,path={e22_tty}", "-serial", "chardev:e22",
         ]
+        if feeder:
+            feeder.open.clear()
+        module.send_signal(signal.SIGSTOP)
+        flush_input(e22_tty)
+        self.kernel_at = None
         self.started = time.monotonic()
         self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=open(os.path.join(work, f"qemu-{boot}.log"), "w"),
                                         stderr=subprocess.STDOUT)
         self.console = Console(self.console_path)
+
+        def release():
+            while self.process.poll() is None:
+                if self.console.kernel.wait(0.2):
+                    self.kernel_at = self.elapsed()
+                    break
+            if feeder:
+                feeder.open.set()
+            module.send_signal(signal.SIGCONT)
+        threading.Thread(target=release, daemon=True).start()
 
     def elapsed(self):
         return time.monotonic() - self.started
@@ -404,9 +441,9 @@ def main():
 
         # --- Boot 1 ---------------------------------------------------------------------------
         log(f"boot 1: qemu (TCG) on {disk.path}, +{GROW_MB} MiB, API on 127.0.0.1:{api_port}, E22 on {e22_tty}")
-        vm = VM(work, disk, vars_path, api_port, gps_socket, e22_tty, 1)
         if nmea_reason is None:
             feeder = GPSFeeder(gps_socket, NMEA)
+        vm = VM(work, disk, vars_path, api_port, gps_socket, e22_tty, 1, feeder, module)
         api = API(api_port)
 
         def api_up():
@@ -414,7 +451,7 @@ def main():
             return api.box()
         box = wait_for("boot 1: the visitor API through the port forward", api_up, BOOT_LIMIT_S)
         boot1 = vm.elapsed()
-        log(f"boot 1: API answers after {boot1:.0f} s (box {box.get('name')!r})")
+        log(f"boot 1: kernel after {vm.kernel_at or 0:.0f} s, API answers after {boot1:.0f} s (box {box.get('name')!r})")
 
         def ready():
             vm.check_alive()
@@ -526,13 +563,13 @@ def main():
         disk.put("BOXCONF", staged_config, "/driftd.toml")
         log(f"BOXCONF: box.name changed to {NAME_2!r} with mcopy")
 
-        vm = VM(work, disk, vars_path, api_port, gps_socket, e22_tty, 2)
+        vm = VM(work, disk, vars_path, api_port, gps_socket, e22_tty, 2, feeder, module)
         def api_up2():
             vm.check_alive()
             return api.box()
         box = wait_for("boot 2: the visitor API", api_up2, BOOT_LIMIT_S)
         boot2 = vm.elapsed()
-        log(f"boot 2: API answers after {boot2:.0f} s")
+        log(f"boot 2: kernel after {vm.kernel_at or 0:.0f} s, API answers after {boot2:.0f} s")
 
         def renamed():
             if box.get("name") != NAME_2:
@@ -566,6 +603,7 @@ def main():
             vm.power_cut()
         for child in children:
             if child.poll() is None:
+                child.send_signal(signal.SIGCONT)
                 child.terminate()
                 try:
                     child.wait(timeout=15)

@@ -2,8 +2,10 @@
 # Test-only (copied to BOXCONF by tests/image/vm/test_vm_boot.py, never part of the product image):
 # reports what the host cannot see through the visitor API, as "VMTEST <key> <value>" lines on
 # the serial console, every few seconds for a few minutes. Read-only: it changes nothing.
-exec >/dev/ttyS0 2>&1
-say() { printf 'VMTEST %s\n' "$*"; }
+# Each line opens the console anew: the serial getty's vhangup() revokes descriptors that
+# were open on ttyS0 before it started.
+exec 2>/dev/null
+say() { printf 'VMTEST %s\n' "$*" >/dev/ttyS0; }
 say boot "$(cat /proc/sys/kernel/random/boot_id)"
 selftest_done=no
 i=0
