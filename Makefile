@@ -55,17 +55,21 @@ release: deps
 ARCH ?= x86_64
 IMAGE_DIR = .build/image/$(ARCH)
 IMAGE = $(IMAGE_DIR)/driftbox-$(ARCH).img
+# The image's own mtime is SOURCE_DATE_EPOCH (reproducible); this stamp says when it was built.
+IMAGE_STAMP = $(IMAGE_DIR)/.built
 IMAGE_INPUTS := $(shell find image systemd board Sources docs -type f 2>/dev/null) Package.swift Package.resolved README.md VERSION
 
 image:
 	ARCH=$(ARCH) image/build.sh
+	@touch $(IMAGE_STAMP)
 
-$(IMAGE): $(IMAGE_INPUTS)
+$(IMAGE_STAMP): $(IMAGE_INPUTS)
 	ARCH=$(ARCH) image/build.sh
+	@touch $@
 
 # Boots the image's root filesystem under systemd-nspawn and checks driftd under systemd
 # (rebuilds the image first only if an input is newer than it).
-image-test: $(IMAGE)
+image-test: $(IMAGE_STAMP)
 	@image/deps.sh
 	python3 tests/image/container_boot_test.py $(IMAGE_DIR)/rootfs $(IMAGE)
 

@@ -13,6 +13,8 @@
 #   DRIFTBOX_MIRROR    Debian mirror (default http://deb.debian.org/debian)
 #   DRIFTBOX_DRIFTD    use this driftd binary instead of building one (development only)
 #   DATA_MB            initial size of BOXDATA in MiB (default 64; it grows on first boot)
+#   DRIFTBOX_IMAGE_CACHE  where downloaded .debs are kept (default .build/image/cache; a path
+#                      outside the clone lets fresh clones on one machine share it)
 set -euo pipefail
 started=$(date +%s)
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -27,7 +29,7 @@ esac
 mirror="${DRIFTBOX_MIRROR:-http://deb.debian.org/debian}"
 security="${DRIFTBOX_SECURITY_MIRROR:-http://deb.debian.org/debian-security}"
 out="$repo/.build/image/$arch"
-cache="$repo/.build/image/cache/$debarch"
+cache="${DRIFTBOX_IMAGE_CACHE:-$repo/.build/image/cache}/$debarch"
 rootfs="$out/rootfs"
 parts="$out/parts"
 image="$out/driftbox-$arch.img"
@@ -135,7 +137,7 @@ make_ext4() { local name="$1" src="$2" mib="$3" fs="$parts/$1.ext4"
 # A FAT filesystem from the files of a directory (mtools, times from SOURCE_DATE_EPOCH).
 make_vfat() { local name="$1" src="$2" mib="$3" fat="$4" fs="$parts/$1.vfat"
   rm -f "$fs"
-  mkfs.vfat -C -F "$fat" -n "$name" -i "$(volid_for "vol-$name")" --invariant "$fs" $((mib * 1024)) >/dev/null
+  mkfs.vfat -C -F "$fat" -n "$name" --invariant -i "$(volid_for "vol-$name")" "$fs" $((mib * 1024)) >/dev/null
   find "$src" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
   (cd "$src" && find . -mindepth 1 -type d | LC_ALL=C sort) | while read -r dir; do mmd -i "$fs" "::/${dir#./}"; done
   (cd "$src" && find . -type f | LC_ALL=C sort) | while read -r file; do mcopy -i "$fs" -m -o "$src/${file#./}" "::/${file#./}"; done
@@ -209,7 +211,7 @@ rm -rf "$staging"
 # --- 5. What was built. ---------------------------------------------------------------------
 elapsed=$(( $(date +%s) - started ))
 ext4_free() { dumpe2fs -h "$1" 2>/dev/null | awk -F: '/^Free blocks/ {f=$2} /^Block size/ {b=$2} END {printf "%.0f MiB free", f*b/1048576}'; }
-vfat_free() { mdir -i "$1" ::/ 2>/dev/null | awk '/bytes free/ {gsub(/ /, "", $1); printf "%.0f MiB free", $1/1048576}'; }
+vfat_free() { mdir -i "$1" ::/ 2>/dev/null | awk '/bytes free/ {gsub(/[^0-9]/, ""); printf "%.1f MiB free", $0/1048576}'; }
 {
   echo "image:     $image"
   echo "size:      $(stat -c %s "$image") bytes ($total_mib MiB; $(du -h "$image" | cut -f1) on disk, sparse)"
