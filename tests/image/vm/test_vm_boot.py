@@ -460,9 +460,16 @@ def main():
 
         def driftd_ready():
             value = wait_for("driftd active (READY) in the console probe", ready, 90)
-            status = vm.console.get("status") or ""
-            if '"alive" : true' not in status and '"alive":true' not in status.replace(" ", ""):
-                raise Failure(f"driftd status is not alive: {status[:300]}")
+            if len(value.split()) < 3:
+                raise Failure(f"no STATUS line from driftd: {value!r}")
+
+            def alive():
+                status = (vm.console.get("status") or "").replace(" ", "")
+                return status if '"alive":true' in status else None
+            try:
+                wait_for("driftd status alive", alive, 30)
+            except Failure:
+                raise Failure(f"driftd status is not alive: {(vm.console.get('status') or '')[:300]}")
             return value[:160]
         checks.check("driftd READY under systemd (active, STATUS line, status alive)", driftd_ready)
 
