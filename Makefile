@@ -75,8 +75,8 @@ image-test: $(IMAGE_STAMP)
 
 # Boots the whole disk image twice under QEMU/TCG (tests/image/vm, docs/testing.md): NMEA on
 # ttyS1, a strapped E22 on ttyS2 (played by the host's debug driftd), a BME280 on i2c-stub,
-# a power cut and a BOXCONF change. ~5 minutes.
-image-vm-test: $(IMAGE) build
+# a power cut and a BOXCONF change. 2–8 minutes (two TCG boots of 45–80 s each).
+image-vm-test: $(IMAGE_STAMP) build
 	@image/deps.sh
 	python3 tests/image/vm/test_vm_boot.py --image $(IMAGE) --driftd $(DRIFTD)
 

@@ -548,6 +548,10 @@ def main():
         checks.check("a bottle dropped through the API", drop)
 
         # --- Power cut, config change, boot 2 ------------------------------------------------
+        settle = float(os.environ.get("VMTEST_SETTLE_S", "0"))
+        if settle:
+            log(f"waiting {settle:.0f} s before the power cut (VMTEST_SETTLE_S, diagnosis only)")
+            time.sleep(settle)
         vm.power_cut()
         log("power cut: qemu killed with SIGKILL")
         staged_config = os.path.join(staged, "driftd.toml")
