@@ -400,6 +400,8 @@ def main():
             "vmtest-probe.sh": open(os.path.join(HERE, "guest", "vmtest-probe.sh")).read(),
             "x86-vm.toml": open(os.path.join(REPO, "board", "x86-vm.toml")).read(),
         }
+        if os.environ.get("VMTEST_MARKERS"):
+            files["vmtest-markers"] = "write fsync'd marker files on /data (diagnosis)\n"
         for name, text in files.items():
             with open(os.path.join(staged, name), "w") as f:
                 f.write(text)

@@ -30,6 +30,14 @@ while [ $i -lt 120 ]; do
       selftest_done=yes
     fi
   fi
+  if [ -f /config/vmtest-markers ]; then
+    # Diagnosis only (VMTEST_MARKERS=1): a file written and fsync'd each round; the next boot
+    # lists which survived the power cut.
+    [ $i -eq 1 ] && say markers-found "$(ls /data/vmtest-marker-* 2>/dev/null | tr '\n' ' ')"
+    dd if=/dev/zero of=/data/vmtest-marker-$(cut -c1-8 /proc/sys/kernel/random/boot_id)-$i bs=4096 count=1 conv=fsync 2>/dev/null \
+      && say marker-written "$i"
+    say datadir "$(ls -l --time-style=+%T /data/driftd | tr -s ' ' | tr '\n' ';')"
+  fi
   sleep 5
 done
 say probe-done
