@@ -8,7 +8,7 @@ DATA_DIR ?= ./var
 BUILD_FLAGS ?=
 DRIFTD = .build/debug/driftd
 
-.PHONY: run test deps build build-tests browser-tests bench-api release fuzz clean image image-test
+.PHONY: run test deps build build-tests browser-tests bench-api release fuzz clean image image-test image-vm-test
 
 FUZZ_SECONDS ?= 60
 
@@ -72,6 +72,13 @@ $(IMAGE_STAMP): $(IMAGE_INPUTS)
 image-test: $(IMAGE_STAMP)
 	@image/deps.sh
 	python3 tests/image/container_boot_test.py $(IMAGE_DIR)/rootfs $(IMAGE)
+
+# Boots the whole disk image twice under QEMU/TCG (tests/image/vm, docs/testing.md): NMEA on
+# ttyS1, a strapped E22 on ttyS2 (played by the host's debug driftd), a BME280 on i2c-stub,
+# a power cut and a BOXCONF change. 2–8 minutes (two TCG boots of 45–80 s each).
+image-vm-test: $(IMAGE_STAMP) build
+	@image/deps.sh
+	python3 tests/image/vm/test_vm_boot.py --image $(IMAGE) --driftd $(DRIFTD)
 
 clean:
 	rm -rf .build var

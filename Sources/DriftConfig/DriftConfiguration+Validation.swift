@@ -83,12 +83,17 @@ extension DriftConfiguration {
                            message: "`sim` is only valid with gps.kind = \"sim\", found gps.kind = \"\(gps.kind.rawValue)\"")
         }
 
-        // An E22 needs its mode lines.
+        // An E22 needs both mode lines, or neither (`""` and `""`: M0/M1 strapped to normal mode).
         if radio.kind == .e22, decoder.hasNoIssue("radio.kind") {
-            for (key, value) in [("m0", e22.m0), ("m1", e22.m1)] where value.isEmpty && decoder.hasNoIssue("e22.\(key)") {
+            let strapped = e22.m0.isEmpty && e22.m1.isEmpty && decoder.isPresent("e22.m0") && decoder.isPresent("e22.m1")
+            for (key, value) in [("m0", e22.m0), ("m1", e22.m1)] where !strapped && value.isEmpty && decoder.hasNoIssue("e22.\(key)") {
                 decoder.report(decoder.isPresent("e22.\(key)") ? .invalidValue : .missingKey, path: "e22.\(key)",
-                               message: "the E22 \(key.uppercased()) line is required when radio.kind = \"e22\"",
-                               hint: "name the GPIO line wired to \(key.uppercased()), e.g. `GPIO22`")
+                               message: "the E22 \(key.uppercased()) line is required when radio.kind = \"e22\" and the other mode line is wired",
+                               hint: "name the GPIO line wired to \(key.uppercased()), e.g. `GPIO22`, or set both m0 and m1 to \"\" when jumpers strap them to normal mode")
+            }
+            if strapped, !e22.aux.isEmpty, decoder.hasNoIssue("e22.aux") {
+                decoder.report(.invalidValue, path: "e22.aux",
+                               message: "e22.aux is only read when M0/M1 are wired; with m0 = m1 = \"\" set aux = \"\" too")
             }
             // The module tunes in 1 MHz steps from 850.125 (or 410.125) MHz.
             if decoder.hasNoIssue("radio.frequency_mhz"), E22.channel(frequencyMHz: radio.frequencyMHz) == nil {

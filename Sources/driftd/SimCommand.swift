@@ -8,7 +8,7 @@ struct SimCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sim",
         abstract: "Run simulations (the LoRa mesh: our router against Meshtastic's managed flooding).",
-        subcommands: [Mesh.self])
+        subcommands: [Mesh.self, E22.self])
 }
 
 extension SimCommand {

@@ -88,6 +88,18 @@ struct BoardProfileTests {
         #expect(config.buttons.keepAlive == "keep-alive")
     }
 
+    @Test("VM board: strapped E22 on ttyS2, GPS on ttyS1, i2c-stub symlink, simulated GPIO")
+    func vmBoard() throws {
+        let config = try ConfigFixtures.loader.load(path: ConfigFixtures.boardPath("x86-vm")).configuration
+        #expect(config.radio.kind == .e22)
+        #expect(config.radio.port == "/dev/ttyS2")
+        #expect(config.e22.m0.isEmpty && config.e22.m1.isEmpty && config.e22.aux.isEmpty)
+        #expect(config.gps.port == "/dev/ttyS1")
+        #expect(config.i2c.bus == "/dev/i2c-stub")
+        #expect(config.gpio.backend == .sim)
+        #expect(config.storage.dataDir == "/data")
+    }
+
     @Test("every fitted hardware line in a board file carries a pin or line comment",
           arguments: ConfigFixtures.boardNames)
     func linesAreCommented(name: String) throws {

@@ -12,7 +12,7 @@ enum ConfigFixtures {
 
     static let boardDirectory = repositoryRoot + "/board"
 
-    static let boardNames = ["sim", "rpi4b", "rpi5", "rpi-zero2w", "x86_64-qemu"]
+    static let boardNames = ["sim", "rpi4b", "rpi5", "rpi-zero2w", "x86_64-qemu", "x86-vm"]
 
     static func boardPath(_ name: String) -> String {
         boardDirectory + "/\(name).toml"

@@ -367,6 +367,22 @@ struct CrossFieldTests {
         #expect(found.first { $0.key == "e22.m1" }?.kind == .missingKey)
     }
 
+    @Test("an E22 with both mode lines empty is strapped to normal mode; AUX then cannot be read")
+    func e22Strapped() throws {
+        let e22 = ("kind = \"sim\"\nport = \"sim\"\nbaud = 9600", "kind = \"e22\"\nport = \"/dev/ttyS2\"\nbaud = 9600")
+        let frequency = ("frequency_mhz = 869.525", "frequency_mhz = 868.125")
+        let strapped = try load(ConfigFixtures.simText(replacing: [
+            e22, frequency, ("m0 = \"e22-m0\"", "m0 = \"\""), ("m1 = \"e22-m1\"", "m1 = \"\""), ("aux = \"e22-aux\"", "aux = \"\""),
+        ]))
+        #expect(strapped.e22.m0.isEmpty && strapped.e22.m1.isEmpty)
+        let withAux = issues(in: try ConfigFixtures.simText(replacing: [
+            e22, frequency, ("m0 = \"e22-m0\"", "m0 = \"\""), ("m1 = \"e22-m1\"", "m1 = \"\""),
+        ]))
+        #expect(withAux.map(\.key) == ["e22.aux"])
+        let oneLine = issues(in: try ConfigFixtures.simText(replacing: [e22, frequency, ("m1 = \"e22-m1\"", "m1 = \"\"")]))
+        #expect(oneLine.map(\.key) == ["e22.m1"])
+    }
+
     @Test("a BME280 needs an I2C bus")
     func bme280NeedsBus() throws {
         let found = issues(in: try ConfigFixtures.simText(replacing: [("bus = \"sim\"", "bus = \"\"")]))

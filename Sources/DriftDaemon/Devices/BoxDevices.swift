@@ -61,16 +61,13 @@ public struct BoxDevices: Sendable {
                     beforeSample: { date in weather.advance(to: date, timeZone: timeZone) }
                 ))
             } else {
-                do {
-                    let device = try LinuxI2CDevice(bus: config.i2c.bus, address: UInt8(config.i2c.bme280Address))
-                    services.append(WeatherService(
-                        device: device, interval: config.i2c.sampleInterval, ambient: ambient, health: health, logger: logger, latest: latest
-                    ))
-                } catch {
-                    logger.error("I2C bus unavailable: no weather readings", metadata: ["bus": "\(config.i2c.bus)", "error": "\(error)"])
-                    health.register(WeatherService.component, maximumSilence: nil)
-                    health.setFault(WeatherService.component, "I2C bus \(config.i2c.bus): \(error)")
-                }
+                // Opened on first use and again after a failure: a bus that appears after the
+                // daemon started (i2c-dev loaded late, the VM test's i2c-stub) is picked up by the
+                // service's back-off; until then the `sensors` fault names the missing bus.
+                let device = ReopeningI2CDevice(bus: config.i2c.bus, address: UInt8(config.i2c.bme280Address))
+                services.append(WeatherService(
+                    device: device, interval: config.i2c.sampleInterval, ambient: ambient, health: health, logger: logger, latest: latest
+                ))
             }
         }
         if config.oneWire.ds18b20 {

@@ -55,12 +55,25 @@ extension MeshSetup {
         return radio
     }
 
-    /// The E22 driver on the configured UART and the board's GPIO chip (libgpiod only).
+    /// Whether `[e22]` names no mode lines: M0/M1 strapped to normal mode by jumpers.
+    static func e22Strapped(_ config: DriftConfiguration) -> Bool {
+        config.e22.m0.isEmpty && config.e22.m1.isEmpty
+    }
+
+    /// The E22 driver on the configured UART and the board's GPIO chip (libgpiod only), or
+    /// without GPIO when M0/M1 are strapped (``e22Strapped(_:)``).
     /// Nothing is sent to the module until the first receive/transmit (or ``E22Radio/start()``).
     static func e22Radio(_ config: DriftConfiguration) throws(Problem) -> E22Radio {
         let (registers, band) = try e22Registers(config)
         guard config.radio.port != "auto" else {
             throw Problem(description: "radio.port = auto: name the E22's UART (e.g. /dev/serial0 for the Waveshare HAT)")
+        }
+        if e22Strapped(config) {
+            do {
+                return try E22Radio(configuration: .init(portPath: config.radio.port, registers: registers, band: band), lines: nil)
+            } catch {
+                throw Problem(description: "\(error)")
+            }
         }
         guard config.gpio.backend == .libgpiod else {
             throw Problem(description: "radio.kind = e22 needs gpio.backend = libgpiod (its M0/M1 lines); the simulated GPIO chip has no module behind it")

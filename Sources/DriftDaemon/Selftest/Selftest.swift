@@ -193,6 +193,10 @@ public struct Selftest: Sendable {
 
     /// Programs the E22 as the daemon would, reads the registers back and the ambient noise.
     func e22Check() async -> SelftestReport.Check {
+        if MeshSetup.e22Strapped(config) {
+            return .init("radio", .skip, "E22 M0/M1 strapped to normal mode (e22.m0/m1 = \"\"): registers cannot be read or written; "
+                + "the module must already hold channel, air rate, address and the packet RSSI byte as configured")
+        }
         let radio: E22Radio
         do {
             radio = try MeshSetup.e22Radio(config)

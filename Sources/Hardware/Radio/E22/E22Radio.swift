@@ -16,11 +16,17 @@ import Synchronization
 /// ambient-noise reads. Errors (no answer, AUX stuck low, UART gone) are thrown by the next
 /// ``receive()``/``transmit(_:airtime:)``; the call after that starts the module again, so the
 /// mesh service's receive back-off is the recovery loop.
+///
+/// Without ``Lines`` (`e22.m0 = ""`, `e22.m1 = ""`) the module's M0/M1 are strapped to normal
+/// mode by jumpers: the driver cannot reach the registers, so ``start()`` only opens the UART
+/// at the configured baud (the module must already hold the registers the configuration
+/// names, with the packet RSSI byte on), ``registersReadBack`` stays `nil` and the idle probe
+/// is off (the ambient-noise read may be disabled in the module).
 public final class E22Radio: MeshRadio, Sendable {
     public let configuration: Configuration
     public var maximumFrameBytes: Int { configuration.registers.subPacketBytes }
 
-    private let lines: Lines
+    private let lines: Lines?
     private let openPort: @Sendable (SerialSettings) throws -> any SerialPort
     private let clock = ContinuousClock()
     /// One start / transmit / query at a time on the UART.
@@ -55,10 +61,11 @@ public final class E22Radio: MeshRadio, Sendable {
 
     private let state = Mutex(State())
 
-    /// A driver over `lines`, opening the UART with `openPort` (default: ``SerialPorts/open(path:settings:logger:)``).
+    /// A driver over `lines` (`nil`: M0/M1 strapped to normal mode), opening the UART with
+    /// `openPort` (default: ``SerialPorts/open(path:settings:logger:)``).
     /// Nothing is sent to the module until ``start()``.
     public init(
-        configuration: Configuration, lines: Lines,
+        configuration: Configuration, lines: Lines?,
         openPort: (@Sendable (SerialSettings) throws -> any SerialPort)? = nil
     ) throws(E22Error) {
         let registers = configuration.effectiveRegisters
@@ -81,6 +88,9 @@ public final class E22Radio: MeshRadio, Sendable {
     /// Whether the module is configured and in normal mode.
     public var isReady: Bool { state.withLock { $0.ready } }
 
+    /// Whether M0/M1 are strapped (no mode lines): registers cannot be written or read.
+    public var isStrapped: Bool { lines == nil }
+
     // MARK: Start
 
     /// Configures the module and enters normal mode; returns at once when already done.
@@ -98,6 +108,22 @@ public final class E22Radio: MeshRadio, Sendable {
         stopReader()
         state.withLock { $0.counters.starts += 1 }
         let wanted = configuration.effectiveRegisters
+        guard lines != nil else {
+            // Strapped to normal mode: nothing to configure, the UART runs at the configured baud.
+            do {
+                let normal = try await reopen(baud: wanted.baudRate)
+                state.withLock {
+                    $0.ready = true
+                    $0.failure = nil
+                }
+                startReader(port: normal)
+            } catch {
+                closePort()
+                if state.withLock({ $0.closed }) { throw E22Error.closed }
+                throw error
+            }
+            return
+        }
         do {
             try await setMode(.configuration)
             let port = try await reopen(baud: E22Mode.configurationBaud)
@@ -128,6 +154,7 @@ public final class E22Radio: MeshRadio, Sendable {
 
     /// Sets M0/M1 and waits until the module has switched (AUX high, or the fixed delay).
     private func setMode(_ mode: E22Mode) async throws {
+        guard let lines else { return }
         do {
             try lines.m0.set(mode.levels.m0)
             try lines.m1.set(mode.levels.m1)
@@ -146,7 +173,7 @@ public final class E22Radio: MeshRadio, Sendable {
 
     /// Waits until AUX is high (idle); returns at once when AUX is not wired.
     private func waitForAux(during what: String) async throws {
-        guard let aux = lines.aux else { return }
+        guard let aux = lines?.aux else { return }
         let deadline = clock.now + configuration.auxTimeout
         while true {
             let high: Bool
@@ -362,9 +389,11 @@ public final class E22Radio: MeshRadio, Sendable {
 
     private func startReader(port: any SerialPort) {
         let gap = configuration.idleGap(baud: configuration.registers.baudRate)
+        // Strapped: the ambient-noise read may be off in the module, so no idle probe.
+        let probe = lines == nil ? nil : configuration.probeInterval
         let task = Task { [weak self] () async -> Void in
             guard let self else { return }
-            await self.readLoop(port: port, gap: gap)
+            await self.readLoop(port: port, gap: gap, probeInterval: probe)
         }
         state.withLock { $0.reader = task }
     }
@@ -377,7 +406,7 @@ public final class E22Radio: MeshRadio, Sendable {
         task?.cancel()
     }
 
-    private func readLoop(port: any SerialPort, gap: Duration) async {
+    private func readLoop(port: any SerialPort, gap: Duration, probeInterval: Duration?) async {
         var lastTraffic = clock.now
         while !Task.isCancelled {
             do {
@@ -390,7 +419,7 @@ public final class E22Radio: MeshRadio, Sendable {
                         fail(error)
                         return
                     }
-                    if let probe = configuration.probeInterval, now - lastTraffic >= probe, !state.withLock({ $0.query != nil }) {
+                    if let probe = probeInterval, now - lastTraffic >= probe, !state.withLock({ $0.query != nil }) {
                         lastTraffic = now
                         Task { [weak self] in _ = try? await self?.query() }
                     }
@@ -446,6 +475,6 @@ public final class E22Radio: MeshRadio, Sendable {
         answerQuery(.failure(E22Error.closed))
         closePort()
         wake()
-        lines.release()
+        lines?.release()
     }
 }

@@ -1,0 +1,46 @@
+import CDriftSys
+import DriftSystem
+
+/// An ``E22Emulator`` with M0/M1 strapped to normal mode, behind a new pseudo-terminal: a
+/// software module for a consumer that opens a tty path (a VM's emulated UART, `driftd` on a
+/// board whose `e22.m0`/`e22.m1` are `""`).
+///
+/// The emulator's mode lines are on a private simulated GPIO chip nobody drives, so they stay
+/// low (normal mode): frames written to ``slavePath`` go out on the air side, packets heard
+/// there come back with the RSSI byte. ``stop()`` ends the emulator and closes the master.
+public final class E22StrappedModule: Sendable {
+    /// The pty's slave, e.g. `/dev/pts/7`: the module's UART as the consumer sees it.
+    public let slavePath: String
+    public let emulator: E22Emulator
+    private let master: FileDescriptor
+
+    /// Opens a pty and starts an emulator holding `registers` (as if configured before being
+    /// strapped) with `air` as its radio (owned: ``stop()`` closes it).
+    public init(registers: E22Registers, air: SimulatedRadio) throws(SystemError) {
+        let descriptor = FileDescriptor(rawValue: try Syscall.retryingEINTR("posix_openpt") { drift_pty_open_master() })
+        var name = [CChar](repeating: 0, count: 128)
+        let status = drift_pty_slave_name(descriptor.rawValue, &name, name.count)
+        guard status == 0 else {
+            try? descriptor.close()
+            throw SystemError(operation: "ptsname_r", errno: status)
+        }
+        do {
+            try descriptor.setNonBlocking(true)
+        } catch {
+            try? descriptor.close()
+            throw error
+        }
+        slavePath = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        master = descriptor
+        let gpio = SimulatedGPIODriver()
+        _ = gpio.addChip(name: "gpiochip0", label: "e22-straps", lineNames: ["m0", "m1"])
+        emulator = E22Emulator(master: descriptor, gpio: gpio, wiring: .init(m0: "m0", m1: "m1", aux: nil), air: air, registers: registers)
+        emulator.start()
+    }
+
+    /// Stops the emulator and closes the pty master (the slave side then reads EIO).
+    public func stop() {
+        emulator.stop()
+        try? master.close()
+    }
+}
