@@ -76,7 +76,7 @@ step "mmdebstrap bookworm → $rootfs"
 packages=(
   systemd systemd-sysv udev dbus kmod iproute2 procps less
   "$kernel_pkg" initramfs-tools systemd-boot-efi e2fsprogs
-  hostapd dnsmasq i2c-tools gpiod libgpiod2 libserialport0 libsqlite3-0 ca-certificates
+  hostapd dnsmasq i2c-tools gpiod libgpiod2 libserialport0 libsqlite3-0 libmosquitto1 ca-certificates
   systemd-timesyncd
 )
 mode=root

@@ -274,10 +274,20 @@ public struct Selftest: Sendable {
             return .init(name, .skip, "port = auto: pick one from the serial port list below")
         }
         let port: any SerialPort
-        do {
-            port = try SerialPorts.open(path: path, settings: SerialSettings(baudRate: baud))
-        } catch {
-            return .init(name, .fail, "\(path): \(error)")
+        // A port closed a moment ago can still be locked: a process being spawned elsewhere holds
+        // a copy of the descriptor until its exec, and a daemon just stopped may still be closing.
+        let busyUntil = ContinuousClock.now + .seconds(3)
+        while true {
+            do {
+                port = try SerialPorts.open(path: path, settings: SerialSettings(baudRate: baud))
+                break
+            } catch {
+                if case .busy = error, ContinuousClock.now < busyUntil {
+                    try? await Task.sleep(for: .milliseconds(100))
+                    continue
+                }
+                return .init(name, .fail, "\(path): \(error)")
+            }
         }
         defer { port.close() }
         guard expectNMEA else { return .init(name, .pass, "\(path) opens at \(baud) baud (\(port.backend))") }
