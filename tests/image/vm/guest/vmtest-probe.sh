@@ -37,6 +37,12 @@ while [ $i -lt 120 ]; do
     dd if=/dev/zero of=/data/vmtest-marker-$(cut -c1-8 /proc/sys/kernel/random/boot_id)-$i bs=4096 count=1 conv=fsync 2>/dev/null \
       && say marker-written "$i"
     say datadir "$(ls -l --time-style=+%T /data/driftd | tr -s ' ' | tr '\n' ';')"
+    pid=$(systemctl show -p MainPID --value driftd.service)
+    say wal-host "$(stat -c '%s %y' /data/driftd/drift.sqlite-wal)"
+    say wal-ns "$(nsenter -t "$pid" -m -- stat -c '%s %y' /data/driftd/drift.sqlite-wal)"
+    say mnt-ns "$(grep -E ' /data ' /proc/$pid/mountinfo | tr '\n' ';')"
+    say mnt-host "$(grep -E ' /data ' /proc/1/mountinfo | tr '\n' ';')"
+    say dirty "$(grep -E 'Dirty|Writeback:' /proc/meminfo | tr -s ' ' | tr '\n' ';')"
   fi
   sleep 5
 done
