@@ -7,18 +7,11 @@ struct AccessPointConfigTests {
     private static let enabledLine = "enabled = false               # no Wi-Fi on the simulated board; `driftd ap render` still works"
 
     private func load(_ replacements: [(String, String)]) throws -> DriftConfiguration {
-        try ConfigFixtures.loader.load(text: try ConfigFixtures.simText(replacing: replacements), fileName: "driftd.toml",
-                                       baseDirectory: "/nonexistent-drift-dir").configuration
+        try ConfigFixtures.simConfig(replacing: replacements)
     }
 
     private func issues(_ replacements: [(String, String)]) throws -> [ConfigIssue] {
-        let text = try ConfigFixtures.simText(replacing: replacements)
-        do {
-            _ = try ConfigFixtures.loader.load(text: text, fileName: "driftd.toml", baseDirectory: "/nonexistent-drift-dir")
-            return []
-        } catch {
-            return error.issues
-        }
+        try ConfigFixtures.simIssues(replacing: replacements)
     }
 
     @Test("defaults on the sim board: off, wlan0, open, channel 6, 10.42.0.1/24, DHCP .10–.250, captive DNS")

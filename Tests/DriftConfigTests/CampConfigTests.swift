@@ -5,18 +5,11 @@ import Testing
 @Suite("[camp] configuration")
 struct CampConfigTests {
     private func load(_ replacements: [(String, String)]) throws -> DriftConfiguration {
-        try ConfigFixtures.loader.load(text: try ConfigFixtures.simText(replacing: replacements), fileName: "driftd.toml",
-                                       baseDirectory: "/nonexistent-drift-dir").configuration
+        try ConfigFixtures.simConfig(replacing: replacements)
     }
 
     private func issues(_ replacements: [(String, String)]) throws -> [ConfigIssue] {
-        let text = try ConfigFixtures.simText(replacing: replacements)
-        do {
-            _ = try ConfigFixtures.loader.load(text: text, fileName: "driftd.toml", baseDirectory: "/nonexistent-drift-dir")
-            return []
-        } catch {
-            return error.issues
-        }
+        try ConfigFixtures.simIssues(replacing: replacements)
     }
 
     @Test("defaults: no camp, 300 s announces, forgotten after 24 h, no beacon kit")

@@ -33,6 +33,23 @@ enum ConfigFixtures {
     }
 
     /// `sim.toml` with `replacements` applied (each `old` must occur).
+    /// The sim profile with `replacements` applied, loaded (throws on an invalid result).
+    static func simConfig(replacing replacements: [(String, String)] = []) throws -> DriftConfiguration {
+        try loader.load(text: try simText(replacing: replacements), fileName: "driftd.toml",
+                        baseDirectory: "/nonexistent-drift-dir").configuration
+    }
+
+    /// What validation says of the sim profile with `replacements` applied (empty: valid).
+    static func simIssues(replacing replacements: [(String, String)]) throws -> [ConfigIssue] {
+        let text = try simText(replacing: replacements)
+        do {
+            _ = try loader.load(text: text, fileName: "driftd.toml", baseDirectory: "/nonexistent-drift-dir")
+            return []
+        } catch {
+            return error.issues
+        }
+    }
+
     static func simText(replacing replacements: [(String, String)] = []) throws -> String {
         var text = try boardText("sim")
         for (old, new) in replacements {

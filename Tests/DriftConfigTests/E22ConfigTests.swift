@@ -8,19 +8,11 @@ struct E22ConfigTests {
     static let e22Radio = ("kind = \"sim\"\nport = \"sim\"\nbaud = 9600", "kind = \"e22\"\nport = \"/dev/ttyS2\"\nbaud = 9600")
 
     private func issues(_ replacements: [(String, String)]) throws -> [ConfigIssue] {
-        let text = try ConfigFixtures.simText(replacing: replacements)
-        do {
-            _ = try ConfigFixtures.loader.load(text: text, fileName: "driftd.toml", baseDirectory: "/nonexistent-drift-dir")
-            return []
-        } catch {
-            return error.issues
-        }
+        try ConfigFixtures.simIssues(replacing: replacements)
     }
 
     private func load(_ replacements: [(String, String)]) throws -> DriftConfiguration {
-        try ConfigFixtures.loader.load(
-            text: try ConfigFixtures.simText(replacing: replacements), fileName: "driftd.toml", baseDirectory: "/nonexistent-drift-dir"
-        ).configuration
+        try ConfigFixtures.simConfig(replacing: replacements)
     }
 
     @Test("the defaults: address 0, net id 0, 240-byte sub-packets, no LBT, 2.4 kbps")

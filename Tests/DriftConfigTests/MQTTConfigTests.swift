@@ -5,18 +5,11 @@ import Testing
 @Suite("[mqtt] configuration")
 struct MQTTConfigTests {
     private func load(_ replacements: [(String, String)]) throws -> DriftConfiguration {
-        try ConfigFixtures.loader.load(text: try ConfigFixtures.simText(replacing: replacements), fileName: "driftd.toml",
-                                       baseDirectory: "/nonexistent-drift-dir").configuration
+        try ConfigFixtures.simConfig(replacing: replacements)
     }
 
     private func issues(_ replacements: [(String, String)]) throws -> [ConfigIssue] {
-        let text = try ConfigFixtures.simText(replacing: replacements)
-        do {
-            _ = try ConfigFixtures.loader.load(text: text, fileName: "driftd.toml", baseDirectory: "/nonexistent-drift-dir")
-            return []
-        } catch {
-            return error.issues
-        }
+        try ConfigFixtures.simIssues(replacing: replacements)
     }
 
     @Test("defaults: off, loopback 1883, prefix driftbox, client id = box id, 5000 queued, 60 s telemetry")

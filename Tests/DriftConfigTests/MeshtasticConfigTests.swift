@@ -5,13 +5,7 @@ import Testing
 @Suite("Meshtastic config")
 struct MeshtasticConfigTests {
     private func issues(_ replacements: [(String, String)]) throws -> [ConfigIssue] {
-        let text = try ConfigFixtures.simText(replacing: replacements)
-        do {
-            _ = try ConfigFixtures.loader.load(text: text, fileName: "driftd.toml", baseDirectory: "/nonexistent-drift-dir")
-            return []
-        } catch {
-            return error.issues
-        }
+        try ConfigFixtures.simIssues(replacing: replacements)
     }
 
     @Test("the defaults (the board profiles show them commented out): channel 0, hop limit 3, text on channel 0")

@@ -85,6 +85,11 @@ struct GatewayForwardingTests {
         let dropped = await core.counters.dropped
         #expect(dropped["empty"] == 1 && dropped["oversize"] == 1, "\(dropped)")
         #expect(await core.counters.echoes == 1)
+        // A standby gateway leaves frames from the broker to the forwarder (no second relay on air).
+        let injectedBefore = await core.counters.injected
+        await core.handle(.message(MQTTMessage(topic: topics.frames(from: NodeID(9)), payload: [1] + frames[1].bytes)))
+        let standing = await core.counters
+        #expect(standing.standbyIn == 1 && standing.injected == injectedBefore, "\(standing)")
 
         client.stop()
         listener.stop()

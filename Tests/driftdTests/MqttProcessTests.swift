@@ -24,8 +24,10 @@ struct MqttProcessTests {
                                              with: "enabled = true\nhost = \"127.0.0.1\"\nport = \(gatewayPort)")
             text = text.replacingOccurrences(of: "telemetry_interval_s = 60", with: "telemetry_interval_s = 5")
         }
-        // A chat with nobody inside dies 5 s later.
-        text = text.replacingOccurrences(of: "chat_countdown_s = 30 ", with: "chat_countdown_s = 5 ")
+        // A chat with nobody inside dies 45 s later: long enough for a visitor at the other mesh
+        // to hear that it opened and join across two radio hops and the broker on a loaded
+        // machine (with 5 s the chat died first in one run), short enough for the erase phase.
+        text = text.replacingOccurrences(of: "chat_countdown_s = 30 ", with: "chat_countdown_s = 45 ")
         try text.write(toFile: box.config, atomically: true, encoding: .utf8)
     }
 
@@ -53,6 +55,20 @@ struct MqttProcessTests {
                                         stderrPath: box.directory + "/log-\(UUID().uuidString.prefix(6))")
         _ = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(60)) }
         return process
+    }
+
+    /// A visitor token; READY=1 can come a moment before the visitor page listens, so a refused
+    /// connection is tried again for a while.
+    static func visitor(_ http: LoopbackHTTP) async throws -> String {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while true {
+            do {
+                return try await http.newVisitor()
+            } catch {
+                if ContinuousClock.now > deadline { throw error }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+        }
     }
 
     static func node(_ box: MeshProcessTests.Box) async throws -> String {
@@ -133,7 +149,7 @@ struct MqttProcessTests {
         let processes = [try await Self.start(a, http: aHTTP), try await Self.start(boxes["G1"]!), try await Self.start(boxes["G2"]!),
                          try await Self.start(z, http: zHTTP)]
         defer { processes.forEach { $0.send(SIGKILL) } }
-        let (alice, zoe) = (try await aHTTP.newVisitor(), try await zHTTP.newVisitor())
+        let (alice, zoe) = (try await Self.visitor(aHTTP), try await Self.visitor(zHTTP))
 
         // A learns of Z from Z's box-info broadcast, carried across by the gateways.
         let known = try await MeshBottleProcessTests.eventually(.seconds(120)) { () -> Bool? in
@@ -177,7 +193,7 @@ struct MqttProcessTests {
         if atZ == nil { try await Self.dump(order, processes, broker) }
         #expect(atZ == true, "the chat line never crossed to Z")
 
-        // Everybody leaves: the chat's countdown (5 s) ends the bottle at Z; the erase crosses back.
+        // Everybody leaves: the chat's countdown (45 s) ends the bottle at Z; the erase crosses back.
         #expect(try await aHTTP.send("POST", "/api/v1/mesh/chats/\(id)/leave", token: bob).status == 202)
         let goneAtZ = try await MeshBottleProcessTests.eventually(.seconds(180)) { () -> Bool? in
             try await zHTTP.send("GET", "/api/v1/bottles/\(id)", token: zoe).status == 404 ? true : nil

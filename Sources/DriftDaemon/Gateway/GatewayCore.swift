@@ -187,6 +187,13 @@ actor GatewayCore {
                 counters.dropped[error.reason, default: 0] += 1
                 return
             }
+            // Only the forwarder puts broker frames on its radio: two gateways of one mesh
+            // injecting the same frame relay it at the same moment (same frame, same delay) and
+            // the copies collide at the box they are for — every time, retries included.
+            guard forwarder else {
+                counters.standbyIn += 1
+                return
+            }
             switch await node.injectFromBridge(frame) {
             case .accepted:
                 counters.injected += 1

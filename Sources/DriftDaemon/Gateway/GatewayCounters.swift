@@ -12,6 +12,8 @@ public struct GatewayCounters: Sendable, Codable, Equatable {
     public var published = 0
     /// Frames that came from the broker: injected into the mesh, and what the node said.
     public var received = 0
+    /// Not injected: this gateway stands by, the forwarder of its radio mesh injects.
+    public var standbyIn = 0
     public var injected = 0
     public var duplicates = 0
     /// Dropped from the broker, by reason (`empty`, `oversize`, `forged`, `foreign`, `expired`, …).

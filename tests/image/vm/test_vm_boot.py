@@ -627,7 +627,7 @@ def main():
                 raise Failure(f"selftest store line after the power cut: {store!r}")
             return f"bottle {bottle['id']} listed; {store}"
         checks.known_failure("the bottle survives the power cut; integrity_check ok", survived,
-                             "open defect: writes after the first seconds of a boot never reach the virtual disk "
+                             "open defect: driftd's commits after its first seconds do not reach the virtual disk "
                              "(docs/testing.md, 'Power cut in the VM')")
 
         vm.power_cut()
