@@ -64,12 +64,15 @@ public enum UnixSocket {
         }
     }
 
-    /// Sends one datagram to `address`.
+    /// Sends one datagram to `address` without waiting: a receiver whose queue is full (a stuck
+    /// reader of the notify socket) makes it fail with `EAGAIN` instead of blocking the caller's
+    /// thread — a blocked send once held a pool thread through shutdown until the daemon was
+    /// killed by its own shutdown timeout.
     public static func send(_ socket: FileDescriptor, _ bytes: [UInt8], to address: UnixSocketAddress) throws(SystemError) {
         try Syscall.retryingEINTR("sendto", subject: address.description) {
             bytes.withUnsafeBytes { raw in
                 address.withSockaddr { pointer, length in
-                    Glibc.sendto(socket.rawValue, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL), pointer, length)
+                    Glibc.sendto(socket.rawValue, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), pointer, length)
                 }
             }
         }

@@ -34,6 +34,25 @@ struct SystemdNotifierTests {
         #expect(try listener.receive() == "MAINPID=42")
     }
 
+    @Test("a reader that stopped reading makes sends fail with EAGAIN, never block", .timeLimit(.minutes(1)))
+    func fullQueueDoesNotBlock() async throws {
+        let listener = try NotifySocketListener.abstract()
+        let notifier = try SystemdNotifier(address: listener.address)
+        // Nobody reads: the receiver's queue fills after a few hundred datagrams.
+        let refused = try await runBlocking { () throws -> Int32? in
+            for _ in 0..<100_000 {
+                do {
+                    try notifier.send(.watchdog)
+                } catch {
+                    return (error as? SystemError)?.errno ?? -1
+                }
+            }
+            return nil
+        }
+        #expect(refused == EAGAIN)
+        #expect(try listener.receive() == "WATCHDOG=1")
+    }
+
     @Test("no NOTIFY_SOCKET means no notifier")
     func unset() throws {
         #expect(try SystemdNotifier.fromEnvironment([:]) == nil)
