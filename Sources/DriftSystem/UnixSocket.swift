@@ -64,17 +64,27 @@ public enum UnixSocket {
         }
     }
 
-    /// Sends one datagram to `address` without waiting: a receiver whose queue is full (a stuck
-    /// reader of the notify socket) makes it fail with `EAGAIN` instead of blocking the caller's
-    /// thread — a blocked send once held a pool thread through shutdown until the daemon was
-    /// killed by its own shutdown timeout.
-    public static func send(_ socket: FileDescriptor, _ bytes: [UInt8], to address: UnixSocketAddress) throws(SystemError) {
-        try Syscall.retryingEINTR("sendto", subject: address.description) {
-            bytes.withUnsafeBytes { raw in
-                address.withSockaddr { pointer, length in
-                    Glibc.sendto(socket.rawValue, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), pointer, length)
+    /// Sends one datagram to `address`. A receiver whose queue is full (Linux queues only
+    /// `net.unix.max_dgram_qlen` datagrams, 10 by default) is waited for at most `patience`,
+    /// then the send fails with `EAGAIN`: a reader that stopped reading must not hold the
+    /// caller's thread for ever — a blocked send once held a pool thread through shutdown until
+    /// the daemon was killed by its own shutdown timeout.
+    public static func send(_ socket: FileDescriptor, _ bytes: [UInt8], to address: UnixSocketAddress,
+                            patience: Duration = .seconds(2)) throws(SystemError) {
+        let deadline = ContinuousClock.now + patience
+        while true {
+            let sent = try Syscall.retryingEINTRNonBlocking("sendto", subject: address.description) {
+                bytes.withUnsafeBytes { raw in
+                    address.withSockaddr { pointer, length in
+                        Glibc.sendto(socket.rawValue, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), pointer, length)
+                    }
                 }
             }
+            if sent != nil { return }
+            if ContinuousClock.now >= deadline {
+                throw SystemError(operation: "sendto", errno: EAGAIN, subject: address.description)
+            }
+            usleep(10_000)
         }
     }
 
