@@ -13,8 +13,8 @@ struct SerialWriteTests {
         let port = try SerialPorts.open(path: pair.slavePath, settings: SerialSettings(baudRate: 921_600))
         defer { port.close() }
         let payload = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 8) }
-        let writer = Task { try await port.write(payload, timeout: .seconds(30)) }
-        let received = try await pair.read(count: payload.count, timeout: .seconds(30))
+        let writer = Task { try await port.write(payload, timeout: .seconds(120)) }
+        let received = try await pair.read(count: payload.count, timeout: .seconds(120))
         try await writer.value
         #expect(received.count == payload.count)
         #expect(received == payload)
@@ -29,12 +29,12 @@ struct SerialWriteTests {
         let writers = Task {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for letter in Array("ABC".utf8) {
-                    group.addTask { try await port.write([UInt8](repeating: letter, count: blockSize), timeout: .seconds(30)) }
+                    group.addTask { try await port.write([UInt8](repeating: letter, count: blockSize), timeout: .seconds(120)) }
                 }
                 try await group.waitForAll()
             }
         }
-        let received = try await pair.read(count: 3 * blockSize, timeout: .seconds(30))
+        let received = try await pair.read(count: 3 * blockSize, timeout: .seconds(120))
         try await writers.value
         #expect(received.count == 3 * blockSize)
         // Each block arrives as one contiguous run: exactly two letter changes.
