@@ -30,20 +30,8 @@ public final class PseudoTerminalPair: Sendable {
 
     /// Opens a new pty master (`posix_openpt`, `grantpt`, `unlockpt`) and looks up its slave path.
     public init() throws(SystemError) {
-        let descriptor = FileDescriptor(rawValue: try Syscall.retryingEINTR("posix_openpt") { drift_pty_open_master() })
-        var name = [CChar](repeating: 0, count: 128)
-        let status = drift_pty_slave_name(descriptor.rawValue, &name, name.count)
-        if status != 0 {
-            try? descriptor.close()
-            throw SystemError(operation: "ptsname_r", errno: status)
-        }
-        do {
-            try descriptor.setNonBlocking(true)
-        } catch {
-            try? descriptor.close()
-            throw error
-        }
-        self.slavePath = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let (descriptor, slave) = try PseudoTerminalMaster.open()
+        self.slavePath = slave
         self.master = Mutex(descriptor)
         self.readiness = ReadinessMonitor(descriptor: descriptor, label: "drift.test.pty")
     }

@@ -108,38 +108,27 @@ public final class E22Radio: MeshRadio, Sendable {
         stopReader()
         state.withLock { $0.counters.starts += 1 }
         let wanted = configuration.effectiveRegisters
-        guard lines != nil else {
-            // Strapped to normal mode: nothing to configure, the UART runs at the configured baud.
-            do {
-                let normal = try await reopen(baud: wanted.baudRate)
-                state.withLock {
-                    $0.ready = true
-                    $0.failure = nil
-                }
-                startReader(port: normal)
-            } catch {
-                closePort()
-                if state.withLock({ $0.closed }) { throw E22Error.closed }
-                throw error
-            }
-            return
-        }
         do {
-            try await setMode(.configuration)
-            let port = try await reopen(baud: E22Mode.configurationBaud)
-            // All nine registers, so a key left in 07H/08H by other software is cleared (it reads back 0 either way).
-            let write = E22Command.write(address: 0, data: wanted.bytes, persistent: true)
-            _ = try await exchange(write, on: port, expect: E22Registers.count)
-            let read = E22Command.read(address: 0, length: UInt8(E22Registers.readableCount))
-            let data = try await exchange(read, on: port, expect: E22Registers.readableCount)
-            let wantedBytes = wanted.bytes
-            for address in 0..<E22Registers.readableCount where data[address] != wantedBytes[address] {
-                throw E22Error.registerMismatch(register: E22Registers.names[address], wrote: wantedBytes[address], read: data[address])
+            // Strapped to normal mode (no lines): nothing to configure, the UART runs at the configured baud.
+            var readBack: E22Registers?
+            if lines != nil {
+                try await setMode(.configuration)
+                let port = try await reopen(baud: E22Mode.configurationBaud)
+                // All nine registers, so a key left in 07H/08H by other software is cleared (it reads back 0 either way).
+                let write = E22Command.write(address: 0, data: wanted.bytes, persistent: true)
+                _ = try await exchange(write, on: port, expect: E22Registers.count)
+                let read = E22Command.read(address: 0, length: UInt8(E22Registers.readableCount))
+                let data = try await exchange(read, on: port, expect: E22Registers.readableCount)
+                let wantedBytes = wanted.bytes
+                for address in 0..<E22Registers.readableCount where data[address] != wantedBytes[address] {
+                    throw E22Error.registerMismatch(register: E22Registers.names[address], wrote: wantedBytes[address], read: data[address])
+                }
+                try await setMode(.normal)
+                readBack = E22Registers(bytes: data)
             }
-            try await setMode(.normal)
             let normal = try await reopen(baud: wanted.baudRate)
             state.withLock {
-                $0.readBack = E22Registers(bytes: data)
+                if let readBack { $0.readBack = readBack }
                 $0.ready = true
                 // A failure recovered from before receive() saw it is not reported.
                 $0.failure = nil

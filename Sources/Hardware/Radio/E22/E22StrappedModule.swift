@@ -1,4 +1,3 @@
-import CDriftSys
 import DriftSystem
 
 /// An ``E22Emulator`` with M0/M1 strapped to normal mode, behind a new pseudo-terminal: a
@@ -17,20 +16,8 @@ public final class E22StrappedModule: Sendable {
     /// Opens a pty and starts an emulator holding `registers` (as if configured before being
     /// strapped) with `air` as its radio (owned: ``stop()`` closes it).
     public init(registers: E22Registers, air: SimulatedRadio) throws(SystemError) {
-        let descriptor = FileDescriptor(rawValue: try Syscall.retryingEINTR("posix_openpt") { drift_pty_open_master() })
-        var name = [CChar](repeating: 0, count: 128)
-        let status = drift_pty_slave_name(descriptor.rawValue, &name, name.count)
-        guard status == 0 else {
-            try? descriptor.close()
-            throw SystemError(operation: "ptsname_r", errno: status)
-        }
-        do {
-            try descriptor.setNonBlocking(true)
-        } catch {
-            try? descriptor.close()
-            throw error
-        }
-        slavePath = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let (descriptor, slave) = try PseudoTerminalMaster.open()
+        slavePath = slave
         master = descriptor
         let gpio = SimulatedGPIODriver()
         _ = gpio.addChip(name: "gpiochip0", label: "e22-straps", lineNames: ["m0", "m1"])
