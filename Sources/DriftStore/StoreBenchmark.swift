@@ -97,7 +97,7 @@ public struct StoreBenchmark: Sendable {
             eraseTimes.append(clock.now - eraseStart)
         }
 
-        let synchronous = try database.writer.read { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } ?? -1
+        let synchronous = try database.writerSynchronous()
         let size = (try? FileManager.default.attributesOfItem(atPath: "\(directory)/bench.sqlite"))?[.size] as? Int ?? 0
         let eraseMilliseconds = eraseTimes.map(Self.milliseconds)
         return Result(

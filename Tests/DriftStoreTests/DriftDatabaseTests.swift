@@ -8,6 +8,9 @@ import Testing
 struct DriftDatabaseTests {
     @Test("on disk: WAL, synchronous FULL, secure_delete, foreign keys, migrated")
     func pragmas() throws {
+        // The readers' settings below say nothing about durability: only the connection that
+        // commits decides whether a commit is fsync'd. The pool turns WAL on with NORMAL on
+        // that one connection, which lost every commit since the last checkpoint in a power cut.
         let directory = try TemporaryDirectory(prefix: "db")
         defer { directory.remove() }
         let database = try DriftDatabase.open(path: directory.appending("data/drift.sqlite"))
@@ -22,10 +25,25 @@ struct DriftDatabaseTests {
         }
         #expect(journal == "wal")
         #expect(synchronous == 2)
+        #expect(try database.writerSynchronous() == 2)
+        let writerJournal = try database.writer.writeWithoutTransaction { db in
+            try String.fetchOne(db, sql: "PRAGMA journal_mode")
+        }
+        #expect(writerJournal == "wal")
         #expect(secureDelete == 1)
         #expect(foreignKeys == 1)
         #expect(hasTable)
         #expect(try database.integrityCheck() == "ok")
+    }
+
+    @Test("reopening an existing database keeps the writer at synchronous FULL")
+    func reopenedWriterIsFull() throws {
+        let directory = try TemporaryDirectory(prefix: "db")
+        defer { directory.remove() }
+        let path = directory.appending("drift.sqlite")
+        _ = try DriftDatabase.open(path: path)
+        let reopened = try DriftDatabase.open(path: path)
+        #expect(try reopened.writerSynchronous() == 2)
     }
 
     @Test("box state survives reopening; valueOrInsert keeps the first value")

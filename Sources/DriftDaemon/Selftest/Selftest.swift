@@ -73,7 +73,11 @@ public struct Selftest: Sendable {
         do {
             let database = try DriftDatabase.open(path: directory + "/drift.sqlite")
             let result = try database.integrityCheck()
-            checks.append(.init("storage.database", result == "ok" ? .pass : .fail, "integrity_check: \(result)"))
+            let synchronous = try database.writerSynchronous()
+            let durable = synchronous >= 2
+            checks.append(.init(
+                "storage.database", result == "ok" && durable ? .pass : .fail,
+                "integrity_check: \(result); commits " + (durable ? "fsync'd (synchronous=FULL)" : "NOT fsync'd (synchronous=\(synchronous)): a power cut loses them")))
         } catch {
             checks.append(.init("storage.database", .fail, "cannot open: \(error)"))
         }

@@ -349,7 +349,7 @@ class API:
 
 class Checks:
     def __init__(self):
-        self.passed, self.failed, self.skipped, self.known = [], [], [], []
+        self.passed, self.failed, self.skipped = [], [], []
 
     def check(self, name, body):
         try:
@@ -359,17 +359,6 @@ class Checks:
         except Failure as error:
             self.failed.append(name)
             log(f"FAIL {name}: {error}")
-
-    def known_failure(self, name, body, reason):
-        """A check that fails today for a reason recorded in docs/testing.md. It still runs and
-        prints its evidence; a failure is reported as KNOWN-FAIL, a pass as PASS."""
-        try:
-            detail = body()
-            self.passed.append(name)
-            log(f"PASS {name}" + (f": {detail}" if detail else "") + " (listed as a known failure: update docs/testing.md)")
-        except Failure as error:
-            self.known.append(name)
-            log(f"KNOWN-FAIL {name}: {error} — {reason}")
 
     def skip(self, name, reason):
         self.skipped.append(name)
@@ -626,9 +615,7 @@ def main():
             if not store.startswith("PASS") or "integrity_check: ok" not in store:
                 raise Failure(f"selftest store line after the power cut: {store!r}")
             return f"bottle {bottle['id']} listed; {store}"
-        checks.known_failure("the bottle survives the power cut; integrity_check ok", survived,
-                             "open defect: driftd's commits after its first seconds do not reach the virtual disk "
-                             "(docs/testing.md, 'Power cut in the VM')")
+        checks.check("the bottle survives the power cut; integrity_check ok", survived)
 
         vm.power_cut()
         log(f"boot times: {boot1:.0f} s, {boot2:.0f} s (qemu start → visitor API answers)")
@@ -653,7 +640,7 @@ def main():
         elif not args.keep:
             log(f"logs kept in {work}")
     log(f"total {time.monotonic() - began:.0f} s")
-    print(f"vm: {len(checks.passed)} passed, {len(checks.failed)} failed, {len(checks.known)} known failure(s), {len(checks.skipped)} skipped", flush=True)
+    print(f"vm: {len(checks.passed)} passed, {len(checks.failed)} failed, {len(checks.skipped)} skipped", flush=True)
     return 1 if checks.failed else 0
 
 
