@@ -151,6 +151,12 @@ DRIFT_URL="$URL" DRIFT_PEER_URL="http://127.0.0.1:$PEER_PORT" DRIFT_ARTIFACTS="$
 log "screenshots in $ARTIFACTS:"
 ls -1 "$ARTIFACTS"/*.png 2>/dev/null | sed 's/^/  /' >&2 || log "  (none)"
 if [ "$status" != 0 ]; then
+    # CI keeps only what is printed: the boxes' logs and the browsers' consoles go to stderr.
+    for f in "$LOG" "$ARTIFACTS/driftd-peer.log" "$ARTIFACTS"/FAILED-*.log; do
+        [ -f "$f" ] || continue
+        log "--- last 60 lines of $f"
+        tail -n 60 "$f" | cut -c1-400 >&2
+    done
     log "FAILED (pytest exit $status); driftd's log: $LOG"
 fi
 exit "$status"

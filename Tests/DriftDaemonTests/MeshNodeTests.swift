@@ -213,4 +213,36 @@ struct MeshNodeTests {
         }
         #expect(frame != nil)
     }
+
+    @Test("after a directed frame that wants an acknowledgement, the box keeps the channel free for the answer")
+    func waitsForTheAnswer() async throws {
+        let directory = try TemporaryDirectory(prefix: "mesh-node-answer")
+        defer { directory.remove() }
+        let node = try Self.node(database: try DriftDatabase.open(path: directory.appending("drift.sqlite")))
+        let neighbour = BoxKeyPair().nodeID
+        // A chat join and its first line, queued together for the same box.
+        _ = try await node.send(.text("join"), to: neighbour, priority: .interactive)
+        _ = try await node.send(.text("first line"), to: neighbour, priority: .interactive)
+        _ = await node.tick()
+        let first = try #require(await node.nextTransmission().frame, "the first frame goes out at once")
+        let sentAt = await node.monotonicNow
+        let ack = LoRaAirtime.duration(
+            payloadBytes: MeshFrameCodec.overheadBytes(hasDestination: true, fragmented: false, originTagged: false) + 4,
+            modulation: .longFast)
+        let (second, wake) = await node.nextTransmission()
+        if second == nil {
+            let until = try #require(wake, "the second frame is not scheduled")
+            #expect(until >= sentAt + first.airtime + ack, "the channel is free for the answer only until \(until - sentAt)")
+        } else {
+            // A loaded machine may reach this line after the wait: only then may it send.
+            #expect(await node.monotonicNow >= sentAt + first.airtime + ack, "the second frame went out before the answer could")
+        }
+        #expect(await node.status().counters.answerWaits >= 1)
+        // Broadcasts want no answer: nothing waits after one.
+        let other = try Self.node(database: try DriftDatabase.open(path: directory.appending("other.sqlite")))
+        _ = try await other.send(.text("to all"))
+        _ = await other.tick()
+        #expect(await other.nextTransmission().frame != nil)
+        #expect(await other.status().counters.answerWaits == 0)
+    }
 }

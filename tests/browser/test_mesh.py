@@ -76,6 +76,13 @@ def test_a_bottle_sent_to_another_box_opens_there_and_its_chat_is_joined_from_he
     type_into(here, "remote-text", LINE)
     here.find_element(By.CSS_SELECTOR, "#remote-form button[type=submit]").click()
 
+    # This box took the line for the mesh (the field empties), or the page says why not.
+    def taken():
+        refused = here.find_element(By.ID, "remote-error").text.strip()
+        assert not refused, f"this box refused the line: {refused}"
+        return here.find_element(By.ID, "remote-text").get_attribute("value") == ""
+    wait_until(taken, 30, "the line was never taken for the mesh")
+
     # The line reaches the chat at the other box, live, and comes back into the replica here.
     wait_text(there, "chat-messages", LINE, timeout=150)
     wait_text(here, "remote-lines", LINE, timeout=150)

@@ -40,6 +40,8 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     public var framesResent = 0
     /// Catch-up copies taken off the queue because another neighbour sent the packet first.
     public var resendsSuppressed = 0
+    /// Directed frames after which the channel was kept free for the next hop's answer.
+    public var answerWaits = 0
     /// Frames the transmit queue refused (budget) or dropped (full).
     public var queueRefused = 0
     public var queueDropped = 0

@@ -29,11 +29,15 @@ public actor MeshNode {
         /// A copy of a directed packet this box relayed, heard again at least this long after,
         /// is its origin's end-to-end retry (the outbox waits 30 s and more) and is relayed again.
         public var retrySpacing: Duration
+        /// How long the next hop may take between hearing a directed frame and starting its
+        /// answer (its acknowledgement or relay): its store writes sync before it answers.
+        public var answerTurnaround: Duration
 
         public init(hopLimit: UInt8, messageLifetime: TimeInterval, modulation: LoRaModulation,
                     router: MeshRouterConfiguration, maximumFrameBytes: Int = MeshFrame.maxBytes,
-                    retrySpacing: Duration = .seconds(15)) {
+                    retrySpacing: Duration = .seconds(15), answerTurnaround: Duration = .milliseconds(500)) {
             self.retrySpacing = retrySpacing
+            self.answerTurnaround = answerTurnaround
             self.hopLimit = hopLimit
             self.messageLifetime = messageLifetime
             self.modulation = modulation
@@ -93,7 +97,8 @@ public actor MeshNode {
     private var digestRepeatAt: Duration?
     private var nextFrameID: UInt64 = 1
     /// Until when a neighbour is expected to keep the channel (the remaining fragments of a
-    /// message we are hearing): our own transmissions wait.
+    /// message we are hearing, or the answer to a directed frame we sent): our own
+    /// transmissions wait.
     private var quietUntil: Duration = .zero
     private var nextHousekeeping: Duration = .zero
     private var nextOutboxCheck: Duration = .zero
@@ -586,10 +591,25 @@ public actor MeshNode {
         switch queue.next(now: now) {
         case .send(let frame):
             if let copy = queuedCopyKeys.removeValue(forKey: frame.id) { queuedCopies[copy.key] = nil }
+            awaitAnswer(to: frame)
             return (frame, nil)
         case .wait(let until): return (nil, until)
         case .idle: return (nil, nil)
         }
+    }
+
+    /// After the last frame of a directed message that wants an acknowledgement, the next hop
+    /// answers at once: keep the channel free for that answer. A frame of ours sent back to
+    /// back with it made us deaf to the acknowledgement and, when the neighbour's turnaround was
+    /// slow, the neighbour deaf to our frame — two messages queued together (a chat join and
+    /// its first line) lost each other again at every retry, minutes for one chat line.
+    private func awaitAnswer(to frame: OutgoingFrame) {
+        guard let header = try? MeshFrameCodec.parse(frame.bytes).header, header.kind == .directed, header.wantsAck else { return }
+        if let fragment = header.fragment, fragment.index + 1 < fragment.count { return }  // the rest follows first
+        let ackBytes = MeshFrameCodec.overheadBytes(hasDestination: true, fragmented: false, originTagged: false) + 4
+        let answer = LoRaAirtime.duration(payloadBytes: ackBytes, modulation: settings.modulation)
+        quietUntil = max(quietUntil, now + frame.airtime + settings.answerTurnaround + answer)
+        counters.answerWaits += 1
     }
 
     public func transmissionFailed() {
