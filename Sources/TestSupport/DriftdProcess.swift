@@ -90,7 +90,11 @@ public final class DriftdProcess: @unchecked Sendable {
             try process.run()
             let stdout = out.fileHandleForReading.readDataToEndOfFile()
             let stderr = err.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
+            // Both pipes are closed: the child is exiting (a few seconds at most).
+            guard TestSupport.waitForExit(process, timeout: .seconds(30)) else {
+                process.terminate()
+                return (-1, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+            }
             return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
         }
     }

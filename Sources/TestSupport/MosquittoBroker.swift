@@ -6,7 +6,8 @@ import Glibc
 #endif
 
 /// A real Mosquitto broker for tests: `/usr/sbin/mosquitto -c <tmp conf>` on a free loopback
-/// port (anonymous, no persistence), stopped and restarted on demand (same port).
+/// port (no persistence; anonymous plain TCP, or TLS and passwords with ``Security``),
+/// stopped and restarted on demand (same port).
 ///
 /// ``available`` is false when mosquitto is not installed (`scripts/install-deps.sh` installs
 /// it); tests then skip with ``skipReason``.
@@ -20,13 +21,29 @@ public final class MosquittoBroker: @unchecked Sendable {
     private var process: Process?
     private let lock = NSLock()
 
+    /// How the listener admits clients (the default: plain TCP, anonymous).
+    public struct Security: Sendable {
+        /// TLS with these certificates (the broker's from ``TestCertificates``); `nil`: plain TCP.
+        public var certificates: TestCertificates?
+        /// With TLS: clients must present a certificate signed by the test CA.
+        public var requireCertificate: Bool
+        /// Username → password; when not empty, anonymous clients are refused.
+        public var users: [String: String]
+
+        public init(certificates: TestCertificates? = nil, requireCertificate: Bool = false, users: [String: String] = [:]) {
+            self.certificates = certificates
+            self.requireCertificate = requireCertificate
+            self.users = users
+        }
+    }
+
     /// Starts the broker on a free loopback port and waits until it accepts connections.
-    public init() async throws {
+    public init(security: Security = Security()) async throws {
         directory = try TemporaryDirectory(prefix: "mosquitto")
         port = try LoopbackHTTP.freePort()
-        let conf = """
+        var conf = """
             listener \(port) 127.0.0.1
-            allow_anonymous true
+            allow_anonymous \(security.users.isEmpty)
             persistence false
             max_inflight_messages 0
             max_queued_messages 100000
@@ -36,6 +53,23 @@ public final class MosquittoBroker: @unchecked Sendable {
             log_type notice
 
             """
+        if let certificates = security.certificates {
+            conf += """
+                cafile \(certificates.caFile)
+                certfile \(certificates.serverCertFile)
+                keyfile \(certificates.serverKeyFile)
+                require_certificate \(security.requireCertificate)
+
+                """
+        }
+        if !security.users.isEmpty {
+            let passwords = directory.appending("passwords")
+            for (index, (user, password)) in security.users.sorted(by: { $0.key < $1.key }).enumerated() {
+                try runTool("/usr/bin/mosquitto_passwd", (index == 0 ? ["-c"] : []) + ["-b", passwords, user, password])
+            }
+            chmod(passwords, 0o644)
+            conf += "password_file \(passwords)\n"
+        }
         try conf.write(toFile: directory.appending("mosquitto.conf"), atomically: true, encoding: .utf8)
         try await start()
     }

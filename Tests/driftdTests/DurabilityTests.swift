@@ -37,7 +37,7 @@ struct DurabilityTests {
         Thread.sleep(forTimeInterval: delay)
         try Syscall.sendSignal(SIGKILL, to: process.processIdentifier)
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        #expect(waitForExit(process, timeout: .seconds(30)), "driftd did not exit after SIGKILL")
         let text = String(decoding: data, as: UTF8.self)
         // Only complete lines count as acknowledged.
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

@@ -27,6 +27,8 @@ actor GatewayCore {
     private let node: MeshNode
     private let wake: @Sendable () -> Void
     private let telemetrySources: GatewayTelemetry.Sources
+    /// Shows why the broker cannot be reached (`nil` once connected) in the box's faults.
+    private let reportFault: @Sendable (String?) -> Void
     private let logger: Logger
     private let clock = ContinuousClock()
 
@@ -36,6 +38,8 @@ actor GatewayCore {
     private var publishedNeighbours: Set<NodeID>?
     private var connected = false
     private var connectedAt: ContinuousClock.Instant?
+    /// Why the last connection attempt failed (refused by the broker, TLS, name lookup).
+    private var problem: String?
     /// Message id → outbox row of QoS 1 publishes awaiting their PUBACK.
     private var inflight: [Int32: Int64] = [:]
     /// The highest outbox row handed to the client since the last (re)connect.
@@ -47,7 +51,7 @@ actor GatewayCore {
     private(set) var counters = GatewayCounters()
 
     init(settings: Settings, client: MQTTClient, outbox: MQTTOutbox, node: MeshNode, wake: @escaping @Sendable () -> Void,
-         telemetry: GatewayTelemetry.Sources, logger: Logger) {
+         telemetry: GatewayTelemetry.Sources, reportFault: @escaping @Sendable (String?) -> Void = { _ in }, logger: Logger) {
         self.me = node.me
         self.settings = settings
         self.client = client
@@ -55,6 +59,7 @@ actor GatewayCore {
         self.node = node
         self.wake = wake
         self.telemetrySources = telemetry
+        self.reportFault = reportFault
         self.logger = logger
         self.election = GatewayElection(me: node.me)
         self.nextTelemetry = ContinuousClock.now + .seconds(5)
@@ -151,6 +156,15 @@ actor GatewayCore {
             publishedNeighbours = nil
             counters.connects += 1
             logger.notice("mqtt connected", metadata: ["broker": "\(client.configuration.host):\(client.configuration.port)"])
+            if problem != nil {
+                problem = nil
+                reportFault(nil)
+            }
+        case .refused(let reason):
+            counters.refusals += 1
+            noteProblem("the broker refused the connection: \(reason)")
+        case .problem(let line):
+            noteProblem(line)
         case .disconnected(let reason):
             if connected {
                 counters.disconnects += 1
@@ -268,9 +282,19 @@ actor GatewayCore {
                                 fix: s.fix(), sensors: s.sensors(), bottles: s.bottles(), mesh: mesh, faults: s.faults(), gateway: counters)
     }
 
+    /// Logs a connection problem when it is new (libmosquitto retries every few seconds and
+    /// says the same each time) and shows it in the box's faults until a connect works.
+    private func noteProblem(_ text: String) {
+        guard !connected, text != problem else { return }
+        problem = text
+        logger.warning("mqtt broker not reached", metadata: ["broker": "\(client.configuration.host):\(client.configuration.port)",
+                                                              "problem": "\(text)"])
+        reportFault(text)
+    }
+
     func status() -> GatewayStatus {
         GatewayStatus(node: GatewayTopics.nodeLevel(me), network: settings.topics.network, prefix: settings.topics.prefix,
-                      connected: connected, forwarder: forwarder,
+                      connected: connected, problem: problem, forwarder: forwarder,
                       gatewaysOnline: election.peers.filter(\.value.online).keys.map { GatewayTopics.nodeLevel($0) }.sorted(),
                       outboxQueued: (try? outbox.count()) ?? -1, outboxDropped: (try? outbox.dropped()) ?? -1,
                       inflight: inflight.count, counters: counters)

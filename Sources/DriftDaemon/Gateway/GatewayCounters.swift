@@ -24,6 +24,8 @@ public struct GatewayCounters: Sendable, Codable, Equatable {
     public var overflow = 0
     public var connects = 0
     public var disconnects = 0
+    /// Connects the broker refused (a wrong username or password, a client id it will not take).
+    public var refusals = 0
 
     public init() {}
 }

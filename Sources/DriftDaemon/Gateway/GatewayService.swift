@@ -26,12 +26,28 @@ public final class GatewayService: Service, Sendable {
 
     /// Builds the client and the gateway; nothing connects until ``run()``.
     public init(config: DriftConfiguration.MQTT, networkKey: [UInt8], boxID: String, mesh: MeshService, outbox: MQTTOutbox,
-                telemetry: GatewayTelemetry.Sources, camps: AsyncStream<MeshDelivery>?, password: String?, logger: Logger,
-                settle: Duration = .seconds(2)) throws(MQTTError) {
+                telemetry: GatewayTelemetry.Sources, camps: AsyncStream<MeshDelivery>?, password: String?,
+                health: HealthRegistry? = nil, logger: Logger, settle: Duration = .seconds(2)) throws(MQTTError) {
         let me = mesh.node.me
         let topics = GatewayTopics(prefix: config.topicPrefix, network: MeshSealer.networkTag(networkKey: networkKey))
         self.topics = topics
-        let client = try MQTTClient(configuration: MQTTClientConfiguration(
+        let client = try MQTTClient(configuration: Self.clientConfiguration(config, boxID: boxID, password: password, topics: topics, me: me))
+        self.client = client
+        self.mesh = mesh
+        self.camps = camps
+        self.logger = logger
+        var settings = GatewayCore.Settings(topics: topics)
+        settings.telemetryInterval = .seconds(config.telemetryIntervalSeconds)
+        settings.settle = settle
+        core = GatewayCore(settings: settings, client: client, outbox: outbox, node: mesh.node, wake: { [mesh] in mesh.wake() },
+                           telemetry: telemetry, reportFault: { [health] in health?.setFault(Self.component, $0) }, logger: logger)
+    }
+
+    /// The client's settings from `[mqtt]`: TLS files only with `tls`, credentials only with a
+    /// username, the retained `online`/`offline` state of this gateway as birth and last will.
+    static func clientConfiguration(_ config: DriftConfiguration.MQTT, boxID: String, password: String?, topics: GatewayTopics,
+                                    me: NodeID) -> MQTTClientConfiguration {
+        MQTTClientConfiguration(
             host: config.host, port: config.port, clientID: config.clientID.isEmpty ? boxID : config.clientID,
             keepalive: config.keepaliveSeconds,
             caFile: config.tls ? config.caFile : nil,
@@ -41,16 +57,7 @@ public final class GatewayService: Service, Sendable {
             password: config.username.isEmpty ? nil : password,
             will: MQTTMessage(topic: topics.state(of: me), payload: Array("offline".utf8), qos: 1, retain: true),
             birth: MQTTMessage(topic: topics.state(of: me), payload: Array("online".utf8), qos: 1, retain: true),
-            subscriptions: topics.subscriptions, reconnectDelay: 1, reconnectDelayMax: 10))
-        self.client = client
-        self.mesh = mesh
-        self.camps = camps
-        self.logger = logger
-        var settings = GatewayCore.Settings(topics: topics)
-        settings.telemetryInterval = .seconds(config.telemetryIntervalSeconds)
-        settings.settle = settle
-        core = GatewayCore(settings: settings, client: client, outbox: outbox, node: mesh.node, wake: { [mesh] in mesh.wake() },
-                           telemetry: telemetry, logger: logger)
+            subscriptions: topics.subscriptions, reconnectDelay: 1, reconnectDelayMax: 10)
     }
 
     /// The password from `password` or the first line of `password_file` (`nil`: none).

@@ -74,7 +74,7 @@ public final class MQTTClient: Sendable {
             guard let mosq, let object else { return }
             let context = Unmanaged<Context>.fromOpaque(object).takeUnretainedValue()
             guard rc == 0 else {
-                context.continuation.yield(.disconnected(reason: rc))
+                context.continuation.yield(.refused(reason: String(cString: mosquitto_connack_string(rc))))
                 return
             }
             for filter in context.configuration.subscriptions {
@@ -90,6 +90,10 @@ public final class MQTTClient: Sendable {
         mosquitto_disconnect_callback_set(mosq) { _, object, rc in
             guard let object else { return }
             Unmanaged<Context>.fromOpaque(object).takeUnretainedValue().continuation.yield(.disconnected(reason: rc))
+        }
+        mosquitto_log_callback_set(mosq) { _, object, level, line in
+            guard let object, let line, level & Int32(MOSQ_LOG_ERR) != 0 else { return }
+            Unmanaged<Context>.fromOpaque(object).takeUnretainedValue().continuation.yield(.problem(String(cString: line)))
         }
         mosquitto_publish_callback_set(mosq) { _, object, mid in
             guard let object else { return }

@@ -66,6 +66,13 @@ public enum MQTTEvent: Sendable, Equatable {
     case connected
     /// The connection ended (`reason` 0 = asked for); the client reconnects by itself.
     case disconnected(reason: Int32)
+    /// The broker answered the connect with a refusal (`reason`: libmosquitto's words for the
+    /// CONNACK code, e.g. a wrong username or password); the client tries again with back-off.
+    case refused(reason: String)
+    /// An error libmosquitto logged while connecting (a TLS handshake that failed — unknown
+    /// CA, wrong host name, a client certificate the broker wants —, a host that cannot be
+    /// resolved); the client tries again with back-off.
+    case problem(String)
     /// A message on a subscribed topic.
     case message(MQTTMessage)
     /// The broker acknowledged the publish with this message id (PUBACK for QoS 1).
