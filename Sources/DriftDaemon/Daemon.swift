@@ -310,7 +310,9 @@ public enum Daemon {
         services.append(camps)
         var liveHub: ChatHub?
         // A beacon kit runs no HTTP server at all (no visitor page, no metrics endpoint).
-        if config.features.visitorPage, !beaconKit {
+        let servesPage = config.features.visitorPage && !beaconKit
+        let pageListening = StartupGate()
+        if servesPage {
             var limits = APILimits()
             limits.perClient = config.http.limitPerClient
             let hub = ChatHub(processor: bottles.processor, events: events, logger: logger, presenceGrace: limits.presenceGrace,
@@ -323,8 +325,12 @@ public enum Daemon {
                            timeZone: config.box.timeZone, simulated: config.gpio.backend == .sim, weather: { latest.latestWeather }),
                 limits: limits, logger: logger)
             api.camps = { try camps.listing(messageLimit: 20) }
+            let onListening = options.onListening
             services.append(VisitorServer(api: api, host: config.http.listen.host, port: config.http.listen.port, logger: logger,
-                                          health: health, onListening: options.onListening))
+                                          health: health, onListening: { port in
+                                              pageListening.open()
+                                              await onListening(port)
+                                          }))
         }
         if config.features.metrics, !beaconKit {
             let hub = liveHub
@@ -347,7 +353,10 @@ public enum Daemon {
         services.append(HousekeepingService(interval: beaconKit ? .seconds(30) : .seconds(1), health: health, logger: logger,
                                             jobs: [("disk-space", { diskCheck.run() })]))
         services.append(control)
-        services.append(NotifyService(notifier: notifier, watchdogInterval: watchdogInterval, health: health, logger: logger, status: statusLine))
+        // READY=1 once the visitor page listens (a box whose port is taken is ready after 10 s
+        // anyway, with the `http` fault): whoever is told "ready" can load the page at once.
+        services.append(NotifyService(notifier: notifier, watchdogInterval: watchdogInterval, health: health, logger: logger,
+                                      readyAfter: servesPage ? (pageListening, .seconds(10)) : nil, status: statusLine))
 
         var groupConfiguration = ServiceGroupConfiguration(
             services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },

@@ -3,7 +3,8 @@ import Logging
 import ServiceLifecycle
 
 /// Tells systemd how the daemon is doing: `READY=1` when it starts (the group
-/// starts it last, after the store and devices are up), `WATCHDOG=1` at half
+/// starts it last, after the store and devices are up) and the visitor page listens
+/// (at most 10 s of waiting for it), `WATCHDOG=1` at half
 /// the watchdog interval only while every main loop is alive, `STATUS=` lines
 /// when the summary changes, and `STOPPING=1` as soon as shutdown begins.
 ///
@@ -15,6 +16,8 @@ public struct NotifyService: Service {
     let health: HealthRegistry
     let status: @Sendable () -> String
     let logger: Logger
+    /// What must be up before `READY=1` (the visitor page listening), and how long to wait for it.
+    let readyAfter: (gate: StartupGate, limit: Duration)?
 
     /// - Parameters:
     ///   - notifier: the systemd socket client, `nil` when not run by systemd.
@@ -23,8 +26,9 @@ public struct NotifyService: Service {
     ///   - status: builds the one-line `STATUS=` summary.
     public init(
         notifier: SystemdNotifier?, watchdogInterval: Duration?, health: HealthRegistry,
-        logger: Logger, status: @escaping @Sendable () -> String
+        logger: Logger, readyAfter: (gate: StartupGate, limit: Duration)? = nil, status: @escaping @Sendable () -> String
     ) {
+        self.readyAfter = readyAfter
         self.notifier = notifier
         self.watchdogInterval = watchdogInterval
         self.health = health
@@ -39,6 +43,13 @@ public struct NotifyService: Service {
     }
 
     public func run() async throws {
+        if let readyAfter {
+            // Shutdown during start-up (another driftd holds the control socket) ends the wait at once.
+            let opened = (try? await cancelWhenGracefulShutdown { await readyAfter.gate.wait(atMost: readyAfter.limit) }) ?? false
+            if !opened, !Task.isShuttingDownGracefully, !Task.isCancelled {
+                logger.warning("ready without the visitor page; it keeps trying to listen", metadata: ["waited": "\(readyAfter.limit)"])
+            }
+        }
         let initialStatus = status()
         send([.ready, .status(initialStatus)])
         logger.notice("ready", metadata: ["status": "\(initialStatus)", "watchdog": "\(watchdogInterval.map { "\($0)" } ?? "off")"])

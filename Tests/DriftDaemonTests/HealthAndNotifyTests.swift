@@ -76,4 +76,46 @@ struct HealthAndNotifyTests {
             try await tasks.waitForAll()
         }
     }
+
+    @Test("READY=1 waits for the visitor page to listen; a page that never listens delays it only up to the limit")
+    func readyWaitsForThePage() async throws {
+        for opens in [true, false] {
+            let listener = try NotifySocketListener.abstract()
+            let gate = StartupGate()
+            let service = NotifyService(
+                notifier: try SystemdNotifier(address: listener.address), watchdogInterval: nil, health: HealthRegistry(),
+                logger: Logger(label: "test"), readyAfter: (gate, .seconds(opens ? 60 : 1)), status: { "testing" })
+            let group = ServiceGroup(services: [service], logger: Logger(label: "test"))
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                if opens {
+                    // Not before the page listens …
+                    #expect(try await runBlocking { try listener.receive(timeout: .milliseconds(700)) } == nil)
+                    gate.open()
+                }
+                // … and then at once; or, when it never listens, after the limit.
+                #expect(try await runBlocking { try listener.receive(timeout: .seconds(30)) } == "READY=1\nSTATUS=testing")
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+            }
+        }
+    }
+
+    @Test("a shutdown while READY waits for the page ends the wait at once (no cancellation timeout)", .timeLimit(.minutes(1)))
+    func shutdownWhileWaitingForThePage() async throws {
+        let listener = try NotifySocketListener.abstract()
+        let service = NotifyService(
+            notifier: try SystemdNotifier(address: listener.address), watchdogInterval: nil, health: HealthRegistry(),
+            logger: Logger(label: "test"), readyAfter: (StartupGate(), .seconds(600)), status: { "testing" })
+        let group = ServiceGroup(services: [service], logger: Logger(label: "test"))
+        let started = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            try await Task.sleep(for: .milliseconds(300))
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        #expect(ContinuousClock.now - started < .seconds(30), "the wait for the page held up the shutdown")
+        #expect(try await runBlocking { try listener.receive(timeout: .seconds(5)) } != nil)  // READY, STOPPING
+    }
 }
