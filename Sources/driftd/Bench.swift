@@ -8,7 +8,7 @@ struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure parts of the box (store throughput, erase time, NMEA decoding, mesh frames).",
-        subcommands: [StoreBench.self, DurabilityWriter.self, NmeaBench.self, MeshBench.self])
+        subcommands: [StoreBench.self, DurabilityWriter.self, NmeaBench.self, MeshBench.self, MqttBench.self])
 }
 
 extension Bench {

@@ -10,7 +10,8 @@ import TestSupport
 
 /// One gateway's mesh → broker path on a real Mosquitto: frames handed over by the node go
 /// through the SQLite outbox, out QoS 1, and leave the outbox on PUBACK; a subscriber receives
-/// every one. Prints the rate (frames per second) — the figure quoted in the README.
+/// every one (the run `driftd bench mqtt` measures). Then what a standby gateway and bad
+/// payloads from the broker do to the same core.
 @Suite("Gateway forwarding to a real broker", .serialized)
 struct GatewayForwardingTests {
     @Test("2000 frames offered are all published, acknowledged, received once each and removed from the outbox; standby gateways publish none",
@@ -19,57 +20,25 @@ struct GatewayForwardingTests {
         let broker = try await MosquittoBroker()
         let directory = try TemporaryDirectory(prefix: "gateway-forward")
         defer { directory.remove() }
-        let database = try DriftDatabase.open(path: directory.appending("drift.sqlite"))
-        let node = try MeshNodeTests.node(database: database)
-        let outbox = MQTTOutbox(database: database, limit: 100_000)
-        let topics = GatewayTopics(prefix: "bench", network: "00000000")
-        let client = try MQTTClient(configuration: .init(host: "127.0.0.1", port: broker.port, clientID: "gateway", maxInflight: 200))
-        var settings = GatewayCore.Settings(topics: topics)
-        settings.settle = .zero
-        let core = GatewayCore(settings: settings, client: client, outbox: outbox, node: node, wake: {},
-                               telemetry: .init(boxID: "box-test", name: "Test"), logger: Logger(label: "test"))
-        let listener = try MQTTClient(configuration: .init(host: "127.0.0.1", port: broker.port, clientID: "listener",
-                                                           subscriptions: ["bench/00000000/frames/+"], maxInflight: 200))
-        var heard = listener.events.makeAsyncIterator()
-        try listener.start()
-        #expect(await MQTTClientTestsShim.next(&heard) { $0 == .connected } != nil)
-        let pump = Task { for await event in client.events { await core.handle(event) } }
-        try client.start()
-        // Wait for the connection.
-        let connectDeadline = ContinuousClock.now + .seconds(20)
-        while await !core.status().connected, ContinuousClock.now < connectDeadline { try await Task.sleep(for: .milliseconds(50)) }
+        let run = try await GatewayBenchmark.run(host: "127.0.0.1", port: broker.port, count: 2_000, directory: directory.path)
+        #expect(run.received == 2_000)
+        #expect(run.acknowledged == 2_000)
+        #expect(run.outboxLeft == 0)
 
-        let count = 2_000
+        let database = try DriftDatabase.open(path: directory.appending("core.sqlite"))
+        let node = try MeshNodeTests.node(database: database)
+        let topics = GatewayTopics(prefix: "bench", network: "00000000")
+        let client = try MQTTClient(configuration: .init(host: "127.0.0.1", port: broker.port, clientID: "gateway"))
+        let core = GatewayCore(settings: GatewayCore.Settings(topics: topics), client: client, outbox: MQTTOutbox(database: database, limit: 100),
+                               node: node, wake: {}, telemetry: .init(boxID: "box-test", name: "Test"), logger: Logger(label: "test"))
         let sealer = try MeshSealer(networkKey: MeshNodeTests.networkKey)
         let origin = BoxKeyPair()
-        let frames = try (0..<count).map { index -> BridgeFrame in
+        let frames = try (0..<2).map { index -> BridgeFrame in
             let header = MeshHeader(kind: .broadcast, origin: origin.nodeID, packetID: UInt32(index + 1), hopStart: 3,
                                     expiresAtMinute: MeshHeader.expiryMinute(now: Date(), lifetime: 3_600))
-            let bytes = try sealer.seal(header: header, plaintext: Array(repeating: UInt8(index & 0xFF), count: 120))
+            let bytes = try sealer.seal(header: header, plaintext: Array(repeating: UInt8(index), count: 120))
             return BridgeFrame(bytes: bytes, header: header, firstTime: true, own: false, destinationIsLocal: false)
         }
-        let started = ContinuousClock.now
-        for batch in stride(from: 0, to: count, by: 50) {
-            await core.offer(Array(frames[batch..<min(count, batch + 50)]), overflow: 0)
-        }
-        var received = Set<[UInt8]>()
-        let deadline = ContinuousClock.now + .seconds(120)
-        while received.count < count, ContinuousClock.now < deadline {
-            guard let event = await heard.next() else { break }
-            if case .message(let message) = event, let frame = try? GatewayFramePayload.decode(message.payload) { received.insert(frame) }
-        }
-        let elapsed = ContinuousClock.now - started
-        var acknowledged = await core.counters.published
-        while acknowledged < count, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-            acknowledged = await core.counters.published
-        }
-        await core.tick()
-        #expect(received.count == count)
-        #expect(acknowledged == count)
-        #expect(try outbox.count() == 0)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print("gateway forwarding: \(count) frames of \(frames[0].bytes.count) bytes in \(String(format: "%.2f", seconds)) s = \(Int(Double(count) / seconds)) frames/s (SQLite outbox, QoS 1, loopback Mosquitto)")
 
         // A standby gateway (a lower id of the same mesh is online) publishes nothing of others'.
         await core.handle(.message(MQTTMessage(topic: topics.state(of: NodeID(1)), payload: Array("online".utf8))))
@@ -92,21 +61,6 @@ struct GatewayForwardingTests {
         #expect(standing.standbyIn == 1 && standing.injected == injectedBefore, "\(standing)")
 
         client.stop()
-        listener.stop()
-        pump.cancel()
         await broker.stop()
-    }
-}
-
-/// The event-matching helper (HardwareTests has its own copy; test targets do not share code).
-enum MQTTClientTestsShim {
-    static func next(_ iterator: inout AsyncStream<MQTTEvent>.Iterator, timeout: Duration = .seconds(20),
-                     _ match: (MQTTEvent) -> Bool) async -> MQTTEvent? {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            guard let event = await iterator.next() else { return nil }
-            if match(event) { return event }
-        }
-        return nil
     }
 }
