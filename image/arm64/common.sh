@@ -36,9 +36,11 @@ stamp_ok() { [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]; }
 # /proc, /dev and /sys (swiftc finds its own libraries through /proc/self/exe), the local
 # Swift package mirror at the same path, and the repository and the cache at their own paths.
 swift_mirror="$(git config --system --get-regexp '^url\..*\.insteadof$' 2>/dev/null | awk '{print $1}' | sed -E 's/^url\.(.*)\.insteadof$/\1/' | sort -u | head -n 1)"
+# A worktree's .git names the main repository's: build-info.sh runs git on the repository.
+git_common_dir="$(cd "$repo" && realpath "$(git rev-parse --git-common-dir 2>/dev/null || echo .git)" 2>/dev/null || true)"
 in_chroot() {
   unshare --mount --propagation private -- /bin/bash -euc '
-    root="$1" repo="$2" cache="$3" mirror="$4"; shift 4
+    root="$1" repo="$2" cache="$3" mirror="$4" git_dir="$5"; shift 5
     mount -t proc proc "$root/proc"
     mount --rbind /dev "$root/dev"
     mount --rbind /sys "$root/sys"
@@ -46,6 +48,9 @@ in_chroot() {
       [ -n "$dir" ] && [ -d "$dir" ] || continue
       mkdir -p "$root$dir"; mount --bind "$dir" "$root$dir"
     done
+    if [ -n "$git_dir" ] && [ -d "$git_dir" ] && [ ! -d "$root$git_dir/objects" ]; then
+      mkdir -p "$root$git_dir"; mount --bind "$git_dir" "$root$git_dir"; mount -o remount,bind,ro "$root$git_dir"
+    fi
     exec chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 TERM=dumb "$@"
-  ' in_chroot "$chroot_dir" "$repo" "$cache" "${swift_mirror%/}" "$@"
+  ' in_chroot "$chroot_dir" "$repo" "$cache" "${swift_mirror%/}" "$git_common_dir" "$@"
 }
