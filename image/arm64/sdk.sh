@@ -2,6 +2,7 @@
 # Writes the Swift SDK bundle for aarch64-unknown-linux-gnu over the arm64 sysroot
 # ($cache/sdk/driftbox-aarch64.artifactbundle). The toolset links with the toolchain's own
 # ld.lld and adds no rpath to the build machine's toolchain. Cheap: written on every build.
+# Debian's compiler calls its host x86_64-pc-linux-gnu: both spellings are supported hosts.
 source "$(dirname "$0")/common.sh"
 bundle="$sdk_dir/driftbox-aarch64.artifactbundle"
 variant="$bundle/driftbox-aarch64"
@@ -17,7 +18,7 @@ cat > "$bundle/info.json" <<JSON
     "driftbox-aarch64": {
       "type": "swiftSDK",
       "version": "6.2.3",
-      "variants": [ { "path": "driftbox-aarch64", "supportedTriples": ["x86_64-unknown-linux-gnu"] } ]
+      "variants": [ { "path": "driftbox-aarch64", "supportedTriples": ["x86_64-unknown-linux-gnu", "x86_64-pc-linux-gnu"] } ]
     }
   }
 }
@@ -39,7 +40,6 @@ cat > "$variant/toolset.json" <<JSON
 {
   "schemaVersion": "1.0",
   "swiftCompiler": { "extraCLIOptions": ["-use-ld=lld", "-no-toolchain-stdlib-rpath"] },
-  "cCompiler": { "extraCLIOptions": [] },
   "linker": { "path": "/usr/libexec/swift/bin/ld.lld" }
 }
 JSON

@@ -14,7 +14,7 @@ source "$(dirname "$0")/common.sh"
 c_packages=(libc6-dev linux-libc-dev libgpiod-dev libserialport-dev libsqlite3-dev libmosquitto-dev libssl-dev libcjson-dev zlib1g-dev)
 swift_packages=(swiftlang libswiftlang)
 want="$suite ${c_packages[*]} ${swift_packages[*]} v2"
-if [ "${1:-}" != --rebuild ] && stamp_ok "$cache/sysroot.stamp" "$want" && [ -d "$sysroot/usr/lib/swift_static" ]; then
+if [ "${1:-}" != --rebuild ] && stamp_ok "$cache/sysroot.stamp" "$want" && [ -d "$sysroot/usr/libexec/swift/lib/swift_static" ]; then
   say "sysroot: reusing $sysroot"
   exit 0
 fi
