@@ -27,7 +27,12 @@ done
 git config --file "$chroot_dir/etc/gitconfig" --add safe.directory '*'
 
 case "$link" in
-  static)  link_flags=(-Xswiftc -static-executable) ;;
+  # --static-swift-stdlib makes SwiftPM hand swiftc the swift_static resource directory, where
+  # static-executable-args.lnk lives.
+  # SwiftPM links -lmosquitto (modulemap) but knows nothing of what the static archive needs:
+  # OpenSSL (with its compression libraries) and cJSON (lld finds archive members in any order).
+  static)  link_flags=(--static-swift-stdlib -Xswiftc -static-executable)
+           for lib in ssl crypto cjson z zstd brotlienc brotlidec brotlicommon; do link_flags+=(-Xlinker "-l$lib"); done ;;
   dynamic) link_flags=(--static-swift-stdlib) ;;
   *) die "ARM64_LINK=$link: static or dynamic" ;;
 esac
@@ -35,14 +40,32 @@ scratch="$cache/build-$link"
 say "swift build (release, $link, aarch64) in $scratch"
 started_build=$(date +%s)
 # pkg-config (CSerialPort, CMosquitto) must read the arm64 .pc files of the sysroot.
-in_chroot /usr/bin/env \
-  PKG_CONFIG_LIBDIR="$sysroot/usr/lib/aarch64-linux-gnu/pkgconfig:$sysroot/usr/share/pkgconfig" \
-  PKG_CONFIG_SYSROOT_DIR="$sysroot" \
-  nice -n 10 swift build --package-path "$repo" --scratch-path "$scratch" \
-    --swift-sdks-path "$sdk_dir" --swift-sdk driftbox-aarch64 \
-    -c release --product driftd "${link_flags[@]}" ${ARM64_SWIFT_FLAGS:-} 2>&1 \
-  | tee "$cache/build-$link.log" | grep -v -E '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Write|Planning)' 
-[ "${PIPESTATUS[0]}" -eq 0 ] || die "swift build failed (log: $cache/build-$link.log)"
+# SwiftPM 6.2.3 loads this package graph only some of the time: hummingbird-websocket depends
+# on hummingbird with `traits: []`, the root with its default traits, and SwiftPM then
+# sometimes drops swift-configuration ("product 'Configuration' required by package
+# 'hummingbird' … not found", hummingbird issue #769; 6.3.1 is not affected). It fails within
+# seconds, before compiling anything, so that one error is retried.
+attempt=1
+while :; do
+  set +e
+  in_chroot /usr/bin/env \
+    PKG_CONFIG_LIBDIR="$sysroot/usr/lib/aarch64-linux-gnu/pkgconfig:$sysroot/usr/share/pkgconfig" \
+    PKG_CONFIG_SYSROOT_DIR="$sysroot" \
+    nice -n 10 swift build --package-path "$repo" --scratch-path "$scratch" \
+      --swift-sdks-path "$sdk_dir" --swift-sdk driftbox-aarch64 \
+      -c release --product driftd "${link_flags[@]}" ${ARM64_SWIFT_FLAGS:-} > "$cache/build-$link.log" 2>&1
+  status=$?
+  set -e
+  if [ "$status" -ne 0 ] && [ "$attempt" -lt 40 ] \
+     && grep -q "product 'Configuration' required by package 'hummingbird'" "$cache/build-$link.log"; then
+    say "SwiftPM 6.2.3 dropped swift-configuration from the graph (attempt $attempt): again"
+    attempt=$((attempt + 1))
+    continue
+  fi
+  break
+done
+grep -v -E '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Write|Planning)|^(Fetch|Comput|Creating|Working)' "$cache/build-$link.log" | tail -n 15
+[ "$status" -eq 0 ] || die "swift build failed (log: $cache/build-$link.log)"
 bin="$scratch/aarch64-unknown-linux-gnu/release/driftd"
 [ -f "$bin" ] || die "no $bin after swift build"
 mkdir -p "$cache/bin"

@@ -5,13 +5,16 @@
 #     usr/lib/swift, static in usr/lib/swift_static) — they must match the 6.2.3 compiler;
 #   - libc6, libc6-dev, linux-libc-dev, libgcc, libstdc++ (crt files, libstdc++.a);
 #   - the C libraries driftd links, as -dev packages with their dependencies: libgpiod (v2 in
-#     sid), libserialport, SQLite, libmosquitto, and OpenSSL/cJSON for the static libmosquitto.
+#     sid), libserialport, SQLite, libmosquitto, and OpenSSL/cJSON (and OpenSSL's zlib, zstd,
+#     brotli) for the static libmosquitto.
 # Needs the chroot (chroot.sh): apt there has arm64 as a foreign architecture.
 source "$(dirname "$0")/common.sh"
 
 # The C libraries (their dependency closure is added), and the Swift packages (without theirs:
 # the arm64 compiler's own dependencies are not needed to link for arm64).
-c_packages=(libc6-dev linux-libc-dev libgpiod-dev libserialport-dev libsqlite3-dev libmosquitto-dev libssl-dev libcjson-dev zlib1g-dev)
+# libzstd-dev and libbrotli-dev: sid's libcrypto.a calls zlib, zstd and brotli (compression).
+c_packages=(libc6-dev linux-libc-dev libgpiod-dev libserialport-dev libsqlite3-dev libmosquitto-dev libssl-dev libcjson-dev
+            zlib1g-dev libzstd-dev libbrotli-dev)
 swift_packages=(swiftlang libswiftlang)
 want="$suite ${c_packages[*]} ${swift_packages[*]} v2"
 if [ "${1:-}" != --rebuild ] && stamp_ok "$cache/sysroot.stamp" "$want" && [ -d "$sysroot/usr/libexec/swift/lib/swift_static" ]; then
@@ -50,6 +53,9 @@ for package in $packages; do
 done
 # Merged /usr: linker scripts (libc.so) name /lib/aarch64-linux-gnu/…, resolved in the sysroot.
 for dir in lib bin sbin; do [ -e "$sysroot/$dir" ] || ln -s "usr/$dir" "$sysroot/$dir"; done
+# Debian links usr/lib/swift to usr/libexec/swift/lib/swift but not swift_static; the driver
+# looks for usr/lib/swift_static/linux/aarch64/swiftrt.o in the SDK when linking statically.
+[ -e "$sysroot/usr/lib/swift_static" ] || ln -s ../libexec/swift/lib/swift_static "$sysroot/usr/lib/swift_static"
 # Absolute symlinks would point into the build machine: make them relative to the sysroot.
 find "$sysroot" -type l -lname '/*' | while read -r link; do
   target=$(readlink "$link")
