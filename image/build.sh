@@ -83,6 +83,7 @@ if [ "$arch" = arm64 ]; then
   file -b "$driftd" | grep -q -E 'statically linked|static-pie' \
     || { echo "image: $driftd is not statically linked (the Pi image carries no Swift runtime)" >&2; exit 1; }
 fi
+foreign=""
 [ "$arch" = arm64 ] || foreign=$(ldd "$driftd" | awk '/=>/ {print $3}' | grep -v -E '^/(usr/)?lib/' || true)
 if [ -n "$foreign" ]; then
   echo "image: driftd links libraries that are not Debian's:" >&2; echo "$foreign" >&2

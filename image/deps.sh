@@ -17,10 +17,11 @@ packages=(
   python3
 )
 # ARCH=arm64 (image/arm64/, docs/arm64.md): qemu-user runs the aarch64 driftd and, through
-# binfmt_misc, the arm64 maintainer scripts of the image's root filesystem; file(1) checks ELFs.
+# binfmt_misc, the arm64 maintainer scripts of the image's root filesystem (mmdebstrap checks with
+# arch-test that it can); file(1) checks ELFs.
 arm64=0
 [ "${ARCH:-}" = arm64 ] || [ "${1:-}" = arm64 ] && arm64=1
-[ "$arm64" = 1 ] && packages+=(qemu-user-static file)
+[ "$arm64" = 1 ] && packages+=(qemu-user-static arch-test file)
 
 missing=()
 for package in "${packages[@]}"; do
