@@ -18,10 +18,10 @@ packages=(
 )
 # ARCH=arm64 (image/arm64/, docs/arm64.md): qemu-user runs the aarch64 driftd and, through
 # binfmt_misc, the arm64 maintainer scripts of the image's root filesystem (mmdebstrap checks with
-# arch-test that it can); file(1) checks ELFs.
+# arch-test that it can); file(1) checks ELFs; qemu-system-aarch64 boots the Pi image (virt machine).
 arm64=0
 [ "${ARCH:-}" = arm64 ] || [ "${1:-}" = arm64 ] && arm64=1
-[ "$arm64" = 1 ] && packages+=(qemu-user-static arch-test file)
+[ "$arm64" = 1 ] && packages+=(qemu-user-static arch-test file qemu-system-arm)
 
 missing=()
 for package in "${packages[@]}"; do
