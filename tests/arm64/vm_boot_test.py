@@ -62,7 +62,7 @@ class Console:
 
     def _read(self, stream):
         for raw in iter(lambda: stream.readline(), b""):
-            line = raw.decode(errors="replace")
+            line = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", raw.decode(errors="replace"))
             with self.lock:
                 self.text += line
             self.file.write(line)
