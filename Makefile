@@ -8,7 +8,7 @@ DATA_DIR ?= ./var
 BUILD_FLAGS ?=
 DRIFTD = .build/debug/driftd
 
-.PHONY: run test deps build build-tests browser-tests bench-api release fuzz clean image image-test image-vm-test
+.PHONY: run test deps build build-tests browser-tests bench-api release fuzz clean image image-test image-vm-test arm64 arm64-test arm64-image-test
 
 FUZZ_SECONDS ?= 60
 
@@ -52,7 +52,9 @@ release: deps
 	$(SWIFT) build -c release --product driftd
 
 # The flashable disk image (docs/image.md): Debian 12 + driftd, built without mounting anything.
+# ARCH=arm64 BOARD=rpi4b|rpi5|rpi-zero2w: the Raspberry Pi image (docs/arm64.md).
 ARCH ?= x86_64
+BOARD ?= rpi4b
 IMAGE_DIR = .build/image/$(ARCH)
 IMAGE = $(IMAGE_DIR)/driftbox-$(ARCH).img
 # The image's own mtime is SOURCE_DATE_EPOCH (reproducible); this stamp says when it was built.
@@ -60,11 +62,11 @@ IMAGE_STAMP = $(IMAGE_DIR)/.built
 IMAGE_INPUTS := $(shell find image systemd board Sources docs -type f 2>/dev/null) Package.swift Package.resolved README.md VERSION
 
 image:
-	ARCH=$(ARCH) image/build.sh
+	ARCH=$(ARCH) BOARD=$(BOARD) image/build.sh
 	@touch $(IMAGE_STAMP)
 
 $(IMAGE_STAMP): $(IMAGE_INPUTS)
-	ARCH=$(ARCH) image/build.sh
+	ARCH=$(ARCH) BOARD=$(BOARD) image/build.sh
 	@touch $@
 
 # Boots the image's root filesystem under systemd-nspawn and checks driftd under systemd
@@ -79,6 +81,26 @@ image-test: $(IMAGE_STAMP)
 image-vm-test: $(IMAGE_STAMP) build
 	@image/deps.sh
 	python3 tests/image/vm/test_vm_boot.py --image $(IMAGE) --driftd $(DRIFTD)
+
+# arm64 (docs/arm64.md): driftd cross-built for aarch64 with Debian's Swift 6.2.3 in a sid
+# chroot, one static executable → .build-arm64/bin/driftd. The chroot, sysroot and build are
+# cached in .build-arm64/ (DRIFTBOX_ARM64_CACHE), which `make clean` keeps. Not part of `make test`.
+arm64:
+	@image/deps.sh arm64
+	image/arm64/build.sh
+
+# The aarch64 driftd under qemu-user: version, config check, selftest, nmea decode (against the
+# x86_64 debug build's output), run + visitor API + SIGTERM (tests/arm64/emulated_test.py).
+arm64-test: arm64 build
+	python3 tests/arm64/emulated_test.py --driftd .build-arm64/bin/driftd --x86-driftd $(DRIFTD)
+
+# The Pi image booted whole under qemu-system-aarch64 (virt machine, the image's own kernel,
+# initrd and root): driftd reaches READY under systemd, the visitor API answers
+# (tests/arm64/vm_boot_test.py). Builds the image first (needs binfmt_misc for qemu-aarch64).
+arm64-image-test:
+	@image/deps.sh arm64 binfmt
+	$(MAKE) image ARCH=arm64 BOARD=$(BOARD)
+	python3 tests/arm64/vm_boot_test.py .build/image/arm64/driftbox-arm64-$(BOARD).img
 
 clean:
 	rm -rf .build var

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the Drift Box disk image: make image ARCH=x86_64.
+# Builds the Drift Box disk image: make image ARCH=x86_64, or ARCH=arm64 BOARD=rpi4b|rpi5|rpi-zero2w
+# (Raspberry Pi: docs/arm64.md).
 #
 # Nothing is mounted and no loop device is used: the root filesystem is a directory made by
 # mmdebstrap (--mode=root as uid 0, --mode=unshare otherwise), the filesystems are files made
@@ -9,7 +10,9 @@
 # Outputs (.build/image/<arch>/): driftbox-<arch>.img, rootfs/ (booted by the container test),
 # parts/ (the four filesystem images), build-info.txt.
 # Environment:
-#   ARCH               x86_64 (the only one so far)
+#   ARCH               x86_64 or arm64
+#   BOARD              arm64 only: rpi4b (default), rpi5, rpi-zero2w — config.txt and the partition
+#                      table (GPT for the Pi 4/5 boot EEPROM; MBR for the Zero 2 W's boot ROM)
 #   DRIFTBOX_MIRROR    Debian mirror (default http://deb.debian.org/debian)
 #   DRIFTBOX_DRIFTD    use this driftd binary instead of building one (development only)
 #   DATA_MB            initial size of BOXDATA in MiB (default 128: above storage.min_free_mb = 64
@@ -23,9 +26,16 @@ repo="$(cd "$here/.." && pwd)"
 cd "$repo"
 
 arch="${ARCH:-x86_64}"
+board=""
+# suite: the x86_64 image stays on bookworm; the Pi image is trixie (kernel 6.12 with the Pi 5's
+# device trees, raspi-firmware 1.2025): its driftd is fully static, so glibc does not matter.
 case "$arch" in
-  x86_64) debarch=amd64; kernel_pkg=linux-image-amd64; efi_name=BOOTX64.EFI; sdboot=systemd-bootx64.efi ;;
-  *) echo "image: ARCH=$arch is not supported yet (x86_64 only; arm64 comes with the arm64 issue)" >&2; exit 2 ;;
+  x86_64) debarch=amd64; suite=bookworm; kernel_pkg=linux-image-amd64; boot_pkgs=(systemd-boot-efi); efi_name=BOOTX64.EFI; sdboot=systemd-bootx64.efi
+          runtime_libs=(libgpiod2 libserialport0 libsqlite3-0 libmosquitto1) ;;
+  arm64)  debarch=arm64; suite=trixie; kernel_pkg=linux-image-arm64; boot_pkgs=(raspi-firmware)
+          board="${BOARD:-rpi4b}"; runtime_libs=()
+          case "$board" in rpi4b|rpi5|rpi-zero2w) ;; *) echo "image: BOARD=$board: rpi4b, rpi5 or rpi-zero2w" >&2; exit 2 ;; esac ;;
+  *) echo "image: ARCH=$arch: x86_64 or arm64" >&2; exit 2 ;;
 esac
 mirror="${DRIFTBOX_MIRROR:-http://deb.debian.org/debian}"
 security="${DRIFTBOX_SECURITY_MIRROR:-http://deb.debian.org/debian-security}"
@@ -33,13 +43,15 @@ out="$repo/.build/image/$arch"
 cache="${DRIFTBOX_IMAGE_CACHE:-$repo/.build/image/cache}/$debarch"
 rootfs="$out/rootfs"
 parts="$out/parts"
-image="$out/driftbox-$arch.img"
+image="$out/driftbox-$arch${board:+-$board}.img"
 say() { printf 'image: %s\n' "$*"; }
 step_start=$started
 trap 'echo "image: FAILED at line $LINENO: $BASH_COMMAND" >&2' ERR
 step() { local now; now=$(date +%s); say "[$((now - started)) s] $*"; step_start=$now; }
 
-"$here/deps.sh"
+if [ "$arch" = arm64 ]; then "$here/deps.sh" arm64 binfmt; else "$here/deps.sh"; fi
+# Runs driftd on this machine (an aarch64 one through qemu-user, explicitly).
+run_driftd() { if [ "$arch" = arm64 ]; then qemu-aarch64-static "$driftd" "$@"; else "$driftd" "$@"; fi; }
 
 # --- Reproducibility: every time and id comes from the commit time. ------------------------
 SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 1700000000)}"
@@ -55,6 +67,10 @@ volid_for() { printf 'driftbox/%s/%s/%s' "$SOURCE_DATE_EPOCH" "$arch" "$1" | sha
 if [ -n "${DRIFTBOX_DRIFTD:-}" ]; then
   driftd="$DRIFTBOX_DRIFTD"
   say "driftd: using $driftd (DRIFTBOX_DRIFTD)"
+elif [ "$arch" = arm64 ]; then
+  step "building driftd (aarch64 cross build, fully static: image/arm64/build.sh)"
+  "$here/arm64/build.sh" | tail -n 3
+  driftd="${DRIFTBOX_ARM64_CACHE:-$repo/.build-arm64}/bin/driftd"
 else
   step "building driftd (release, --static-swift-stdlib)"
   "$repo/scripts/install-deps.sh"
@@ -62,28 +78,36 @@ else
   driftd="$(swift build -c release --static-swift-stdlib --show-bin-path)/driftd"
 fi
 [ -x "$driftd" ] || { echo "image: no driftd binary at $driftd" >&2; exit 1; }
-foreign=$(ldd "$driftd" | awk '/=>/ {print $3}' | grep -v -E '^/(usr/)?lib/' || true)
+if [ "$arch" = arm64 ]; then
+  file -b "$driftd" | grep -q 'ARM aarch64' || { echo "image: $driftd is not an aarch64 binary" >&2; exit 1; }
+  file -b "$driftd" | grep -q -E 'statically linked|static-pie' \
+    || { echo "image: $driftd is not statically linked (the Pi image carries no Swift runtime)" >&2; exit 1; }
+fi
+foreign=""
+[ "$arch" = arm64 ] || foreign=$(ldd "$driftd" | awk '/=>/ {print $3}' | grep -v -E '^/(usr/)?lib/' || true)
 if [ -n "$foreign" ]; then
   echo "image: driftd links libraries that are not Debian's:" >&2; echo "$foreign" >&2
   [ -n "${DRIFTBOX_DRIFTD:-}" ] || exit 1
   say "WARNING: continuing with a development binary (DRIFTBOX_DRIFTD); the image will not run it"
 fi
-version="$("$driftd" version 2>/dev/null | head -n 1 || echo unknown)"
-say "driftd: $version; needs $(ldd "$driftd" | awk '/=>/ {print $1}' | tr '\n' ' ')"
+version="$(run_driftd version 2>/dev/null | head -n 1 || echo unknown)"
+say "driftd: $version; needs $( [ "$arch" = arm64 ] && echo "nothing (static)" || ldd "$driftd" | awk '/=>/ {print $1}' | tr '\n' ' ')"
 
 # --- 2. The Debian root filesystem (downloaded .debs cached in .build/image/cache). ---------
-step "mmdebstrap bookworm → $rootfs"
+step "mmdebstrap $suite $debarch → $rootfs"
 packages=(
   systemd systemd-sysv udev dbus kmod iproute2 procps less
-  "$kernel_pkg" initramfs-tools systemd-boot-efi e2fsprogs
-  hostapd dnsmasq i2c-tools gpiod libgpiod2 libserialport0 libsqlite3-0 libmosquitto1 ca-certificates
+  "$kernel_pkg" initramfs-tools "${boot_pkgs[@]}" e2fsprogs
+  hostapd dnsmasq i2c-tools gpiod "${runtime_libs[@]}" ca-certificates
   systemd-timesyncd
 )
+components=main
+[ "$arch" = arm64 ] && components="main non-free-firmware"
 mode=root
 [ "$(id -u)" -eq 0 ] || mode=unshare
 mkdir -p "$cache" "$out"
 rm -rf "$rootfs"
-export DRIFTBOX_REPO="$repo" DRIFTBOX_DRIFTD="$driftd" DRIFTBOX_VERSION="$version"
+export DRIFTBOX_REPO="$repo" DRIFTBOX_DRIFTD="$driftd" DRIFTBOX_VERSION="$version" DRIFTBOX_ARCH="$arch" DRIFTBOX_BOARD="$board"
 mmdebstrap --mode="$mode" --variant=minbase --arch="$debarch" \
   --include="$(IFS=,; echo "${packages[*]}")" \
   --aptopt='Acquire::Retries "3"' \
@@ -98,18 +122,20 @@ mmdebstrap --mode="$mode" --variant=minbase --arch="$debarch" \
   --setup-hook="sync-in '$cache' /var/cache/apt/archives/" \
   --customize-hook="sync-out /var/cache/apt/archives '$cache'" \
   --customize-hook="'$here/customize.sh' \"\$1\"" \
-  bookworm "$rootfs" \
-  "deb $mirror bookworm main" \
-  "deb $mirror bookworm-updates main" \
-  "deb $security bookworm-security main" 2>&1 \
+  "$suite" "$rootfs" \
+  "deb $mirror $suite $components" \
+  "deb $mirror $suite-updates $components" \
+  "deb $security $suite-security $components" 2>&1 \
   | { grep --line-buffered -v -E '^I: (running|running special hook|downloading|extracting|installing|configuring)' || true; }
 [ -d "$rootfs/usr/bin" ] || { echo "image: mmdebstrap made no root filesystem" >&2; exit 1; }
 
 kernel=$(ls "$rootfs"/boot/vmlinuz-* | sort -V | tail -n 1)
 initrd="$rootfs/boot/initrd.img-${kernel##*/vmlinuz-}"
 [ -f "$initrd" ] || { echo "image: no initrd for $kernel" >&2; exit 1; }
-efi="$rootfs/usr/lib/systemd/boot/efi/$sdboot"
-[ -f "$efi" ] || { echo "image: $efi missing (systemd-boot-efi)" >&2; exit 1; }
+if [ "$arch" = x86_64 ]; then
+  efi="$rootfs/usr/lib/systemd/boot/efi/$sdboot"
+  [ -f "$efi" ] || { echo "image: $efi missing (systemd-boot-efi)" >&2; exit 1; }
+fi
 driftd_uid=$(awk -F: '$1 == "driftd" {print $3}' "$rootfs/etc/passwd")
 driftd_gid=$(awk -F: '$1 == "driftd" {print $4}' "$rootfs/etc/passwd")
 [ -n "$driftd_uid" ] || { echo "image: no driftd user in the root filesystem" >&2; exit 1; }
@@ -145,12 +171,18 @@ make_vfat() { local name="$1" src="$2" mib="$3" fat="$4" fs="$parts/$1.vfat"
 }
 mib_of() { du -s --block-size=1M --apparent-size "$@" | awk '{s += $1} END {print s}'; }
 
-step "BOOT: systemd-boot, kernel ${kernel##*/vmlinuz-}, initrd"
-boot="$staging/boot"; mkdir -p "$boot/EFI/BOOT" "$boot/loader/entries"
-cp "$efi" "$boot/EFI/BOOT/$efi_name"
-cp "$kernel" "$boot/vmlinuz"; cp "$initrd" "$boot/initrd.img"
-cp "$here/boot/loader.conf" "$boot/loader/loader.conf"
-sed "s|@VERSION@|${version//|/}|" "$here/boot/driftbox.conf.in" > "$boot/loader/entries/driftbox.conf"
+boot="$staging/boot"
+if [ "$arch" = x86_64 ]; then
+  step "BOOT: systemd-boot, kernel ${kernel##*/vmlinuz-}, initrd"
+  mkdir -p "$boot/EFI/BOOT" "$boot/loader/entries"
+  cp "$efi" "$boot/EFI/BOOT/$efi_name"
+  cp "$kernel" "$boot/vmlinuz"; cp "$initrd" "$boot/initrd.img"
+  cp "$here/boot/loader.conf" "$boot/loader/loader.conf"
+  sed "s|@VERSION@|${version//|/}|" "$here/boot/driftbox.conf.in" > "$boot/loader/entries/driftbox.conf"
+else
+  step "BOOT: Raspberry Pi firmware, kernel ${kernel##*/vmlinuz-}, initrd, device trees ($board)"
+  "$here/rpi/boot.sh" "$rootfs" "$kernel" "$initrd" "$board" "$version" "$boot"
+fi
 # The initrd lives on BOOT only (the read-only root could not update it anyway).
 rm -f "$rootfs"/boot/initrd.img-*
 boot_mib=$(( $(mib_of "$boot") * 5 / 4 + 16 )); [ "$boot_mib" -ge 64 ] || boot_mib=64
@@ -165,7 +197,7 @@ conf="$staging/conf"; mkdir -p "$conf"
 cp "$here/config/driftd.toml" "$here/config/README.txt" "$conf/"
 conf_check="$staging/conf-check"; mkdir -p "$conf_check"
 cp "$here/config/driftd.toml" "$conf_check/"; cp -r "$repo/board" "$conf_check/board"
-"$driftd" config check "$conf_check/driftd.toml" >/dev/null || { "$driftd" config check "$conf_check/driftd.toml" >&2; echo "image: the default driftd.toml is invalid" >&2; exit 1; }
+run_driftd config check "$conf_check/driftd.toml" >/dev/null || { run_driftd config check "$conf_check/driftd.toml" >&2; echo "image: the default driftd.toml is invalid" >&2; exit 1; }
 conf_mib=32
 make_vfat BOXCONF "$conf" "$conf_mib" 16
 
@@ -175,25 +207,46 @@ chown "$driftd_uid:$driftd_gid" "$data/driftd"; chmod 0750 "$data/driftd"
 data_mib="${DATA_MB:-128}"
 make_ext4 BOXDATA "$data" "$data_mib"
 
-# --- 4. The disk: GPT, 1 MiB aligned, ESP first, BOXDATA last (it grows). -------------------
+# --- 4. The disk: GPT (MBR for the Pi Zero 2 W), 1 MiB aligned, BOOT first, BOXDATA last. ---
+# The Pi Zero 2 W's boot ROM reads only an MBR; the Pi 4/5 boot EEPROM reads GPT too.
+# systemd-repart (BOXDATA growth on first boot) works on GPT only: docs/arm64.md.
 step "disk image: sfdisk + dd"
 start=1
-table="label: gpt
+root_type=4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709              # Linux root (x86-64)
+[ "$arch" = arm64 ] && root_type=B921B045-1DF0-41C3-AF44-4C6F280D3FAE   # Linux root (ARM64)
+label=gpt
+[ "$board" = rpi-zero2w ] && label=dos
+if [ "$label" = gpt ]; then
+  table="label: gpt
 label-id: $(uuid_for disk)
 unit: sectors
 first-lba: 2048
 sector-size: 512
 "
-layout=(
-  "BOOT:$boot_mib:C12A7328-F81F-11D2-BA4B-00A0C93EC93B:$parts/BOOT.vfat"
-  "root:$root_mib:4F68BCE3-E8CD-4DB1-96E7-FBCAF984B709:$parts/root.ext4"
-  "BOXCONF:$conf_mib:EBD0A0A2-B9E5-4433-87C0-68B6B72699C7:$parts/BOXCONF.vfat"
-  "BOXDATA:$data_mib:0FC63DAF-8483-4772-8E79-3D69D8477DE4:$parts/BOXDATA.ext4"
-)
+  layout=(
+    "BOOT:$boot_mib:C12A7328-F81F-11D2-BA4B-00A0C93EC93B:$parts/BOOT.vfat"
+    "root:$root_mib:$root_type:$parts/root.ext4"
+    "BOXCONF:$conf_mib:EBD0A0A2-B9E5-4433-87C0-68B6B72699C7:$parts/BOXCONF.vfat"
+    "BOXDATA:$data_mib:0FC63DAF-8483-4772-8E79-3D69D8477DE4:$parts/BOXDATA.ext4"
+  )
+else
+  table="label: dos
+label-id: 0x$(volid_for disk)
+unit: sectors
+sector-size: 512
+"
+  layout=("BOOT:$boot_mib:c:$parts/BOOT.vfat" "root:$root_mib:83:$parts/root.ext4"
+          "BOXCONF:$conf_mib:c:$parts/BOXCONF.vfat" "BOXDATA:$data_mib:83:$parts/BOXDATA.ext4")
+fi
 for entry in "${layout[@]}"; do
   IFS=: read -r name mib type _ <<<"$entry"
-  table+="start=$((start * 2048)), size=$((mib * 2048)), type=$type, uuid=$(uuid_for "part-$name"), name=\"$name\"
+  if [ "$label" = gpt ]; then
+    table+="start=$((start * 2048)), size=$((mib * 2048)), type=$type, uuid=$(uuid_for "part-$name"), name=\"$name\"
 "
+  else
+    table+="start=$((start * 2048)), size=$((mib * 2048)), type=$type$([ "$name" = BOOT ] && echo ', bootable')
+"
+  fi
   start=$((start + mib))
 done
 total_mib=$((start + 1))   # 1 MiB for the backup GPT at the end
@@ -218,7 +271,7 @@ vfat_free() { mdir -i "$1" ::/ 2>/dev/null | awk '/bytes free/ {gsub(/[^0-9]/, "
   echo "size:      $(stat -c %s "$image") bytes ($total_mib MiB; $(du -h "$image" | cut -f1) on disk, sparse)"
   echo "sha256:    $(sha256sum "$image" | cut -d' ' -f1)"
   echo "build:     $elapsed s (SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH, $(date -u -d "@$SOURCE_DATE_EPOCH" +%FT%TZ))"
-  echo "debian:    bookworm, $(dpkg-query --admindir="$rootfs/var/lib/dpkg" -W | wc -l) packages, kernel ${kernel##*/vmlinuz-}"
+  echo "debian:    $suite $debarch${board:+, board $board}, $(dpkg-query --admindir="$rootfs/var/lib/dpkg" -W | wc -l) packages, kernel ${kernel##*/vmlinuz-}"
   echo "driftd:    $version (uid $driftd_uid)"
   echo "partitions:"
   echo "  1 BOOT     vfat  $boot_mib MiB, $(vfat_free "$parts/BOOT.vfat")"

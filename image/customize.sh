@@ -5,6 +5,7 @@
 #   DRIFTBOX_REPO     the repository (image/, systemd/, board/, docs/)
 #   DRIFTBOX_DRIFTD   the release driftd binary
 #   DRIFTBOX_VERSION  driftd's version string (for /etc/os-release-like notes)
+#   DRIFTBOX_ARCH     x86_64 or arm64 (BOOT at /boot/firmware instead of /boot/efi)
 set -euo pipefail
 root="$1"
 repo="${DRIFTBOX_REPO:?}"
@@ -12,6 +13,13 @@ say() { echo "image/customize: $*"; }
 
 # 1. Our own files: fstab, repart.d definition.
 tar -C "$repo/image/rootfs" --owner=0 --group=0 -cf - . | tar -C "$root" -xf - --no-same-owner --keep-directory-symlink
+
+# The Raspberry Pi image (ARCH=arm64) mounts BOOT where Debian's raspi-firmware keeps it.
+boot_mount=/boot/efi
+if [ "${DRIFTBOX_ARCH:-x86_64}" = arm64 ]; then
+  boot_mount=/boot/firmware
+  sed -i -E 's|^(LABEL=BOOT +)/boot/efi( +)|\1/boot/firmware\2|; s|^# Drift Box x86_64 image|# Drift Box arm64 (Raspberry Pi) image|' "$root/etc/fstab"
+fi
 
 # 2. The units helper's overlay (sysusers.d, tmpfiles.d, udev rules, drop-ins, presets …),
 #    copied verbatim: owner root:root, modes kept.
@@ -47,11 +55,13 @@ install -m 0644 "$repo"/docs/*.md "$root/usr/share/doc/driftd/"
 install -m 0644 "$repo/image/config/driftd.toml" "$root/usr/share/driftd/driftd.toml.default"
 
 # 5. A read-only root: mount points, empty machine-id, hostname.
-install -d -m 0755 "$root/data" "$root/config" "$root/boot/efi"
+install -d -m 0755 "$root/data" "$root/config" "$root$boot_mount"
 install -d -m 0700 "$root/var/lib/private"
 : > "$root/etc/machine-id"
 rm -f "$root/var/lib/dbus/machine-id"
-[ -d "$root/var/lib/dbus" ] && ln -s /etc/machine-id "$root/var/lib/dbus/machine-id"
+# (trixie's dbus leaves the link to its tmpfiles.d at boot, which the read-only root refuses)
+install -d -m 0755 "$root/var/lib/dbus"
+ln -s /etc/machine-id "$root/var/lib/dbus/machine-id"
 echo driftbox > "$root/etc/hostname"
 printf '127.0.0.1\tlocalhost\n127.0.1.1\tdriftbox\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' > "$root/etc/hosts"
 ln -sf /usr/share/zoneinfo/Etc/UTC "$root/etc/localtime"

@@ -142,7 +142,10 @@ public final class BME280: Sendable {
             do {
                 try readCalibration()
                 break
-            } catch .busy(let what) {
+            } catch {
+                // Not `catch .busy(let what)`: Swift 6.2's SIL verifier rejects that pattern
+                // in this async function ("Found ownership error", arm64 cross build).
+                guard case .busy(let what) = error else { throw error }
                 attempts += 1
                 if attempts >= 5 { throw BME280Error.busy(what) }
             }
@@ -158,7 +161,8 @@ public final class BME280: Sendable {
         try await clock.sleep(for: settings.maximumMeasurementTime)
         do {
             return try readMeasurement()
-        } catch .busy {
+        } catch {
+            guard case .busy = error else { throw error }
             try await clock.sleep(for: settings.maximumMeasurementTime)
             return try readMeasurement()
         }
