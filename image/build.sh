@@ -244,7 +244,7 @@ for entry in "${layout[@]}"; do
     table+="start=$((start * 2048)), size=$((mib * 2048)), type=$type, uuid=$(uuid_for "part-$name"), name=\"$name\"
 "
   else
-    table+="start=$((start * 2048)), size=$((mib * 2048)), type=$type$([ "$name" = BOOT ] && echo ', bootable')
+    table+="start=$((start * 2048)), size=$((mib * 2048)), type=$type$([ "$name" != BOOT ] || echo ', bootable')
 "
   fi
   start=$((start + mib))

@@ -45,6 +45,12 @@ started_build=$(date +%s)
 # sometimes drops swift-configuration ("product 'Configuration' required by package
 # 'hummingbird' … not found", hummingbird issue #769; 6.3.1 is not affected). It fails within
 # seconds, before compiling anything, so that one error is retried.
+# SwiftPM 6.2.3 does not rerun the BuildInfoPlugin's prebuild command on a warm cross build
+# (the version line kept an old commit): refresh its output first (it is rewritten only when
+# the content changes, so an unchanged tree does not recompile).
+find "$scratch" -path '*BuildInfoPlugin*' -name BuildInfo.swift 2>/dev/null | while read -r generated; do
+  in_chroot /bin/sh "$repo/scripts/build-info.sh" "$repo" "$generated"
+done
 attempt=1
 while :; do
   set +e

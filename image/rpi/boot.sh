@@ -3,7 +3,7 @@
 #   boot.sh ROOTFS KERNEL INITRD BOARD VERSION OUT
 # From Debian's packages in ROOTFS: raspi-firmware (bootcode.bin, start*.elf, fixup*.dat,
 # overlays/) and linux-image-arm64 (the kernel, its initrd, the upstream bcm27xx device
-# trees). Writes config.txt (per BOARD: rpi4b, rpi5, rpi-zero2w) and cmdline.txt
+# trees bcm2*.dtb). Writes config.txt (per BOARD: rpi4b, rpi5, rpi-zero2w) and cmdline.txt
 # (root by label). The firmware picks the device tree by SoC and model; with
 # upstream_kernel=1 it uses the mainline names (bcm2711-rpi-4-b.dtb, bcm2712-rpi-5-b.dtb,
 # bcm2837-rpi-zero-2-w.dtb). docs/arm64.md.
@@ -17,7 +17,7 @@ dtbs="$rootfs/usr/lib/linux-image-$kver/broadcom"
 [ -d "$dtbs" ] || { echo "image/rpi: no device trees in $dtbs (linux-image-arm64)" >&2; exit 1; }
 mkdir -p "$out"
 cp -r "$firmware"/. "$out/"
-cp "$dtbs"/bcm27*.dtb "$out/"
+cp "$dtbs"/bcm2*.dtb "$out/"
 cp "$kernel" "$out/vmlinuz"
 cp "$initrd" "$out/initrd.img"
 case "$board" in

@@ -114,8 +114,9 @@ def main():
                                    stderr=subprocess.STDOUT, start_new_session=True)
         console = Console(process.stdout, work / "console.log")
 
-        def wait(what, pattern, timeout):
-            deadline = started + timeout
+        def wait(what, pattern, timeout, since=None):
+            """Waits for pattern on the console until `timeout` s after `since` (default: power-on)."""
+            deadline = (started if since is None else since) + timeout
             while time.monotonic() < deadline:
                 match = console.find(pattern)
                 if match:
@@ -166,7 +167,8 @@ def main():
             raise AssertionError(f"no answer on the forwarded port 80 within 120 s (last: {last})")
 
         def c_ready_line():
-            match = wait("driftd's ready line in the forwarded journal", r"driftd\[\d+\]:.*\bready\b.*", 60)
+            match = wait("driftd's ready line in the forwarded journal", r"driftd\[\d+\]:.*\bready\b.*", 60,
+                         since=time.monotonic())
             return match.group(0).strip()[:160]
 
         if check("a. systemd starts driftd.service on the booted image (READY=1)", a_ready):
