@@ -30,6 +30,7 @@ test: build-tests
 	$(SWIFT) test $(BUILD_FLAGS) --skip-build
 	@scripts/check-units.sh
 	@scripts/check-gpiod-v2.sh
+	@python3 tests/arm64/scripts_guard_test.py
 	@scripts/browser-tests.sh
 
 # The visitor page in headless Chromium against a fresh driftd (screenshots in .build/artifacts/browser).

@@ -20,6 +20,7 @@
 #   DRIFTBOX_IMAGE_CACHE  where downloaded .debs are kept (default .build/image/cache; a path
 #                      outside the clone lets fresh clones on one machine share it)
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib/fail-loudly.sh"   # a failure names its line and command
 started=$(date +%s)
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
@@ -46,7 +47,6 @@ parts="$out/parts"
 image="$out/driftbox-$arch${board:+-$board}.img"
 say() { printf 'image: %s\n' "$*"; }
 step_start=$started
-trap 'echo "image: FAILED at line $LINENO: $BASH_COMMAND" >&2' ERR
 step() { local now; now=$(date +%s); say "[$((now - started)) s] $*"; step_start=$now; }
 
 if [ "$arch" = arm64 ]; then "$here/deps.sh" arm64 binfmt; else "$here/deps.sh"; fi

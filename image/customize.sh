@@ -7,6 +7,7 @@
 #   DRIFTBOX_VERSION  driftd's version string (for /etc/os-release-like notes)
 #   DRIFTBOX_ARCH     x86_64 or arm64 (BOOT at /boot/firmware instead of /boot/efi)
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib/fail-loudly.sh"   # a failure names its line and command
 root="$1"
 repo="${DRIFTBOX_REPO:?}"
 say() { echo "image/customize: $*"; }

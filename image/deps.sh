@@ -4,6 +4,7 @@
 # Usage: image/deps.sh [arm64 [binfmt]]   (or ARCH=arm64): add the aarch64 emulation tools,
 #        and with binfmt register qemu-aarch64 with binfmt_misc if it is not yet.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib/fail-loudly.sh"   # a failure names its line and command
 
 packages=(
   mmdebstrap            # the Debian root filesystem, without mounting the image

@@ -5,6 +5,7 @@
 # Software emulation (TCG): /dev/kvm on the build machines cannot run Debian's kernel.
 # Environment: VM_COPY=path to keep the copy there (default: a temporary file, removed at exit).
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib/fail-loudly.sh"   # a failure names its line and command
 here="$(cd "$(dirname "$0")" && pwd)"
 image="${1:-$here/../.build/image/x86_64/driftbox-x86_64.img}"
 card="${2:-}"

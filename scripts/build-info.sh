@@ -2,7 +2,11 @@
 # Writes BuildInfo.swift (version, git commit, build date) for the driftd target.
 # Called by the BuildInfoPlugin before every build; rewrites the file only when
 # its content changes, so an unchanged tree does not recompile.
+# SwiftPM runs this with /bin/sh: under bash instead (Debian always has it), whose ERR trap
+# names a failing line and command (lib/fail-loudly.sh); plain sh if there is no bash.
+if [ -z "${BASH_VERSION:-}" ] && command -v bash >/dev/null 2>&1; then exec bash "$0" "$@"; fi
 set -eu
+[ -z "${BASH_VERSION:-}" ] || . "$(dirname "$0")/lib/fail-loudly.sh"
 package_dir="$1"
 output="$2"
 version="$(cat "$package_dir/VERSION" 2>/dev/null || echo 0.0.0)"

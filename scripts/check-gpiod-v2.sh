@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # Proves that the libgpiod v2 half of the GPIO shim (Sources/CGPIOD/gpiod_v2.c)
 # compiles and links against Debian trixie's libgpiod 2.x, on a Debian 12 host
 # that only has libgpiod 1.6 installed.
@@ -18,6 +18,7 @@
 # Env:   DRIFT_GPIOD_SUITE (default trixie), DRIFT_DEBIAN_MIRROR
 #        (default http://deb.debian.org/debian), KEEP_TMP=1 to keep the temp dir.
 set -eu
+source "$(dirname "${BASH_SOURCE[0]}")/lib/fail-loudly.sh"   # a failure names its line and command
 
 suite=${DRIFT_GPIOD_SUITE:-trixie}
 mirror=${DRIFT_DEBIAN_MIRROR:-http://deb.debian.org/debian}

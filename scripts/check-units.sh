@@ -7,6 +7,7 @@
 # units are not installed here: their drop-ins are checked on top of stand-ins with the
 # same directives Debian's have.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib/fail-loudly.sh"   # a failure names its line and command
 cd "$(dirname "$0")/.."
 if ! command -v systemd-analyze >/dev/null; then
   echo "check-units: SKIP (systemd-analyze not installed)"

@@ -2,7 +2,11 @@
 # Writes PageAssets.swift: the visitor page files and the OpenAPI document as Swift raw
 # string literals. Usage: embed-page.sh OUTPUT FILE... (the last file is api/openapi.json).
 # Text files only (UTF-8); a file containing the raw-string delimiter is refused.
+# SwiftPM runs this with /bin/sh: under bash instead (Debian always has it), whose ERR trap
+# names a failing line and command (lib/fail-loudly.sh); plain sh if there is no bash.
+if [ -z "${BASH_VERSION:-}" ] && command -v bash >/dev/null 2>&1; then exec bash "$0" "$@"; fi
 set -eu
+[ -z "${BASH_VERSION:-}" ] || . "$(dirname "$0")/lib/fail-loudly.sh"
 out="$1"; shift
 delimiter='####'
 tmp="$out.tmp"

@@ -2,6 +2,7 @@
 # Installs the system packages Drift Box builds and tests against, if missing.
 # Safe to run repeatedly: it only calls apt-get when something is absent.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib/fail-loudly.sh"   # a failure names its line and command
 
 packages=(
   pkg-config

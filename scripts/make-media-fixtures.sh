@@ -1,9 +1,10 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # Regenerates the small real media files used by DriftMediaTests.
 # Needs ffmpeg/ffprobe (apt-get install ffmpeg) and jpegtran (apt-get install libjpeg-turbo-progs).
 # Usage: scripts/make-media-fixtures.sh   (from anywhere; writes Tests/DriftMediaTests/Fixtures/)
 # Prints each fixture's duration / size as ffprobe sees it; the tests hold these values.
 set -eu
+source "$(dirname "${BASH_SOURCE[0]}")/lib/fail-loudly.sh"   # a failure names its line and command
 root=$(cd "$(dirname "$0")/.." && pwd)
 out="$root/Tests/DriftMediaTests/Fixtures"
 rm -rf "$out"

@@ -6,6 +6,7 @@
 #
 #   scripts/meshtastic-venv.sh            # make build-tests runs it
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib/fail-loudly.sh"   # a failure names its line and command
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${MESHTASTIC_VENV:-$ROOT/.build/python-meshtastic}"

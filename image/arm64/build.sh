@@ -12,16 +12,19 @@
 # directory is $cache/build (--scratch-path), apart from the host's .build.
 # Environment: ARM64_LINK=static (default) or dynamic (static Swift runtime, shared C
 # libraries and glibc: for a trixie image only, see docs/arm64.md).
+# A failing step prints its script, line and command (scripts/lib/fail-loudly.sh, via
+# common.sh). tests/arm64/scripts_guard_test.py (make test) runs these scripts on a cold and a
+# warm cache with stand-ins for the heavy steps (DRIFTBOX_ARM64_HOOK, common.sh).
 source "$(dirname "$0")/common.sh"
 link="${ARM64_LINK:-static}"
 "$arm64_here/chroot.sh"
 "$arm64_here/sysroot.sh"
-[ "$link" = static ] && "$arm64_here/static.sh"
+if [ "$link" = static ]; then "$arm64_here/static.sh"; fi
 "$arm64_here/sdk.sh"
 
 # The local Swift package mirror: the same insteadOf mapping as the build machine's git.
 rm -f "$chroot_dir/etc/gitconfig"
-git config --system --get-regexp '^url\..*\.insteadof$' | while read -r key value; do
+git_insteadof | while read -r key value; do
   git config --file "$chroot_dir/etc/gitconfig" --add "$key" "$value"
 done
 git config --file "$chroot_dir/etc/gitconfig" --add safe.directory '*'
@@ -47,10 +50,13 @@ started_build=$(date +%s)
 # seconds, before compiling anything, so that one error is retried.
 # SwiftPM 6.2.3 does not rerun the BuildInfoPlugin's prebuild command on a warm cross build
 # (the version line kept an old commit): refresh its output first (it is rewritten only when
-# the content changes, so an unchanged tree does not recompile).
-find "$scratch" -path '*BuildInfoPlugin*' -name BuildInfo.swift 2>/dev/null | while read -r generated; do
-  in_chroot /bin/sh "$repo/scripts/build-info.sh" "$repo" "$generated"
-done
+# the content changes, so an unchanged tree does not recompile). A cold build has no $scratch
+# yet, and nothing to refresh (find would fail on the missing directory: issue #22).
+if [ -d "$scratch" ]; then
+  find "$scratch" -path '*BuildInfoPlugin*' -name BuildInfo.swift | while read -r generated; do
+    in_chroot /bin/sh "$repo/scripts/build-info.sh" "$repo" "$generated"
+  done
+fi
 attempt=1
 while :; do
   set +e
@@ -70,7 +76,7 @@ while :; do
   fi
   break
 done
-grep -v -E '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Write|Planning)|^(Fetch|Comput|Creating|Working)' "$cache/build-$link.log" | tail -n 15
+{ grep -v -E '^\[[0-9]+/[0-9]+\] (Compiling|Emitting|Write|Planning)|^(Fetch|Comput|Creating|Working)' "$cache/build-$link.log" || true; } | tail -n 15
 [ "$status" -eq 0 ] || die "swift build failed (log: $cache/build-$link.log)"
 bin="$scratch/aarch64-unknown-linux-gnu/release/driftd"
 [ -f "$bin" ] || die "no $bin after swift build"

@@ -13,12 +13,11 @@ if [ "${1:-}" != --rebuild ] && stamp_ok "$cache/chroot.stamp" "$want" && [ -L "
   say "chroot: reusing $chroot_dir"
   exit 0
 fi
-command -v mmdebstrap >/dev/null || "$repo/image/deps.sh"
 say "chroot: mmdebstrap $suite amd64 + ${chroot_packages[*]} → $chroot_dir"
 mkdir -p "$cache" "$debs/amd64"
 rm -rf "$chroot_dir" "$cache/chroot.stamp"
 # --architectures adds arm64 as a foreign architecture: apt in the chroot downloads the sysroot.
-nice -n 10 mmdebstrap --mode="$mmdebstrap_mode" --variant=minbase --architectures=amd64,arm64 \
+run_mmdebstrap --mode="$mmdebstrap_mode" --variant=minbase --architectures=amd64,arm64 \
   --include="$(IFS=,; echo "${chroot_packages[*]}")" \
   "${apt_valid[@]}" \
   --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
@@ -32,4 +31,4 @@ nice -n 10 mmdebstrap --mode="$mmdebstrap_mode" --variant=minbase --architecture
   | { grep --line-buffered -v -E '^I: (running|downloading|extracting|installing|configuring)' || true; }
 [ -L "$chroot_dir/usr/bin/swift" ] || die "mmdebstrap made no chroot with /usr/bin/swift"
 printf '%s' "$want" > "$cache/chroot.stamp"
-say "chroot: $(chroot "$chroot_dir" /bin/sh -c 'mount -t proc proc /proc 2>/dev/null; swift --version 2>&1 | head -n 1; umount /proc 2>/dev/null' || true)"
+say "chroot: $(in_chroot /bin/sh -c 'swift --version 2>&1 | head -n 1' || true)"

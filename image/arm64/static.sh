@@ -8,7 +8,8 @@
 # Debian's cjson source package the same way (libcjson-dev ships no static archive either).
 source "$(dirname "$0")/common.sh"
 libdir="$sysroot/usr/lib/aarch64-linux-gnu"
-want="$(ls "$debs/arm64"/libmosquitto-dev_*.deb "$debs/arm64"/libcjson-dev_*.deb 2>/dev/null | xargs -n1 basename | tr '\n' ' ') v1"
+# (No such .deb yet, e.g. a sysroot from an older cache: an empty list, which no stamp matches.)
+want="$(cd "$debs/arm64" 2>/dev/null && ls libmosquitto-dev_*.deb libcjson-dev_*.deb 2>/dev/null | tr '\n' ' ' || true) v1"
 if [ "${1:-}" != --rebuild ] && stamp_ok "$cache/static.stamp" "$want" && [ -f "$libdir/libmosquitto.a" ]; then
   say "static: reusing $libdir/libmosquitto.a"
   exit 0
