@@ -1,5 +1,6 @@
 import DriftCore
 import DriftStore
+import DriftSystem
 import Foundation
 
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import Glibc
 /// The box's data directory, store and identity: what the daemon opens on every start
 /// and what the first-boot unit (`driftd identity init`) makes once — one code path for both.
 public struct BoxSetup: Sendable {
-    /// The data directory (created 0750 when absent).
+    /// The data directory: 0700, every file in it 0600 (``DriftSystem/OwnerOnlyFiles``).
     public let dataDirectory: String
     /// The store, opened and migrated.
     public let database: DriftDatabase
@@ -25,12 +26,19 @@ public struct BoxSetup: Sendable {
 
     /// Creates the data directory, opens and migrates the store, and reads the box id
     /// (unless `configuredID` is non-empty) and secret, generating them when absent.
+    ///
+    /// The directory holds the box secret, bottles, chats and media, so it is the owner's
+    /// only by construction: the process umask becomes 077, the directory is made (or
+    /// made again) 0700 and group and other bits are taken off everything already in it
+    /// (an older version's files, a tester's `mkdir`).
     public static func open(dataDirectory: String, configuredID: String) throws(DaemonStartupError) -> BoxSetup {
-        do {
-            try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
+        OwnerOnlyFiles.restrictUmask()
+        do throws(SystemError) {
+            try OwnerOnlyFiles.makeDirectory(dataDirectory)
         } catch {
-            throw DaemonStartupError(description: "cannot create the data directory \(dataDirectory): \(error.localizedDescription)")
+            throw DaemonStartupError(description: "cannot create the data directory \(dataDirectory): \(error)")
         }
+        OwnerOnlyFiles.tighten(dataDirectory)
         guard access(dataDirectory, W_OK) == 0 else {
             throw DaemonStartupError(description: "the data directory \(dataDirectory) is not writable by this user")
         }

@@ -51,7 +51,7 @@ public enum IdentityInit {
         let markerCurrent = FileManager.default.contents(atPath: markerPath) == Data(marker.utf8)
         if !markerCurrent {
             do throws(AtomicTextFile.Failure) {
-                try AtomicTextFile.write(marker, to: markerPath, mode: 0o640)
+                try AtomicTextFile.write(marker, to: markerPath, mode: 0o600)
             } catch {
                 throw Failure(description: error.description)
             }

@@ -1,3 +1,4 @@
+import DriftSystem
 import Foundation
 import GRDB
 
@@ -18,10 +19,18 @@ public final class DriftDatabase: Sendable {
     }
 
     /// Opens (creating if needed) the database at `path` and migrates it.
+    ///
+    /// The files are the owner's only, whatever the umask: its folder is made 0700 and the
+    /// database file 0600 before SQLite opens it (SQLite gives `-wal` and `-shm` the
+    /// database file's mode); an existing file, WAL or shared-memory file is made 0600.
     public static func open(path: String) throws -> DriftDatabase {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try OwnerOnlyFiles.makeDirectory(directory)
+        }
+        try OwnerOnlyFiles.makeFile(path)
+        for companion in [path + "-wal", path + "-shm"] where OwnerOnlyFiles.mode(of: companion) != nil {
+            try OwnerOnlyFiles.makeFile(companion)
         }
         let pool = try DatabasePool(path: path, configuration: configuration())
         // The pool turns WAL on for its writer with `synchronous = NORMAL` after our

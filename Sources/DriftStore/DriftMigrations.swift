@@ -24,6 +24,13 @@ enum DriftMigrations {
         migrator.registerMigration("v5-mesh-bottles", migrate: createMeshBottleTables)
         migrator.registerMigration("v6-camps", migrate: createCampTables)
         migrator.registerMigration("v7-mqtt-outbox", migrate: MQTTOutbox.createTables)
+        migrator.registerMigration("v8-remote-chat-access") { db in
+            // On a visitor's box: the host's public key when its chat needs the bottle's
+            // password (sealed to that key); NULL when anyone may join.
+            try db.alter(table: "mesh_bottle_links") { t in t.add(column: "host_key", .blob) }
+            // A remote chat line's language tag (BCP 47), so the page can offer translation.
+            try db.alter(table: "mesh_remote_lines") { t in t.add(column: "language", .text).notNull().defaults(to: "und") }
+        }
         return migrator
     }
 

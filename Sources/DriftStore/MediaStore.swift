@@ -50,15 +50,16 @@ public struct MediaStore: Sendable {
     public func write(_ bytes: [UInt8], to path: MediaPath) throws(SystemError) {
         let components = path.rawValue.split(separator: "/").map(String.init)
         var directory = dataDirectory
-        try Syscall.makeDirectory(directory)
+        try Syscall.makeDirectory(directory, mode: OwnerOnlyFiles.directoryMode)
         for component in components.dropLast() {
             let child = "\(directory)/\(component)"
-            if try Syscall.makeDirectory(child) { try Syscall.syncDirectory(directory) }
+            if try Syscall.makeDirectory(child, mode: OwnerOnlyFiles.directoryMode) { try Syscall.syncDirectory(directory) }
             directory = child
         }
         let target = filePath(path)
         let temporary = "\(directory)/.tmp-\(String(UInt64.random(in: 0...UInt64.max), radix: 16))-\(components.last ?? "file")"
-        let descriptor = try FileDescriptor.open(temporary, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o640)
+        let descriptor = try FileDescriptor.open(temporary, flags: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
+                                                 mode: OwnerOnlyFiles.fileMode)
         do throws(SystemError) {
             try descriptor.writeAll(bytes)
             try descriptor.sync()

@@ -71,8 +71,12 @@ public struct MeshBottleLink: Sendable, Equatable {
     public var expiresAt: Date
     /// For `host` links: the bottle's hint, shown in the list of chats open elsewhere.
     public var note: String
+    /// For `host` links: the host's X25519 public key when joining needs the bottle's
+    /// password (sealed to this key); `nil` when anyone may join.
+    public var hostKey: [UInt8]?
 
-    public init(bottle: BottleID, node: NodeID, role: Role, expiresAt: Date, note: String = "") {
+    public init(bottle: BottleID, node: NodeID, role: Role, expiresAt: Date, note: String = "", hostKey: [UInt8]? = nil) {
+        self.hostKey = hostKey
         self.bottle = bottle
         self.node = node
         self.role = role
@@ -92,8 +96,11 @@ public struct MeshRemoteLine: Sendable, Equatable, Codable {
     public var label: String
     public var text: String
     public var sentAt: Date
+    /// The line's language tag as its writer's page gave it (`und` when unknown).
+    public var language: String
 
-    public init(id: String, bottle: BottleID, participant: String, label: String, text: String, sentAt: Date) {
+    public init(id: String, bottle: BottleID, participant: String, label: String, text: String, sentAt: Date, language: String = "und") {
+        self.language = language
         self.id = id
         self.bottle = bottle
         self.participant = participant

@@ -144,15 +144,16 @@ public struct MeshBottleStore: Sendable {
     /// Notes that `node` holds part of `bottle` in `role`, until `expiresAt`.
     /// A bottle erased here (tombstone) is not linked again; returns whether the link is stored.
     @discardableResult
-    public func link(_ bottle: BottleID, node: NodeID, role: MeshBottleLink.Role, expiresAt: Date, note: String = "") throws -> Bool {
+    public func link(_ bottle: BottleID, node: NodeID, role: MeshBottleLink.Role, expiresAt: Date, note: String = "",
+                     hostKey: [UInt8]? = nil) throws -> Bool {
         try database.writer.write { db in
             if try Bool.fetchOne(db, sql: "SELECT 1 FROM mesh_erased WHERE bottle_id = ?", arguments: [bottle.description]) == true {
                 return false
             }
             try db.execute(
-                sql: "INSERT OR REPLACE INTO mesh_bottle_links (bottle_id, node_id, role, expires_at, note) VALUES (?, ?, ?, ?, ?)",
+                sql: "INSERT OR REPLACE INTO mesh_bottle_links (bottle_id, node_id, role, expires_at, note, host_key) VALUES (?, ?, ?, ?, ?, ?)",
                 arguments: [bottle.description, MeshColumn.int(node), role.rawValue, StoredTime.milliseconds(expiresAt),
-                            String(note.utf8.prefix(255)) ?? ""])
+                            String(note.utf8.prefix(255)) ?? "", hostKey.map { Data($0) }])
             return true
         }
     }
@@ -185,7 +186,8 @@ public struct MeshBottleStore: Sendable {
             throw MeshStoreError.corruptRow(table: "mesh_bottle_links", column: "bottle_id", value: id)
         }
         return MeshBottleLink(bottle: bottle, node: try MeshColumn.node(row["node_id"], table: "mesh_bottle_links", column: "node_id"),
-                              role: parsed, expiresAt: MeshColumn.date(row, "expires_at"), note: row["note"])
+                              role: parsed, expiresAt: MeshColumn.date(row, "expires_at"), note: row["note"],
+                              hostKey: (row["host_key"] as Data?).map { Array($0) })
     }
 
     // MARK: Watches of bottles hosted elsewhere
@@ -223,10 +225,11 @@ public struct MeshBottleStore: Sendable {
             }
             try db.execute(
                 sql: """
-                    INSERT OR IGNORE INTO mesh_remote_lines (id, bottle_id, participant, label, text, sent_at)
-                    VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT OR IGNORE INTO mesh_remote_lines (id, bottle_id, participant, label, text, sent_at, language)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [line.id, line.bottle.description, line.participant, line.label, line.text, StoredTime.milliseconds(line.sentAt)])
+                arguments: [line.id, line.bottle.description, line.participant, line.label, line.text, StoredTime.milliseconds(line.sentAt),
+                            line.language])
             return db.changesCount > 0
         }
     }
@@ -237,7 +240,7 @@ public struct MeshBottleStore: Sendable {
             try Row.fetchAll(db, sql: "SELECT * FROM mesh_remote_lines WHERE bottle_id = ? ORDER BY sent_at, id",
                              arguments: [bottle.description]).map { row in
                 MeshRemoteLine(id: row["id"], bottle: bottle, participant: row["participant"], label: row["label"],
-                               text: row["text"], sentAt: MeshColumn.date(row, "sent_at"))
+                               text: row["text"], sentAt: MeshColumn.date(row, "sent_at"), language: row["language"])
             }
         }
     }

@@ -1,5 +1,6 @@
 import DriftCore
 import Foundation
+import TestSupport
 import Testing
 
 /// Visitor proofs at open (password, presence), one-shot, and the openable verdict.
@@ -82,14 +83,21 @@ import Testing
         let visitor = Fixtures.visitorToken
         let other = Fixtures.creatorToken
 
-        // A press nobody asked for proves nothing.
-        #expect(binder.buttonPressed(at: context.now.addingTimeInterval(-20)) == nil)
+        // Presses nobody asked for prove nothing.
+        #expect(binder.buttonPressed(at: context.now.addingTimeInterval(-30)) == nil)
+        #expect(binder.buttonPressed(at: context.now.addingTimeInterval(-29)) == nil)
+        #expect(binder.settle(now: context.now.addingTimeInterval(-20)) == nil)
         let none = BottleOpener.check(bottle, in: context, attempt: attempt(bottle), hasher: hasher, limiter: &limiter)
         #expect(none.reasons == ["ask for a presence check, then press the button on the box"])
 
-        binder.request(visitor: visitor.hash, bottle: bottle.id, now: context.now.addingTimeInterval(-15))
-        let pressed = binder.buttonPressed(at: context.now.addingTimeInterval(-10))
+        let request = try binder.request(visitor: visitor.hash, bottle: bottle.id, now: context.now.addingTimeInterval(-15))
+        #expect(request.presses == 2)
+        binder.buttonPressed(at: context.now.addingTimeInterval(-11))
+        binder.buttonPressed(at: context.now.addingTimeInterval(-10))
+        #expect(binder.settle(now: context.now.addingTimeInterval(-9)) == nil, "the burst has not ended yet")
+        let pressed = binder.settle(now: context.now.addingTimeInterval(-7.5))
         let proof = try #require(pressed)
+        #expect(proof.pressedAt == context.now.addingTimeInterval(-10))
         #expect(proof.visitor == visitor.hash)
         let ok = BottleOpener.check(bottle, in: context, attempt: attempt(bottle, presence: binder.proof(visitor: visitor.hash, bottle: bottle.id)),
                                     hasher: hasher, limiter: &limiter)
@@ -111,25 +119,75 @@ import Testing
             == .unknown(reason: "this box has no presence button"))
     }
 
-    @Test func pressesServeWaitingVisitorsFirstComeFirstServed() throws {
+    /// Presses `count` times, a second apart, from `clock`'s time, and settles the burst.
+    func press(_ binder: inout PresenceBinder, _ count: Int, clock: inout TestClock) -> PresenceProof? {
+        var proof: PresenceProof?
+        for _ in 0..<count {
+            proof = binder.buttonPressed(at: clock.now) ?? proof
+            clock.advance(1)
+        }
+        clock.advance(2)
+        return binder.settle(now: clock.now) ?? proof
+    }
+
+    /// The race from the trust review: R asks first from anywhere, Q asks at the box and presses.
+    /// With the oldest request served first, R's open succeeded and Q's was refused; now Q's
+    /// page shows Q's own count, and Q's presses prove Q's presence only.
+    @Test func aRequestFromElsewhereCannotTakeThePressesOfTheVisitorAtTheBox() throws {
+        var binder = PresenceBinder()
+        var clock = TestClock(nowISO)
+        let bottle = Fixtures.bottleID()
+        let remote = Fixtures.visitorToken.hash
+        let here = Fixtures.creatorToken.hash
+        let first = try binder.request(visitor: remote, bottle: bottle, now: clock.now)
+        clock.advance(2)
+        let second = try binder.request(visitor: here, bottle: bottle, now: clock.now)
+        #expect(first.presses != second.presses)
+        let proof = press(&binder, second.presses, clock: &clock)
+        #expect(proof?.visitor == here)
+        #expect(binder.proof(visitor: remote, bottle: bottle) == nil)
+        #expect(binder.waiting(visitor: remote, bottle: bottle) != nil, "R still waits, and nobody at the box will press for R")
+        // A single press (a passer-by) never proves anything, whoever waits.
+        #expect(press(&binder, 1, clock: &clock) == nil)
+    }
+
+    @Test func twoHonestVisitorsInTurnEachGetTheirOwnProof() throws {
         var binder = PresenceBinder(requestLifetime: 60)
         var clock = TestClock(nowISO)
         let bottle = Fixtures.bottleID()
         let a = Fixtures.visitorToken.hash
         let b = Fixtures.creatorToken.hash
-        binder.request(visitor: a, bottle: bottle, now: clock.now)
-        clock.advance(5)
-        binder.request(visitor: b, bottle: bottle, now: clock.now)
-        clock.advance(1)
-        #expect(binder.buttonPressed(at: clock.now)?.visitor == a)
-        #expect(binder.buttonPressed(at: clock.now)?.visitor == b)
-        #expect(binder.buttonPressed(at: clock.now) == nil)
-        // Requests expire.
-        binder.request(visitor: a, bottle: bottle, now: clock.now)
+        let first = try binder.request(visitor: a, bottle: bottle, now: clock.now)
+        #expect(press(&binder, first.presses, clock: &clock)?.visitor == a)
+        let second = try binder.request(visitor: b, bottle: bottle, now: clock.now)
+        #expect(second.presses == first.presses, "a count is free again once its request is proved")
+        #expect(press(&binder, second.presses, clock: &clock)?.visitor == b)
+        #expect(binder.pending.isEmpty)
+        // A count nobody waits for proves nothing; requests expire.
+        _ = try binder.request(visitor: a, bottle: bottle, now: clock.now)
+        #expect(press(&binder, 5, clock: &clock) == nil)
         clock.advance(61)
-        #expect(binder.buttonPressed(at: clock.now) == nil)
+        #expect(press(&binder, 2, clock: &clock) == nil)
         binder.forget(bottle: bottle)
         #expect(binder.proofs.isEmpty && binder.pending.isEmpty)
+    }
+
+    @Test func everyCountTakenRefusesNewRequestsUntilTheOldestEnds() throws {
+        var binder = PresenceBinder(requestLifetime: 60, pressCodes: 2...3)
+        var clock = TestClock(nowISO)
+        let bottle = Fixtures.bottleID()
+        var generator = SeededGenerator(seed: 42)
+        let (a, b, c) = (Fixtures.visitorToken.hash, Fixtures.creatorToken.hash, DeviceToken.generate(using: &generator).hash)
+        #expect(try binder.request(visitor: a, bottle: bottle, now: clock.now).presses == 2)
+        clock.advance(10)
+        #expect(try binder.request(visitor: b, bottle: bottle, now: clock.now).presses == 3)
+        #expect(throws: PresenceBinder.Busy(retryAfter: 50)) { try binder.request(visitor: c, bottle: bottle, now: clock.now) }
+        clock.advance(51)
+        // A's request ended: its count is free again.
+        #expect(try binder.request(visitor: c, bottle: bottle, now: clock.now).presses == 2)
+        // The same visitor asking again keeps their count.
+        #expect(try binder.request(visitor: b, bottle: bottle, now: clock.now).presses == 3)
+        #expect(throws: PresenceBinder.Busy(retryAfter: 60)) { try binder.request(visitor: a, bottle: bottle, now: clock.now) }
     }
 
     @Test func oneShotAdmitsOnlyItsFirstReader() throws {

@@ -40,14 +40,25 @@ struct BottleMeshWireTests {
 
         let id = BottlesFixtures.bottleID(9)
         let someone = ParticipantID(visitor: BottlesFixtures.alice, bottle: id, secret: BottlesFixtures.secret)
+        let hostKey = BoxKeyPair().publicKeyBytes
+        let sealed = try SealedToBox.seal(Array("kelp".utf8), to: hostKey, context: [1, 2, 3])
         let chats: [BottleMeshWire.Chat] = [
-            .open(id, expiresAt: Date(timeIntervalSince1970: 1_900_000_000), hint: "under the bridge"),
-            .join(id, participant: someone), .leave(id, participant: someone),
-            .line(id, participant: someone, text: "hallo, wie geht's? 👋"),
+            .open(id, expiresAt: Date(timeIntervalSince1970: 1_900_000_000), hint: "under the bridge", access: .open),
+            .open(id, expiresAt: Date(timeIntervalSince1970: 1_900_000_000), hint: "", access: .password(hostKey: hostKey)),
+            .join(id, participant: someone, sealedPassword: nil), .join(id, participant: someone, sealedPassword: sealed),
+            .leave(id, participant: someone),
+            .line(id, participant: someone, language: "de-DE", text: "hallo, wie geht's? 👋"),
             .relay(id, message: MessageID.make(at: BottlesFixtures.start), participant: someone, label: .sameCountry,
-                   sentAt: Date(timeIntervalSince1970: 1_900_000_000.123), text: "ok"),
+                   sentAt: Date(timeIntervalSince1970: 1_900_000_000.123), language: "pt-BR", text: "ok"),
+            .admission(id, participant: someone, verdict: .admitted),
+            .admission(id, participant: someone, verdict: .refused(.wrongPassword)),
+            .admission(id, participant: someone, verdict: .refused(.tooManyAttempts(retryAfterSeconds: 297))),
+            .admission(id, participant: someone, verdict: .refused(.inPersonOnly)),
         ]
         for chat in chats { #expect(BottleMeshWire.Chat(decoding: chat.encoded) == chat, "\(chat)") }
+        // A hostile language tag never travels as it is.
+        let odd = BottleMeshWire.Chat.line(id, participant: someone, language: "x\u{202E}evil", text: "hi")
+        #expect(BottleMeshWire.Chat(decoding: odd.encoded) == .line(id, participant: someone, language: "und", text: "hi"))
 
         let erase = BottleMeshWire.Erase(bottle: id, reason: .countdownEnded, parcel: [.init(origin: 0xA1B2C3D4, firstPacketID: 77, frames: 3)])
         #expect(BottleMeshWire.Erase(decoding: erase.encoded) == erase)
@@ -58,12 +69,42 @@ struct BottleMeshWireTests {
         }
     }
 
+    @Test("an earlier version's chat frames still decode: an open without access is open to all, lines have no language")
+    func earlierVersion() throws {
+        let id = BottlesFixtures.bottleID(9)
+        let someone = ParticipantID(visitor: BottlesFixtures.alice, bottle: id, secret: BottlesFixtures.secret)
+        let open: [UInt8] = [1] + id.bytes + [0x71, 0x3F, 0xB3, 0x00] + [3] + Array("oak".utf8)
+        #expect(BottleMeshWire.Chat(decoding: open) == .open(id, expiresAt: Date(timeIntervalSince1970: 0x713F_B300), hint: "oak", access: .open))
+        let line: [UInt8] = [3] + id.bytes + someone.bytes + Array("hej".utf8)
+        #expect(BottleMeshWire.Chat(decoding: line) == .line(id, participant: someone, language: "und", text: "hej"))
+    }
+
+    @Test("a password sealed to the host opens there only, and only for the bottle and participant it was sealed for")
+    func sealedPassword() throws {
+        let host = BoxKeyPair()
+        let relay = BoxKeyPair()
+        let id = BottlesFixtures.bottleID(9)
+        let someone = ParticipantID(visitor: BottlesFixtures.alice, bottle: id, secret: BottlesFixtures.secret)
+        let other = ParticipantID(visitor: BottlesFixtures.bob, bottle: id, secret: BottlesFixtures.secret)
+        let context = MeshBottleService.sealContext(id, someone)
+        let sealed = try SealedToBox.seal(Array("open sesame".utf8), to: host.publicKeyBytes, context: context)
+        #expect(sealed.count == SealedToBox.overhead + 11)
+        #expect(!sealed.windowsContain(Array("sesame".utf8)), "the password is not readable on the way")
+        #expect(host.openSealed(sealed, context: context) == Array("open sesame".utf8))
+        #expect(relay.openSealed(sealed, context: context) == nil, "a relay cannot open it")
+        #expect(host.openSealed(sealed, context: MeshBottleService.sealContext(id, other)) == nil, "not for another participant")
+        var altered = sealed
+        altered[altered.count - 1] ^= 1
+        #expect(host.openSealed(altered, context: context) == nil)
+        #expect(throws: MeshWireError.self) { try SealedToBox.seal([1], to: [0, 1, 2], context: []) }
+    }
+
     @Test("hostile bytes never trap a decoder, and cut or extended frames are refused")
     func hostileBytes() async throws {
         let id = BottlesFixtures.bottleID(9)
         let someone = ParticipantID(visitor: BottlesFixtures.alice, bottle: id, secret: BottlesFixtures.secret)
         let samples: [[UInt8]] = [
-            BottleMeshWire.Chat.join(id, participant: someone).encoded,
+            BottleMeshWire.Chat.join(id, participant: someone, sealedPassword: nil).encoded,
             BottleMeshWire.Erase(bottle: id, reason: .hardExpiry, parcel: []).encoded,
             BottleMeshWire.Notice(bottle: id, kind: .linesWhileAway(count: 3)).encoded,
             BottleMeshWire.BoxInfo(name: "B", position: BottlesFixtures.berlin, country: nil, activity: 1).encoded,
@@ -104,5 +145,13 @@ struct DriftPlacementTests {
         #expect(abs(Double(counts["box 0"] ?? 0) / 12_000 - 1.0 / 12) < 0.02, "\(counts)")
         #expect(abs(Double(counts["box 1"] ?? 0) / 12_000 - 2.0 / 12) < 0.02, "\(counts)")
         #expect(abs(Double(counts["box 2"] ?? 0) / 12_000 - 9.0 / 12) < 0.02, "\(counts)")
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Whether `needle` appears anywhere in these bytes.
+    func windowsContain(_ needle: [UInt8]) -> Bool {
+        guard needle.count <= count else { return false }
+        return (0...(count - needle.count)).contains { Array(self[$0..<$0 + needle.count]) == needle }
     }
 }

@@ -167,8 +167,15 @@ struct BottlesProcessorTests {
         await harness.processor.leave(alice, in: id, at: start.addingTimeInterval(50))
         await harness.processor.process(now: start.addingTimeInterval(3660))
         #expect(try harness.store.bottle(id)?.state == .dying)
-        await harness.processor.requestPresence(visitor: BottlesFixtures.bob, bottle: id, at: start.addingTimeInterval(3661))
-        await harness.processor.ingest(.buttonPressed(at: start.addingTimeInterval(3665)), now: start.addingTimeInterval(3665))
+        let asked = try await harness.processor.requestPresence(visitor: BottlesFixtures.bob, bottle: id, at: start.addingTimeInterval(3661))
+        for press in 0..<asked.presses {
+            let at = start.addingTimeInterval(3663 + Double(press))
+            await harness.processor.ingest(.buttonPressed(at: at), now: at)
+        }
+        #expect(try harness.store.bottle(id)?.state == .dying, "the burst has not ended yet")
+        let lastPress = start.addingTimeInterval(3663 + Double(asked.presses - 1))
+        #expect(await harness.processor.presenceDeadline == lastPress.addingTimeInterval(2.5))
+        await harness.processor.process(now: lastPress.addingTimeInterval(2.5))
         #expect(try harness.store.bottle(id)?.state == .active)
         #expect(await harness.processor.survival(of: id)?.keeper?.participant == bob)
         let kinds = await harness.takeKinds()

@@ -20,7 +20,11 @@ struct IdentityInitTests {
         let first = try IdentityInit.run(config: config, dataDirectory: dataDirectory, logger: Self.logger)
         #expect(first.created && first.boxID.hasPrefix("box-") && first.meshNode.hasPrefix("!"))
         let attributes = try FileManager.default.attributesOfItem(atPath: dataDirectory)
-        #expect((attributes[.posixPermissions] as? Int) == 0o750)
+        #expect((attributes[.posixPermissions] as? Int) == 0o700)
+        for name in try FileManager.default.contentsOfDirectory(atPath: dataDirectory) {
+            let mode = try FileManager.default.attributesOfItem(atPath: dataDirectory + "/" + name)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "\(name) is \(String(mode ?? -1, radix: 8))")
+        }
         let key = try #require(FileManager.default.contents(atPath: dataDirectory + "/mesh.key"))
         #expect(key.count == 32)
         let marker = try String(contentsOfFile: dataDirectory + "/" + IdentityInit.markerName, encoding: .utf8)

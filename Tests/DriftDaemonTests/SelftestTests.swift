@@ -25,6 +25,20 @@ struct SelftestTests {
         #expect(report.checks.contains { $0.name == "leds.status" && $0.status == .pass })
     }
 
+    @Test("a data directory others can read fails storage.permissions, naming what is exposed")
+    func exposedDataDirectory() throws {
+        let directory = try TemporaryDirectory(prefix: "selftest-perm")
+        defer { directory.remove() }
+        let selftest = Selftest(config: try simConfig(dataDir: directory.path), environment: [:])
+        #expect(selftest.permissionsCheck(directory.path).status == .pass)
+        FileManager.default.createFile(atPath: directory.appending("drift.sqlite"), contents: Data(),
+                                       attributes: [.posixPermissions: 0o644])
+        chmod(directory.path, 0o755)
+        let check = selftest.permissionsCheck(directory.path)
+        #expect(check.status == .fail)
+        #expect(check.detail.contains("mode 755") && check.detail.contains("drift.sqlite (mode 644)"), "\(check.detail)")
+    }
+
     @Test("a GPS on a real pseudo-terminal: NMEA seen passes, silence fails with the reason")
     func gpsOnPseudoTerminal() async throws {
         let directory = try TemporaryDirectory(prefix: "selftest")

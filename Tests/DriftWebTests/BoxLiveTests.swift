@@ -39,7 +39,7 @@ struct BoxLiveTests {
         }
     }
 
-    @Test("a presence request and a button press prove presence to that visitor only, and the bottle opens")
+    @Test("presses prove presence to the visitor whose count they match, not to one who asked first from elsewhere; the bottle opens")
     func presence() async throws {
         try await APIHarness.run(.init(presenceGrace: 60)) { harness in
             let creator = try await harness.newVisitor()
@@ -51,9 +51,14 @@ struct BoxLiveTests {
 
             let visitorSocket = try await harness.boxSocket(as: visitor)
             let otherSocket = try await harness.boxSocket(as: other)
+            // `other` asks first (from anywhere on the network), then the visitor at the box.
+            let first = try await harness.client.post("/api/v1/presence-requests", token: other, json: #"{"bottle":"\#(id)"}"#)
             let request = try await harness.client.post("/api/v1/presence-requests", token: visitor, json: #"{"bottle":"\#(id)"}"#)
-            #expect(request.code == 202, "\(request)")
-            harness.inputs.yield(.buttonPressed(at: Date()))
+            #expect(first.code == 202 && request.code == 202, "\(first) \(request)")
+            let presses = try #require(request.json["presses"].int)
+            #expect(presses >= 2 && presses != first.json["presses"].int)
+            // The visitor presses the count their page shows.
+            for _ in 0..<presses { harness.inputs.yield(.buttonPressed(at: Date())) }
 
             let proved = await visitorSocket.first(type: "presence", timeout: .seconds(30)) { $0["bottle"].string == id }
             #expect(proved != nil, "no presence event: \(visitorSocket.messages)")
@@ -63,6 +68,8 @@ struct BoxLiveTests {
 
             let opened = try await harness.client.post("/api/v1/bottles/\(id)/open", token: visitor, json: "{}")
             #expect(opened.code == 200, "presence proved, the bottle opens: \(opened)")
+            let stolen = try await harness.client.post("/api/v1/bottles/\(id)/open", token: other, json: "{}")
+            ErrorShape.expect(stolen, status: 403, code: "locked")
             #expect(opened.json["content"]["text"].string == "press the button")
             await visitorSocket.closeAndWait()
             await otherSocket.closeAndWait()

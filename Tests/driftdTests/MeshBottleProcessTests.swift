@@ -28,6 +28,17 @@ struct MeshBottleProcessTests {
         return process
     }
 
+    /// Boxes A — B — C in a line, 800 m apart (A and C hear only B), their configs written.
+    static func line(in directory: TemporaryDirectory) throws -> [Node] {
+        let ports = try MeshProcessTests.freePorts(3)
+        let nodes = try zip(["A", "B", "C"], zip(ports, [0.0, 800, 1_600])).map { name, rest in
+            Node(box: MeshProcessTests.Box(name: name, directory: directory.appending(name), port: rest.0, eastMetres: rest.1),
+                 http: LoopbackHTTP(port: try LoopbackHTTP.freePort()))
+        }
+        for node in nodes { try MeshProcessTests.writeConfig(node.box, peers: ports.filter { $0 != node.box.port }) }
+        return nodes
+    }
+
     /// Polls `probe` every half second until it returns a value, at most `timeout` (then once more, errors thrown).
     static func eventually<T>(_ timeout: Duration, _ probe: () async throws -> T?) async throws -> T? {
         let deadline = ContinuousClock.now + timeout
@@ -76,13 +87,8 @@ struct MeshBottleProcessTests {
     func bottleAcrossBoxes() async throws {
         let directory = try TemporaryDirectory(prefix: "mesh-bottles")
         defer { directory.remove() }
-        let ports = try MeshProcessTests.freePorts(3)
-        let nodes = try zip(["A", "B", "C"], zip(ports, [0.0, 800, 1_600])).map { name, rest in
-            Node(box: MeshProcessTests.Box(name: name, directory: directory.appending(name), port: rest.0, eastMetres: rest.1),
-                 http: LoopbackHTTP(port: try LoopbackHTTP.freePort()))
-        }
+        let nodes = try Self.line(in: directory)
         for node in nodes {
-            try MeshProcessTests.writeConfig(node.box, peers: ports.filter { $0 != node.box.port })
             // A chat with nobody inside dies 5 s later (the default 30 s would only slow the test).
             let text = try String(contentsOfFile: node.box.config, encoding: .utf8)
             try text.replacingOccurrences(of: "chat_countdown_s = 30 ", with: "chat_countdown_s = 5 ")
@@ -229,5 +235,103 @@ struct MeshBottleProcessTests {
             #expect(Self.filesContaining(secret, under: node.box.data).isEmpty, "\(node.box.name) still holds the bottle's text")
             #expect(Self.filesContaining(line, under: node.box.data).isEmpty, "\(node.box.name) still holds the chat line")
         }
+    }
+
+    /// The trust review's reproduction: box C hosts bottles that need a password, a presence
+    /// press, or are one-shot; a visitor on box A (two hops away) with neither proof used to
+    /// join and post in C's chats. Now the host's rules hold across boxes: the password chat is
+    /// announced as such and admits only with the right password (sealed to C), the presence
+    /// and one-shot chats are never announced and cannot be joined from A.
+    @Test("chats hosted on C admit a visitor at A only with the proofs C asks for: password sealed to C; presence and one-shot never",
+          .enabled(if: MeshProcessTests.binaryBuilt, "driftd binary not built"), .timeLimit(.minutes(12)))
+    func remoteChatFollowsTheHostsRules() async throws {
+        let directory = try TemporaryDirectory(prefix: "mesh-trust")
+        defer { directory.remove() }
+        let nodes = try Self.line(in: directory)
+        let (a, c) = (nodes[0], nodes[2])
+        let processes = [try await Self.start(a), try await Self.start(nodes[1]), try await Self.start(c)]
+        defer { processes.forEach { $0.send(SIGKILL) } }
+        let (alice, carol) = (try await a.http.newVisitor(), try await c.http.newVisitor())
+
+        // Carol drops and opens three bottles at C, one per proof a visitor elsewhere cannot bring along.
+        func drop(_ text: String, _ conditions: [[String: Any]], oneShot: Bool = false) async throws -> String {
+            let made = try await c.http.send("POST", "/api/v1/bottles", token: carol, json: [
+                "text": text, "lifetimeSeconds": 3_600, "conditions": conditions, "oneShot": oneShot,
+            ])
+            try #require(made.status == 201, "\(made)")
+            return try #require(made.object["id"] as? String)
+        }
+        let password = try await drop("behind a password", [["kind": "password", "password": "kelp"]])
+        let presence = try await drop("only for those who came", [["kind": "presence", "withinSeconds": 120]])
+        let oneShot = try await drop("for one reader", [], oneShot: true)
+        for id in [password, oneShot] {
+            let opened = try await c.http.send("POST", "/api/v1/bottles/\(id)/open", token: carol, json: [:])
+            try #require(opened.status == 200, "\(opened)")
+        }
+        // The presence bottle opens at C with Carol's own press count.
+        let asked = try await c.http.send("POST", "/api/v1/presence-requests", token: carol, json: ["bottle": presence])
+        let presses = try #require(asked.object["presses"] as? Int, "\(asked)")
+        for _ in 0..<presses {
+            let pressed = try await DriftdProcess.runToCompletion(["ctl", "press", "presence", "--data-dir", c.box.data])
+            try #require(pressed.status == 0, "\(pressed)")
+        }
+        let presenceOpened = try await Self.eventually(.seconds(30)) { () -> Bool? in
+            try await c.http.send("POST", "/api/v1/bottles/\(presence)/open", token: carol, json: [:]).status == 200 ? true : nil
+        }
+        try #require(presenceOpened == true, "Carol's presses did not open the presence bottle at C")
+
+        // A hears of the password chat, marked as needing the password; never of the other two.
+        let listed = try await Self.eventually(.seconds(120)) { () -> [String: Any]? in
+            let chats = try await a.http.send("GET", "/api/v1/mesh/chats", token: alice).object["chats"] as? [[String: Any]] ?? []
+            return chats.first { $0["bottle"] as? String == password }
+        }
+        if listed == nil { try await Self.dump(nodes, processes) }
+        let chat = try #require(listed, "A never heard that the password chat opened")
+        #expect(chat["needsPassword"] as? Bool == true, "\(chat)")
+        let chats = try await a.http.send("GET", "/api/v1/mesh/chats", token: alice).object["chats"] as? [[String: Any]] ?? []
+        #expect(!chats.contains { [presence, oneShot].contains($0["bottle"] as? String ?? "") }, "\(chats)")
+        for id in [presence, oneShot] {
+            #expect(try await a.http.send("POST", "/api/v1/mesh/chats/\(id)/join", token: alice).status == 404)
+            #expect(try await a.http.send("POST", "/api/v1/mesh/chats/\(id)/lines", token: alice, json: ["text": "let me in"]).status == 404)
+        }
+
+        // Without the password A refuses at once; with a wrong one C refuses, and A says why.
+        let bare = try await a.http.send("POST", "/api/v1/mesh/chats/\(password)/join", token: alice)
+        #expect(bare.status == 422 && bare.body.contains("password"), "\(bare)")
+        #expect(try await a.http.send("POST", "/api/v1/mesh/chats/\(password)/join", token: alice, json: ["password": "sand"]).status == 202)
+        func admission() async throws -> [String: Any]? {
+            try await a.http.send("GET", "/api/v1/mesh/chats/\(password)/lines", token: alice).object["admission"] as? [String: Any]
+        }
+        let refused = try await Self.eventually(.seconds(150)) { () -> [String: Any]? in
+            let answer = try await admission()
+            return answer?["state"] as? String == "refused" ? answer : nil
+        }
+        if refused == nil { try await Self.dump(nodes, processes) }
+        #expect(refused?["reason"] as? String == "wrong password", "\(String(describing: refused))")
+        let early = try await a.http.send("POST", "/api/v1/mesh/chats/\(password)/lines", token: alice, json: ["text": "am I in?"])
+        #expect(early.status == 403, "\(early)")
+
+        // The right password is admitted; A's line reaches C's chat and C's lines come back to A.
+        #expect(try await a.http.send("POST", "/api/v1/mesh/chats/\(password)/join", token: alice, json: ["password": "kelp"]).status == 202)
+        let admitted = try await Self.eventually(.seconds(150)) { () -> Bool? in
+            try await admission()?["state"] as? String == "admitted" ? true : nil
+        }
+        if admitted == nil { try await Self.dump(nodes, processes) }
+        try #require(admitted == true, "C never admitted A's visitor with the right password")
+        let line = "hello from the west end \(UUID().uuidString.prefix(6))"
+        let posted = try await a.http.send("POST", "/api/v1/mesh/chats/\(password)/lines", token: alice,
+                                           json: ["text": line, "language": "en-GB"])
+        #expect(posted.status == 202, "\(posted)")
+        let atC = try await Self.eventually(.seconds(150)) { () -> [String: Any]? in
+            let messages = try await c.http.send("GET", "/api/v1/bottles/\(password)/messages", token: carol).object["messages"] as? [[String: Any]] ?? []
+            return messages.first { $0["text"] as? String == line }
+        }
+        if atC == nil { try await Self.dump(nodes, processes) }
+        #expect(atC?["language"] as? String == "en-GB", "\(String(describing: atC))")
+        let replica = try await Self.eventually(.seconds(150)) { () -> [String: Any]? in
+            let lines = try await a.http.send("GET", "/api/v1/mesh/chats/\(password)/lines", token: alice).object["lines"] as? [[String: Any]] ?? []
+            return lines.first { $0["text"] as? String == line }
+        }
+        #expect(replica?["language"] as? String == "en-GB", "the relayed line lost its language: \(String(describing: replica))")
     }
 }

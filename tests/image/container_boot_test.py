@@ -241,7 +241,7 @@ def main():
         data, config = work / "data", work / "config"
         (data / "driftd").mkdir(parents=True)
         os.chown(data / "driftd", uid, gid)
-        os.chmod(data / "driftd", 0o750)
+        os.chmod(data / "driftd", 0o700)  # as tmpfiles.d/driftbox.conf makes it
         config.mkdir()
         (config / "driftd.toml").write_text(TEST_CONFIG)
 

@@ -87,14 +87,17 @@ public enum BottleOpener {
             return ConditionReport(kind: .password, summary: summary,
                                    outcome: .unknown(reason: "checked once the other conditions hold"))
         }
-        switch limiter.admit(visitor: attempt.visitor, bottle: bottle.id, now: context.now) {
+        switch limiter.admit(visitor: attempt.visitor, client: attempt.client, bottle: bottle.id, now: context.now) {
         case .limited(_, let wait):
             retryAfter = wait
             return ConditionReport(kind: .password, summary: summary,
                                    outcome: .notSatisfied(reason: "too many attempts; try again in \(Text.duration(max(1, wait.rounded(.up))))"))
         case .allowed:
-            return ConditionReport(kind: .password, summary: summary,
-                                   outcome: hasher.verify(typed, against: hash) ? .satisfied : .notSatisfied(reason: "wrong password"))
+            guard hasher.verify(typed, against: hash) else {
+                limiter.recordFailure(visitor: attempt.visitor, client: attempt.client, bottle: bottle.id, now: context.now)
+                return ConditionReport(kind: .password, summary: summary, outcome: .notSatisfied(reason: "wrong password"))
+            }
+            return ConditionReport(kind: .password, summary: summary, outcome: .satisfied)
         }
     }
 }

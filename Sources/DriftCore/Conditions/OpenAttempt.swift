@@ -10,11 +10,17 @@ public struct OpenAttempt: Sendable {
     public var password: String?
     /// The visitor's presence proof from ``PresenceBinder``, if any.
     public var presence: PresenceProof?
+    /// Where the attempt came from: the visitor's network address, or `node-xxxxxxxx` for a
+    /// visitor at another box of the mesh; `nil` when unknown. Password guesses are limited
+    /// per address too (``PasswordRateLimiter``).
+    public var client: String?
 
-    public init(visitor: TokenHash, participant: ParticipantID, password: String? = nil, presence: PresenceProof? = nil) {
+    public init(visitor: TokenHash, participant: ParticipantID, password: String? = nil, presence: PresenceProof? = nil,
+                client: String? = nil) {
         self.visitor = visitor
         self.participant = participant
         self.password = password
         self.presence = presence
+        self.client = client
     }
 }

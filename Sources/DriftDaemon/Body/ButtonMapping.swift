@@ -26,6 +26,15 @@ public struct ButtonMapping: Sendable, Equatable {
         self.actions = actions
     }
 
+    /// The buttons whose plain press proves presence: every press of one of them counts
+    /// towards a visitor's press count, whatever gesture the presses form.
+    public var presenceButtons: Set<String> {
+        Set(actions.compactMap { entry in
+            if case .press(let button) = entry.key, entry.value == .presenceProof { return button }
+            return nil
+        })
+    }
+
     /// The default mapping for the `presence` and `keep-alive` buttons.
     public static let standard = ButtonMapping(actions: [
         .press("presence"): .presenceProof,

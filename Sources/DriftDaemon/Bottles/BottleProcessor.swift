@@ -99,6 +99,7 @@ public actor BottleProcessor {
     @discardableResult
     public func process(now: Date) async -> ProcessReport {
         var report = ProcessReport()
+        if let proof = presence.settle(now: now) { await proved(proof) }
         presence.prune(now: now)
         let live: [Bottle]
         do { live = try store.bottles(in: [.locked, .openable, .active, .dying]) } catch {
@@ -144,18 +145,13 @@ public actor BottleProcessor {
     }
 
     /// Applies a new ambient input and re-evaluates at `now` when it changed anything
-    /// an ambient condition reads. A button press binds to the oldest waiting presence
-    /// request; if that visitor is inside the bottle's live chat, the press also claims
-    /// Keep Alive for them.
+    /// an ambient condition reads. Presses of the presence button count towards the burst in
+    /// progress (``DriftCore/PresenceBinder``); a burst binds, once it ends, to the waiting
+    /// request with its count (settled here or by ``process(now:)``).
     @discardableResult
     public func ingest(_ input: AmbientInput, now: Date) async -> ProcessReport {
         if case .buttonPressed(let at) = input {
-            guard let proof = presence.buttonPressed(at: at) else { return ProcessReport() }
-            await publish(DriftEvent(bottle: proof.bottle, at: at, kind: .presenceProved(visitor: proof.visitor)), keepFor: nil)
-            let participant = ParticipantID(visitor: proof.visitor, bottle: proof.bottle, secret: settings.secret)
-            if survivals[proof.bottle] != nil {
-                _ = try? await claimKeepAlive(participant, in: proof.bottle, at: at)
-            }
+            if let proof = presence.buttonPressed(at: at) { await proved(proof) }
             return ProcessReport()
         }
         if case .keepAliveButtonPressed(let at) = input {
@@ -165,6 +161,19 @@ public actor BottleProcessor {
         guard ambient.ingest(input) else { return ProcessReport() }
         return await process(now: now)
     }
+
+    /// A burst of presses proved `proof.visitor`'s presence: their page hears it, and if they
+    /// are inside the bottle's live chat the presses also claim Keep Alive for them.
+    private func proved(_ proof: PresenceProof) async {
+        await publish(DriftEvent(bottle: proof.bottle, at: proof.pressedAt, kind: .presenceProved(visitor: proof.visitor)), keepFor: nil)
+        let participant = ParticipantID(visitor: proof.visitor, bottle: proof.bottle, secret: settings.secret)
+        if survivals[proof.bottle] != nil {
+            _ = try? await claimKeepAlive(participant, in: proof.bottle, at: proof.pressedAt)
+        }
+    }
+
+    /// When the presses in progress end and bind (``process(now:)`` is due then); `nil` with none.
+    public var presenceDeadline: Date? { presence.deadline }
 
     /// The identity the box itself claims Keep Alive under (its keep-alive button): a
     /// fixed token hash, so the box appears in each chat as one pseudonymous keeper.
@@ -198,12 +207,14 @@ public actor BottleProcessor {
 
     // MARK: - Visitors (called by the API)
 
-    /// A visitor asks for a presence check: their next press of the box's button proves presence.
-    /// - Returns: until when the request waits for a press.
+    /// A visitor asks for a presence check: pressing the box's button the returned number of
+    /// times proves their presence (``DriftCore/PresenceBinder``).
+    /// - Returns: how many presses, and until when the request waits for them.
+    /// - Throws: ``DriftCore/PresenceBinder/Busy`` while every press count is taken.
     @discardableResult
-    public func requestPresence(visitor: TokenHash, bottle: BottleID, at now: Date) -> Date {
-        presence.request(visitor: visitor, bottle: bottle, now: now)
-        return now.addingTimeInterval(presence.requestLifetime)
+    public func requestPresence(visitor: TokenHash, bottle: BottleID, at now: Date) throws(PresenceBinder.Busy) -> (presses: Int, until: Date) {
+        let request = try presence.request(visitor: visitor, bottle: bottle, now: now)
+        return (request.presses, now.addingTimeInterval(presence.requestLifetime))
     }
 
     /// Re-evaluates one unopened bottle at `now` (after it was created or edited), so
@@ -224,11 +235,12 @@ public actor BottleProcessor {
     /// (rate-limited). On success the first open is recorded (distance travelled, the
     /// chat's survival starts) or the visitor enters the live chat.
     /// - Throws: ``DriftStore/BottleStoreError/notFound(_:)`` for an unknown bottle; store failures.
-    public func open(_ id: BottleID, visitor: TokenHash, password: String?, at now: Date) async throws -> OpenDecision {
+    /// `client` is the visitor's network address (password guesses are limited per address too).
+    public func open(_ id: BottleID, visitor: TokenHash, password: String?, client: String? = nil, at now: Date) async throws -> OpenDecision {
         guard let bottle = try store.bottle(id) else { throw BottleStoreError.notFound(id) }
         let who = participant(visitor, in: id)
         let attempt = OpenAttempt(visitor: visitor, participant: who, password: password,
-                                  presence: presence.proof(visitor: visitor, bottle: id))
+                                  presence: presence.proof(visitor: visitor, bottle: id), client: client)
         let context = ambient.context(at: now, settings: settings)
         let decision = BottleOpener.check(bottle, in: context, attempt: attempt, hasher: settings.passwordHasher,
                                           limiter: &passwordLimiter)
@@ -283,6 +295,43 @@ public actor BottleProcessor {
             if let event = notifications.participantJoined(participant, in: id, at: now, preferences: preferences) {
                 await publish(event, keepFor: .creator)
             }
+        }
+    }
+
+    /// A visitor at another box (`box`, `node-xxxxxxxx`) asks to join this bottle's chat, or
+    /// writes in it: the host's own rules decide (``DriftCore/RemoteAccess``). A participant
+    /// already admitted through that same box stays admitted; otherwise a password bottle wants
+    /// its password (`password`, already unsealed), checked under the same limiter as an open
+    /// here with the box as the address; presence and one-shot bottles admit nobody from afar.
+    /// On admission the participant enters the chat like a visitor here.
+    public func admitRemote(_ participant: ParticipantID, in id: BottleID, box: BoxID, label: ParticipantLabel,
+                            password: String?, at now: Date) async -> RemoteAdmission {
+        guard let bottle = try? store.bottle(id), bottle.state == .active || bottle.state == .dying else {
+            return .refused(.chatClosed)
+        }
+        let access = RemoteAccess(bottle)
+        if access == .inPersonOnly { return .refused(.inPersonOnly) }
+        let known = ((try? store.participants(of: id)) ?? []).contains { $0.participant == participant && $0.box == box }
+        if !known, access == .password {
+            guard let password, !password.isEmpty else { return .refused(.passwordNeeded) }
+            guard case .password(let hash)? = bottle.conditions.first(where: { $0.condition.kind == .password })?.condition else { return .refused(.chatClosed) }
+            // The limiter keys on a device token; a remote participant is keyed by its pseudonym.
+            let key = (try? TokenHash(hex: participant.hex + participant.hex)) ?? Self.boxKeeper
+            switch passwordLimiter.admit(visitor: key, client: box.description, bottle: id, now: now) {
+            case .limited(_, let wait):
+                return .refused(.tooManyAttempts(retryAfterSeconds: Int(wait.rounded(.up))))
+            case .allowed:
+                guard settings.passwordHasher.verify(password, against: hash) else {
+                    passwordLimiter.recordFailure(visitor: key, client: box.description, bottle: id, now: now)
+                    return .refused(.wrongPassword)
+                }
+            }
+        }
+        do {
+            try await enter(participant, in: id, at: now, box: box, label: label)
+            return .admitted
+        } catch {
+            return .refused(.chatClosed)
         }
     }
 

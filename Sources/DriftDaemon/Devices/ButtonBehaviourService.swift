@@ -9,7 +9,7 @@ import ServiceLifecycle
 ///
 /// | action | effect |
 /// | --- | --- |
-/// | presence proof | the visitor whose presence request is pending gets their proof |
+/// | presence proof | counts towards the burst of presses that proves a waiting visitor's presence |
 /// | keep alive | the box claims Keep Alive for every dying chat here |
 /// | status code | the status LED shows the current fault's blink code (steady when healthy) |
 /// | selftest | a check of the running box (loops, faults, data directory, database); result on the status LED for 5 s |
@@ -73,6 +73,11 @@ public struct ButtonBehaviourService: Service {
                         let gestures: [ButtonGesture]
                         switch input {
                         case .button(let event):
+                            // Every press of the presence button counts towards the visitor's press
+                            // count (PresenceBinder), however the recogniser groups the presses.
+                            if event.pressed, mapping.presenceButtons.contains(event.button) {
+                                ambient.yield(.buttonPressed(at: Date()))
+                            }
                             gestures = recognizer.handle(button: event.button, pressed: event.pressed, at: event.at)
                         case .deadline:
                             gestures = recognizer.poll(now: MonotonicTime.now())
@@ -104,7 +109,10 @@ public struct ButtonBehaviourService: Service {
         logger.info("button action", metadata: ["gesture": "\(gesture)", "action": "\(action.rawValue)"])
         let now = MonotonicTime.now()
         switch action {
-        case .presenceProof: ambient.yield(.buttonPressed(at: Date()))
+        case .presenceProof:
+            // A plain press of a presence button was counted when it went down.
+            if case .press(let button) = gesture, mapping.presenceButtons.contains(button) { return }
+            ambient.yield(.buttonPressed(at: Date()))
         case .keepAlive: ambient.yield(.keepAliveButtonPressed(at: Date()))
         case .showStatusCode: effects.showStatusCode(now)
         case .runSelftest: await effects.runSelftest(now)

@@ -64,7 +64,7 @@ public actor MeshNode {
 
     public nonisolated let me: NodeID
     public nonisolated let inbox: MeshInbox
-    private let keyPair: BoxKeyPair
+    private nonisolated let keyPair: BoxKeyPair
     private let sealer: MeshSealer
     nonisolated let store: MeshStore
     private let settings: Settings
@@ -660,6 +660,15 @@ public actor MeshNode {
 
     /// Converts a node-clock offset to a `ContinuousClock` instant for sleeping.
     public nonisolated func instant(_ offset: Duration) -> ContinuousClock.Instant { epoch + offset }
+
+    /// This box's X25519 public key (its node id is the key's hash): other boxes seal secrets
+    /// meant for it alone (a chat password) to it.
+    public nonisolated var publicKeyBytes: [UInt8] { keyPair.publicKeyBytes }
+
+    /// Opens a secret another box sealed to this box for `context` (``DriftMesh/SealedToBox``).
+    public nonisolated func openSealed(_ sealed: [UInt8], context: [UInt8]) -> [UInt8]? {
+        keyPair.openSealed(sealed, context: context)
+    }
 
     // MARK: Status
 

@@ -1,4 +1,5 @@
 import DriftCore
+import DriftMesh
 import Foundation
 
 /// The product's traffic on the mesh, one compact codec per application port
@@ -117,61 +118,131 @@ enum BottleMeshWire {
     // MARK: Chat (port chat)
 
     /// Chat across boxes: the host announces open chats and relays lines to the boxes whose
-    /// visitors joined; those boxes send joins, lines and leaves to the host.
+    /// visitors it admitted; those boxes send joins, lines and leaves to the host, which
+    /// answers each join (and each line from someone it did not admit) with an admission.
     enum Chat: Equatable, Sendable {
+        /// What a visitor elsewhere must bring, as announced: nothing, or the password sealed
+        /// to `hostKey` (the host's X25519 public key, whose hash is its node id).
+        enum Access: Equatable, Sendable {
+            case open
+            case password(hostKey: [UInt8])
+        }
+
         /// Host → everyone: this bottle's chat is open until `expiresAt`.
-        case open(BottleID, expiresAt: Date, hint: String)
-        /// Participant's box → host.
-        case join(BottleID, participant: ParticipantID)
-        case line(BottleID, participant: ParticipantID, text: String)
+        case open(BottleID, expiresAt: Date, hint: String, access: Access)
+        /// Participant's box → host; `sealedPassword`: the password sealed to the host's key.
+        case join(BottleID, participant: ParticipantID, sealedPassword: [UInt8]?)
+        case line(BottleID, participant: ParticipantID, language: String, text: String)
         case leave(BottleID, participant: ParticipantID)
         /// Host → participants' boxes: a line as the host stamped it.
-        case relay(BottleID, message: MessageID, participant: ParticipantID, label: ParticipantLabel, sentAt: Date, text: String)
+        case relay(BottleID, message: MessageID, participant: ParticipantID, label: ParticipantLabel, sentAt: Date,
+                   language: String, text: String)
+        /// Host → a participant's box: the answer to a join (or to a line from someone not admitted).
+        case admission(BottleID, participant: ParticipantID, verdict: RemoteAdmission)
 
         var bottle: BottleID {
             switch self {
-            case .open(let id, _, _), .join(let id, _), .line(let id, _, _), .leave(let id, _), .relay(let id, _, _, _, _, _): id
+            case .open(let id, _, _, _), .join(let id, _, _), .line(let id, _, _, _), .leave(let id, _),
+                 .relay(let id, _, _, _, _, _, _), .admission(let id, _, _): id
             }
+        }
+
+        /// A chat line's language tag on the wire: BCP 47, at most 35 bytes; anything else is "und".
+        static func languageTag(_ tag: String) -> String {
+            tag.utf8.count <= 35 && !tag.isEmpty && tag.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) ? tag : "und"
         }
 
         var encoded: [UInt8] {
             var w = MeshByteWriter()
             switch self {
-            case .open(let id, let expiresAt, let hint):
+            case .open(let id, let expiresAt, let hint, let access):
                 w.u8(1); w.raw(id.bytes); w.u32(UInt32(clamping: Int64(expiresAt.timeIntervalSince1970))); w.shortString(hint)
-            case .join(let id, let participant):
-                w.u8(2); w.raw(id.bytes); w.raw(participant.bytes)
-            case .line(let id, let participant, let text):
-                w.u8(3); w.raw(id.bytes); w.raw(participant.bytes); w.raw(Array(text.utf8))
+                switch access {
+                case .open: w.u8(0)
+                case .password(let key): w.u8(1); w.raw(key)
+                }
+            case .join(let id, let participant, let sealed):
+                w.u8(2); w.raw(id.bytes); w.raw(participant.bytes); w.raw(sealed ?? [])
+            case .line(let id, let participant, let language, let text):
+                w.u8(6); w.raw(id.bytes); w.raw(participant.bytes); w.shortString(Self.languageTag(language)); w.raw(Array(text.utf8))
             case .leave(let id, let participant):
                 w.u8(4); w.raw(id.bytes); w.raw(participant.bytes)
-            case .relay(let id, let message, let participant, let label, let sentAt, let text):
-                w.u8(5); w.raw(id.bytes); w.raw(message.bytes); w.raw(participant.bytes)
+            case .relay(let id, let message, let participant, let label, let sentAt, let language, let text):
+                w.u8(7); w.raw(id.bytes); w.raw(message.bytes); w.raw(participant.bytes)
                 w.u8(UInt8(ParticipantLabel.allCases.firstIndex(of: label) ?? 4))
-                w.u64(UInt64(clamping: Int64(sentAt.timeIntervalSince1970 * 1_000))); w.raw(Array(text.utf8))
+                w.u64(UInt64(clamping: Int64(sentAt.timeIntervalSince1970 * 1_000)))
+                w.shortString(Self.languageTag(language)); w.raw(Array(text.utf8))
+            case .admission(let id, let participant, let verdict):
+                w.u8(8); w.raw(id.bytes); w.raw(participant.bytes)
+                switch verdict {
+                case .admitted: w.u8(0)
+                case .refused(.passwordNeeded): w.u8(1)
+                case .refused(.wrongPassword): w.u8(2)
+                case .refused(.tooManyAttempts(let seconds)): w.u8(3); w.u16(UInt16(clamping: seconds))
+                case .refused(.inPersonOnly): w.u8(4)
+                case .refused(.chatClosed): w.u8(5)
+                }
             }
             return w.bytes
         }
 
+        /// Decodes every type; types 3 and 5 (lines without a language tag) and an open without
+        /// its access byte come from boxes of an earlier version (their chats need no proof).
         init?(decoding bytes: [UInt8]) {
             var r = MeshByteReader(bytes)
             guard let type = r.u8(), let id = r.uuid().map(BottleID.init(uuid:)) else { return nil }
             switch type {
             case 1:
-                guard let expires = r.u32(), let hint = r.shortString(), r.remaining == 0 else { return nil }
-                self = .open(id, expiresAt: Date(timeIntervalSince1970: Double(expires)), hint: hint)
-            case 2, 4:
+                guard let expires = r.u32(), let hint = r.shortString() else { return nil }
+                var access = Access.open
+                if r.remaining > 0 {
+                    guard let kind = r.u8() else { return nil }
+                    switch kind {
+                    case 0: access = .open
+                    case 1:
+                        guard let key = r.take(32) else { return nil }
+                        access = .password(hostKey: key)
+                    default: return nil
+                    }
+                }
+                guard r.remaining == 0 else { return nil }
+                self = .open(id, expiresAt: Date(timeIntervalSince1970: Double(expires)), hint: hint, access: access)
+            case 2:
+                guard let participant = r.participant() else { return nil }
+                let sealed = r.rest()
+                guard sealed.isEmpty || sealed.count >= SealedToBox.overhead + 1, sealed.count <= 512 else { return nil }
+                self = .join(id, participant: participant, sealedPassword: sealed.isEmpty ? nil : sealed)
+            case 4:
                 guard let participant = r.participant(), r.remaining == 0 else { return nil }
-                self = type == 2 ? .join(id, participant: participant) : .leave(id, participant: participant)
-            case 3:
-                guard let participant = r.participant(), let text = String(validating: r.rest(), as: UTF8.self), !text.isEmpty else { return nil }
-                self = .line(id, participant: participant, text: text)
-            case 5:
+                self = .leave(id, participant: participant)
+            case 3, 6:
+                guard let participant = r.participant() else { return nil }
+                let language = type == 6 ? r.shortString().map(Self.languageTag) : "und"
+                guard let language, let text = String(validating: r.rest(), as: UTF8.self), !text.isEmpty else { return nil }
+                self = .line(id, participant: participant, language: language, text: text)
+            case 5, 7:
                 guard let message = r.uuid().map(MessageID.init(uuid:)), let participant = r.participant(), let labelIndex = r.u8(),
-                      Int(labelIndex) < ParticipantLabel.allCases.count, let millis = r.u64(), millis < 1 << 50,
-                      let text = String(validating: r.rest(), as: UTF8.self) else { return nil }
+                      Int(labelIndex) < ParticipantLabel.allCases.count, let millis = r.u64(), millis < 1 << 50 else { return nil }
+                let language = type == 7 ? r.shortString().map(Self.languageTag) : "und"
+                guard let language, let text = String(validating: r.rest(), as: UTF8.self) else { return nil }
                 self = .relay(id, message: message, participant: participant, label: ParticipantLabel.allCases[Int(labelIndex)],
-                              sentAt: Date(timeIntervalSince1970: Double(millis) / 1_000), text: text)
+                              sentAt: Date(timeIntervalSince1970: Double(millis) / 1_000), language: language, text: text)
+            case 8:
+                guard let participant = r.participant(), let code = r.u8() else { return nil }
+                let verdict: RemoteAdmission
+                switch code {
+                case 0: verdict = .admitted
+                case 1: verdict = .refused(.passwordNeeded)
+                case 2: verdict = .refused(.wrongPassword)
+                case 3:
+                    guard let seconds = r.u16() else { return nil }
+                    verdict = .refused(.tooManyAttempts(retryAfterSeconds: Int(seconds)))
+                case 4: verdict = .refused(.inPersonOnly)
+                case 5: verdict = .refused(.chatClosed)
+                default: return nil
+                }
+                guard r.remaining == 0 else { return nil }
+                self = .admission(id, participant: participant, verdict: verdict)
             default:
                 return nil
             }

@@ -274,10 +274,18 @@ public final class MeshBottleService: Service, Sendable {
         }
     }
 
-    /// Tells the mesh that this bottle's chat is open (one-shot bottles' chats stay private).
+    /// Tells the mesh that this bottle's chat is open, and what a visitor elsewhere must bring
+    /// (``DriftCore/RemoteAccess``): chats that can only be joined in person (presence,
+    /// one-shot) are not announced at all.
     private func announceChat(_ id: BottleID) async {
-        guard let bottle = try? processor.store.bottle(id), !bottle.isOneShot else { return }
-        let open = BottleMeshWire.Chat.open(id, expiresAt: bottle.expiresAt, hint: String((bottle.hint ?? "").prefix(80)))
+        guard let bottle = try? processor.store.bottle(id) else { return }
+        let access: BottleMeshWire.Chat.Access
+        switch RemoteAccess(bottle) {
+        case .inPersonOnly: return
+        case .password: access = .password(hostKey: node.publicKeyBytes)
+        case .open: access = .open
+        }
+        let open = BottleMeshWire.Chat.open(id, expiresAt: bottle.expiresAt, hint: String((bottle.hint ?? "").prefix(80)), access: access)
         do {
             _ = try await node.send(MeshMessage(port: MeshMessage.Port.chat.rawValue, body: open.encoded), priority: .normal,
                                     expiresAt: bottle.expiresAt)
@@ -292,7 +300,7 @@ public final class MeshBottleService: Service, Sendable {
     /// Chats open here that the mesh has not heard of yet (the first-open event is rate-limited
     /// for creators, so it may not have come; or the announce could not be stored).
     private func announceUnannouncedChats() async {
-        let open = ((try? processor.store.bottles(in: [.active, .dying])) ?? []).filter { !$0.isOneShot }
+        let open = ((try? processor.store.bottles(in: [.active, .dying])) ?? []).filter { RemoteAccess($0) != .inPersonOnly }
         for bottle in open where !(((try? store.links(of: bottle.id, role: .participant)) ?? []).contains { $0.node == .broadcast }) {
             await announceChat(bottle.id)
         }
@@ -303,7 +311,7 @@ public final class MeshBottleService: Service, Sendable {
         guard !boxes.isEmpty, let message = try? processor.store.message(id), !message.text.isEmpty else { return }
         let label = ((try? processor.store.participants(of: bottle)) ?? []).first { $0.participant == message.participant }?.label ?? .local
         let relay = BottleMeshWire.Chat.relay(bottle, message: id, participant: message.participant, label: label,
-                                              sentAt: message.sentAt, text: message.text)
+                                              sentAt: message.sentAt, language: message.language.rawValue, text: message.text)
         for box in boxes {
             guard state.mayRelay(to: box.node, at: Date()) else {
                 state.countRateLimited()
@@ -425,23 +433,43 @@ public final class MeshBottleService: Service, Sendable {
         let at = Date()
         guard (try? store.isErased(chat.bottle)) != true else { return }
         switch chat {
-        case .open(let id, let expiresAt, let hint):
+        case .open(let id, let expiresAt, let hint, let access):
             guard expiresAt > at, (try? processor.store.contains(id)) != true else { return }
-            try? store.link(id, node: delivery.origin, role: .host, expiresAt: expiresAt, note: hint)
-        case .relay(let id, let message, let participant, let label, let sentAt, let text):
+            var hostKey: [UInt8]?
+            if case .password(let key) = access {
+                // The key must be the announcing box's own (its hash is the node id).
+                guard NodeID(publicKey: key) == delivery.origin else { return state.countMalformed() }
+                hostKey = key
+            }
+            try? store.link(id, node: delivery.origin, role: .host, expiresAt: expiresAt, note: hint, hostKey: hostKey)
+        case .relay(let id, let message, let participant, let label, let sentAt, let language, let text):
+            guard isHost(delivery.origin, of: id) else { return }
             do {
                 try store.appendRemoteLine(MeshRemoteLine(id: message.description, bottle: id, participant: participant.hex,
-                                                          label: label.rawValue, text: text, sentAt: sentAt))
+                                                          label: label.rawValue, text: text, sentAt: sentAt, language: language))
             } catch {
                 logger.error("remote chat line not stored", metadata: ["bottle": "\(id)", "error": "\(error)"])
             }
-        case .join(let id, let participant):
-            await remoteEnter(participant, in: id, from: delivery.origin, at: at)
-        case .line(let id, let participant, let text):
-            guard await remoteEnter(participant, in: id, from: delivery.origin, at: at) else { return }
+        case .admission(let id, let participant, let verdict):
+            guard isHost(delivery.origin, of: id) else { return }
+            state.recordAdmission(verdict, for: participant, in: id)
+        case .join(let id, let participant, let sealed):
+            let password = sealed.flatMap { node.openSealed($0, context: Self.sealContext(id, participant)) }
+                .flatMap { String(validating: $0, as: UTF8.self) }
+            let verdict: RemoteAdmission = sealed != nil && password == nil
+                ? .refused(.wrongPassword)  // sealed to another key, or altered on the way
+                : await admit(participant, in: id, from: delivery.origin, password: password, at: at)
+            await answer(verdict, to: participant, in: id, box: delivery.origin)
+        case .line(let id, let participant, let language, let text):
+            let verdict = await admit(participant, in: id, from: delivery.origin, password: nil, at: at)
+            guard verdict == .admitted else {
+                // Never accepted from someone the host did not admit; they hear why (budget allowing).
+                if state.mayRelay(to: delivery.origin, at: at) { await answer(verdict, to: participant, in: id, box: delivery.origin) }
+                return
+            }
             do {
                 let message = try ChatMessage.make(id: MessageID.make(at: at), bottle: id, participant: participant, sentAt: at,
-                                                   text: String(text.prefix(ChatMessage.maximumTextLength)), language: "und")
+                                                   text: String(text.prefix(ChatMessage.maximumTextLength)), language: language)
                 try await processor.post(message)
             } catch {
                 logger.info("remote line refused", metadata: ["bottle": "\(id)", "error": "\(error)"])
@@ -452,27 +480,76 @@ public final class MeshBottleService: Service, Sendable {
         }
     }
 
-    /// A visitor at `box` is (still) in the chat of a bottle hosted here.
-    @discardableResult
-    private func remoteEnter(_ participant: ParticipantID, in id: BottleID, from box: NodeID, at now: Date) async -> Bool {
-        guard let bottle = try? processor.store.bottle(id), bottle.state == .active || bottle.state == .dying, !bottle.isOneShot else { return false }
+    /// Whether `box` is the host this box knows for `bottle` (relays and answers come from it alone).
+    private func isHost(_ box: NodeID, of bottle: BottleID) -> Bool {
+        ((try? store.links(of: bottle, role: .host)) ?? []).contains { $0.node == box }
+    }
+
+    /// What a sealed chat password is bound to: the bottle and the participant it admits.
+    static func sealContext(_ bottle: BottleID, _ participant: ParticipantID) -> [UInt8] {
+        Array("chat-join".utf8) + bottle.bytes + participant.bytes
+    }
+
+    /// A visitor at `box` asks to be (or writes as if) inside the chat of a bottle hosted here:
+    /// someone already inside through that box stays; anyone else is admitted by the host's
+    /// rules (``BottleProcessor/admitRemote(_:in:box:label:password:at:)``), and only then are
+    /// lines relayed to their box.
+    private func admit(_ participant: ParticipantID, in id: BottleID, from box: NodeID, password: String?, at now: Date) async -> RemoteAdmission {
+        guard let bottle = try? processor.store.bottle(id), bottle.state == .active || bottle.state == .dying else {
+            return .refused(.chatClosed)
+        }
+        guard state.remoteHeard(participant, in: id, from: box, at: now) else { return .admitted }  // inside already
         let directory = try? store.box(box)
         let here = await position(at: now)
         let distance = here.flatMap { mine in directory?.position.map { mine.distance(to: $0) } }
         let label = ParticipantLabel.classify(distanceMeters: distance, participantCountry: directory?.country,
                                               bottleCountry: processor.settings.country)
         let boxID = (try? BoxID("node-\(String(format: "%08x", box.rawValue))")) ?? processor.settings.boxID
-        do {
-            if state.remoteHeard(participant, in: id, from: box, at: now) {
-                try await processor.enter(participant, in: id, at: now, box: boxID, label: label)
-                try store.link(id, node: box, role: .participant, expiresAt: bottle.expiresAt)
-            }
-            return true
-        } catch {
-            _ = state.remoteLeft(participant, in: id)  // not inside: the next word tries again
-            logger.info("remote participant not admitted", metadata: ["bottle": "\(id)", "error": "\(error)"])
-            return false
+        let verdict = await processor.admitRemote(participant, in: id, box: boxID, label: label, password: password, at: now)
+        if verdict == .admitted {
+            _ = try? store.link(id, node: box, role: .participant, expiresAt: bottle.expiresAt)
+        } else {
+            _ = state.remoteLeft(participant, in: id)  // not inside: the next word asks again
+            logger.info("remote participant not admitted", metadata: ["bottle": "\(id)", "box": "\(box)", "reason": "\(verdict)"])
         }
+        return verdict
+    }
+
+    /// Tells `box` the host's answer for `participant` (a short-lived directed message).
+    private func answer(_ verdict: RemoteAdmission, to participant: ParticipantID, in id: BottleID, box: NodeID) async {
+        let expiry = (try? processor.store.bottle(id))?.expiresAt ?? Date().addingTimeInterval(600)
+        await sendLogged(MeshMessage(port: MeshMessage.Port.chat.rawValue,
+                                     body: BottleMeshWire.Chat.admission(id, participant: participant, verdict: verdict).encoded),
+                         to: box, expiresAt: min(expiry, Date().addingTimeInterval(600)), what: "chat admission")
+    }
+
+    /// A visitor here asks to join a chat hosted elsewhere: the password, when the host's
+    /// announcement asked for one, travels sealed to the host's key (relays cannot read it).
+    func join(_ id: BottleID, participant: ParticipantID, password: String?) async throws {
+        guard let host = try store.links(of: id, role: .host).first else {
+            throw PlacementError(field: "bottle", description: "no open chat with that id is known on the mesh")
+        }
+        var sealed: [UInt8]?
+        if let key = host.hostKey {
+            guard let password, !password.isEmpty else {
+                throw PlacementError(field: "password", description: "this chat needs the bottle's password")
+            }
+            guard password.utf8.count <= 256 else { throw PlacementError(field: "password", description: "is longer than 256 bytes") }
+            sealed = try SealedToBox.seal(Array(password.utf8), to: key, context: Self.sealContext(id, participant))
+        }
+        try await sendRemote(.join(id, participant: participant, sealedPassword: sealed))
+        state.recordAdmission(nil, for: participant, in: id)
+    }
+
+    /// The host's last answer to `participant`'s join of the chat of `bottle` hosted elsewhere:
+    /// `nil` while none has come.
+    func admission(_ participant: ParticipantID, in bottle: BottleID) -> RemoteAdmission? {
+        state.admission(participant, in: bottle)
+    }
+
+    /// Whether the chat of `bottle` (hosted elsewhere) asks visitors here for its password.
+    func needsPassword(_ bottle: BottleID) -> Bool {
+        ((try? store.links(of: bottle, role: .host)) ?? []).contains { $0.hostKey != nil }
     }
 
     /// Sends a remote visitor's join, line or leave to the host of `bottle`.
@@ -480,7 +557,7 @@ public final class MeshBottleService: Service, Sendable {
         guard let host = try store.links(of: chat.bottle, role: .host).first else {
             throw PlacementError(field: "bottle", description: "no open chat with that id is known on the mesh")
         }
-        if case .line(_, _, let text) = chat, text.utf8.count > settings.maximumRemoteLineBytes {
+        if case .line(_, _, _, let text) = chat, text.utf8.count > settings.maximumRemoteLineBytes {
             throw PlacementError(field: "text", description: "a line to another box holds at most \(settings.maximumRemoteLineBytes) bytes")
         }
         guard state.mayRelay(to: host.node, at: Date()) else {

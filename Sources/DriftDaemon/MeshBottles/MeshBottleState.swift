@@ -38,6 +38,8 @@ public final class MeshBottleState: Sendable {
         var budgets: [NodeID: ChatBudget] = [:]
         /// Watch requests for bottles not arrived yet (bounded; oldest dropped).
         var heldWatches: [(bottle: BottleID, box: NodeID)] = []
+        /// On a visitor's box: the host's last answer to each participant's join (absent: none yet).
+        var admissions: [BottleID: [ParticipantID: RemoteAdmission]] = [:]
         var counters = Counters()
     }
 
@@ -143,8 +145,19 @@ public final class MeshBottleState: Sendable {
         }
     }
 
+    /// The host's answer to `participant`'s join of `bottle` (`nil`: asked, no answer yet).
+    func admission(_ participant: ParticipantID, in bottle: BottleID) -> RemoteAdmission? {
+        state.withLock { $0.admissions[bottle]?[participant] }
+    }
+
+    /// Records the host's answer; `nil` clears it (a new join is on its way).
+    func recordAdmission(_ verdict: RemoteAdmission?, for participant: ParticipantID, in bottle: BottleID) {
+        state.withLock { $0.admissions[bottle, default: [:]][participant] = verdict }
+    }
+
     func forget(_ bottle: BottleID) {
         state.withLock { state in
+            state.admissions[bottle] = nil
             state.parcels[bottle] = nil
             state.remote[bottle] = nil
             state.notices[bottle] = nil

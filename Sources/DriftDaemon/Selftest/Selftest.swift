@@ -1,5 +1,6 @@
 import DriftConfig
 import DriftStore
+import DriftSystem
 import Foundation
 import Hardware
 import Sensors
@@ -56,7 +57,9 @@ public struct Selftest: Sendable {
         let directory = config.storage.dataDir
         var checks: [SelftestReport.Check] = []
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            // Made owner-only when missing; an existing one is left as it is, so the check below
+            // reports what the box really has.
+            if OwnerOnlyFiles.mode(of: directory) == nil { try OwnerOnlyFiles.makeDirectory(directory) }
             let probe = directory + "/.selftest-\(getpid())"
             try Data("drift".utf8).write(to: URL(fileURLWithPath: probe), options: .atomic)
             try FileManager.default.removeItem(atPath: probe)
@@ -70,6 +73,7 @@ public struct Selftest: Sendable {
             checks.append(.init("storage.data_dir", .fail, "\(directory) not writable: \(error.localizedDescription)"))
             return checks
         }
+        checks.append(permissionsCheck(directory))
         do {
             let database = try DriftDatabase.open(path: directory + "/drift.sqlite")
             let result = try database.integrityCheck()
@@ -82,6 +86,29 @@ public struct Selftest: Sendable {
             checks.append(.init("storage.database", .fail, "cannot open: \(error)"))
         }
         return checks
+    }
+
+    /// The data directory holds the box secret, bottles, chats and media: it fails when anyone
+    /// but its owner may enter it or read a file in it (driftd makes it 0700 and its files 0600
+    /// on every start; another tool or a hand-made folder may not have).
+    func permissionsCheck(_ directory: String) -> SelftestReport.Check {
+        guard let mode = OwnerOnlyFiles.mode(of: directory) else {
+            return .init("storage.permissions", .fail, "\(directory) is missing")
+        }
+        var exposed: [String] = []
+        if OwnerOnlyFiles.exposes(mode) { exposed.append("\(directory) (mode \(String(mode, radix: 8)))") }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        for name in names.sorted() {
+            let path = directory + "/" + name
+            if let fileMode = OwnerOnlyFiles.mode(of: path), OwnerOnlyFiles.exposes(fileMode) {
+                exposed.append("\(name) (mode \(String(fileMode, radix: 8)))")
+            }
+        }
+        guard exposed.isEmpty else {
+            return .init("storage.permissions", .fail,
+                         "others can read the box's data: \(exposed.joined(separator: ", ")); driftd makes them owner-only on its next start, or: chmod -R go= \(directory)")
+        }
+        return .init("storage.permissions", .pass, "\(directory) and its files are the owner's only (0700/0600)")
     }
 
     func gpioChecks() async -> [SelftestReport.Check] {

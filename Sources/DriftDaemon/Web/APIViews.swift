@@ -166,7 +166,8 @@ enum APIViews {
     }
 
     struct Attachment: Codable, Sendable { var attachment: String; var media: Media }
-    struct PresenceRequest: Codable, Sendable { var bottle: String; var requestedAt: Date; var expiresAt: Date }
+    /// `presses`: how many times to press the box's button (shown to this visitor only).
+    struct PresenceRequest: Codable, Sendable { var bottle: String; var requestedAt: Date; var expiresAt: Date; var presses: Int }
     struct Keeper: Codable, Sendable { var keeper: Participant; var state: String }
 }
 

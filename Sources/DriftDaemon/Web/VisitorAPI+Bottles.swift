@@ -89,7 +89,8 @@ extension VisitorAPI {
             let bottle = try bottle(context.parameters.get("id"))
             try limit("open attempts", token: caller, rule: limits.openPerToken, client: context.clientAddress, clientRule: limits.openPerClient)
             let at = now()
-            let decision = try await processor.open(bottle.id, visitor: caller, password: input.password, at: at)
+            let decision = try await processor.open(bottle.id, visitor: caller, password: input.password,
+                                                    client: context.clientAddress, at: at)
             guard decision.isOpen else {
                 let details = JSONValue.object([
                     "conditions": .array(decision.reports.map { .fragment(APIJSON.string(APIViews.ConditionStatus($0))) }),
@@ -131,7 +132,11 @@ extension VisitorAPI {
             guard hasOpened(bottle, by: caller) else { throw APIError.forbidden("open this bottle before keeping its chat alive") }
             try limit("keep-alive claims", token: caller, rule: limits.actionPerToken, client: nil)
             let who = processor.participant(caller, in: bottle.id)
+            var wasDying = false
+            if case .countingDown? = await processor.survival(of: bottle.id)?.phase { wasDying = true }
             try await processor.claimKeepAlive(who, in: bottle.id, at: now())
+            // A rescue is announced with the processor's `rescued` event; a claim in a live chat here.
+            if !wasDying { await hub.keeperClaimed(who, in: bottle.id) }
             let participants = (try? processor.store.participants(of: bottle.id)) ?? []
             let viewer = ParticipantViewer(bottle: bottle, viewer: who, processor: processor, participants: participants)
             let state = (try? processor.store.bottle(bottle.id))?.state.rawValue ?? bottle.state.rawValue

@@ -37,6 +37,8 @@ extension VisitorAPI {
         var hostNode: String
         var hint: String
         var expiresAt: String
+        /// Joining from here needs the bottle's password (sealed to the host, checked there).
+        var needsPassword: Bool
     }
 
     struct RemoteLineView: Codable, Sendable {
@@ -46,6 +48,34 @@ extension VisitorAPI {
         var isMe: Bool
         var text: String
         var sentAt: String
+        var language: String
+    }
+
+    /// The host's answer to this visitor's join: `pending` until it comes.
+    struct AdmissionView: Codable, Sendable {
+        var state: String
+        var reason: String?
+        var retryAfterSeconds: Int?
+
+        init(_ verdict: RemoteAdmission?) {
+            switch verdict {
+            case nil: state = "pending"
+            case .admitted?: state = "admitted"
+            case .refused(let refusal)?:
+                state = "refused"
+                reason = refusal.reason
+                if case .tooManyAttempts(let seconds) = refusal { retryAfterSeconds = seconds }
+            }
+        }
+    }
+
+    struct RemoteLinesView: Codable, Sendable {
+        var lines: [RemoteLineView]
+        var admission: AdmissionView
+    }
+
+    struct JoinInput: Codable, Sendable {
+        var password: String?
     }
 
     /// Where a bottle sent from here went.
@@ -58,6 +88,8 @@ extension VisitorAPI {
 
     struct LineInput: Codable, Sendable {
         var text: String
+        /// The line's language tag (BCP 47); `und` when absent.
+        var language: String?
     }
 
     func requireMesh() throws -> MeshBottleService {
@@ -157,7 +189,7 @@ extension VisitorAPI {
             let at = now()
             let chats = try mesh.store.remoteChats().filter { $0.expiresAt > at }.map { link in
                 RemoteChatView(bottle: link.bottle.description, host: boxes[link.node] ?? "\(link.node)", hostNode: "\(link.node)",
-                               hint: link.note, expiresAt: APIJSON.iso(link.expiresAt))
+                               hint: link.note, expiresAt: APIJSON.iso(link.expiresAt), needsPassword: link.hostKey != nil)
             }
             return try Self.json(["chats": chats])
         }
@@ -166,8 +198,15 @@ extension VisitorAPI {
             let caller = try visitor(request)
             let mesh = try requireMesh()
             let id = try remoteChatID(context)
+            var request = request
+            let input = try await RequestBodyReader.json(JoinInput.self, from: &request, limit: limits.jsonBodyBytes, allowEmpty: true)
             try limit("chat actions", token: caller, rule: limits.actionPerToken, client: context.clientAddress)
-            try await sendRemote(mesh, .join(id, participant: processor.participant(caller, in: id)))
+            do {
+                try await mesh.join(id, participant: processor.participant(caller, in: id), password: input.password)
+            } catch let error as MeshBottleService.PlacementError {
+                if error.field == "bottle" { throw APIError.notFound(error.description) }
+                throw APIError.invalid(field: error.field, problem: error.description)
+            }
             return Response(status: .accepted)
         }
 
@@ -188,13 +227,19 @@ extension VisitorAPI {
             try limit("chat lines", token: caller, rule: limits.postPerToken, client: context.clientAddress, clientRule: limits.postPerClient)
             let text = input.text.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !text.isEmpty else { throw APIError.invalid(field: "text", problem: "is empty") }
+            let me = processor.participant(caller, in: id)
+            let message: ChatMessage
             do {
-                _ = try ChatMessage.make(id: MessageID.make(at: now()), bottle: id, participant: processor.participant(caller, in: id),
-                                         sentAt: now(), text: text, language: "und")
+                message = try ChatMessage.make(id: MessageID.make(at: now()), bottle: id, participant: me,
+                                               sentAt: now(), text: text, language: input.language ?? "und")
             } catch let error as DomainValidationError {
-                throw APIError.invalid(field: "text", problem: error.problem)
+                throw APIError.invalid(field: error.field == "language" ? "language" : "text", problem: error.problem)
             }
-            try await sendRemote(mesh, .line(id, participant: processor.participant(caller, in: id), text: text))
+            // The host said no: say why here instead of spending airtime on a line it drops.
+            if case .refused(let refusal)? = mesh.admission(me, in: id) {
+                throw APIError(.forbidden, code: "not-admitted", refusal.reason)
+            }
+            try await sendRemote(mesh, .line(id, participant: me, language: message.language.rawValue, text: text))
             return Response(status: .accepted)
         }
 
@@ -203,12 +248,12 @@ extension VisitorAPI {
             let caller = try visitor(request)
             let mesh = try requireMesh()
             let id = try remoteChatID(context)
-            let me = processor.participant(caller, in: id).hex
+            let me = processor.participant(caller, in: id)
             let lines = try mesh.store.remoteLines(of: id).map { line in
-                RemoteLineView(id: line.id, participant: line.participant, label: line.label, isMe: line.participant == me,
-                               text: line.text, sentAt: APIJSON.iso(line.sentAt))
+                RemoteLineView(id: line.id, participant: line.participant, label: line.label, isMe: line.participant == me.hex,
+                               text: line.text, sentAt: APIJSON.iso(line.sentAt), language: line.language)
             }
-            return try Self.json(["lines": lines])
+            return try Self.json(RemoteLinesView(lines: lines, admission: AdmissionView(mesh.admission(me, in: id))))
         }
     }
 

@@ -42,7 +42,8 @@ extension VisitorAPI {
             return try Self.json(APIViews.BottleList(bottles: views))
         }
 
-        // The next press of the box's presence button proves the caller's presence.
+        // Pressing the box's presence button the answered number of times proves the caller's
+        // presence (docs/conditions.md: a count only this caller's page shows).
         api.post("presence-requests") { request, context -> Response in
             let caller = try visitor(request)
             var request = request
@@ -53,8 +54,15 @@ extension VisitorAPI {
             }
             try limit("presence requests", token: caller, rule: limits.actionPerToken, client: nil)
             let at = now()
-            let until = await processor.requestPresence(visitor: caller, bottle: bottle.id, at: at)
-            return try Self.json(APIViews.PresenceRequest(bottle: bottle.id.description, requestedAt: at, expiresAt: until), status: .accepted)
+            let waiting: (presses: Int, until: Date)
+            do throws(PresenceBinder.Busy) {
+                waiting = try await processor.requestPresence(visitor: caller, bottle: bottle.id, at: at)
+            } catch {
+                throw APIError.rateLimited("presence checks (every press count is taken by visitors waiting at the box)",
+                                           retryAfter: error.retryAfter)
+            }
+            return try Self.json(APIViews.PresenceRequest(bottle: bottle.id.description, requestedAt: at, expiresAt: waiting.until,
+                                                          presses: waiting.presses), status: .accepted)
         }
     }
 
