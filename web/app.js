@@ -1057,11 +1057,13 @@ async function startPresence() {
   try {
     const req = await api('POST', '/presence-requests', { json: { bottle: b.id } });
     const until = Date.parse(req.expiresAt);
+    // The press count is this visitor's own: nobody who asked from elsewhere can take it.
+    const presses = req.presses || 2;
     state.presence = { bottle: req.bottle || b.id, expiresAt: until, timer: 0 };
     const tick = () => {
       const left = until - boxNow();
       if (left <= 0) { stopPresence(); status.textContent = 'Time is up. Press “Prove I am here” to try again.'; show(status, true); return; }
-      status.textContent = `Press the button on the box now: ${fmtDuration(left)} left.`;
+      status.textContent = `Press the button on the box ${presses} times now (${fmtDuration(left)} left).`;
     };
     show(status, true);
     tick();
