@@ -122,6 +122,9 @@ radio_latency_ms = 0
 [gpio]
 backend = "sim"
 chip = "drift-sim"            # the simulated chip's label
+# Every button, LED, rain and E22 line below must be one of these (the simulated chip's lines);
+# `driftd config check` refuses any other name.
+lines = ["presence", "keep-alive", "led-status", "led-bottle", "led-radio", "led-gps", "rain", "e22-m0", "e22-m1", "e22-aux"]
 
 # Simulated lines carry the same names as the gpio-sim chip of x86_64-qemu.
 # The comments give the matching line on a Raspberry Pi's 40-pin header.

@@ -4,10 +4,14 @@ extension DriftConfiguration {
         public var backend: GPIOBackend
         /// Chip label (`pinctrl-bcm2711`), name (`gpiochip0`) or path (`/dev/gpiochip0`). Prefer labels.
         public var chip: String
+        /// The line names the board's chip offers (its profile lists them); every button, LED,
+        /// rain and E22 line must be one of them. Empty: not checked (a board without a list).
+        public var lines: [String]
 
         init(reading r: SectionReader) {
             backend = r.choice("backend")
             chip = r.string("chip") { $0.isEmpty ? ValueProblem("must not be empty") : nil }
+            lines = r.stringArray("lines", default: [], check: ConfigChecks.lineName)
         }
     }
 

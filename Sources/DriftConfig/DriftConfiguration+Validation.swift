@@ -36,6 +36,8 @@ extension DriftConfiguration {
             }
         }
 
+        checkLineNames(decoder)
+
         // Fixed position: both or neither.
         if decoder.hasNoIssue("box.latitude"), decoder.hasNoIssue("box.longitude") {
             switch (box.latitude, box.longitude) {
@@ -170,6 +172,27 @@ extension DriftConfiguration {
             decoder.report(.invalidValue, path: "http.listen",
                            message: "the access point's visitors arrive at \(IPv4Network.render(ap.address.address)), but the visitor page listens on \(http.listen)",
                            hint: "listen on `0.0.0.0:80` (or `\(IPv4Network.render(ap.address.address)):80`), or set access_point.enabled = false")
+        }
+    }
+}
+
+extension DriftConfiguration {
+    /// Every configured line (buttons, LEDs, rain gauge, E22 pins) must be one the board's chip
+    /// offers (`gpio.lines` of its profile): a typo is caught by `config check`, not found on
+    /// the first start as a missing LED.
+    func checkLineNames(_ decoder: ConfigDecoder) {
+        guard !gpio.lines.isEmpty, decoder.hasNoIssue("gpio.lines") else { return }
+        let known = Set(gpio.lines)
+        let configured: [(String, String)] = [
+            ("buttons.presence", buttons.presence), ("buttons.keep_alive", buttons.keepAlive),
+            ("leds.status", leds.status), ("leds.bottle", leds.bottle), ("leds.radio", leds.radio), ("leds.gps", leds.gps),
+            ("rain.line", rain.line), ("e22.m0", e22.m0), ("e22.m1", e22.m1), ("e22.aux", e22.aux),
+        ]
+        for (path, line) in configured where !line.isEmpty && !known.contains(line) && decoder.hasNoIssue(path) {
+            let guess = Suggestion.closest(to: line, among: gpio.lines)
+            decoder.report(.invalidValue, path: path,
+                           message: "no line `\(line)` on this board's GPIO chip \(gpio.chip)",
+                           hint: (guess.map { "did you mean `\($0)`? " } ?? "") + "the board profile's gpio.lines lists: \(gpio.lines.joined(separator: ", ")); `\"\"` means not fitted")
         }
     }
 }

@@ -56,6 +56,12 @@ public struct DaemonStartupError: Error, CustomStringConvertible {
 /// `READY=1` goes out only once everything before it is up, and it is the
 /// first to stop so `STOPPING=1` goes out as soon as shutdown begins.
 public enum Daemon {
+    /// What counts as a usable GPS fix for position conditions: `gps.max_fix_age_s` (an older
+    /// fix counts as no fix) and `gps.max_hdop`, as docs/config.md says.
+    static func conditionLimits(_ config: DriftConfiguration) -> ConditionLimits {
+        ConditionLimits(maximumFixAge: TimeInterval(config.gps.maxFixAge.components.seconds), maximumHDOP: config.gps.maxHDOP)
+    }
+
     /// Runs the daemon; returns when it has shut down cleanly.
     public static func run(options: DaemonOptions, logger baseLogger: Logger) async throws {
         var logger = baseLogger
@@ -121,6 +127,7 @@ public enum Daemon {
             bottleSettings = BottleSettings(
                 boxID: try BoxID(boxID), secret: secret, timeZone: config.box.timeZone, position: position,
                 country: try? CountryCode(config.box.country), hasPresenceButton: !config.buttons.presence.isEmpty,
+                limits: Self.conditionLimits(config),
                 survival: SurvivalPolicy(lifespan: TimeInterval(config.bottles.chatLifespan), countdown: TimeInterval(config.bottles.chatCountdown))
             )
         } catch {
@@ -223,6 +230,7 @@ public enum Daemon {
             } catch {
                 logger.error("the mesh cannot start", metadata: ["problem": "\(error)"])
                 health.setFault(MeshService.component, error.description)
+                MeshSetup.registerDownCommands(&commands, problem: error.description)
             }
         }
         // Bottles, chat, notices and erasure across boxes ride the mesh.
@@ -253,9 +261,9 @@ public enum Daemon {
             logger: logger)
         CampControl.register(&commands, service: camps, wake: { [mesh] in mesh?.wake() })
         let beaconKit = config.camp.beaconKit
-        commands.register("status") { [node = mesh?.node] _ in
+        commands.register("status") { [mesh] _ in
             var status = statusSnapshot()
-            if let node { status.mesh = DaemonStatus.Mesh(await node.status()) }
+            if let mesh { status.mesh = DaemonStatus.Mesh(await mesh.status()) }
             if let listing = try? camps.listing() {
                 status.camps = DaemonStatus.Camps(me: campSettings.name, beaconKit: beaconKit, listing: listing)
             }

@@ -42,9 +42,16 @@ public final class HealthRegistry: Sendable {
 
     /// Marks `component` as faulty (alive but failing) or clears the fault with `nil`.
     /// Faults show in the status line; they do not stop the watchdog.
+    /// A component that never registered (one that could not even start, like a radio whose
+    /// port is taken) is registered as fault-only, so the fault is never lost.
     public func setFault(_ component: String, _ fault: String?) {
         let changed = entries.withLock { entries in
-            guard entries[component] != nil, entries[component]?.fault != fault else { return false }
+            guard entries[component] != nil else {
+                guard let fault else { return false }
+                entries[component] = Entry(maximumSilence: nil, lastBeat: .now, fault: fault)
+                return true
+            }
+            guard entries[component]?.fault != fault else { return false }
             entries[component]?.fault = fault
             return true
         }

@@ -42,6 +42,9 @@ struct MeshStatusCommand: ParsableCommand {
     func run() throws {
         try target.send("mesh.status", [:]) { result in
             let status = result as? [String: Any] ?? [:]
+            if status["running"] as? Bool == false {
+                return "the mesh is configured but not running: \(status["problem"] as? String ?? "unknown problem") (see driftd status)"
+            }
             var lines = ["node \(status["node"] as? String ?? "?")"]
             let neighbours = status["neighbours"] as? [[String: Any]] ?? []
             lines.append(neighbours.isEmpty ? "neighbours: none heard yet" : "neighbours:")
@@ -54,6 +57,9 @@ struct MeshStatusCommand: ParsableCommand {
                 lines.append("outbox: \(outbox["queued"] ?? 0) queued, \(outbox["sent"] ?? 0) sent, \(outbox["delivered"] ?? 0) delivered, \(outbox["failed"] ?? 0) failed")
             }
             lines.append("held: \(status["heldPackets"] ?? 0) packets, seen-set: \(status["seen"] ?? 0)")
+            if let dropped = status["radioMalformed"] as? Int, dropped > 0 {
+                lines.append("radio: \(dropped) receptions dropped (did not decode)")
+            }
             lines.append(String(format: "airtime: %.2f %% of the last hour (own), channel busy %.2f %%",
                                 status["airtimeUsedPercent"] as? Double ?? 0, status["channelUtilisationPercent"] as? Double ?? 0))
             if let counters = status["counters"] as? [String: Any] {

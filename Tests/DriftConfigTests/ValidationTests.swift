@@ -20,6 +20,21 @@ private func load(_ text: String) throws -> DriftConfiguration {
 
 @Suite("Validation")
 struct ValidationTests {
+    @Test("a line name the board's chip does not offer is refused with the closest one; \"\" (not fitted) is fine")
+    func lineNamesCheckedAgainstTheBoard() throws {
+        let typo = try ConfigFixtures.simIssues(replacing: [("bottle = \"led-bottle\"", "bottle = \"no-such-line\""),
+                                                            ("presence = \"presence\"", "presence = \"presense\"")])
+        let bottle = try #require(typo.first { $0.key == "leds.bottle" }, "\(typo)")
+        #expect(bottle.kind == .invalidValue && bottle.message.contains("no line `no-such-line`"))
+        let presence = try #require(typo.first { $0.key == "buttons.presence" }, "\(typo)")
+        #expect(presence.hint?.contains("did you mean `presence`?") == true, "\(presence)")
+        #expect(try ConfigFixtures.simIssues(replacing: [("bottle = \"led-bottle\"", "bottle = \"\"")]).isEmpty)
+        // On a Pi profile the header's names are the list.
+        let pi = try ConfigFixtures.boardText("rpi4b").replacingOccurrences(of: "gps = \"GPIO25\"", with: "gps = \"GPIO40\"")
+        let piIssues = issues(in: pi, file: "rpi4b.toml")
+        #expect(piIssues.contains { $0.key == "leds.gps" && $0.message.contains("GPIO40") }, "\(piIssues)")
+    }
+
     @Test("wrong type, unknown key and missing key: three issues with their lines")
     func threeIssues() throws {
         let scratch = try ScratchDirectory()

@@ -67,12 +67,13 @@ struct BottlesHarness {
     private var events: AsyncStream<DriftEvent>.Iterator
     private static let sentinel = DriftEvent(bottle: BottleID(uuid: UUID()), at: .distantPast, kind: .locked)
 
-    init(directory: TemporaryDirectory? = nil, ambient: AmbientState = AmbientState()) async throws {
+    init(directory: TemporaryDirectory? = nil, ambient: AmbientState = AmbientState(),
+         settings: BottleSettings = BottlesFixtures.settings) async throws {
         let directory = try directory ?? TemporaryDirectory(prefix: "bottles")
         self.directory = directory
         database = try DriftDatabase.open(path: directory.appending("drift.sqlite"))
         bus = EventBus()
-        processor = BottleProcessor(database: database, dataDirectory: directory.path, settings: BottlesFixtures.settings,
+        processor = BottleProcessor(database: database, dataDirectory: directory.path, settings: settings,
                                     events: bus, logger: Logger(label: "test"), ambient: ambient)
         events = await bus.subscribe().makeAsyncIterator()
     }

@@ -1,5 +1,6 @@
+import DriftConfig
 import DriftCore
-import DriftDaemon
+@testable import DriftDaemon
 import DriftStore
 import Foundation
 import TestSupport
@@ -70,6 +71,27 @@ struct BottlesProcessorTests {
         #expect(await harness.takeKinds() == [.becameOpenable, .locked])
         // A button press is not an ambient input: no evaluation.
         #expect(await harness.processor.ingest(.buttonPressed(at: start.addingTimeInterval(700)), now: start.addingTimeInterval(700)).transitions.isEmpty)
+    }
+
+    @Test("gps.max_fix_age_s decides when a lost fix stops holding a position condition (30 s, not 10 min)")
+    func maxFixAgeFromConfig() async throws {
+        let config = try ConfigLoader(systemBoardDirectories: []).load(
+            text: DriftConfiguration.embeddedDefaultText.replacingOccurrences(of: "max_fix_age_s = 30", with: "max_fix_age_s = 45"),
+            fileName: "driftd.toml", baseDirectory: nil).configuration
+        var settings = BottlesFixtures.settings
+        settings.limits = Daemon.conditionLimits(config)
+        #expect(settings.limits.maximumFixAge == 45 && settings.limits.maximumHDOP == config.gps.maxHDOP)
+        var harness = try await BottlesHarness(settings: settings)
+        defer { harness.remove() }
+        let id = BottlesFixtures.bottleID(1)
+        try harness.create(id, conditions: [BottleCondition(.boxPosition(BoxPositionCondition(center: BottlesFixtures.berlin, radiusMeters: 100)))])
+        await harness.processor.ingest(.gps(BottlesFixtures.goodFix(at: start.addingTimeInterval(5))), now: start.addingTimeInterval(5))
+        #expect(try harness.store.bottle(id)?.state == .openable)
+        await harness.processor.process(now: start.addingTimeInterval(5 + 45))
+        #expect(try harness.store.bottle(id)?.state == .openable, "45 s old still counts")
+        await harness.processor.process(now: start.addingTimeInterval(5 + 46))
+        #expect(try harness.store.bottle(id)?.state == .locked, "an older fix counts as no fix")
+        #expect(await harness.takeKinds() == [.becameOpenable, .locked])
     }
 
     @Test("dying countdown: the last one leaves, 30 s pass, the bottle expires and is erased")

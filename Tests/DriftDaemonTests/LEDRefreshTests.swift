@@ -51,6 +51,25 @@ struct LEDRefreshTests {
         #expect(source.bottleStoreReads == 3)
     }
 
+    @Test("a radio that could not start (it never registered) is the radio fault: status and the blink code show it")
+    func faultOfAComponentThatNeverStarted() async throws {
+        let directory = try TemporaryDirectory(prefix: "leds")
+        defer { directory.remove() }
+        let health = HealthRegistry()
+        let source = BoxBodyStateSource(health: health, store: BottleStore(database: try DriftDatabase.open(path: directory.appending("d.sqlite"))),
+                                        configInvalid: false, gps: GPSStatus(source: "none"), gpsConfigured: false, logger: Logger(label: "test"))
+        var changes = source.changes.makeAsyncIterator()
+        // What the daemon does when the mesh cannot start: the radio component never registered.
+        health.setFault(MeshService.component, "simulated radio on UDP port 47300: bind: Address already in use")
+        #expect(await changes.next() != nil)
+        #expect(health.evaluate().faults[MeshService.component]?.contains("Address already in use") == true)
+        #expect(health.evaluate().isAlive, "a fault is not a stalled loop: the watchdog keeps pinging")
+        #expect(source.state(at: MonotonicTime.now()).faults == [.radioAbsent])
+        // Clearing a fault that was never set does not make one up.
+        health.setFault("nothing-here", nil)
+        #expect(health.evaluate().faults["nothing-here"] == nil)
+    }
+
     @Test("a fault appearing or clearing signals a change")
     func faultsSignal() async throws {
         let directory = try TemporaryDirectory(prefix: "leds")

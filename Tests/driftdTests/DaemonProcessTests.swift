@@ -1,5 +1,7 @@
 import DriftDaemon
+import DriftSystem
 import Foundation
+import Hardware
 import TestSupport
 import Testing
 
@@ -314,5 +316,87 @@ struct UnpluggedSensorTests {
         #expect(!status.contains("fault: sensors"), "\(status)")
         daemon.send(SIGTERM)
         #expect(try await daemon.waitForExit(timeout: .seconds(15)) == 0)
+    }
+}
+
+@Suite("a radio that cannot start")
+struct RadioFaultTests {
+    static let binaryBuilt = DriftdProcess.binaryPath != nil
+
+    /// The trust review found a sim radio whose UDP port was taken logged an error and nothing
+    /// else: no `radio` fault in status, the LED kept its heartbeat, selftest said PASS and
+    /// `driftd mesh status` answered "unknown command".
+    @Test("its port taken: the radio fault in status, mesh status says why, selftest fails radio",
+          .enabled(if: binaryBuilt, "driftd binary not built"))
+    func portTaken() async throws {
+        let directory = try TemporaryDirectory(prefix: "radio-fault")
+        defer { directory.remove() }
+        let data = directory.appending("data")
+        let configPath = directory.appending("driftd.toml")
+        let taken = try UDPSocket.bind(host: "127.0.0.1", port: 0)
+        defer { try? taken.socket.close() }
+        let sim = try String(contentsOfFile: DriftdProcess.packageRoot + "/board/sim.toml", encoding: .utf8)
+        try sim.replacingOccurrences(of: "radio_udp_port = 47300", with: "radio_udp_port = \(taken.port)")
+            .replacingOccurrences(of: "listen = \"127.0.0.1:8080\"", with: "listen = \"127.0.0.1:\(try LoopbackHTTP.freePort())\"")
+            .write(toFile: configPath, atomically: true, encoding: .utf8)
+
+        let selftest = try await DriftdProcess.runToCompletion(["selftest", "--config", configPath, "--data-dir", data, "--json"])
+        let checks = (try JSONSerialization.jsonObject(with: Data(selftest.stdout.utf8)) as? [String: Any])?["checks"] as? [[String: Any]] ?? []
+        let radio = checks.first { $0["name"] as? String == "radio" }
+        #expect(radio?["status"] as? String == "FAIL", "\(selftest.stdout)")
+        #expect((radio?["detail"] as? String)?.contains("\(taken.port)") == true, "\(String(describing: radio))")
+
+        let listener = try NotifySocketListener.abstract()
+        let daemon = try DriftdProcess(arguments: ["run", "--config", configPath, "--data-dir", data],
+                                       environment: ["NOTIFY_SOCKET": listener.address], stderrPath: directory.appending("log"))
+        _ = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(60)) }
+        let status = try await DriftdProcess.runToCompletion(["status", "--data-dir", data, "--json"])
+        let faults = (try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
+            .flatMap { ($0["health"] as? [String: Any])?["faults"] as? [String: String] } ?? [:]
+        #expect(faults["radio"]?.contains("\(taken.port)") == true, "\(status.stdout)")
+        let mesh = try await DriftdProcess.runToCompletion(["mesh", "status", "--data-dir", data])
+        #expect(mesh.status == 0 && mesh.stdout.contains("configured but not running"), "\(mesh)")
+        daemon.send(SIGTERM)
+        #expect(try await daemon.waitForExit(timeout: .seconds(20)) == 0)
+    }
+
+    @Test("datagrams the radio drops (no header, an impossible position) are counted in mesh status",
+          .enabled(if: binaryBuilt, "driftd binary not built"))
+    func dropsCounted() async throws {
+        let directory = try TemporaryDirectory(prefix: "radio-drops")
+        defer { directory.remove() }
+        let data = directory.appending("data")
+        let configPath = directory.appending("driftd.toml")
+        let port = try { () throws -> Int in
+            let probe = try UDPSocket.bind(host: "127.0.0.1", port: 0)
+            defer { try? probe.socket.close() }
+            return probe.port
+        }()
+        let sim = try String(contentsOfFile: DriftdProcess.packageRoot + "/board/sim.toml", encoding: .utf8)
+        try sim.replacingOccurrences(of: "radio_udp_port = 47300", with: "radio_udp_port = \(port)")
+            .replacingOccurrences(of: "listen = \"127.0.0.1:8080\"", with: "listen = \"127.0.0.1:\(try LoopbackHTTP.freePort())\"")
+            .write(toFile: configPath, atomically: true, encoding: .utf8)
+        let listener = try NotifySocketListener.abstract()
+        let daemon = try DriftdProcess(arguments: ["run", "--config", configPath, "--data-dir", data],
+                                       environment: ["NOTIFY_SOCKET": listener.address], stderrPath: directory.appending("log"))
+        _ = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(60)) }
+        let sender = try UDPSocket.bind(host: "127.0.0.1", port: 0)
+        defer { try? sender.socket.close() }
+        // No header at all, then a header-sized datagram whose position is NaN.
+        try UDPSocket.send(sender.socket, [0x00, 0x01, 0x02], host: "127.0.0.1", port: port)
+        let impossible = SimulatedRadioTransmitter(latitude: .nan, longitude: 13.4, txPowerDBm: 14,
+                                                   channel: .init(frequencyMHz: 869.525, spreadingFactor: 11, bandwidthHz: 250_000))
+        try UDPSocket.send(sender.socket, SimulatedRadioDatagram(sender: impossible, frame: [1, 2, 3]).encoded(), host: "127.0.0.1", port: port)
+        var dropped = 0
+        for _ in 0..<100 where dropped < 2 {
+            let status = try await DriftdProcess.runToCompletion(["mesh", "status", "--data-dir", data, "--json"])
+            dropped = (try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])?["radioMalformed"] as? Int ?? 0
+            if dropped < 2 { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(dropped == 2)
+        let text = try await DriftdProcess.runToCompletion(["mesh", "status", "--data-dir", data])
+        #expect(text.stdout.contains("radio: 2 receptions dropped"), "\(text.stdout)")
+        daemon.send(SIGTERM)
+        #expect(try await daemon.waitForExit(timeout: .seconds(20)) == 0)
     }
 }

@@ -20,6 +20,13 @@ public final class MeshService: Service, Sendable {
     private let doorbell = Doorbell()
     private let activity: @Sendable () -> Void
 
+    /// The node's status with the radio's own drops.
+    public func status() async -> MeshStatus {
+        var status = await node.status()
+        status.radioMalformed = radio.malformedReceptions
+        return status
+    }
+
     public init(node: MeshNode, radio: any MeshRadio, health: HealthRegistry, logger: Logger, activity: @escaping @Sendable () -> Void = {}) {
         self.node = node
         self.radio = radio

@@ -108,7 +108,7 @@ enum MeshSetup {
     /// `mesh.send`, `mesh.inbox` and `mesh.status` on the control socket.
     static func registerControlCommands(_ commands: inout ControlCommands, service: MeshService) {
         let node = service.node
-        commands.register("mesh.status") { _ in await node.status() }
+        commands.register("mesh.status") { _ in await service.status() }
         commands.register("mesh.inbox") { _ in MeshInboxAnswer(node: "\(node.me)", messages: node.inbox.all) }
         commands.register("mesh.send") { arguments in
             guard let text = arguments["text"], !text.isEmpty else {
@@ -130,6 +130,20 @@ enum MeshSetup {
             service.wake()
             return receipt
         }
+    }
+}
+
+/// What `mesh.status` answers on a box whose mesh is configured but could not start.
+struct MeshDownStatus: Codable, Sendable {
+    var running = false
+    var problem: String
+}
+
+extension MeshSetup {
+    /// `mesh.status` on a box whose mesh is configured but did not start: it says why, so
+    /// `driftd mesh status` never answers "unknown command" there.
+    static func registerDownCommands(_ commands: inout ControlCommands, problem: String) {
+        commands.register("mesh.status") { _ in MeshDownStatus(problem: problem) }
     }
 }
 

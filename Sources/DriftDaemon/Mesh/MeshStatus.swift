@@ -31,4 +31,6 @@ public struct MeshStatus: Sendable, Codable, Equatable {
     public var airtimeUsedPercent: Double
     /// Channel busy (own and heard), % of the time.
     public var channelUtilisationPercent: Double
+    /// Receptions the radio dropped before the mesh saw them (they did not decode).
+    public var radioMalformed = 0
 }

@@ -197,7 +197,16 @@ public struct Selftest: Sendable {
     func radioCheck() async -> SelftestReport.Check {
         switch config.radio.kind {
         case .none: return .init("radio", .skip, "radio.kind = none")
-        case .sim: return .init("radio", .pass, "simulated radio")
+        case .sim:
+            // The simulated radio is a UDP port on the loopback medium: it must be free to bind
+            // (taken: another box, or driftd itself — run selftest with the daemon stopped).
+            do {
+                let radio = try MeshSetup.radio(config)
+                radio.close()
+                return .init("radio", .pass, "simulated radio on UDP port \(config.sim.radioUDPPort)")
+            } catch {
+                return .init("radio", .fail, "\(error)")
+            }
         case .e22:
             return await e22Check()
         case .meshtastic:

@@ -11,4 +11,13 @@ public protocol MeshRadio: AnyObject, Sendable {
     func receive() async throws -> RadioReception?
     /// Releases the radio; a pending ``receive()`` returns `nil`.
     func close()
+    /// Receptions dropped before the mesh saw them because they did not decode.
+    var malformedReceptions: Int { get }
+}
+
+extension MeshRadio {
+    /// Receptions this radio dropped before the mesh saw them because they did not decode
+    /// (a simulated datagram without its header or with an impossible position, an E22
+    /// packet cut short): shown in `driftd mesh status`. Radios that drop nothing say 0.
+    public var malformedReceptions: Int { 0 }
 }

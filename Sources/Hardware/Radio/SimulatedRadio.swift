@@ -76,6 +76,9 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
 
     public var counters: Counters { state.withLock { $0.counters } }
 
+    /// Receptions dropped because they did not decode (``MeshRadio/malformedReceptions``).
+    public var malformedReceptions: Int { counters.malformed }
+
     public func transmit(_ frame: [UInt8], airtime: Duration) async throws {
         let start = clock.now
         state.withLock { $0.transmitting = start...(start + airtime) }

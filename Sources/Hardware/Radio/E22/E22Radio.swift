@@ -82,6 +82,9 @@ public final class E22Radio: MeshRadio, Sendable {
 
     public var counters: Counters { state.withLock { $0.counters } }
 
+    /// Receptions dropped because they did not decode (``MeshRadio/malformedReceptions``).
+    public var malformedReceptions: Int { counters.malformed }
+
     /// The registers as the module read them back at the last successful start.
     public var registersReadBack: E22Registers? { state.withLock { $0.readBack } }
 
