@@ -26,6 +26,15 @@ public struct ControlServer: Service {
         self.logger = logger
     }
 
+    /// Waits between accept attempts that failed for want of descriptors or memory.
+    static let acceptBackoff: ClosedRange<Duration> = .milliseconds(50)...(.seconds(1))
+
+    /// `accept` failures that pass: the process or system is out of descriptors or memory,
+    /// or the client gave up before it was accepted.
+    static func isTransient(_ error: SystemError) -> Bool {
+        [EMFILE, ENFILE, ENOBUFS, ENOMEM, ECONNABORTED, EINTR, EAGAIN, EPROTO, EPERM].contains(error.errno)
+    }
+
     /// Binds the socket now, so start-up fails early and clearly if it cannot.
     public func bind() throws -> BoundControlSocket {
         let address = try UnixSocketAddress(path)
@@ -53,16 +62,26 @@ public struct ControlServer: Service {
         }
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
+                var backoff = Self.acceptBackoff.lowerBound
                 while true {
                     do {
                         _ = try await monitor.readable()
                         while let connection = try UnixSocket.accept(bound.socket) {
+                            backoff = Self.acceptBackoff.lowerBound
                             group.addTask { await serve(connection) }
                         }
                     } catch is CancellationError {
                         break
                     } catch is ReadinessMonitorClosed {
                         break
+                    } catch let error as SystemError where Self.isTransient(error) {
+                        // Out of descriptors (every one taken by clients of the visitor page) or
+                        // memory: the pending connection stays queued; try again shortly, never stop.
+                        logger.warning("control socket cannot accept now; retrying", metadata: [
+                            "error": "\(error)", "retry": "\(backoff)",
+                        ])
+                        do { try await Task.sleep(for: backoff) } catch { break }
+                        backoff = min(backoff * 2, Self.acceptBackoff.upperBound)
                     } catch {
                         logger.error("control socket failed", metadata: ["error": "\(error)"])
                         break

@@ -22,13 +22,19 @@ public final class DriftdProcess: @unchecked Sendable {
     public let stderrPath: String
 
     /// Starts `driftd arguments…` with `environment` added to a minimal one; stderr goes to a file.
-    public init(arguments: [String], environment: [String: String] = [:], stderrPath: String) throws {
+    /// With `descriptorLimit`, driftd runs under that `ulimit -n` (through `sh`, which `exec`s it).
+    public init(arguments: [String], environment: [String: String] = [:], stderrPath: String, descriptorLimit: Int? = nil) throws {
         guard let binary = Self.binaryPath else {
             throw Missing(description: "driftd binary not built (run `swift build --product driftd`)")
         }
         process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = Self.withFreePort(arguments)
+        if let descriptorLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", binary] + Self.withFreePort(arguments)
+        } else {
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = Self.withFreePort(arguments)
+        }
         process.currentDirectoryURL = URL(fileURLWithPath: Self.packageRoot)
         var env = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()]
         env.merge(environment) { _, new in new }

@@ -400,3 +400,68 @@ struct RadioFaultTests {
         #expect(try await daemon.waitForExit(timeout: .seconds(20)) == 0)
     }
 }
+
+@Suite("out of descriptors")
+struct DescriptorExhaustionTests {
+    static let binaryBuilt = DriftdProcess.binaryPath != nil
+
+    /// The load review found that with every descriptor taken by slow clients, the control
+    /// socket's failed `accept` ended its service, and with it the daemon. Running out is a
+    /// fault that clears: the control socket retries, and answers once descriptors are free.
+    @Test("every descriptor taken by slow clients: the daemon keeps running and answers again once they go",
+          .enabled(if: binaryBuilt, "driftd binary not built"))
+    func slowClientsTakeEveryDescriptor() async throws {
+        let directory = try TemporaryDirectory(prefix: "descriptors")
+        defer { directory.remove() }
+        let data = directory.appending("data")
+        let configPath = directory.appending("driftd.toml")
+        let httpPort = try LoopbackHTTP.freePort()
+        let radio = try { () throws -> Int in
+            let probe = try UDPSocket.bind(host: "127.0.0.1", port: 0)
+            defer { try? probe.socket.close() }
+            return probe.port
+        }()
+        let sim = try String(contentsOfFile: DriftdProcess.packageRoot + "/board/sim.toml", encoding: .utf8)
+        try sim.replacingOccurrences(of: "radio_udp_port = 47300", with: "radio_udp_port = \(radio)")
+            .replacingOccurrences(of: "listen = \"127.0.0.1:8080\"", with: "listen = \"127.0.0.1:\(httpPort)\"")
+            .write(toFile: configPath, atomically: true, encoding: .utf8)
+        let listener = try NotifySocketListener.abstract()
+        let daemon = try DriftdProcess(arguments: ["run", "--config", configPath, "--data-dir", data, "--listen", "127.0.0.1:\(httpPort)"],
+                                       environment: ["NOTIFY_SOCKET": listener.address], stderrPath: directory.appending("log"),
+                                       descriptorLimit: 128)
+        defer { daemon.send(SIGKILL) }
+        _ = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(60)) }
+        // More slow clients than the daemon has descriptors: each sends half a request line.
+        let clients = try await runBlocking { () throws -> [FileDescriptor] in
+            try (0..<200).compactMap { _ in
+                guard let socket = try? TCPSocket.connect(host: "127.0.0.1", port: httpPort, timeoutMilliseconds: 2_000) else { return nil }
+                try? UnixSocket.sendAll(socket, Array("GET /api/v1/bottles HTTP/1.1\r\n".utf8))
+                return socket
+            }
+        }
+        #expect(clients.count > 100, "only \(clients.count) connections")
+        // Wait until the daemon has accepted them and holds every descriptor it may have.
+        let descriptors = "/proc/\(daemon.process.processIdentifier)/fd"
+        var open = 0
+        for _ in 0..<100 {
+            open = (try? FileManager.default.contentsOfDirectory(atPath: descriptors).count) ?? 0
+            if open >= 127 { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(open >= 127, "the daemon holds \(open) descriptors of 128")
+        // The control socket is asked while nothing is left: it cannot answer now, but must not stop.
+        _ = try await DriftdProcess.runToCompletion(["status", "--data-dir", data])
+        for client in clients { try? client.close() }
+        var status = try await DriftdProcess.runToCompletion(["status", "--data-dir", data])
+        for _ in 0..<50 where status.status != 0 {
+            try await Task.sleep(for: .milliseconds(200))
+            status = try await DriftdProcess.runToCompletion(["status", "--data-dir", data])
+        }
+        #expect(status.status == 0, "\(status)\n\(daemon.stderr.suffix(2_000))")
+        #expect(daemon.process.isRunning, "the daemon stopped: \(daemon.stderr.suffix(2_000))")
+        #expect(daemon.stderr.contains("control socket cannot accept now; retrying"), "\(daemon.stderr.suffix(2_000))")
+        #expect(!daemon.stderr.contains("Fatal error"))
+        daemon.send(SIGTERM)
+        #expect(try await daemon.waitForExit(timeout: .seconds(30)) == 0)
+    }
+}
