@@ -18,7 +18,7 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     public let port: Int
     public let directory: TemporaryDirectory
-    private var process: Process?
+    private var process: ChildProcess?
     private let lock = NSLock()
 
     /// How the listener admits clients (the default: plain TCP, anonymous).
@@ -40,6 +40,8 @@ public final class MosquittoBroker: @unchecked Sendable {
     /// Starts the broker on a free loopback port and waits until it accepts connections.
     public init(security: Security = Security()) async throws {
         directory = try TemporaryDirectory(prefix: "mosquitto")
+        // Started as root, mosquitto drops to its own user: it must be able to enter this folder.
+        chmod(directory.path, 0o755)
         port = try LoopbackHTTP.freePort()
         var conf = """
             listener \(port) 127.0.0.1
@@ -76,12 +78,9 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     /// Starts (again) on the same port; returns when it accepts a TCP connection.
     public func start() async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.executable)
-        process.arguments = ["-c", directory.appending("mosquitto.conf")]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        // A clean signal mask and default dispositions (ChildProcess): the test process blocks
+        // signals for its own reasons, and the broker must not inherit that.
+        let process = try ChildProcess(executable: Self.executable, arguments: ["-c", directory.appending("mosquitto.conf")])
         lock.withLock { self.process = process }
         let port = self.port
         let deadline = ContinuousClock.now + .seconds(30)
@@ -97,21 +96,20 @@ public final class MosquittoBroker: @unchecked Sendable {
 
     /// Stops the broker (SIGKILL) and waits for it to exit.
     public func stop() async {
-        guard let process = lock.withLock({ () -> Process? in defer { self.process = nil }; return self.process }) else { return }
-        // SIGKILL: the test process may pass on a blocked SIGTERM, and a killed broker is the
-        // harsher restart (no clean disconnects, no persistence).
-        kill(process.processIdentifier, SIGKILL)
-        _ = try? await runBlocking {
-            let deadline = ContinuousClock.now + .seconds(10)
-            while process.isRunning && ContinuousClock.now < deadline { usleep(10_000) }
-        }
+        guard let process = lock.withLock({ () -> ChildProcess? in defer { self.process = nil }; return self.process }) else { return }
+        // SIGKILL: a killed broker is the harsher restart (no clean disconnects, no persistence).
+        process.send(SIGKILL)
+        _ = try? await runBlocking { process.waitUntilExit() }
     }
 
     /// The broker's log (errors, warnings, notices).
     public var log: String { (try? String(contentsOfFile: directory.appending("broker.log"), encoding: .utf8)) ?? "" }
 
     deinit {
-        if let process, process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if let process {
+            process.send(SIGKILL)
+            _ = process.waitUntilExit()
+        }
         directory.remove()
     }
 

@@ -44,6 +44,7 @@ public struct TestCertificates: Sendable {
                           "-CAcreateserial", "-out", path("\(name).crt"), "-days", "2"]
                          + (ext.map { ["-extfile", $0] } ?? []))
         }
+        chmod(directory.path, 0o755)  // TemporaryDirectory makes it 0700; the broker's user must enter it
         for file in (try FileManager.default.contentsOfDirectory(atPath: directory.path)) {
             chmod(path(file), 0o644)
         }

@@ -39,8 +39,10 @@ extension Bench {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("driftd-bench-mqtt-\(UUID().uuidString.prefix(8))").path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: directory) }
-            var broker: Process?
-            defer { if let broker, broker.isRunning { kill(broker.processIdentifier, SIGTERM) } }
+            var broker: ChildProcess?
+            // Started with a clean signal mask (ChildProcess): SIGTERM here, and Ctrl-C on the
+            // terminal's process group, reach it; it never outlives the bench.
+            defer { broker?.terminate() }
             let brokerPort: Int
             if let port {
                 brokerPort = port
@@ -66,19 +68,14 @@ extension Bench {
         }
 
         /// Starts `/usr/sbin/mosquitto -p PORT` (loopback only, anonymous) and waits until it accepts.
-        static func startMosquitto() throws -> (Process, Int) {
+        static func startMosquitto() throws -> (ChildProcess, Int) {
             let executable = "/usr/sbin/mosquitto"
             guard FileManager.default.isExecutableFile(atPath: executable) else {
                 throw ValidationError("no broker: \(executable) is not installed (apt-get install mosquitto), or pass --host/--port")
             }
             let (probe, port) = try TCPSocket.listenLoopback()
             try probe.close()
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = ["-p", "\(port)"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try ChildProcess(executable: executable, arguments: ["-p", "\(port)"])
             for _ in 0..<300 {
                 if let socket = try? TCPSocket.connect(host: "127.0.0.1", port: port, timeoutMilliseconds: 200) {
                     try? socket.close()
@@ -86,7 +83,7 @@ extension Bench {
                 }
                 usleep(20_000)
             }
-            kill(process.processIdentifier, SIGKILL)
+            process.terminate()
             throw ValidationError("mosquitto did not listen on 127.0.0.1:\(port)")
         }
     }

@@ -1,0 +1,75 @@
+import DriftSystem
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Children start with an empty signal mask and default dispositions, whatever the parent
+/// blocks or ignores — the Mosquitto that `driftd bench mqtt` started inherited driftd's
+/// blocked SIGTERM/SIGINT and stayed behind (`SigBlk: 0000000000004a03`).
+@Suite("Child processes")
+struct ChildProcessTests {
+    /// The `SigBlk` and `SigIgn` masks of `pid`, from /proc.
+    static func masks(_ pid: pid_t) -> (blocked: UInt64, ignored: UInt64)? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        func field(_ name: String) -> UInt64? {
+            text.split(separator: "\n").first { $0.hasPrefix(name + ":") }
+                .flatMap { UInt64($0.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces), radix: 16) }
+        }
+        guard let blocked = field("SigBlk"), let ignored = field("SigIgn") else { return nil }
+        return (blocked, ignored)
+    }
+
+    @Test("spawned from a thread that blocks and ignores SIGTERM, the child has a clean mask and SIGTERM ends it")
+    func cleanSignals() async throws {
+        let (pid, status, masks) = try await runBlocking { () throws -> (pid_t, Int32, (blocked: UInt64, ignored: UInt64)?) in
+            // What service-lifecycle does to driftd: SIGTERM blocked and ignored.
+            var block = sigset_t()
+            sigemptyset(&block)
+            sigaddset(&block, SIGTERM)
+            sigaddset(&block, SIGINT)
+            var previous = sigset_t()
+            pthread_sigmask(SIG_BLOCK, &block, &previous)
+            let oldTerm = signal(SIGUSR2, SIG_IGN)
+            defer {
+                pthread_sigmask(SIG_SETMASK, &previous, nil)
+                signal(SIGUSR2, oldTerm)
+            }
+            let child = try ChildProcess(executable: "/bin/sleep", arguments: ["30"])
+            var masks: (blocked: UInt64, ignored: UInt64)?
+            for _ in 0..<200 {
+                // Wait until the child has exec'd sleep (its /proc entry shows sleep's masks).
+                if let comm = try? String(contentsOfFile: "/proc/\(child.pid)/comm", encoding: .utf8), comm.hasPrefix("sleep") {
+                    masks = Self.masks(child.pid)
+                    break
+                }
+                usleep(10_000)
+            }
+            child.send(SIGTERM)
+            return (child.pid, child.waitUntilExit(), masks)
+        }
+        #expect(pid > 0)
+        // Signals 1–31 (glibc's sigfillset leaves out its two internal real-time signals).
+        let standard: UInt64 = 0x7FFF_FFFF
+        #expect(masks.map { $0.blocked & standard } == 0, "blocked: \(String(masks?.blocked ?? 0, radix: 16))")
+        #expect(masks.map { $0.ignored & standard } == 0, "ignored: \(String(masks?.ignored ?? 0, radix: 16))")
+        #expect(status == 128 + SIGTERM)
+    }
+
+    @Test("output goes to the file; terminate reaps a child that exits by itself")
+    func outputAndTerminate() async throws {
+        let directory = try TemporaryDirectory(prefix: "child")
+        defer { directory.remove() }
+        let status = try await runBlocking { () throws -> Int32 in
+            let child = try ChildProcess(executable: "/bin/sh", arguments: ["-c", "echo out; echo err >&2; exit 3"],
+                                         outputPath: directory.appending("log"))
+            return child.waitUntilExit()
+        }
+        #expect(status == 3)
+        #expect(try String(contentsOfFile: directory.appending("log"), encoding: .utf8) == "out\nerr\n")
+        #expect(throws: SystemError.self) { try ChildProcess(executable: "/no/such/program", arguments: []) }
+    }
+}
