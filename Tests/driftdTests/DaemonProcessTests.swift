@@ -319,6 +319,40 @@ struct UnpluggedSensorTests {
     }
 }
 
+/// One simulated box for a process test: its folder, data directory and config (the sim board
+/// on its own radio and HTTP ports), and the daemon started on it once it said READY=1.
+struct SimBox {
+    let directory: TemporaryDirectory
+    let httpPort: Int
+    var data: String { directory.appending("data") }
+    var config: String { directory.appending("driftd.toml") }
+
+    /// `radioPort` `nil`: a free one.
+    init(_ prefix: String, radioPort: Int? = nil) throws {
+        directory = try TemporaryDirectory(prefix: prefix)
+        httpPort = try LoopbackHTTP.freePort()
+        let radio = try radioPort ?? { () throws -> Int in
+            let probe = try UDPSocket.bind(host: "127.0.0.1", port: 0)
+            defer { try? probe.socket.close() }
+            return probe.port
+        }()
+        let sim = try String(contentsOfFile: DriftdProcess.packageRoot + "/board/sim.toml", encoding: .utf8)
+        try sim.replacingOccurrences(of: "radio_udp_port = 47300", with: "radio_udp_port = \(radio)")
+            .replacingOccurrences(of: "listen = \"127.0.0.1:8080\"", with: "listen = \"127.0.0.1:\(httpPort)\"")
+            .write(toFile: config, atomically: true, encoding: .utf8)
+    }
+
+    /// Starts `driftd run` on this box and waits for READY=1.
+    func start(descriptorLimit: Int? = nil) async throws -> DriftdProcess {
+        let listener = try NotifySocketListener.abstract()
+        let daemon = try DriftdProcess(arguments: ["run", "--config", config, "--data-dir", data, "--listen", "127.0.0.1:\(httpPort)"],
+                                       environment: ["NOTIFY_SOCKET": listener.address], stderrPath: directory.appending("log-\(UUID().uuidString.prefix(6))"),
+                                       descriptorLimit: descriptorLimit)
+        _ = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(60)) }
+        return daemon
+    }
+}
+
 @Suite("a radio that cannot start")
 struct RadioFaultTests {
     static let binaryBuilt = DriftdProcess.binaryPath != nil
@@ -329,16 +363,11 @@ struct RadioFaultTests {
     @Test("its port taken: the radio fault in status, mesh status says why, selftest fails radio",
           .enabled(if: binaryBuilt, "driftd binary not built"))
     func portTaken() async throws {
-        let directory = try TemporaryDirectory(prefix: "radio-fault")
-        defer { directory.remove() }
-        let data = directory.appending("data")
-        let configPath = directory.appending("driftd.toml")
         let taken = try UDPSocket.bind(host: "127.0.0.1", port: 0)
         defer { try? taken.socket.close() }
-        let sim = try String(contentsOfFile: DriftdProcess.packageRoot + "/board/sim.toml", encoding: .utf8)
-        try sim.replacingOccurrences(of: "radio_udp_port = 47300", with: "radio_udp_port = \(taken.port)")
-            .replacingOccurrences(of: "listen = \"127.0.0.1:8080\"", with: "listen = \"127.0.0.1:\(try LoopbackHTTP.freePort())\"")
-            .write(toFile: configPath, atomically: true, encoding: .utf8)
+        let box = try SimBox("radio-fault", radioPort: taken.port)
+        defer { box.directory.remove() }
+        let (configPath, data) = (box.config, box.data)
 
         let selftest = try await DriftdProcess.runToCompletion(["selftest", "--config", configPath, "--data-dir", data, "--json"])
         let checks = (try JSONSerialization.jsonObject(with: Data(selftest.stdout.utf8)) as? [String: Any])?["checks"] as? [[String: Any]] ?? []
@@ -346,10 +375,7 @@ struct RadioFaultTests {
         #expect(radio?["status"] as? String == "FAIL", "\(selftest.stdout)")
         #expect((radio?["detail"] as? String)?.contains("\(taken.port)") == true, "\(String(describing: radio))")
 
-        let listener = try NotifySocketListener.abstract()
-        let daemon = try DriftdProcess(arguments: ["run", "--config", configPath, "--data-dir", data],
-                                       environment: ["NOTIFY_SOCKET": listener.address], stderrPath: directory.appending("log"))
-        _ = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(60)) }
+        let daemon = try await box.start()
         let status = try await DriftdProcess.runToCompletion(["status", "--data-dir", data, "--json"])
         let faults = (try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
             .flatMap { ($0["health"] as? [String: Any])?["faults"] as? [String: String] } ?? [:]
@@ -363,23 +389,13 @@ struct RadioFaultTests {
     @Test("datagrams the radio drops (no header, an impossible position) are counted in mesh status",
           .enabled(if: binaryBuilt, "driftd binary not built"))
     func dropsCounted() async throws {
-        let directory = try TemporaryDirectory(prefix: "radio-drops")
-        defer { directory.remove() }
-        let data = directory.appending("data")
-        let configPath = directory.appending("driftd.toml")
-        let port = try { () throws -> Int in
-            let probe = try UDPSocket.bind(host: "127.0.0.1", port: 0)
-            defer { try? probe.socket.close() }
-            return probe.port
-        }()
-        let sim = try String(contentsOfFile: DriftdProcess.packageRoot + "/board/sim.toml", encoding: .utf8)
-        try sim.replacingOccurrences(of: "radio_udp_port = 47300", with: "radio_udp_port = \(port)")
-            .replacingOccurrences(of: "listen = \"127.0.0.1:8080\"", with: "listen = \"127.0.0.1:\(try LoopbackHTTP.freePort())\"")
-            .write(toFile: configPath, atomically: true, encoding: .utf8)
-        let listener = try NotifySocketListener.abstract()
-        let daemon = try DriftdProcess(arguments: ["run", "--config", configPath, "--data-dir", data],
-                                       environment: ["NOTIFY_SOCKET": listener.address], stderrPath: directory.appending("log"))
-        _ = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(60)) }
+        let box = try SimBox("radio-drops")
+        defer { box.directory.remove() }
+        let data = box.data
+        let port = try #require(Int(try String(contentsOfFile: box.config, encoding: .utf8)
+            .split(separator: "\n").first { $0.hasPrefix("radio_udp_port") }?.split(separator: "=")[1]
+            .split(separator: "#")[0].trimmingCharacters(in: .whitespaces) ?? ""))
+        let daemon = try await box.start()
         let sender = try UDPSocket.bind(host: "127.0.0.1", port: 0)
         defer { try? sender.socket.close() }
         // No header at all, then a header-sized datagram whose position is NaN.
@@ -411,26 +427,11 @@ struct DescriptorExhaustionTests {
     @Test("every descriptor taken by slow clients: the daemon keeps running and answers again once they go",
           .enabled(if: binaryBuilt, "driftd binary not built"))
     func slowClientsTakeEveryDescriptor() async throws {
-        let directory = try TemporaryDirectory(prefix: "descriptors")
-        defer { directory.remove() }
-        let data = directory.appending("data")
-        let configPath = directory.appending("driftd.toml")
-        let httpPort = try LoopbackHTTP.freePort()
-        let radio = try { () throws -> Int in
-            let probe = try UDPSocket.bind(host: "127.0.0.1", port: 0)
-            defer { try? probe.socket.close() }
-            return probe.port
-        }()
-        let sim = try String(contentsOfFile: DriftdProcess.packageRoot + "/board/sim.toml", encoding: .utf8)
-        try sim.replacingOccurrences(of: "radio_udp_port = 47300", with: "radio_udp_port = \(radio)")
-            .replacingOccurrences(of: "listen = \"127.0.0.1:8080\"", with: "listen = \"127.0.0.1:\(httpPort)\"")
-            .write(toFile: configPath, atomically: true, encoding: .utf8)
-        let listener = try NotifySocketListener.abstract()
-        let daemon = try DriftdProcess(arguments: ["run", "--config", configPath, "--data-dir", data, "--listen", "127.0.0.1:\(httpPort)"],
-                                       environment: ["NOTIFY_SOCKET": listener.address], stderrPath: directory.appending("log"),
-                                       descriptorLimit: 128)
+        let box = try SimBox("descriptors")
+        defer { box.directory.remove() }
+        let (data, httpPort) = (box.data, box.httpPort)
+        let daemon = try await box.start(descriptorLimit: 128)
         defer { daemon.send(SIGKILL) }
-        _ = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(60)) }
         // More slow clients than the daemon has descriptors: each sends half a request line.
         let clients = try await runBlocking { () throws -> [FileDescriptor] in
             try (0..<200).compactMap { _ in
