@@ -383,16 +383,26 @@ async function loadBoxes() {
 async function loadRemoteChats() {
   let chats = [];
   try { chats = (await api('GET', '/mesh/chats')).chats; } catch (_) { chats = []; }
-  $('remote-list').replaceChildren(...chats.map((c) => el('li', { 'data-remote': c.bottle },
-    el('div', {}, el('span', { class: 'badge active' }, 'Open chat'), ' ', el('span', { class: 'muted' }, `at ${c.host}`)),
-    c.hint ? el('p', { class: 'hint' }, c.hint) : null,
-    el('div', { class: 'actions' }, el('button', { type: 'button', onclick: () => joinRemote(c) }, 'Join the chat')))));
+  // A chat that needs the bottle's password asks for it here; the box seals it to the host.
+  $('remote-list').replaceChildren(...chats.map((c) => {
+    const field = c.needsPassword
+      ? el('input', { type: 'password', id: `remote-password-${c.bottle}`, autocomplete: 'off', 'aria-label': `Password for the chat at ${c.host}` })
+      : null;
+    return el('li', { 'data-remote': c.bottle },
+      el('div', {}, el('span', { class: 'badge active' }, 'Open chat'), ' ', el('span', { class: 'muted' }, `at ${c.host}`)),
+      c.hint ? el('p', { class: 'hint' }, c.hint) : null,
+      c.needsPassword ? el('label', { for: `remote-password-${c.bottle}` }, 'This chat needs the bottle’s password') : null,
+      field,
+      el('div', { class: 'actions' }, el('button', { type: 'button', onclick: () => joinRemote(c, field ? field.value : null) }, 'Join the chat')));
+  }));
   show($('remote-box'), chats.length > 0);
 }
 
-async function joinRemote(c) {
+async function joinRemote(c, password) {
   $('remote-error').textContent = '';
-  try { await api('POST', `/mesh/chats/${c.bottle}/join`); } catch (e) { $('remote-error').textContent = errorText(e); }
+  try {
+    await api('POST', `/mesh/chats/${c.bottle}/join`, password ? { json: { password } } : {});
+  } catch (e) { $('remote-error').textContent = errorText(e); return; }
   state.remote = { bottle: c.bottle, timer: null };
   $('remote-chat-title').textContent = `Chat at ${c.host}`;
   show($('remote-chat'), true);
@@ -405,7 +415,9 @@ async function pollRemote() {
   if (!r) return;
   clearTimeout(r.timer);
   try {
-    const { lines } = await api('GET', `/mesh/chats/${r.bottle}/lines`);
+    const { lines, admission } = await api('GET', `/mesh/chats/${r.bottle}/lines`);
+    // The host's answer to the join: refused says why (wrong password, in person only…).
+    $('remote-error').textContent = admission && admission.state === 'refused' ? `The box that hosts it said no: ${admission.reason}.` : '';
     $('remote-lines').replaceChildren(...lines.map((l) => el('li', { class: l.isMe ? 'me' : '' },
       el('span', { class: 'muted' }, `${l.isMe ? 'You' : LABEL_WORDS[l.label] || l.label} · ${clockTime(new Date(l.sentAt))} `), l.text)));
   } catch (e) {
