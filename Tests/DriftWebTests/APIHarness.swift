@@ -26,6 +26,11 @@ struct APIHarness: Sendable {
         var portTakenAtStart = false
         /// The camp directory behind `GET /api/v1/camps` (`nil`: none, an empty list).
         var camps: (@Sendable () throws -> CampListing)?
+        /// Time stands still until the test moves it (``APIHarness/advance(by:)``): the
+        /// processor's ticks, the API's, the hub's and the rules' clocks all read it.
+        var manualClock = false
+        /// The latest weather reading the hub sends to box sockets.
+        var weather: @Sendable () -> LatestReadings.Weather? = { nil }
     }
 
     let directory: TemporaryDirectory
@@ -38,6 +43,10 @@ struct APIHarness: Sendable {
     /// With `portTakenAtStart`: whether the server reported the `http` fault while the port was taken.
     var sawListenFault = false
     let health: HealthRegistry
+    /// With `manualClock`: the clock the processor ticks on.
+    var clock: ManualClock?
+    /// The wall clock every part of the server reads.
+    let now: @Sendable () -> Date
     var port: Int { client.port }
 
     static let secret: BoxSecret = {
@@ -59,15 +68,34 @@ struct APIHarness: Sendable {
             passwordHasher: PasswordHasher(iterations: 1_000), passwordLimits: options.passwordLimits)
         let events = EventBus()
         let (stream, feed) = AsyncStream.makeStream(of: AmbientInput.self)
-        let service = BottleLifecycleService(database: database, dataDirectory: directory.path, settings: settings, events: events,
-                                             inputs: stream, logger: logger, interval: .milliseconds(250))
-        let hub = ChatHub(processor: service.processor, events: events, logger: logger, presenceGrace: options.presenceGrace)
+        let clock = options.manualClock ? ManualClock() : nil
+        let now: @Sendable () -> Date
+        let service: any Service
+        let processor: BottleProcessor
+        if let clock {
+            // Whole milliseconds, as the API writes instants.
+            let start = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded() / 1000)
+            now = {
+                let offset = clock.now.offset.components
+                return start.addingTimeInterval(Double(offset.seconds) + Double(offset.attoseconds) / 1e18)
+            }
+            let ticking = BottleLifecycleService(database: database, dataDirectory: directory.path, settings: settings, events: events,
+                                                 inputs: stream, logger: logger, interval: .milliseconds(250), clock: clock, now: now)
+            (service, processor) = (ticking, ticking.processor)
+        } else {
+            now = { Date() }
+            let ticking = BottleLifecycleService(database: database, dataDirectory: directory.path, settings: settings, events: events,
+                                                 inputs: stream, logger: logger, interval: .milliseconds(250))
+            (service, processor) = (ticking, ticking.processor)
+        }
+        let hub = ChatHub(processor: processor, events: events, logger: logger, presenceGrace: options.presenceGrace,
+                          weather: options.weather, now: now)
         let media = MediaStore(dataDirectory: directory.path)
         var api = VisitorAPI(
-            processor: service.processor, visitors: VisitorStore(database: database), media: media, hub: hub,
+            processor: processor, visitors: VisitorStore(database: database), media: media, hub: hub,
             box: .init(id: "box-test-1", name: "Test Box", country: "DE", timeZone: TimeZone(identifier: "UTC")!, simulated: true,
-                       weather: { nil }),
-            limits: options.limits, logger: logger)
+                       weather: options.weather),
+            limits: options.limits, logger: logger, now: now)
         api.camps = options.camps
         let bound = Mutex<Int?>(nil)
         let health = HealthRegistry()
@@ -95,9 +123,10 @@ struct APIHarness: Sendable {
             }
             var failure: (any Error)?
             if let port {
-                var harness = APIHarness(directory: directory, client: APIClient(port: port), processor: service.processor,
-                                         media: media, api: api, inputs: feed, health: health)
+                var harness = APIHarness(directory: directory, client: APIClient(port: port), processor: processor,
+                                         media: media, api: api, inputs: feed, health: health, now: now)
                 harness.sawListenFault = sawListenFault
+                harness.clock = clock
                 do { try await body(harness) } catch { failure = error }
             } else {
                 Issue.record("the visitor server did not listen within 30 s")
@@ -113,6 +142,19 @@ struct APIHarness: Sendable {
             feed.finish()
             if let failure { throw failure }
         }
+    }
+
+    // MARK: - Time
+
+    /// With `manualClock`: moves time on by `seconds` and returns once the processor has
+    /// ticked at the new time (its events are published; sockets get them as they read).
+    func advance(by seconds: Double) async throws {
+        let clock = try #require(clock, "advance(by:) needs Options.manualClock")
+        // The tick loop is asleep, so the tick it runs next sees the new time…
+        await clock.waitForSleepers(1)
+        clock.advance(by: .milliseconds(Int64((seconds * 1000).rounded())))
+        // …and it has run once it sleeps again.
+        await clock.waitForSleepers(1)
     }
 
     // MARK: - Visitors and bottles

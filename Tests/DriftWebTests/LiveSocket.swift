@@ -5,6 +5,7 @@ import HTTPTypes
 import HTTPTypes
 import HummingbirdWSClient
 import Logging
+import NIOCore
 import NIOWebSocket
 import Synchronization
 
@@ -21,14 +22,21 @@ final class LiveSocket: Sendable {
         var opened = false
         var finished = false
         var error: String?
+        var closeCode: WebSocketErrorCode?
+    }
+
+    private enum Outgoing: Sendable {
+        case text(String)
+        case frames([WebSocketFrame])
+        case close
     }
 
     private let state = Mutex(State())
-    private let outgoing: AsyncStream<String?>.Continuation
-    private let outgoingStream: AsyncStream<String?>
+    private let outgoing: AsyncStream<Outgoing>.Continuation
+    private let outgoingStream: AsyncStream<Outgoing>
 
     private init() {
-        (outgoingStream, outgoing) = AsyncStream.makeStream(of: String?.self)
+        (outgoingStream, outgoing) = AsyncStream.makeStream(of: Outgoing.self)
     }
 
     /// Connects to `path` (token as `?token=`). Throws ``Refused`` when the upgrade is refused.
@@ -55,31 +63,34 @@ final class LiveSocket: Sendable {
         let stream = outgoingStream
         Task { [self] in
             do {
-                try await WebSocketClient.connect(url: url, configuration: .init(additionalHeaders: headers), logger: logger) { inbound, outbound, _ in
+                let closing = try await WebSocketClient.connect(url: url, configuration: .init(additionalHeaders: headers), logger: logger) { inbound, outbound, _ in
                     self.state.withLock { $0.opened = true }
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
-                            for try await message in inbound.messages(maxSize: 1 << 20) {
-                                if case .text(let text) = message {
-                                    self.state.withLock { $0.messages.append(JSON.parse(text) ?? .string(text)) }
+                            for await item in stream {
+                                do {
+                                    switch item {
+                                    case .text(let line): try await outbound.write(.text(line))
+                                    case .frames(let frames): for frame in frames { try await outbound.write(.custom(frame)) }
+                                    case .close:
+                                        try await outbound.close(.normalClosure, reason: nil)
+                                        return
+                                    }
+                                } catch {
+                                    return  // the server closed; reading sees how
                                 }
                             }
                         }
-                        group.addTask {
-                            for await line in stream {
-                                guard let line else {
-                                    try await outbound.close(.normalClosure, reason: nil)
-                                    // Wait for the server's close to end the inbound side.
-                                    try await Task.sleep(for: .seconds(30))
-                                    return
-                                }
-                                try await outbound.write(.text(line))
+                        // Read until the server's close ends the inbound side.
+                        for try await message in inbound.messages(maxSize: 1 << 20) {
+                            if case .text(let text) = message {
+                                self.state.withLock { $0.messages.append(JSON.parse(text) ?? .string(text)) }
                             }
                         }
-                        try await group.next()
                         group.cancelAll()
                     }
                 }
+                self.state.withLock { $0.closeCode = closing?.closeCode }
             } catch {
                 self.state.withLock { $0.error = "\(error)" }
             }
@@ -89,14 +100,33 @@ final class LiveSocket: Sendable {
 
     /// Sends a text message.
     func send(_ text: String) {
-        outgoing.yield(text)
+        outgoing.yield(.text(text))
+    }
+
+    /// Sends `text` as one message in fragments of `fragmentBytes` (a text frame, then
+    /// continuation frames, the last with FIN).
+    func sendFragmented(_ text: String, fragmentBytes: Int) {
+        let bytes = Array(text.utf8)
+        let starts = Array(stride(from: 0, to: max(bytes.count, 1), by: fragmentBytes))
+        let frames = starts.enumerated().map { index, start in
+            WebSocketFrame(fin: index == starts.count - 1, opcode: index == 0 ? .text : .continuation,
+                           data: ByteBuffer(bytes: bytes[start..<min(start + fragmentBytes, bytes.count)]))
+        }
+        outgoing.yield(.frames(frames))
     }
 
     /// Starts a clean close (returns at once; see ``waitClosed(timeout:)``).
     func close() {
-        outgoing.yield(nil)
+        outgoing.yield(.close)
         outgoing.finish()
     }
+
+    /// The close code the server sent, once the connection ended (`nil` before, or when it
+    /// ended without a close frame).
+    var closeCode: WebSocketErrorCode? { state.withLock { $0.closeCode } }
+
+    /// Why the connection failed, when it did.
+    var failure: String? { state.withLock { $0.error } }
 
     /// Closes and waits until the connection has ended.
     func closeAndWait(timeout: Duration = .seconds(20)) async {

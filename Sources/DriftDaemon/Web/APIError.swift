@@ -46,6 +46,14 @@ public struct APIError: Error, Sendable, Equatable, HTTPResponseError {
         error.headers[.retryAfter] = "\(seconds)"
         return error
     }
+    /// A WebSocket route asked for without a WebSocket upgrade.
+    public static let upgradeRequired: APIError = {
+        var error = APIError(.upgradeRequired, code: "upgrade_required",
+                             "this is a WebSocket route: connect with a WebSocket (Upgrade: websocket, version 13)")
+        error.headers[.upgrade] = "websocket"
+        error.headers[.secWebSocketVersion] = "13"
+        return error
+    }()
     public static let internalError = APIError(.internalServerError, code: "internal", "the box could not do that; it has been logged")
 
     static func bytes(_ count: Int) -> String {
@@ -53,13 +61,22 @@ public struct APIError: Error, Sendable, Equatable, HTTPResponseError {
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
+        Response(status: status, headers: responseHeaders, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body())))
+    }
+
+    /// The answer's headers: JSON, not stored, plus ``headers``.
+    var responseHeaders: HTTPFields {
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
         fields[.cacheControl] = "no-store"
+        return fields
+    }
+
+    /// The answer's body: `{"error": {"code", "message", "details"}}`.
+    func body() -> [UInt8] {
         var inner: [String: JSONValue] = ["code": .string(code), "message": .string(message)]
         if let details { inner["details"] = details }
-        let body = JSONValue.object(["error": .object(inner)]).encoded()
-        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+        return JSONValue.object(["error": .object(inner)]).encoded()
     }
 }
 

@@ -4,6 +4,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOCore
+import Synchronization
 
 /// Turns every error a route throws into the API's one error shape, with the right status.
 ///
@@ -11,6 +13,8 @@ import Logging
 /// answered as `internal` without internals.
 struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     let logger: Logger
+    /// The router's paths and methods: a known path asked for with another method is 405.
+    var routes: RouteMethods?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -18,7 +22,13 @@ struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             BoxMetrics.countRequest(method: request.method.rawValue, route: context.endpointPath ?? "unmatched", status: response.status.code)
             return response
         } catch {
-            let mapped = Self.map(error)
+            var mapped = Self.map(error)
+            if let error = error as? HTTPError, error.status == .notFound,
+               let allowed = routes?.methods(for: request.uri.path), !allowed.isEmpty, !allowed.contains(request.method) {
+                mapped = APIError(.methodNotAllowed, code: "method_not_allowed",
+                                  "\(request.method) is not a method of this route; it takes \(allowed.map(\.rawValue).joined(separator: ", "))")
+                mapped.headers[.allow] = allowed.map(\.rawValue).joined(separator: ", ")
+            }
             if mapped.status == .internalServerError {
                 logger.error("request failed", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)", "error": "\(error)"])
             }
@@ -57,8 +67,36 @@ struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             }
         case let error as SurvivalError:
             return .conflict(error.description)
+        case is NIOTooManyBytesError:
+            // A body collected past a limit outside ``RequestBodyReader`` (which names the limit).
+            return APIError(.contentTooLarge, code: "payload_too_large", "the body is larger than this route accepts")
         default:
             return .internalError
         }
+    }
+}
+
+/// The methods each route path takes, for `405 Method Not Allowed` and its `Allow` header.
+/// Filled once the router has its routes.
+final class RouteMethods: Sendable {
+    private let routes = Mutex<[(segments: [Substring], method: HTTPRequest.Method)]>([])
+
+    func set(_ routes: [Router<some RequestContext>.RouteDescription]) {
+        let table = routes.map { (segments: $0.path.description.split(separator: "/"), method: $0.method) }
+        self.routes.withLock { $0 = table }
+    }
+
+    /// The methods of the routes whose path matches `path` (parameters match any segment).
+    func methods(for path: String) -> [HTTPRequest.Method] {
+        let parts = path.split(separator: "/")
+        let found = routes.withLock { routes in
+            routes.filter { route in
+                route.segments.count == parts.count && zip(route.segments, parts).allSatisfy { pattern, part in
+                    pattern == part || pattern.hasPrefix(":") || pattern.hasPrefix("{") || pattern.hasPrefix("*")
+                }
+            }.map(\.method)
+        }
+        var seen: Set<String> = []
+        return found.filter { seen.insert($0.rawValue).inserted }.sorted { $0.rawValue < $1.rawValue }
     }
 }

@@ -121,7 +121,7 @@ public actor ChatHub {
                 .object(["type": .string("presence"), "event": .string("join"), "participant": Self.json(viewer.view(participant))])
             }
         }
-        send(hello(bottle.id, for: participant), to: continuation)
+        send(hello(bottle.id, for: participant, survival: await processor.survival(of: bottle.id)), to: continuation)
         return (Connection(id: id, bottle: bottle.id), stream)
     }
 
@@ -166,6 +166,12 @@ public actor ChatHub {
     public func openedOverHTTP(_ participant: ParticipantID, in bottle: BottleID) {
         guard (rooms[bottle]?.connections(of: participant) ?? 0) == 0 else { return }
         graces[bottle, default: [:]][participant] = now().addingTimeInterval(presenceGrace)
+    }
+
+    /// `keeper` claimed Keep Alive in a chat that was not dying (a rescue is announced by
+    /// the processor's `rescued` event): everyone connected hears the new keeper.
+    public func keeperClaimed(_ keeper: ParticipantID, in bottle: BottleID) {
+        broadcastKeeper(keeper, in: bottle)
     }
 
     /// Participants with at least one live connection to `bottle`.
@@ -227,9 +233,7 @@ public actor ChatHub {
             notifyBox(.object(["type": .string("bottle"), "bottle": .string(bottle.description), "event": .string("dying"),
                                "deadline": .string(APIJSON.iso(deadline))]))
         case .rescued(let keeper):
-            broadcast(to: bottle, except: nil) { viewer in
-                .object(["type": .string("keeper"), "participant": Self.json(viewer.view(keeper))])
-            }
+            broadcastKeeper(keeper, in: bottle)
             broadcast(to: bottle, except: nil) { _ in .object(["type": .string("lifecycle"), "state": .string("active")]) }
             notifyBox(.object(["type": .string("bottle"), "bottle": .string(bottle.description), "event": .string("active")]))
         case .expired(let reason):
@@ -255,7 +259,14 @@ public actor ChatHub {
         case .locked:
             notifyBox(.object(["type": .string("bottle"), "bottle": .string(bottle.description), "event": .string("locked")]))
         case .presenceProved(let visitor):
-            notifyBox(.object(["type": .string("presence"), "bottle": .string(bottle.description), "provedAt": .string(APIJSON.iso(event.at))])) {
+            // The proof counts for the bottle's presence condition's window from the press.
+            let conditions = (try? processor.store.bottle(bottle))?.conditions ?? []
+            let window = conditions.lazy.compactMap { entry -> Int? in
+                if case .presence(let presence) = entry.condition { return presence.withinSeconds }
+                return nil
+            }.first ?? PresenceCondition().withinSeconds
+            notifyBox(.object(["type": .string("presence"), "bottle": .string(bottle.description), "provedAt": .string(APIJSON.iso(event.at)),
+                               "validUntil": .string(APIJSON.iso(event.at.addingTimeInterval(Double(window))))])) {
                 $0 == visitor
             }
         case .firstOpen, .participantJoined, .linesWhileAway:
@@ -305,14 +316,30 @@ public actor ChatHub {
 
     // MARK: - Sending
 
-    private func hello(_ bottle: BottleID, for participant: ParticipantID) -> String {
+    /// The first message on a chat socket: who is here and typing, and where the chat stands
+    /// (`state`, the countdown's `deadline`, the `keeper`; `null` when there is none).
+    private func hello(_ bottle: BottleID, for participant: ParticipantID, survival: ChatSurvival?) -> String {
         guard let room = rooms[bottle] else { return "{}" }
         let viewer = room.viewer.viewing(as: participant)
         let present = Set(room.clients.values.map(\.participant)).sorted().map { Self.json(viewer.view($0)) }
+        var state = "active"
+        var deadline = JSONValue.null
+        if case .countingDown(let end)? = survival?.phase {
+            state = "dying"
+            deadline = .string(APIJSON.iso(end))
+        }
         return JSONValue.object([
             "type": .string("hello"), "me": Self.json(viewer.view(participant)), "present": .array(present),
             "typing": .array(room.typing.typing(at: now()).map { Self.json(viewer.view($0)) }),
+            "state": .string(state), "deadline": deadline,
+            "keeper": survival?.keeper.map { Self.json(viewer.view($0.participant)) } ?? .null,
         ]).text
+    }
+
+    private func broadcastKeeper(_ keeper: ParticipantID, in bottle: BottleID) {
+        broadcast(to: bottle, except: nil) { viewer in
+            .object(["type": .string("keeper"), "participant": Self.json(viewer.view(keeper))])
+        }
     }
 
     private func broadcastTyping(_ bottle: BottleID) {

@@ -94,7 +94,7 @@ struct ConditionInput: Codable, Sendable, Equatable {
         default:
             throw APIError.invalid(field: "conditions.kind", problem: "'\(kind)' is not a condition kind")
         }
-        return BottleCondition(condition, hint: hint)
+        return BottleCondition(condition, hint: try VisitorText.normalised(hint, field: "\(field).hint"))
     }
 
     /// The condition as the creator set it (a password without the password).
@@ -197,11 +197,13 @@ struct DraftInput: Codable, Sendable, Equatable {
         var existingPassword: PasswordHash?
         if let entry = existing?.condition(.password), case .password(let hash) = entry.condition { existingPassword = hash }
         let built = try inputs.map { try $0.condition(hasher: hasher, existingPassword: existingPassword) }
-        var content = existing?.content ?? BottleContent(text: text)
-        content.text = text
-        if existing == nil, text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+        if existing == nil, text.isEmpty {
             throw APIError.invalid(field: "text", problem: "write something (attach a photo or whisper after creating it)")
         }
+        let text = try VisitorText.normalised(text, field: "text")
+        let hint = try VisitorText.normalised(hint, field: "hint")
+        var content = existing?.content ?? BottleContent(text: text)
+        content.text = text
         return BottleDraft(placement: .nearby, content: content, hint: hint?.isEmpty == true ? nil : hint, conditions: built,
                            lifetime: lifetimeSeconds.map(Double.init), isOneShot: oneShot ?? false)
     }

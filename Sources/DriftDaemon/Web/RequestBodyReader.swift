@@ -15,16 +15,28 @@ enum RequestBodyReader {
             return Array(buffer.readableBytesView)
         } catch let error as HTTPError where error.status == .contentTooLarge {
             throw APIError.tooLarge(limit: limit)
+        } catch is NIOTooManyBytesError {
+            // A body without a declared length (chunked) that grew past the limit.
+            throw APIError.tooLarge(limit: limit)
         }
     }
 
-    /// Decodes a JSON body of type `T`. An empty body decodes as `{}` when `allowEmpty`.
+    /// Whether `contentType` names JSON: exactly `application/json` (any case), parameters
+    /// such as `; charset=utf-8` allowed.
+    static func isJSON(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let mediaType = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return mediaType.trimmingCharacters(in: .whitespaces).lowercased() == "application/json"
+    }
+
+    /// Decodes a JSON body of type `T`. An empty body decodes as `{}` when `allowEmpty`;
+    /// any other body needs `Content-Type: application/json` (415 without it).
     static func json<T: Decodable>(_ type: T.Type, from request: inout Request, limit: Int, allowEmpty: Bool = false) async throws -> T {
         let body = try await bytes(&request, limit: limit)
         if body.isEmpty, allowEmpty {
             return try decode(type, from: Array("{}".utf8))
         }
-        if let contentType = request.headers[.contentType], !contentType.lowercased().hasPrefix("application/json") {
+        guard isJSON(request.headers[.contentType]) else {
             throw APIError.unsupportedMediaType("send JSON with \"Content-Type: application/json\"")
         }
         return try decode(type, from: body)

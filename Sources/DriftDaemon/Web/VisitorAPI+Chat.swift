@@ -44,6 +44,8 @@ extension VisitorAPI {
                 throw APIError.forbidden("open this bottle to chat in it")
             }
             try limit("chat lines", token: caller, rule: limits.postPerToken, client: context.clientAddress, clientRule: limits.postPerClient)
+            // Before an upload is taken: a refused line leaves it waiting.
+            let text = try VisitorText.normalised(input.text, field: "text")
             let at = now()
             let who = processor.participant(caller, in: bottle.id)
             var id = MessageID.make(at: at)
@@ -56,7 +58,7 @@ extension VisitorAPI {
                 attachment = found
             }
             let message = try ChatMessage.make(id: id, bottle: bottle.id, participant: who, sentAt: at,
-                                               text: input.text, language: input.language, attachment: attachment)
+                                               text: text, language: input.language, attachment: attachment)
             try await processor.post(message)
             let viewer = ParticipantViewer(bottle: bottle, viewer: who, processor: processor, participants: participants)
             let url = "/api/v1/bottles/\(bottle.id)/messages/\(id)/attachment"

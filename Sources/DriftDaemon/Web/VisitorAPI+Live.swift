@@ -1,77 +1,110 @@
 import DriftCore
 import DriftStore
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
 import NIOWebSocket
 
 extension VisitorAPI {
-    /// Largest message a page may send on a live socket (typing notices are tiny).
-    static let maximumInboundMessage = 4096
+    /// Largest message a page may send on a live socket (typing notices are tiny). Larger
+    /// frames, and fragments adding up to more, close the socket with 1009.
+    public static let maximumInboundMessage = 4096
 
+    /// A live socket the caller was admitted to, decided before the upgrade.
+    enum LiveEndpoint: Sendable {
+        /// A bottle's chat (`/api/v1/bottles/{id}/live`).
+        case chat(TokenHash, Bottle)
+        /// The box's events for one visitor (`/api/v1/live`).
+        case box(TokenHash)
+    }
+
+    /// Who may join a bottle's live chat: a known token (401), a live bottle (404) the caller
+    /// opened (403) whose chat has not ended (409).
+    func chatAdmission(_ request: Request, bottle reference: String?) throws -> (TokenHash, Bottle) {
+        let caller = try visitor(request, allowQuery: true)
+        let bottle = try bottle(reference)
+        guard hasOpened(bottle, by: caller) else { throw APIError.forbidden("open this bottle to join its chat") }
+        guard bottle.state == .active || bottle.state == .dying else { throw APIError.conflict("this bottle's chat has ended") }
+        return (caller, bottle)
+    }
+
+    /// The live socket `request` asks for, if its caller may have it (see ``VisitorChannel``);
+    /// `nil` for any other path. Throws the refusal the HTTP live routes answer with.
+    func liveEndpoint(_ request: Request) throws -> LiveEndpoint? {
+        let parts = request.uri.path.split(separator: "/")
+        guard parts.count >= 3, parts[0] == "api", parts[1] == "v1" else { return nil }
+        if parts.count == 3, parts[2] == "live" {
+            return .box(try visitor(request, allowQuery: true))
+        }
+        if parts.count == 5, parts[2] == "bottles", parts[4] == "live" {
+            let reference = String(parts[3])
+            let (caller, bottle) = try chatAdmission(request, bottle: reference.removingPercentEncoding ?? reference)
+            return .chat(caller, bottle)
+        }
+        return nil
+    }
+
+    /// The live routes as plain HTTP: a WebSocket upgrade that was refused arrives here (and
+    /// gets its 401/403/404/409), and so does a GET without the upgrade (426).
     func addLiveRoutes(to router: Router<VisitorRequestContext>) {
-        // Chat of one bottle: being connected is being present.
-        router.ws("api/v1/bottles/:id/live") { request, context in
-            let caller = try visitor(request, allowQuery: true)
-            let bottle = try bottle(context.parameters.get("id"))
-            guard hasOpened(bottle, by: caller) else { throw APIError.forbidden("open this bottle to join its chat") }
-            guard bottle.state == .active || bottle.state == .dying else { throw APIError.conflict("this bottle's chat has ended") }
-            return .upgrade([:])
-        } onUpgrade: { inbound, outbound, context in
-            let request = context.request
-            guard let caller = try? visitor(request, allowQuery: true),
-                  let bottle = try? bottle(context.requestContext.parameters.get("id")) else {
-                try await outbound.close(.policyViolation, reason: "unauthorized")
-                return
-            }
-            let who = processor.participant(caller, in: bottle.id)
-            let connection: ChatHub.Connection
-            let stream: AsyncStream<String>
+        router.get("api/v1/bottles/:id/live") { request, context -> Response in
+            _ = try chatAdmission(request, bottle: context.parameters.get("id"))
+            throw APIError.upgradeRequired
+        }
+        router.get("api/v1/live") { request, _ -> Response in
+            _ = try visitor(request, allowQuery: true)
+            throw APIError.upgradeRequired
+        }
+    }
+
+    /// Runs an admitted live socket until either side ends it. Being connected to a chat is
+    /// being present (``ChatHub/join(bottle:participant:)``). Throws what reading the socket
+    /// throws (a message over the limit): the WebSocket handler closes with its code.
+    func serve(_ endpoint: LiveEndpoint, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+        let connection: ChatHub.Connection
+        let stream: AsyncStream<String>
+        switch endpoint {
+        case .chat(let caller, let bottle):
             do {
-                (connection, stream) = try await hub.join(bottle: bottle, participant: who)
+                (connection, stream) = try await hub.join(bottle: bottle, participant: processor.participant(caller, in: bottle.id))
             } catch {
                 try await outbound.close(.goingAway, reason: "the chat has ended")
                 return
             }
-            await pump(stream, inbound: inbound, outbound: outbound, connection: connection)
+        case .box(let caller):
+            (connection, stream) = await hub.listen(visitor: caller)
         }
-
-        // Box events for one visitor: bottles becoming openable, watches, presence proofs, creator notices.
-        router.ws("api/v1/live") { request, _ in
-            _ = try visitor(request, allowQuery: true)
-            return .upgrade([:])
-        } onUpgrade: { inbound, outbound, context in
-            guard let caller = try? visitor(context.request, allowQuery: true) else {
-                try await outbound.close(.policyViolation, reason: "unauthorized")
-                return
-            }
-            let (connection, stream) = await hub.listen(visitor: caller)
-            await pump(stream, inbound: inbound, outbound: outbound, connection: connection)
+        do {
+            try await pump(stream, inbound: inbound, outbound: outbound, connection: connection)
+        } catch {
+            await hub.disconnect(connection)
+            throw error
         }
+        await hub.disconnect(connection)
     }
 
     /// Writes the hub's messages out and hands inbound text to the hub until either side ends.
     private func pump(_ stream: AsyncStream<String>, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
-                      connection: ChatHub.Connection) async {
-        await withTaskGroup(of: Void.self) { group in
+                      connection: ChatHub.Connection) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await line in stream {
                     do { try await outbound.write(.text(line)) } catch { return }
                 }
-                // The hub ended the stream (the bottle expired): close politely.
+                // The hub ended the stream (the bottle expired): close politely. Not when the
+                // reading side ended first: that closes with its own code (1009 over the limit).
+                guard !Task.isCancelled else { return }
                 try? await outbound.close(.normalClosure, reason: nil)
             }
             group.addTask {
-                do {
-                    for try await message in inbound.messages(maxSize: Self.maximumInboundMessage) {
-                        if case .text(let text) = message { await hub.received(text, on: connection) }
-                    }
-                } catch {}
+                for try await message in inbound.messages(maxSize: Self.maximumInboundMessage) {
+                    if case .text(let text) = message { await hub.received(text, on: connection) }
+                }
             }
-            await group.next()
+            try await group.next()
             group.cancelAll()
         }
-        await hub.disconnect(connection)
     }
 }

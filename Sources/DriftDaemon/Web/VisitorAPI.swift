@@ -68,10 +68,12 @@ public struct VisitorAPI: Sendable {
 
     // MARK: - Routers
 
-    /// The HTTP routes: API, OpenAPI document and the page.
+    /// The HTTP routes: API, OpenAPI document, the page, and the live routes' refusals (the
+    /// WebSocket upgrade itself is ``VisitorChannel``'s).
     public func router() -> Router<VisitorRequestContext> {
         let router = Router(context: VisitorRequestContext.self)
-        router.add(middleware: APIErrorMiddleware(logger: logger))
+        let routes = RouteMethods()
+        router.add(middleware: APIErrorMiddleware(logger: logger, routes: routes))
         let api = router.group("api/v1")
         addVisitorRoutes(to: api)
         addBottleRoutes(to: api)
@@ -79,15 +81,9 @@ public struct VisitorAPI: Sendable {
         addChatRoutes(to: api)
         addMeshRoutes(to: api)
         addCampRoutes(to: api)
-        addPageRoutes(to: router)
-        return router
-    }
-
-    /// The WebSocket upgrade routes (`…/live`).
-    public func webSocketRouter() -> Router<VisitorRequestContext> {
-        let router = Router(context: VisitorRequestContext.self)
-        router.add(middleware: APIErrorMiddleware(logger: logger))
         addLiveRoutes(to: router)
+        addPageRoutes(to: router)
+        routes.set(router.routes)
         return router
     }
 

@@ -1,6 +1,7 @@
 import DriftConfig
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -79,7 +80,10 @@ public struct VisitorServer: Service {
         serverLogger.logLevel = max(logger.logLevel, .notice)
         return Application(
             router: api.router(),
-            server: .http1WebSocketUpgrade(webSocketRouter: api.webSocketRouter()),
+            server: HTTPServerBuilder { [api = self.api] responder in
+                VisitorChannel(responder: responder, api: api,
+                               webSocket: .init(maxFrameSize: VisitorAPI.maximumInboundMessage, validateUTF8: true))
+            },
             configuration: .init(address: .hostname(host, port: port), serverName: "driftd"),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? 0
