@@ -32,6 +32,7 @@ test: build-tests
 	@scripts/check-gpiod-v2.sh
 	@python3 tests/arm64/scripts_guard_test.py
 	@scripts/browser-tests.sh
+	@scripts/api-fuzz.sh
 
 # The visitor page in headless Chromium against a fresh driftd (screenshots in .build/artifacts/browser).
 browser-tests: build-tests

@@ -225,7 +225,8 @@ extension VisitorAPI {
             var request = request
             let input = try await RequestBodyReader.json(LineInput.self, from: &request, limit: limits.jsonBodyBytes)
             try limit("chat lines", token: caller, rule: limits.postPerToken, client: context.clientAddress, clientRule: limits.postPerClient)
-            let text = input.text.trimmingCharacters(in: .whitespacesAndNewlines)
+            // The same text rules as a chat line here: bidi overrides removed, invisible-only refused.
+            let text = try VisitorText.normalised(input.text, field: "text").trimmingCharacters(in: .whitespacesAndNewlines)
             guard !text.isEmpty else { throw APIError.invalid(field: "text", problem: "is empty") }
             let me = processor.participant(caller, in: id)
             let message: ChatMessage
@@ -237,7 +238,7 @@ extension VisitorAPI {
             }
             // The host said no: say why here instead of spending airtime on a line it drops.
             if case .refused(let refusal)? = mesh.admission(me, in: id) {
-                throw APIError(.forbidden, code: "not-admitted", refusal.reason)
+                throw APIError(.forbidden, code: "not_admitted", refusal.reason)
             }
             try await sendRemote(mesh, .line(id, participant: me, language: message.language.rawValue, text: text))
             return Response(status: .accepted)
