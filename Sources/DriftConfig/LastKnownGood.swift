@@ -34,7 +34,8 @@ public struct LastKnownGood: Sendable, Equatable {
             return false
         }
         do {
-            try fileManager.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            // The data directory is the owner's only (driftd makes it 0700 too).
+            try fileManager.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw LastKnownGoodError(path: directory, operation: "create directory", reason: error.localizedDescription)
         }

@@ -1,5 +1,6 @@
 @testable import DriftDaemon
 import DriftConfig
+import DriftSystem
 import Foundation
 import TestSupport
 import Testing
@@ -17,7 +18,14 @@ struct SelftestTests {
     func simPasses() async throws {
         let directory = try TemporaryDirectory(prefix: "selftest")
         defer { directory.remove() }
-        var selftest = Selftest(config: try simConfig(dataDir: directory.path), environment: [:])
+        // Its own radio port: other tests' daemons may hold the default one (a taken port is a radio FAIL).
+        let port = try { () throws -> Int in
+            let probe = try UDPSocket.bind(host: "127.0.0.1", port: 0)
+            defer { try? probe.socket.close() }
+            return probe.port
+        }()
+        var selftest = Selftest(config: try simConfig(replacing: [("radio_udp_port = 47300", "radio_udp_port = \(port)")], dataDir: directory.path),
+                                environment: [:])
         selftest.ledWalkStep = .milliseconds(1)
         let report = await selftest.run()
         #expect(report.passed, "\(report.renderText())")

@@ -249,13 +249,15 @@ struct SelftestProcessTests {
 
     @Test("sim board: every check passes, exit 0; JSON for scripts", .enabled(if: binaryBuilt, "driftd binary not built"))
     func simBoard() async throws {
-        let directory = try TemporaryDirectory(prefix: "selftest")
-        defer { directory.remove() }
-        let text = try await DriftdProcess.runToCompletion(["selftest", "--config", "board/sim.toml", "--data-dir", directory.path])
+        // Its own radio port: other tests' daemons may hold the sim board's default one, and a
+        // taken port is (rightly) a radio FAIL.
+        let box = try SimBox("selftest")
+        defer { box.directory.remove() }
+        let text = try await DriftdProcess.runToCompletion(["selftest", "--config", box.config, "--data-dir", box.data])
         #expect(text.status == 0, "\(text.stdout)\(text.stderr)")
         #expect(text.stdout.contains("PASS  gpio.chip"))
         #expect(text.stdout.contains("selftest passed"))
-        let json = try await DriftdProcess.runToCompletion(["selftest", "--data-dir", directory.path, "--json"])
+        let json = try await DriftdProcess.runToCompletion(["selftest", "--config", box.config, "--data-dir", box.data, "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         #expect((object?["checks"] as? [[String: Any]])?.isEmpty == false)
     }
@@ -280,11 +282,14 @@ struct UnpluggedSensorTests {
     @Test("unplugging the simulated BME280 is a sensor fault in status and the status line; replugging clears it",
           .enabled(if: binaryBuilt, "driftd binary not built"))
     func unplug() async throws {
-        let directory = try TemporaryDirectory(prefix: "unplug")
+        // Its own radio port (SimBox): another test's daemon on the default one would add a
+        // radio fault to the status line this test reads.
+        let box = try SimBox("unplug")
+        let directory = box.directory
         defer { directory.remove() }
-        let data = directory.appending("data")
-        let configPath = directory.appending("driftd.toml")
-        let sim = try String(contentsOfFile: DriftdProcess.packageRoot + "/board/sim.toml", encoding: .utf8)
+        let data = box.data
+        let configPath = box.config
+        let sim = try String(contentsOfFile: configPath, encoding: .utf8)
         try sim.replacingOccurrences(of: "bme280 = true", with: "bme280 = true\nsample_interval_s = 1")
             .write(toFile: configPath, atomically: true, encoding: .utf8)
         let listener = try NotifySocketListener.abstract()
