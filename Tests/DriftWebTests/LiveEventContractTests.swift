@@ -53,6 +53,25 @@ struct LiveEventContractTests {
         }
     }
 
+    @Test("Keep Alive claimed with the box's button (a presence proof inside the chat): everyone connected hears the keeper")
+    func keeperByPresence() async throws {
+        try await APIHarness.run(Self.options()) { harness in
+            let (id, bob, carol) = try await Self.sharedChat(harness)
+            let bobSocket = try await harness.chatSocket(id, as: bob)
+            let bobID = try #require(await bobSocket.first(type: "hello")?["me"]["id"].string)
+            let carolSocket = try await harness.chatSocket(id, as: carol)
+            #expect(await carolSocket.first(type: "hello") != nil)
+            let request = try await harness.client.post("/api/v1/presence-requests", token: bob, json: #"{"bottle":"\#(id)"}"#)
+            let presses = try #require(request.json["presses"].int, "\(request)")
+            for _ in 0..<presses { harness.inputs.yield(.buttonPressed(at: Date())) }
+            for socket in [bobSocket, carolSocket] {
+                let keeper = await socket.first(type: "keeper", timeout: .seconds(30))
+                #expect(keeper?["participant"]["id"].string == bobID, "\(socket.messages)")
+            }
+            for socket in [bobSocket, carolSocket] { await socket.closeAndWait() }
+        }
+    }
+
     @Test("hello tells the chat's state, countdown deadline and keeper (null when none)")
     func helloFields() async throws {
         let validator = SchemaValidator(document: try OpenAPIDocument.load())

@@ -164,12 +164,13 @@ public actor BottleProcessor {
 
     /// A burst of presses proved `proof.visitor`'s presence: their page hears it, and if they
     /// are inside the bottle's live chat the presses also claim Keep Alive for them.
+    /// The claim comes first, so whoever hears `presenceProved` finds the new keeper in place.
     private func proved(_ proof: PresenceProof) async {
-        await publish(DriftEvent(bottle: proof.bottle, at: proof.pressedAt, kind: .presenceProved(visitor: proof.visitor)), keepFor: nil)
         let participant = ParticipantID(visitor: proof.visitor, bottle: proof.bottle, secret: settings.secret)
         if survivals[proof.bottle] != nil {
             _ = try? await claimKeepAlive(participant, in: proof.bottle, at: proof.pressedAt)
         }
+        await publish(DriftEvent(bottle: proof.bottle, at: proof.pressedAt, kind: .presenceProved(visitor: proof.visitor)), keepFor: nil)
     }
 
     /// When the presses in progress end and bind (``process(now:)`` is due then); `nil` with none.

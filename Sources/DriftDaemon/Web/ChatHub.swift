@@ -269,6 +269,12 @@ public actor ChatHub {
                                "validUntil": .string(APIJSON.iso(event.at.addingTimeInterval(Double(window))))])) {
                 $0 == visitor
             }
+            // The presses also claimed Keep Alive for a visitor inside the live chat: everyone
+            // connected hears the keeper (after a dying chat's rescue, once more: same keeper).
+            let participant = processor.participant(visitor, in: bottle)
+            if rooms[bottle] != nil, await processor.survival(of: bottle)?.keeper?.participant == participant {
+                broadcastKeeper(participant, in: bottle)
+            }
         case .firstOpen, .participantJoined, .linesWhileAway:
             // A bottle sent from here to another box: its creator is known from the sent record.
             let local = (try? processor.store.bottle(bottle))?.creator
