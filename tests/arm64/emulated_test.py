@@ -130,7 +130,7 @@ def main():
 
     def d_selftest():
         data = work / "selftest-data"
-        data.mkdir()
+        data.mkdir(mode=0o700)  # as driftd and tmpfiles make a data directory: selftest fails one others can read
         result = emulator.run("selftest", "--data-dir", str(data))
         out = result.stdout.decode()
         lines = [line for line in out.splitlines() if line.strip()]
