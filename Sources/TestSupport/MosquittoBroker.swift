@@ -66,8 +66,12 @@ public final class MosquittoBroker: @unchecked Sendable {
         }
         if !security.users.isEmpty {
             let passwords = directory.appending("passwords")
-            for (index, (user, password)) in security.users.sorted(by: { $0.key < $1.key }).enumerated() {
-                try runTool("/usr/bin/mosquitto_passwd", (index == 0 ? ["-c"] : []) + ["-b", passwords, user, password])
+            // A tool run: on a thread made for blocking, never the cooperative pool.
+            let users = security.users.sorted(by: { $0.key < $1.key })
+            try await runBlocking {
+                for (index, (user, password)) in users.enumerated() {
+                    try runTool("/usr/bin/mosquitto_passwd", (index == 0 ? ["-c"] : []) + ["-b", passwords, user, password])
+                }
             }
             chmod(passwords, 0o644)
             conf += "password_file \(passwords)\n"

@@ -80,7 +80,7 @@ struct GatewaySecurityTests {
     func tlsAndPassword() async throws {
         let directory = try TemporaryDirectory(prefix: "gateway-tls")
         defer { directory.remove() }
-        let certificates = try TestCertificates(in: directory)
+        let certificates = try await runBlocking { try TestCertificates(in: directory) }
         let broker = try await MosquittoBroker(security: .init(certificates: certificates, users: ["box-secure": "s3cret pass"]))
         let passwordFile = directory.appending("mqtt.pw")
         try "s3cret pass\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
@@ -123,7 +123,7 @@ struct GatewaySecurityTests {
     func wrongCA() async throws {
         let directory = try TemporaryDirectory(prefix: "gateway-ca")
         defer { directory.remove() }
-        let certificates = try TestCertificates(in: directory)
+        let certificates = try await runBlocking { try TestCertificates(in: directory) }
         let broker = try await MosquittoBroker(security: .init(certificates: certificates))
         let gateway = try Gateway(try Self.config(broker) {
             $0.tls = true
@@ -142,7 +142,7 @@ struct GatewaySecurityTests {
     func clientCertificate() async throws {
         let directory = try TemporaryDirectory(prefix: "gateway-cert")
         defer { directory.remove() }
-        let certificates = try TestCertificates(in: directory)
+        let certificates = try await runBlocking { try TestCertificates(in: directory) }
         let broker = try await MosquittoBroker(security: .init(certificates: certificates, requireCertificate: true))
         let with = try Gateway(try Self.config(broker) {
             $0.tls = true

@@ -1,4 +1,5 @@
 import DriftSystem
+import TestSupport
 import Foundation
 import HTTPTypes
 
@@ -27,7 +28,8 @@ enum RawHTTP {
         }
         request += Array("0\r\n\r\n".utf8)
         let bytes = request
-        return try await Task.detached { try exchange(port: port, bytes) }.value
+        // Blocking socket calls: on a thread made for them, never the cooperative pool (two threads here).
+        return try await runBlocking { try exchange(port: port, bytes) }
     }
 
     private static func exchange(port: Int, _ request: [UInt8]) throws -> HTTPReply {
