@@ -28,11 +28,11 @@ public struct BoxSetup: Sendable {
     /// (unless `configuredID` is non-empty) and secret, generating them when absent.
     ///
     /// The directory holds the box secret, bottles, chats and media, so it is the owner's
-    /// only by construction: the process umask becomes 077, the directory is made (or
-    /// made again) 0700 and group and other bits are taken off everything already in it
-    /// (an older version's files, a tester's `mkdir`).
+    /// only by construction: it is made (or made again) 0700 and group and other bits are
+    /// taken off everything already in it (an older version's files, a tester's `mkdir`);
+    /// the store and media files are created with owner-only modes whatever the umask
+    /// (`driftd run` and `driftd identity init` also set the process umask to 077).
     public static func open(dataDirectory: String, configuredID: String) throws(DaemonStartupError) -> BoxSetup {
-        OwnerOnlyFiles.restrictUmask()
         do throws(SystemError) {
             try OwnerOnlyFiles.makeDirectory(dataDirectory)
         } catch {

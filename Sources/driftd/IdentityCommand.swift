@@ -1,6 +1,7 @@
 import ArgumentParser
 import DriftConfig
 import DriftDaemon
+import DriftSystem
 import Foundation
 import Logging
 
@@ -29,6 +30,7 @@ struct IdentityCommand: ParsableCommand {
         var json = false
 
         func run() throws {
+            OwnerOnlyFiles.restrictUmask()  // as `driftd run`: nothing here is for group or others
             let environment = ProcessInfo.processInfo.environment
             LoggingSystem.bootstrap { label in
                 var handler = JournalLogHandler(label: label, environment: environment)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DriftDaemon
+import DriftSystem
 import Foundation
 import Logging
 
@@ -20,6 +21,9 @@ struct Run: AsyncParsableCommand {
     var listen: String?
 
     func run() async throws {
+        // Nothing the daemon writes is for group or others (docs/installing.md); files in the
+        // data directory get explicit owner-only modes as well.
+        OwnerOnlyFiles.restrictUmask()
         let environment = ProcessInfo.processInfo.environment
         LoggingSystem.bootstrap { label in JournalLogHandler(label: label, level: .trace, environment: environment) }
         let logger = Logger(label: "driftd")
