@@ -408,11 +408,11 @@ struct RadioFaultTests {
         let impossible = SimulatedRadioTransmitter(latitude: .nan, longitude: 13.4, txPowerDBm: 14,
                                                    channel: .init(frequencyMHz: 869.525, spreadingFactor: 11, bandwidthHz: 250_000))
         try UDPSocket.send(sender.socket, SimulatedRadioDatagram(sender: impossible, frame: [1, 2, 3]).encoded(), host: "127.0.0.1", port: port)
-        var dropped = 0
-        for _ in 0..<100 where dropped < 2 {
+        // The daemon counts them as they arrive: polled with the process tests' one helper.
+        let dropped = try await MeshBottleProcessTests.eventually(.seconds(10)) { () -> Int? in
             let status = try await DriftdProcess.runToCompletion(["mesh", "status", "--data-dir", data, "--json"])
-            dropped = (try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])?["radioMalformed"] as? Int ?? 0
-            if dropped < 2 { try await Task.sleep(for: .milliseconds(100)) }
+            let count = (try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])?["radioMalformed"] as? Int ?? 0
+            return count >= 2 ? count : nil
         }
         #expect(dropped == 2)
         let text = try await DriftdProcess.runToCompletion(["mesh", "status", "--data-dir", data])
@@ -448,22 +448,16 @@ struct DescriptorExhaustionTests {
         #expect(clients.count > 100, "only \(clients.count) connections")
         // Wait until the daemon has accepted them and holds every descriptor it may have.
         let descriptors = "/proc/\(daemon.process.processIdentifier)/fd"
-        var open = 0
-        for _ in 0..<100 {
-            open = (try? FileManager.default.contentsOfDirectory(atPath: descriptors).count) ?? 0
-            if open >= 127 { break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        let held = { (try? FileManager.default.contentsOfDirectory(atPath: descriptors).count) ?? 0 }
+        let open = try await MeshBottleProcessTests.eventually(.seconds(5)) { held() >= 127 ? held() : nil } ?? held()
         #expect(open >= 127, "the daemon holds \(open) descriptors of 128")
         // The control socket is asked while nothing is left: it cannot answer now, but must not stop.
         _ = try await DriftdProcess.runToCompletion(["status", "--data-dir", data])
         for client in clients { try? client.close() }
-        var status = try await DriftdProcess.runToCompletion(["status", "--data-dir", data])
-        for _ in 0..<50 where status.status != 0 {
-            try await Task.sleep(for: .milliseconds(200))
-            status = try await DriftdProcess.runToCompletion(["status", "--data-dir", data])
+        let answered = try await MeshBottleProcessTests.eventually(.seconds(10)) { () -> Bool? in
+            try await DriftdProcess.runToCompletion(["status", "--data-dir", data]).status == 0 ? true : nil
         }
-        #expect(status.status == 0, "\(status)\n\(daemon.stderr.suffix(2_000))")
+        #expect(answered == true, "\(daemon.stderr.suffix(2_000))")
         #expect(daemon.process.isRunning, "the daemon stopped: \(daemon.stderr.suffix(2_000))")
         #expect(daemon.stderr.contains("control socket cannot accept now; retrying"), "\(daemon.stderr.suffix(2_000))")
         #expect(!daemon.stderr.contains("Fatal error"))
