@@ -3,10 +3,17 @@ import Synchronization
 /// Liveness of the daemon's main loops, for the systemd watchdog.
 ///
 /// Each long-running loop registers with the longest silence it may show, then
-/// calls ``beat(_:at:)`` every time round. ``evaluate(at:)`` is pure over the
-/// recorded beats and the given instant: the box is healthy only while every
-/// registered loop beat recently, so a stuck loop stops the `WATCHDOG=1` pings
-/// and systemd restarts the daemon.
+/// calls ``beat(_:at:)`` every time round.
+///
+/// The watchdog asks ``check(interval:)``, which judges **progress, not the wall clock**: a loop
+/// is stalled when it has not beaten across as many consecutive checks as its silence allows
+/// (`maximumSilence / interval`). When the CPU is busy — both cores taken, a slow board — the
+/// checks slow down with everything else, so a loop that is merely late is never called stalled
+/// (a wall-clock verdict read a late loop as a dead one and stopped the pings of a healthy box);
+/// a loop that is stuck while the checker keeps running still misses check after check, and the
+/// pings stop so systemd restarts the daemon.
+///
+/// ``evaluate(at:)`` is the wall-clock view over the same beats, for status reports.
 public final class HealthRegistry: Sendable {
     public typealias Instant = ContinuousClock.Instant
 
@@ -15,6 +22,11 @@ public final class HealthRegistry: Sendable {
         var maximumSilence: Duration?
         var lastBeat: Instant
         var fault: String?
+        /// Beats so far, and as seen by the last ``HealthRegistry/check(interval:)``.
+        var beats: UInt64 = 0
+        var beatsAtLastCheck: UInt64 = 0
+        /// Consecutive checks that found no new beat.
+        var missedChecks = 0
     }
 
     private let entries = Mutex<[String: Entry]>([:])
@@ -37,6 +49,32 @@ public final class HealthRegistry: Sendable {
     public func beat(_ component: String, at now: Instant = .now) {
         entries.withLock { entries in
             entries[component]?.lastBeat = now
+            entries[component]?.beats &+= 1
+        }
+    }
+
+    /// The watchdog's verdict, by progress: call it once per watchdog tick, `interval` apart.
+    /// A loop that beat since the previous check is alive; one that did not has missed a check,
+    /// and is stalled once its missed checks span more than its `maximumSilence`.
+    public func check(interval: Duration) -> HealthReport {
+        entries.withLock { entries in
+            var stalled: [String] = []
+            var faults: [String: String] = [:]
+            for name in Array(entries.keys) {
+                guard var entry = entries[name] else { continue }
+                if let limit = entry.maximumSilence {
+                    if entry.beats != entry.beatsAtLastCheck {
+                        entry.beatsAtLastCheck = entry.beats
+                        entry.missedChecks = 0
+                    } else {
+                        entry.missedChecks += 1
+                    }
+                    if interval * entry.missedChecks > limit { stalled.append(name) }
+                }
+                if let fault = entry.fault { faults[name] = fault }
+                entries[name] = entry
+            }
+            return HealthReport(components: entries.keys.sorted(), stalled: stalled.sorted(), faults: faults)
         }
     }
 

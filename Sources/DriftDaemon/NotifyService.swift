@@ -5,8 +5,11 @@ import ServiceLifecycle
 /// Tells systemd how the daemon is doing: `READY=1` when it starts (the group
 /// starts it last, after the store and devices are up) and the visitor page listens
 /// (at most 10 s of waiting for it), `WATCHDOG=1` at half
-/// the watchdog interval only while every main loop is alive, `STATUS=` lines
-/// when the summary changes, and `STOPPING=1` as soon as shutdown begins.
+/// the watchdog interval only while every main loop makes progress
+/// (``HealthRegistry/check(interval:)``: judged by beats between ticks, so a busy CPU does
+/// not stop the pings and a stuck loop does), `STATUS=` lines
+/// when the summary changes, and `STOPPING=1` as soon as shutdown begins. Its ticks run on
+/// the injected clock.
 ///
 /// Without `NOTIFY_SOCKET` it still runs the health check and logs stalls, so
 /// behaviour is the same under systemd and in a terminal.
@@ -18,6 +21,7 @@ public struct NotifyService: Service {
     let logger: Logger
     /// What must be up before `READY=1` (the visitor page listening), and how long to wait for it.
     let readyAfter: (gate: StartupGate, limit: Duration)?
+    let clock: any Clock<Duration>
 
     /// - Parameters:
     ///   - notifier: the systemd socket client, `nil` when not run by systemd.
@@ -26,9 +30,11 @@ public struct NotifyService: Service {
     ///   - status: builds the one-line `STATUS=` summary.
     public init(
         notifier: SystemdNotifier?, watchdogInterval: Duration?, health: HealthRegistry,
-        logger: Logger, readyAfter: (gate: StartupGate, limit: Duration)? = nil, status: @escaping @Sendable () -> String
+        logger: Logger, readyAfter: (gate: StartupGate, limit: Duration)? = nil, clock: any Clock<Duration> = ContinuousClock(),
+        status: @escaping @Sendable () -> String
     ) {
         self.readyAfter = readyAfter
+        self.clock = clock
         self.notifier = notifier
         self.watchdogInterval = watchdogInterval
         self.health = health
@@ -68,8 +74,8 @@ public struct NotifyService: Service {
         var lastStatus = initialStatus
         var withheld = false
         while true {
-            try await Task.sleep(for: tick)
-            let report = health.evaluate()
+            try await clock.sleep(for: tick)
+            let report = health.check(interval: tick)
             var messages: [NotifyMessage] = []
             if report.isAlive {
                 if withheld {

@@ -29,6 +29,85 @@ struct HealthAndNotifyTests {
         #expect(health.evaluate(at: start + .seconds(4)).components == ["radio"])
     }
 
+    @Test("the watchdog's check judges progress between checks: a late loop is alive, a stuck one is stalled after its silence")
+    func progressCheck() {
+        let health = HealthRegistry()
+        let start = ContinuousClock.now
+        health.register("bottles", maximumSilence: .seconds(5), at: start)
+        // A busy CPU: the loop and the checker both run late — a minute of wall clock between
+        // rounds — and in each round the checker happens to run first, the loop just after it.
+        // The wall-clock view sees a beat a minute old and calls the loop stalled; the
+        // progress check sees one beat between every two checks and calls it alive.
+        for round in 1...4 {
+            let now = start + .seconds(60 * round)
+            #expect(health.evaluate(at: now).stalled == ["bottles"])
+            #expect(health.check(interval: .seconds(1)).isAlive, "round \(round)")
+            health.beat("bottles", at: now + .milliseconds(10))
+        }
+        #expect(health.check(interval: .seconds(1)).isAlive)
+        // Stuck: the checker runs, the loop does not. 5 missed checks of 1 s are its silence;
+        // the 6th is past it.
+        for missed in 1...5 {
+            #expect(health.check(interval: .seconds(1)).isAlive, "missed \(missed)")
+        }
+        #expect(health.check(interval: .seconds(1)).stalled == ["bottles"])
+        #expect(!health.check(interval: .seconds(1)).isAlive)
+        // Progress again: alive at the next check.
+        health.beat("bottles")
+        #expect(health.check(interval: .seconds(1)).isAlive)
+    }
+
+    @Test("watchdog pings on a manual clock: a whole-process stall (busy CPU) keeps them, a stuck loop stops them, progress resumes them")
+    func pingsFollowProgress() async throws {
+        let listener = try NotifySocketListener.abstract()
+        let notifier = try SystemdNotifier(address: listener.address)
+        let health = HealthRegistry()
+        health.register("main", maximumSilence: .seconds(5))
+        let clock = ManualClock()
+        // Ticks of 1 s: the loop may miss 5 checks.
+        let service = NotifyService(notifier: notifier, watchdogInterval: .seconds(2), health: health,
+                                    logger: Logger(label: "test"), clock: clock, status: { "testing" })
+        let group = ServiceGroup(services: [service], logger: Logger(label: "test"))
+        /// One tick: the service is asleep, time moves `by`, the service checks and sleeps again;
+        /// what it sent in that tick (nothing, or a ping).
+        func tick(by duration: Duration = .seconds(1)) async throws -> String? {
+            await clock.waitForSleepers(1)
+            clock.advance(by: duration)
+            // Back asleep: the tick is done and whatever it sends is on the socket.
+            await clock.waitForSleepers(1)
+            return try await runBlocking { try listener.receive(timeout: .milliseconds(200)) }
+        }
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            #expect(try await runBlocking { try listener.receive(timeout: .seconds(30)) } == "READY=1\nSTATUS=testing")
+            // Progress every tick: a ping every tick.
+            for _ in 0..<3 {
+                health.beat("main")
+                #expect(try await tick() == "WATCHDOG=1")
+            }
+            // The whole process was held for a minute at a time (both cores busy): the loop
+            // still beats before each late tick, so the pings go on.
+            for _ in 0..<3 {
+                health.beat("main")
+                #expect(try await tick(by: .seconds(60)) == "WATCHDOG=1")
+            }
+            // The loop is stuck while the watchdog runs: pings for the 5 checks its silence
+            // allows, then none.
+            for missed in 1...5 {
+                #expect(try await tick() == "WATCHDOG=1", "missed check \(missed)")
+            }
+            #expect(try await tick() == nil)
+            #expect(try await tick() == nil)
+            // Progress: pings resume at the next tick.
+            health.beat("main")
+            #expect(try await tick() == "WATCHDOG=1")
+            await group.triggerGracefulShutdown()
+            let rest = try await runBlocking { try listener.receive(until: "STOPPING=1", timeout: .seconds(15)) }
+            #expect(rest.last == "STOPPING=1\nSTATUS=stopping")
+            try await tasks.waitForAll()
+        }
+    }
+
     @Test("faults are reported but do not stop the watchdog")
     func faults() {
         let health = HealthRegistry()
