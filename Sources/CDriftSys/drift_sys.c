@@ -8,7 +8,14 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <spawn.h>
 #include "drift_sys.h"
+
+int drift_gettid(void) { return (int)gettid(); }
+
+int drift_spawn_actions_addchdir(void *actions, const char *path) {
+    return posix_spawn_file_actions_addchdir_np((posix_spawn_file_actions_t *)actions, path);
+}
 
 int drift_accept_nonblock(int fd) { return accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK); }
 

@@ -1,3 +1,6 @@
+import CDriftSys
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -15,12 +18,24 @@ import Musl
 public final class ChildProcess: Sendable {
     /// The child's process id.
     public let pid: pid_t
+    /// The exit status once reaped (a pid is reaped once; later calls must not wait on a stranger).
+    private let reaped = Mutex<Int32?>(nil)
 
     /// Starts `executable` with `arguments` (not including argv[0]) and `environment`
     /// (`nil`: the parent's); stdin is /dev/null, stdout and stderr go to `outputPath`
     /// (`nil`: /dev/null).
+    public convenience init(executable: String, arguments: [String], environment: [String: String]? = nil,
+                            outputPath: String? = nil) throws(SystemError) {
+        try self.init(executable: executable, arguments: arguments, environment: environment,
+                      stdoutPath: outputPath, stderrPath: nil)
+    }
+
+    /// Starts `executable` with `arguments` (not including argv[0]) and `environment`
+    /// (`nil`: the parent's) in `workingDirectory` (`nil`: the parent's); stdin is /dev/null,
+    /// stdout is appended to `stdoutPath` (`nil`: /dev/null) and stderr to `stderrPath`
+    /// (`nil`: wherever stdout goes).
     public init(executable: String, arguments: [String], environment: [String: String]? = nil,
-                outputPath: String? = nil) throws(SystemError) {
+                workingDirectory: String? = nil, stdoutPath: String?, stderrPath: String?) throws(SystemError) {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -35,9 +50,14 @@ public final class ChildProcess: Sendable {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        if let workingDirectory { _ = drift_spawn_actions_addchdir(&actions, workingDirectory) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        posix_spawn_file_actions_addopen(&actions, 1, stdoutPath ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        if let stderrPath {
+            posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        } else {
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
@@ -60,23 +80,38 @@ public final class ChildProcess: Sendable {
 
     /// Sends `signal` to the child (nothing once it has been reaped).
     public func send(_ signal: Int32) {
+        guard reaped.withLock({ $0 == nil }) else { return }
         kill(pid, signal)
     }
 
     /// Reaps the child if it has exited: its exit status, or `128 + signal`; `nil` while it runs.
+    /// Once reaped, the status is kept and returned again.
     public func exitStatus() -> Int32? {
-        var status: Int32 = 0
-        let result = waitpid(pid, &status, WNOHANG)
-        guard result == pid else { return nil }
-        return Self.decode(status)
+        reaped.withLock { reaped -> Int32? in
+            if let reaped { return reaped }
+            var status: Int32 = 0
+            let result = waitpid(pid, &status, WNOHANG)
+            guard result == pid else { return nil }
+            reaped = Self.decode(status)
+            return reaped
+        }
     }
+
+    /// Whether the child is still running (reaps it when it has exited).
+    public var isRunning: Bool { exitStatus() == nil }
 
     /// Waits (blocking this thread) until the child exits: its exit status, or `128 + signal`.
     /// Call it on a thread made for blocking, never on the cooperative pool.
     public func waitUntilExit() -> Int32 {
+        if let status = exitStatus() { return status }
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        return Self.decode(status)
+        var result: pid_t
+        repeat { result = waitpid(pid, &status, 0) } while result == -1 && errno == EINTR
+        // Reaped meanwhile by `exitStatus()` on another thread: ECHILD, and the kept status.
+        if result != pid { return exitStatus() ?? -1 }
+        let decoded = Self.decode(status)
+        reaped.withLock { $0 = $0 ?? decoded }
+        return decoded
     }
 
     /// Terminates the child: SIGTERM, then SIGKILL if it is still there after `grace`

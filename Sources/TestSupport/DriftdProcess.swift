@@ -1,7 +1,14 @@
+import DriftSystem
 import Foundation
 
-/// The built `driftd` binary run as a child process, as systemd or a field tester would.
-public final class DriftdProcess: @unchecked Sendable {
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The built `driftd` binary run as a child process, as systemd or a field tester would: started
+/// with `posix_spawn` (``DriftSystem/ChildProcess``: a clean signal mask, default dispositions —
+/// the test process blocks signals of its own), reaped by `waitpid` on a thread made for blocking.
+public final class DriftdProcess: Sendable {
     /// The package root, found from this file's path.
     public static let packageRoot: String = {
         var url = URL(fileURLWithPath: #filePath)
@@ -18,8 +25,14 @@ public final class DriftdProcess: @unchecked Sendable {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    public let process: Process
+    public let process: ChildProcess
     public let stderrPath: String
+
+    /// The child's process id.
+    public var pid: pid_t { process.pid }
+
+    /// Whether the child is still running.
+    public var isRunning: Bool { process.isRunning }
 
     /// Starts `driftd arguments…` with `environment` added to a minimal one; stderr goes to a file.
     /// With `descriptorLimit`, driftd runs under that `ulimit -n` (through `sh`, which `exec`s it).
@@ -27,28 +40,26 @@ public final class DriftdProcess: @unchecked Sendable {
         guard let binary = Self.binaryPath else {
             throw Missing(description: "driftd binary not built (run `swift build --product driftd`)")
         }
-        process = Process()
+        let executable: String
+        let argv: [String]
         if let descriptorLimit {
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", binary] + Self.withFreePort(arguments)
+            executable = "/bin/sh"
+            argv = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", binary] + Self.withFreePort(arguments)
         } else {
-            process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = Self.withFreePort(arguments)
+            executable = binary
+            argv = Self.withFreePort(arguments)
         }
-        process.currentDirectoryURL = URL(fileURLWithPath: Self.packageRoot)
         var env = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()]
         env.merge(environment) { _, new in new }
-        process.environment = env
         FileManager.default.createFile(atPath: stderrPath, contents: nil)
         self.stderrPath = stderrPath
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        process = try ChildProcess(executable: executable, arguments: argv, environment: env,
+                                   workingDirectory: Self.packageRoot, stdoutPath: nil, stderrPath: stderrPath)
     }
 
     /// Sends `signal` to the child.
     public func send(_ signal: Int32) {
-        kill(process.processIdentifier, signal)
+        process.send(signal)
     }
 
     /// Waits (on its own thread) up to `timeout` for the child to exit; its status, or `nil`.
@@ -56,10 +67,11 @@ public final class DriftdProcess: @unchecked Sendable {
         let process = self.process
         return try await runBlocking {
             let deadline = ContinuousClock.now + timeout
-            while process.isRunning && ContinuousClock.now < deadline {
+            while ContinuousClock.now < deadline {
+                if let status = process.exitStatus() { return status }
                 usleep(10_000)
             }
-            return process.isRunning ? nil : process.terminationStatus
+            return process.exitStatus()
         }
     }
 
@@ -69,7 +81,10 @@ public final class DriftdProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if process.isRunning {
+            process.send(SIGKILL)
+            _ = process.waitUntilExit()
+        }
     }
 
     /// `driftd run` without `--listen` gets `--listen 127.0.0.1:0`: daemons started by tests in
@@ -82,27 +97,11 @@ public final class DriftdProcess: @unchecked Sendable {
     /// Runs `driftd arguments…` to completion; `(status, stdout, stderr)`.
     public static func runToCompletion(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, stdout: String, stderr: String) {
         guard let binary = binaryPath else { throw Missing(description: "driftd binary not built") }
-        return try await runBlocking {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = Self.withFreePort(arguments)
-            process.currentDirectoryURL = URL(fileURLWithPath: packageRoot)
-            var env = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()]
-            env.merge(environment) { _, new in new }
-            process.environment = env
-            let out = Pipe(), err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            try process.run()
-            let stdout = out.fileHandleForReading.readDataToEndOfFile()
-            let stderr = err.fileHandleForReading.readDataToEndOfFile()
-            // Both pipes are closed: the child is exiting (a few seconds at most).
-            guard TestSupport.waitForExit(process, timeout: .seconds(30)) else {
-                process.terminate()
-                return (-1, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
-            }
-            return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
-        }
+        var env = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()]
+        env.merge(environment) { _, new in new }
+        let run = try await CapturedRun.run(binary, Self.withFreePort(arguments), environment: env, workingDirectory: packageRoot,
+                                            timeout: .seconds(120))
+        return (run.status, run.stdout, run.stderr)
     }
 
     public struct Missing: Error, CustomStringConvertible {

@@ -27,11 +27,10 @@ public struct LoopbackHTTP: Sendable {
         self.port = port
     }
 
-    /// A free TCP port on loopback (bound, read, released).
+    /// A free port on loopback for a server the test starts (``LoopbackPorts``: below the
+    /// kernel's ephemeral range, never handed out twice in one test process).
     public static func freePort() throws -> Int {
-        let (socket, port) = try TCPSocket.listenLoopback()
-        try socket.close()
-        return port
+        try LoopbackPorts.take()
     }
 
     /// Sends one request; `json` is encoded as the body.

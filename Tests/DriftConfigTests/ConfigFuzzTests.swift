@@ -44,7 +44,7 @@ struct ConfigFuzzTests {
         defer { directory.remove() }
         let seedFile = Self.seedFile
         // Seconds of parsing on a thread of its own, not on the cooperative pool other tests' timers share.
-        let (valid, invalid, withoutIssues) = try await runBlocking {
+        let (valid, invalid, withoutIssues) = try await runCPUBound {
             let loader = ConfigLoader(systemBoardDirectories: [])
             var random = SeededGenerator(seed: 0xD81F_7B0C)
             var valid = 0, invalid = 0

@@ -19,11 +19,7 @@ struct SelftestTests {
         let directory = try TemporaryDirectory(prefix: "selftest")
         defer { directory.remove() }
         // Its own radio port: other tests' daemons may hold the default one (a taken port is a radio FAIL).
-        let port = try { () throws -> Int in
-            let probe = try UDPSocket.bind(host: "127.0.0.1", port: 0)
-            defer { try? probe.socket.close() }
-            return probe.port
-        }()
+        let port = try LoopbackPorts.take()
         var selftest = Selftest(config: try simConfig(replacing: [("radio_udp_port = 47300", "radio_udp_port = \(port)")], dataDir: directory.path),
                                 environment: [:])
         selftest.ledWalkStep = .milliseconds(1)

@@ -9,7 +9,7 @@ struct WireHostileInputTests {
 
     @Test("100 000 random byte strings: typed errors only, never a crash")
     func randomBytes() async throws {
-        let (opened, decoded, maxBuffered) = try await runBlocking {
+        let (opened, decoded, maxBuffered) = try await runCPUBound {
             let sealer = try WireFixtures.sealer()
             let me = BoxKeyPair()
             var generator = SeededGenerator(seed: 0xD21F7)
@@ -45,7 +45,7 @@ struct WireHostileInputTests {
 
     @Test("Random mutations of a valid frame never open unless only relay-owned bits changed")
     func mutations() async throws {
-        let openedWithAuthenticatedChange = try await runBlocking {
+        let openedWithAuthenticatedChange = try await runCPUBound {
             let sealer = try WireFixtures.sealer()
             let frame = try sealer.seal(
                 header: WireFixtures.header(kind: .directed, destination: NodeID(3), fragment: .init(index: 2, count: 5)),

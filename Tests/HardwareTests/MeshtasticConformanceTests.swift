@@ -22,22 +22,9 @@ struct MeshtasticConformanceTests {
 
     /// Runs a program, returns (status, stdout, stderr).
     static func run(_ executable: String, _ arguments: [String]) async throws -> (Int32, String, String) {
-        try await runBlocking {
-            let errorFile = NSTemporaryDirectory() + "drift-meshtastic-\(UUID().uuidString).err"
-            _ = FileManager.default.createFile(atPath: errorFile, contents: nil)
-            defer { try? FileManager.default.removeItem(atPath: errorFile) }
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorFile))
-            try process.run()
-            let outData = out.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            let errData = FileManager.default.contents(atPath: errorFile) ?? Data()
-            return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
-        }
+        // The first run may build the virtualenv from PyPI: minutes, not seconds.
+        let run = try await CapturedRun.run(executable, arguments, timeout: .seconds(480))
+        return (run.status, run.stdout, run.stderr)
     }
 
     /// The venv's python with `meshtastic` importable, or why there is none.

@@ -136,9 +136,7 @@ struct MeshtasticRadioTests {
     func nodeToNode() async throws {
         let channel = SimulatedRadioTransmitter.Channel(frequencyMHz: 869.525, spreadingFactor: 11, bandwidthHz: 250_000)
         let medium = SimulatedRadioMedium(rangeMeters: 5_000)
-        let free = try UDPSocket.bind(host: "127.0.0.1", port: 0)
-        let portB = free.port
-        try free.socket.close()
+        let portB = try LoopbackPorts.take()
         let airA = try SimulatedRadio(configuration: .init(
             port: 0, peers: [("127.0.0.1", portB)],
             transmitter: .init(latitude: 52.4731, longitude: 13.4019, txPowerDBm: 14, channel: channel), medium: medium))

@@ -336,11 +336,7 @@ struct SimBox {
     init(_ prefix: String, radioPort: Int? = nil) throws {
         directory = try TemporaryDirectory(prefix: prefix)
         httpPort = try LoopbackHTTP.freePort()
-        let radio = try radioPort ?? { () throws -> Int in
-            let probe = try UDPSocket.bind(host: "127.0.0.1", port: 0)
-            defer { try? probe.socket.close() }
-            return probe.port
-        }()
+        let radio = try radioPort ?? LoopbackPorts.take()
         let sim = try String(contentsOfFile: DriftdProcess.packageRoot + "/board/sim.toml", encoding: .utf8)
         try sim.replacingOccurrences(of: "radio_udp_port = 47300", with: "radio_udp_port = \(radio)")
             .replacingOccurrences(of: "listen = \"127.0.0.1:8080\"", with: "listen = \"127.0.0.1:\(httpPort)\"")
@@ -447,7 +443,7 @@ struct DescriptorExhaustionTests {
         }
         #expect(clients.count > 100, "only \(clients.count) connections")
         // Wait until the daemon has accepted them and holds every descriptor it may have.
-        let descriptors = "/proc/\(daemon.process.processIdentifier)/fd"
+        let descriptors = "/proc/\(daemon.pid)/fd"
         let held = { (try? FileManager.default.contentsOfDirectory(atPath: descriptors).count) ?? 0 }
         let open = try await MeshBottleProcessTests.eventually(.seconds(5)) { held() >= 127 ? held() : nil } ?? held()
         #expect(open >= 127, "the daemon holds \(open) descriptors of 128")
@@ -458,7 +454,7 @@ struct DescriptorExhaustionTests {
             try await DriftdProcess.runToCompletion(["status", "--data-dir", data]).status == 0 ? true : nil
         }
         #expect(answered == true, "\(daemon.stderr.suffix(2_000))")
-        #expect(daemon.process.isRunning, "the daemon stopped: \(daemon.stderr.suffix(2_000))")
+        #expect(daemon.isRunning, "the daemon stopped: \(daemon.stderr.suffix(2_000))")
         #expect(daemon.stderr.contains("control socket cannot accept now; retrying"), "\(daemon.stderr.suffix(2_000))")
         #expect(!daemon.stderr.contains("Fatal error"))
         daemon.send(SIGTERM)

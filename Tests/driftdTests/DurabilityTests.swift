@@ -27,22 +27,20 @@ struct DurabilityTests {
 
     /// Starts the writer, kills it with SIGKILL after `delay`, returns its complete output lines.
     static func runAndKill(binary: String, database: String, after delay: TimeInterval) throws -> (lines: [String], status: Int32) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["bench", "durability-writer", "--db", database]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        Thread.sleep(forTimeInterval: delay)
-        try Syscall.sendSignal(SIGKILL, to: process.processIdentifier)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        #expect(waitForExit(process, timeout: .seconds(30)), "driftd did not exit after SIGKILL")
-        let text = String(decoding: data, as: UTF8.self)
+        let directory = try TemporaryDirectory(prefix: "writer")
+        defer { directory.remove() }
+        let outPath = directory.appending("stdout")
+        let process = try ChildProcess(executable: binary, arguments: ["bench", "durability-writer", "--db", database],
+                                       stdoutPath: outPath, stderrPath: "/dev/null")
+        // The kill lands at a random moment of the writer's life: a real-time delay is the point here.
+        usleep(useconds_t(delay * 1_000_000))
+        process.send(SIGKILL)
+        let status = process.waitUntilExit()
+        let text = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
         // Only complete lines count as acknowledged.
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         lines.removeLast()  // after the last "\n": empty, or a torn line
-        return (lines, process.terminationStatus)
+        return (lines, status)
     }
 
     @Test("every id acknowledged before a SIGKILL is present afterwards, and the database is sound")
@@ -69,7 +67,7 @@ struct DurabilityTests {
             // Mostly while writing; every fifth round very early (opening, migrating).
             let delay = round % 5 == 0 ? Double.random(in: 0.0...0.05) : Double.random(in: 0.05...0.4)
             let (output, status) = try await runBlocking { try Self.runAndKill(binary: binary, database: path, after: delay) }
-            if status == SIGKILL { killed += 1 }
+            if status == 128 + SIGKILL { killed += 1 }
             for line in output {
                 let parts = line.split(separator: " ").map(String.init)
                 if parts.count == 2, parts[0] == "bottle", let id = BottleID(parts[1]) {

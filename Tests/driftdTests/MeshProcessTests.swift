@@ -23,11 +23,9 @@ struct MeshProcessTests {
         var eastMetres: Double
     }
 
-    /// Free UDP ports on loopback (bound, read, released).
+    /// Free UDP ports on loopback for the boxes' radios (``LoopbackPorts``).
     static func freePorts(_ count: Int) throws -> [Int] {
-        let sockets = try (0..<count).map { _ in try UDPSocket.bind(host: "127.0.0.1", port: 0) }
-        defer { sockets.forEach { try? $0.socket.close() } }
-        return sockets.map(\.port)
+        try LoopbackPorts.take(count)
     }
 
     static func writeConfig(_ box: Box, peers: [Int]) throws {

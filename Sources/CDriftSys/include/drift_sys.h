@@ -29,6 +29,13 @@ static inline int drift_fcntl_setcloexec(int fd) { return fcntl(fd, F_SETFD, FD_
 /// (Defined in drift_sys.c: accept4 needs _GNU_SOURCE, which must not leak into the module's headers.)
 int drift_accept_nonblock(int fd);
 
+/// posix_spawn_file_actions_addchdir_np(actions, path) (glibc ≥ 2.29; GNU-only, in drift_sys.c).
+/// `actions` is a `posix_spawn_file_actions_t *` passed untyped so this header needs no <spawn.h>.
+int drift_spawn_actions_addchdir(void *actions, const char *path);
+
+/// The calling thread's kernel id (gettid(2); GNU-only, in drift_sys.c).
+int drift_gettid(void);
+
 /// pipe2(fds, O_CLOEXEC).
 /// (Defined in drift_sys.c, for the same reason.)
 int drift_pipe_cloexec(int fds[2]);
