@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the system packages Drift Box builds and tests against, if missing.
+# Installs the system packages Drift Box builds and tests against, if missing
+# (plus any package named as an argument).
 # Safe to run repeatedly: it only calls apt-get when something is absent.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/fail-loudly.sh"   # a failure names its line and command
@@ -13,6 +14,8 @@ packages=(
   python3-venv
   dnsmasq-base      # `dnsmasq --test` checks the access point's rendered dnsmasq.conf
 )
+# A script that needs more (scripts/test-under-load.sh: stress-ng) names it as an argument.
+packages+=("$@")
 
 missing=()
 for package in "${packages[@]}"; do
