@@ -353,6 +353,7 @@ public enum Daemon {
                 startedAt: startedAt,
                 mesh: { [node = mesh?.node] in await node?.status() })
             sources.camps = { (try? camps.store.counts())?.camps }
+            sources.passwordHashing = { [pool = bottles.processor.passwordHashing] in pool.current }
             services.append(MetricsServer(metrics: .shared, sources: sources, host: config.metrics.listen.host,
                                           port: config.metrics.listen.port, logger: logger))
         }

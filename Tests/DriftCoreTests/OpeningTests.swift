@@ -263,3 +263,73 @@ struct CreatorPasswordTests {
         #expect(denied.reasons == ["enter the password"])
     }
 }
+
+@Suite("Opening in two steps: everything cheap, then the one key derivation")
+struct TwoStepOpeningTests {
+    let hasher = Fixtures.hasher
+    let context = Fixtures.context("2024-06-01T12:00:00Z")
+
+    func attempt(_ bottle: Bottle, password: String?) -> OpenAttempt {
+        OpenAttempt(visitor: Fixtures.visitorToken.hash, participant: Fixtures.participant(Fixtures.visitorToken, in: bottle.id),
+                    password: password, presence: nil)
+    }
+
+    @Test("the first step asks for a verification only once the limiter admitted it; the second decides on the outcome")
+    func verifyThenDecide() throws {
+        let hash = try hasher.hash("kelp")
+        let bottle = try Fixtures.bottle([BottleCondition(.password(hash), hint: "what floats")])
+        var limiter = PasswordRateLimiter()
+        let first = BottleOpener.check(bottle, in: context, attempt: attempt(bottle, password: "sand"), limiter: &limiter)
+        #expect(first == .verify(hash))
+        #expect(limiter.trackedAttempts == 1, "admitted and counted before any derivation")
+        let wrong = BottleOpener.decide(bottle, in: context, attempt: attempt(bottle, password: "sand"),
+                                        verified: PasswordVerdict(hash: hash, matches: false), limiter: &limiter)
+        #expect(wrong.reasons == ["wrong password"])
+        #expect(wrong.reports.first { $0.kind == .password }?.hint == "what floats")
+        #expect(limiter.trackedAttempts == 1, "the second step does not admit again")
+        #expect(limiter.trackedFailures == 1)
+        let right = BottleOpener.decide(bottle, in: context, attempt: attempt(bottle, password: "kelp"),
+                                        verified: PasswordVerdict(hash: hash, matches: true), limiter: &limiter)
+        #expect(right.verdict == .open(isFirstOpen: true))
+    }
+
+    @Test("nothing to verify: no password typed, other conditions failing, or the limiter refusing")
+    func decidedWithoutVerifying() throws {
+        let hash = try hasher.hash("kelp")
+        var limiter = PasswordRateLimiter(policy: .init(perVisitorPerBottle: .init(attempts: 1, window: 300)))
+        let bottle = try Fixtures.bottle([BottleCondition(.password(hash))])
+        guard case .decided(let missing) = BottleOpener.check(bottle, in: context, attempt: attempt(bottle, password: nil), limiter: &limiter) else {
+            Issue.record("no password typed, yet asked to verify")
+            return
+        }
+        #expect(missing.reasons == ["enter the password"])
+        let waiting = try Fixtures.bottle([BottleCondition(.password(hash)), BottleCondition(.delay(UnlockDelay(seconds: 86_400)))])
+        guard case .decided = BottleOpener.check(waiting, in: context, attempt: attempt(waiting, password: "kelp"), limiter: &limiter) else {
+            Issue.record("other conditions fail, yet asked to verify")
+            return
+        }
+        #expect(limiter.trackedAttempts == 0)
+        #expect(BottleOpener.check(bottle, in: context, attempt: attempt(bottle, password: "kelp"), limiter: &limiter) == .verify(hash))
+        guard case .decided(let limited) = BottleOpener.check(bottle, in: context, attempt: attempt(bottle, password: "kelp"), limiter: &limiter) else {
+            Issue.record("limited, yet asked to verify")
+            return
+        }
+        #expect(limited.retryAfter != nil)
+        // An attempt taken back (the box was too busy to verify it) frees its place.
+        limiter.withdraw(visitor: Fixtures.visitorToken.hash, bottle: bottle.id, admittedAt: context.now)
+        #expect(limiter.trackedAttempts == 0)
+        #expect(BottleOpener.check(bottle, in: context, attempt: attempt(bottle, password: "kelp"), limiter: &limiter) == .verify(hash))
+    }
+
+    @Test("a verdict for a hash the bottle no longer has decides nothing and counts no failure")
+    func passwordChangedMeanwhile() throws {
+        let old = try hasher.hash("kelp")
+        let bottle = try Fixtures.bottle([BottleCondition(.password(try hasher.hash("reef")))])
+        var limiter = PasswordRateLimiter()
+        let decision = BottleOpener.decide(bottle, in: context, attempt: attempt(bottle, password: "kelp"),
+                                           verified: PasswordVerdict(hash: old, matches: true), limiter: &limiter)
+        #expect(!decision.isOpen)
+        #expect(decision.reasons == ["the password was changed while yours was checked; try again"])
+        #expect(limiter.trackedFailures == 0)
+    }
+}

@@ -176,6 +176,21 @@ struct MeshNodeTests {
         #expect(try MeshStore(database: database).counts().sent == 1)
     }
 
+    @Test("checkFits refuses what send would refuse for its size, and stores nothing either way")
+    func checkFitsAgreesWithSend() async throws {
+        let directory = try TemporaryDirectory(prefix: "mesh-node-fits")
+        defer { directory.remove() }
+        let database = try DriftDatabase.open(path: directory.appending("drift.sqlite"))
+        let node = try Self.node(database: database)
+        let small = MeshMessage.text(String(repeating: "long text ", count: 59))
+        let large = MeshMessage.text(String(repeating: "long text ", count: 400))
+        try await node.checkFits(small)
+        await #expect(throws: MeshNode.SendError.self) { try await node.checkFits(large) }
+        #expect(try MeshStore(database: database).counts().queued == 0)
+        await #expect(throws: MeshNode.SendError.self) { try await node.send(large) }
+        #expect(try await node.send(small).frames == 3)
+    }
+
     @Test("while a neighbour sends the rest of a fragmented message, the box keeps its own frames back (half duplex)")
     func quietDuringFragments() async throws {
         let directory = try TemporaryDirectory(prefix: "mesh-node-quiet")

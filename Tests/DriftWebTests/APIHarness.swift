@@ -20,6 +20,10 @@ struct APIHarness: Sendable {
         var survival = SurvivalPolicy(lifespan: 3600, countdown: 2)
         var presenceGrace: TimeInterval = 1
         var passwordLimits = PasswordRateLimiter.Policy()
+        /// What derives password keys (a counting or gated hasher sees every derivation).
+        var passwordHasher: any PasswordHashing = PasswordHasher(iterations: 1_000)
+        /// The hashing pool's threads and queue.
+        var passwordHashing = PasswordHashingPool.Configuration(threads: 2, waiting: 8)
         var hasPresenceButton = true
         /// Start with the listen port taken by another socket, released once the server
         /// reported the `http` fault (``APIHarness/sawListenFault``).
@@ -65,7 +69,8 @@ struct APIHarness: Sendable {
             boxID: try BoxID("box-test-1"), secret: secret, timeZone: TimeZone(identifier: "UTC")!,
             position: try GeoPoint(latitude: 52.52, longitude: 13.405), country: try CountryCode("DE"),
             hasPresenceButton: options.hasPresenceButton, survival: options.survival,
-            passwordHasher: PasswordHasher(iterations: 1_000), passwordLimits: options.passwordLimits)
+            passwordHasher: options.passwordHasher, passwordLimits: options.passwordLimits,
+            passwordHashing: options.passwordHashing)
         let events = EventBus()
         let (stream, feed) = AsyncStream.makeStream(of: AmbientInput.self)
         let clock = options.manualClock ? ManualClock() : nil

@@ -52,6 +52,13 @@ public struct PasswordHasher: Sendable {
         return ConstantTime.equal(key, stored.derivedKey)
     }
 
+    /// Checks that `password` may be a bottle password (1…``maximumLength`` characters once
+    /// normalised) without deriving anything: the cheap part of ``hash(_:using:)``.
+    /// - Throws: the same ``DomainValidationError`` as ``hash(_:using:)``.
+    public static func check(_ password: String) throws(DomainValidationError) {
+        _ = try normalise(password)
+    }
+
     static func normalise(_ password: String) throws(DomainValidationError) -> [UInt8] {
         let nfc = password.precomposedStringWithCanonicalMapping
         guard !nfc.isEmpty, nfc.count <= maximumLength else {

@@ -120,6 +120,16 @@ public struct PasswordRateLimiter: Sendable, Equatable {
         failuresOnBox.append(now)
     }
 
+    /// Takes back the attempt that ``admit(visitor:client:bottle:now:)`` counted at `now` for
+    /// `visitor` on `bottle` when it could not be checked after all (the box was too busy to
+    /// hash it): like any refused attempt, it is not counted.
+    public mutating func withdraw(visitor: TokenHash, bottle: BottleID, admittedAt now: Date) {
+        let key = VisitorKey(visitor: visitor, bottle: bottle)
+        guard var list = attempts[key], let index = list.lastIndex(of: now) else { return }
+        list.remove(at: index)
+        attempts[key] = list.isEmpty ? nil : list
+    }
+
     /// Drops every attempt and failure older than its window (also done by every `admit`).
     public mutating func prune(now: Date) {
         attempts = Self.pruned(attempts, within: policy.perVisitorPerBottle.window, now: now)

@@ -16,6 +16,8 @@ import Logging
 ///
 /// Failures on one bottle are logged and counted; they never stop the others. The
 /// actor runs on a thread of its own (its SQLite calls block while SQLite syncs).
+/// Password keys are derived on ``passwordHashing``'s threads, never on the actor's: an
+/// open that needs one awaits it, and the actor serves everyone else meanwhile.
 public actor BottleProcessor {
     private nonisolated let executor = DedicatedThreadExecutor(name: "bottles")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
@@ -23,6 +25,8 @@ public actor BottleProcessor {
     public nonisolated let store: BottleStore
     public nonisolated let eraser: BottleEraser
     public nonisolated let settings: BottleSettings
+    /// Where every bottle password is hashed and verified (the API's drops and edits too).
+    public nonisolated let passwordHashing: PasswordHashingPool
     let events: EventBus
     let logger: Logger
 
@@ -48,6 +52,7 @@ public actor BottleProcessor {
         store = BottleStore(database: database)
         eraser = BottleEraser(database: database, media: MediaStore(dataDirectory: dataDirectory))
         self.settings = settings
+        passwordHashing = PasswordHashingPool(hasher: settings.passwordHasher, configuration: settings.passwordHashing)
         self.events = events
         self.logger = logger
         self.ambient = ambient
@@ -57,6 +62,7 @@ public actor BottleProcessor {
 
     deinit {
         executor.stop()
+        passwordHashing.stop()
     }
 
     // MARK: - Start-up and ticks
@@ -235,16 +241,30 @@ public actor BottleProcessor {
     /// conditions before the first open, one-shot, expiry, then presence and password
     /// (rate-limited). On success the first open is recorded (distance travelled, the
     /// chat's survival starts) or the visitor enters the live chat.
-    /// - Throws: ``DriftStore/BottleStoreError/notFound(_:)`` for an unknown bottle; store failures.
+    ///
+    /// A password is verified only once everything else holds and the limiter admitted it,
+    /// on ``passwordHashing``'s threads; the bottle is judged again as it is after that wait.
+    /// - Throws: ``DriftStore/BottleStoreError/notFound(_:)`` for an unknown bottle; store failures;
+    ///   ``PasswordHashingPool/Busy`` when the hashing queue is full (the attempt is not counted).
     /// `client` is the visitor's network address (password guesses are limited per address too).
     public func open(_ id: BottleID, visitor: TokenHash, password: String?, client: String? = nil, at now: Date) async throws -> OpenDecision {
-        guard let bottle = try store.bottle(id) else { throw BottleStoreError.notFound(id) }
+        guard var bottle = try store.bottle(id) else { throw BottleStoreError.notFound(id) }
         let who = participant(visitor, in: id)
-        let attempt = OpenAttempt(visitor: visitor, participant: who, password: password,
+        var attempt = OpenAttempt(visitor: visitor, participant: who, password: password,
                                   presence: presence.proof(visitor: visitor, bottle: id), client: client)
-        let context = ambient.context(at: now, settings: settings)
-        let decision = BottleOpener.check(bottle, in: context, attempt: attempt, hasher: settings.passwordHasher,
-                                          limiter: &passwordLimiter)
+        let decision: OpenDecision
+        switch BottleOpener.check(bottle, in: context(at: now), attempt: attempt, limiter: &passwordLimiter) {
+        case .decided(let decided):
+            decision = decided
+        case .verify(let hash):
+            let matches = try await verify(password ?? "", against: hash, visitor: visitor, bottle: id, at: now)
+            // Others were served while the key was derived: judge the bottle as it is now.
+            guard let current = try store.bottle(id) else { throw BottleStoreError.notFound(id) }
+            bottle = current
+            attempt.presence = presence.proof(visitor: visitor, bottle: id)
+            decision = BottleOpener.decide(bottle, in: context(at: now), attempt: attempt,
+                                           verified: PasswordVerdict(hash: hash, matches: matches), limiter: &passwordLimiter)
+        }
         switch decision.verdict {
         case .denied:
             return decision
@@ -267,6 +287,21 @@ public actor BottleProcessor {
             try await enter(who, in: id, at: now)
             return decision
         }
+    }
+
+    /// Verifies an attempt the limiter admitted (keyed `visitor` on `bottle` at `now`) on the
+    /// hashing pool; the actor serves others while it waits.
+    /// - Throws: ``PasswordHashingPool/Busy`` when the queue is full; the admitted attempt is
+    ///   taken back first, so a refused attempt is not counted.
+    private func verify(_ attempt: String, against hash: PasswordHash, visitor: TokenHash, bottle: BottleID,
+                        at now: Date) async throws(PasswordHashingPool.Busy) -> Bool {
+        let pending: Pending<Bool>
+        do { pending = try passwordHashing.submitVerify(attempt, against: hash) } catch {
+            passwordLimiter.withdraw(visitor: visitor, bottle: bottle, admittedAt: now)
+            logger.notice("password check refused: hashing queue full", metadata: ["bottle": "\(bottle)"])
+            throw error
+        }
+        return await pending.value
     }
 
     /// `participant` enters the live chat (page opened or reconnected). A newcomer is
@@ -322,10 +357,15 @@ public actor BottleProcessor {
             case .limited(_, let wait):
                 return .refused(.tooManyAttempts(retryAfterSeconds: Int(wait.rounded(.up))))
             case .allowed:
-                guard settings.passwordHasher.verify(password, against: hash) else {
+                let matches: Bool
+                do { matches = try await verify(password, against: hash, visitor: key, bottle: id, at: now) } catch {
+                    return .refused(.tooManyAttempts(retryAfterSeconds: Int(error.retryAfter.rounded(.up))))
+                }
+                guard matches else {
                     passwordLimiter.recordFailure(visitor: key, client: box.description, bottle: id, now: now)
                     return .refused(.wrongPassword)
                 }
+                // The chat may have ended during the wait: entering below refuses a closed chat.
             }
         }
         do {

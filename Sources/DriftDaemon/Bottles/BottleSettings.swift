@@ -22,8 +22,11 @@ public struct BottleSettings: Sendable {
     public var survival: SurvivalPolicy
     /// Creator notification rate limits.
     public var notifications: CreatorNotificationLimiter.Policy
-    /// PBKDF2 cost for verifying bottle passwords (the hash carries its own iteration count).
-    public var passwordHasher: PasswordHasher
+    /// Hashes new bottle passwords and verifies attempts (PBKDF2; a stored hash carries its
+    /// own iteration count). Runs only on the processor's ``PasswordHashingPool``.
+    public var passwordHasher: any PasswordHashing
+    /// The hashing pool's threads and queue.
+    public var passwordHashing: PasswordHashingPool.Configuration
     /// Password attempt limits.
     public var passwordLimits: PasswordRateLimiter.Policy
     /// While someone is inside a chat, how often its survival state is persisted (seconds),
@@ -34,8 +37,8 @@ public struct BottleSettings: Sendable {
         boxID: BoxID, secret: BoxSecret, timeZone: TimeZone, position: GeoPoint? = nil, country: CountryCode? = nil,
         hasPresenceButton: Bool = true, limits: ConditionLimits = ConditionLimits(),
         survival: SurvivalPolicy = SurvivalPolicy(), notifications: CreatorNotificationLimiter.Policy = .init(),
-        passwordHasher: PasswordHasher = PasswordHasher(), passwordLimits: PasswordRateLimiter.Policy = .init(),
-        presencePersistInterval: TimeInterval = 5
+        passwordHasher: any PasswordHashing = PasswordHasher(), passwordLimits: PasswordRateLimiter.Policy = .init(),
+        passwordHashing: PasswordHashingPool.Configuration = .init(), presencePersistInterval: TimeInterval = 5
     ) {
         self.boxID = boxID
         self.secret = secret
@@ -48,6 +51,7 @@ public struct BottleSettings: Sendable {
         self.notifications = notifications
         self.passwordHasher = passwordHasher
         self.passwordLimits = passwordLimits
+        self.passwordHashing = passwordHashing
         self.presencePersistInterval = presencePersistInterval
     }
 }

@@ -157,18 +157,7 @@ public actor MeshNode {
         let originKey = try destination.flatMap { node in
             try keyring.publicKey(for: node).map { try sealer.originKey(mine: keyPair, peerPublicKey: $0) }
         }
-        let fitsOne = payload.count <= MeshFrameCodec.maxPlaintext(for: probe, originTagged: originKey != nil)
-        let count: Int
-        if fitsOne {
-            count = 1
-        } else {
-            let chunk = MeshFrameCodec.maxPlaintext(hasDestination: destination != nil, fragmented: true, originTagged: originKey != nil)
-            do {
-                count = try Fragmenter.split(payload: payload, maxChunk: chunk).count
-            } catch {
-                throw SendError(description: "the message is \(payload.count) bytes; at most \(Fragmenter.maxPayload(maxChunk: chunk)) fit 16 frames")
-            }
-        }
+        let count = try Self.frameCount(payload, hasDestination: destination != nil, originTagged: originKey != nil)
         probe.packetID = try store.nextPacketIDs(count: count)
         let frames = try sealer.sealPayload(payload, base: probe, originKey: originKey)
         let id = probe.key
@@ -182,6 +171,26 @@ public actor MeshNode {
         logger.info("mesh message stored", metadata: ["id": "\(id)", "frames": "\(frames.count)", "to": "\(destination.map { "\($0)" } ?? "all")"])
         nextOutboxCheck = .zero
         return Receipt(id: "\(id)", packetID: id.packetID, frames: frames.count, destination: destination.map { "\($0)" })
+    }
+
+    /// Throws the ``SendError`` that ``send(_:to:priority:hopLimit:expiresAt:)`` would throw for a
+    /// message too large for 16 frames to `destination`, without storing or sending anything.
+    public func checkFits(_ message: MeshMessage, to destination: NodeID? = nil) throws {
+        let originTagged = destination.flatMap { keyring.publicKey(for: $0) } != nil
+        _ = try Self.frameCount(message.encoded, hasDestination: destination != nil, originTagged: originTagged)
+    }
+
+    /// How many frames `payload` takes (1 unfragmented, else up to 16 fragments).
+    static func frameCount(_ payload: [UInt8], hasDestination: Bool, originTagged: Bool) throws -> Int {
+        if payload.count <= MeshFrameCodec.maxPlaintext(hasDestination: hasDestination, fragmented: false, originTagged: originTagged) {
+            return 1
+        }
+        let chunk = MeshFrameCodec.maxPlaintext(hasDestination: hasDestination, fragmented: true, originTagged: originTagged)
+        do {
+            return try Fragmenter.split(payload: payload, maxChunk: chunk).count
+        } catch {
+            throw SendError(description: "the message is \(payload.count) bytes; at most \(Fragmenter.maxPayload(maxChunk: chunk)) fit 16 frames")
+        }
     }
 
     /// Transmits what the outbox says is due (first sends and directed retries).

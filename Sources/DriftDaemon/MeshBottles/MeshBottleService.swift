@@ -179,14 +179,10 @@ public final class MeshBottleService: Service, Sendable {
     /// Sends a new bottle to `box`: stored in the mesh outbox (the only copy of its content on
     /// this box), recorded as sent (no content). Media never travel.
     public func send(_ bottle: Bottle, to box: MeshBox, at now: Date) async throws -> MeshSentBottle {
-        guard bottle.content.image == nil, bottle.content.whisper == nil else {
-            throw PlacementError(field: "content", description: "images and whispers do not travel the mesh; send text only")
-        }
-        let parcel = BottleMeshWire.Parcel(bottle)
+        let message = try Self.parcelMessage(bottle)
         let receipt: MeshNode.Receipt
         do {
-            receipt = try await node.send(MeshMessage(port: MeshMessage.Port.bottle.rawValue, body: parcel.encoded), to: box.node,
-                                          priority: .normal, expiresAt: bottle.expiresAt)
+            receipt = try await node.send(message, to: box.node, priority: .normal, expiresAt: bottle.expiresAt)
         } catch {
             throw PlacementError(field: "content.text", description: "the bottle cannot travel: \(error)")
         }
@@ -195,6 +191,23 @@ public final class MeshBottleService: Service, Sendable {
         try store.recordSent(sent)
         logger.info("bottle sent over the mesh", metadata: ["bottle": "\(bottle.id)", "to": "\(box.name) \(box.node)", "frames": "\(receipt.frames)"])
         return sent
+    }
+
+    /// Throws the ``PlacementError`` that ``send(_:to:at:)`` would throw because of the bottle
+    /// itself (media, too large for the frames), without sending anything: the API checks a
+    /// drop this way before it hashes the bottle's password (a stand-in hash has the same size).
+    public func checkTravel(_ bottle: Bottle, to box: MeshBox) async throws {
+        let message = try Self.parcelMessage(bottle)
+        do { try await node.checkFits(message, to: box.node) } catch {
+            throw PlacementError(field: "content.text", description: "the bottle cannot travel: \(error)")
+        }
+    }
+
+    private static func parcelMessage(_ bottle: Bottle) throws(PlacementError) -> MeshMessage {
+        guard bottle.content.image == nil, bottle.content.whisper == nil else {
+            throw PlacementError(field: "content", description: "images and whispers do not travel the mesh; send text only")
+        }
+        return MeshMessage(port: MeshMessage.Port.bottle.rawValue, body: BottleMeshWire.Parcel(bottle).encoded)
     }
 
     private func confirmed(_ key: PacketKey) {

@@ -25,6 +25,8 @@ public final class BoxMetrics: Sendable {
         public var mesh: @Sendable () async -> MeshStatus?
         /// Camps in the directory; `nil` when the camp service does not run.
         public var camps: @Sendable () -> Int? = { nil }
+        /// The password hashing pool's counts; `nil` when there is none.
+        public var passwordHashing: @Sendable () -> PasswordHashingPool.Statistics? = { nil }
 
         public init(weather: @escaping @Sendable () -> LatestReadings.Weather?, gps: @escaping @Sendable () -> GPSStatus.Snapshot,
                     bottles: @escaping @Sendable () -> [BottleState: Int], faults: @escaping @Sendable () -> [String: String],
@@ -91,6 +93,21 @@ public final class BoxMetrics: Sendable {
         if let camps = sources.camps() {
             gauge("driftd_camps_known", "Camps in the directory (heard within camp.forget_after).").set(Double(camps))
         }
+        if let hashing = sources.passwordHashing() {
+            refreshPasswordHashing(hashing)
+        }
+    }
+
+    private func refreshPasswordHashing(_ hashing: PasswordHashingPool.Statistics) {
+        for (kind, count) in [("hash", hashing.hashed), ("verify", hashing.verified)] {
+            registry.makeGauge(name: "driftd_password_hashing_done", labels: [("kind", kind)],
+                               help: "Password keys derived since start: new passwords hashed, attempts verified.")
+                .set(Double(count))
+        }
+        gauge("driftd_password_hashing_refused", "Password drops, edits and guesses refused since start because the hashing queue was full (503 busy).")
+            .set(Double(hashing.refused))
+        gauge("driftd_password_hashing_running", "Password keys being derived now.").set(Double(hashing.running))
+        gauge("driftd_password_hashing_waiting", "Password jobs waiting for a hashing thread now.").set(Double(hashing.waiting))
     }
 
     private func refreshMesh(_ mesh: MeshStatus) {

@@ -46,6 +46,14 @@ public struct APIError: Error, Sendable, Equatable, HTTPResponseError {
         error.headers[.retryAfter] = "\(seconds)"
         return error
     }
+    /// The box is too busy hashing other passwords to take this one now (the hashing queue is full).
+    public static func busy(retryAfter: TimeInterval) -> APIError {
+        let seconds = max(1, Int(retryAfter.rounded(.up)))
+        var error = APIError(.serviceUnavailable, code: "busy", "the box is checking other passwords; try again in \(seconds) s",
+                             details: .object(["retryAfterSeconds": .number(Double(seconds))]))
+        error.headers[.retryAfter] = "\(seconds)"
+        return error
+    }
     /// A WebSocket route asked for without a WebSocket upgrade.
     public static let upgradeRequired: APIError = {
         var error = APIError(.upgradeRequired, code: "upgrade_required",

@@ -67,6 +67,8 @@ struct APIErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             }
         case let error as SurvivalError:
             return .conflict(error.description)
+        case let error as PasswordHashingPool.Busy:
+            return .busy(retryAfter: error.retryAfter)
         case is NIOTooManyBytesError:
             // A body collected past a limit outside ``RequestBodyReader`` (which names the limit).
             return APIError(.contentTooLarge, code: "payload_too_large", "the body is larger than this route accepts")

@@ -35,18 +35,23 @@ struct ConditionInput: Codable, Sendable, Equatable {
     static let weekdays: [String: Weekday] = Dictionary(uniqueKeysWithValues: Weekday.allCases.map { ($0.name.lowercased(), $0) })
 
     /// The domain condition. `existingPassword` is kept when a password condition comes
-    /// without a password (an edit that leaves it unchanged).
-    func condition(hasher: PasswordHasher, existingPassword: PasswordHash?) throws -> BottleCondition {
+    /// without a password (an edit that leaves it unchanged); a new password is checked but
+    /// not hashed: the condition holds `standIn`, and the password is handed back to hash
+    /// once the whole request has been checked (``CheckedDraft``).
+    func condition(existingPassword: PasswordHash?, standIn: PasswordHash) throws -> (BottleCondition, newPassword: String?) {
         let field = "conditions.\(kind)"
         func need<T>(_ value: T?, _ name: String) throws -> T {
             guard let value else { throw APIError.invalid(field: "\(field).\(name)", problem: "is required for \(kind)") }
             return value
         }
         let condition: Condition
+        var newPassword: String?
         switch kind {
         case "password":
             if let password, !password.isEmpty {
-                condition = .password(try hasher.hash(password))
+                try PasswordHasher.check(password)
+                newPassword = password
+                condition = .password(standIn)
             } else if let existingPassword {
                 condition = .password(existingPassword)
             } else {
@@ -94,7 +99,7 @@ struct ConditionInput: Codable, Sendable, Equatable {
         default:
             throw APIError.invalid(field: "conditions.kind", problem: "'\(kind)' is not a condition kind")
         }
-        return BottleCondition(condition, hint: try VisitorText.normalised(hint, field: "\(field).hint"))
+        return (BottleCondition(condition, hint: try VisitorText.normalised(hint, field: "\(field).hint")), newPassword)
     }
 
     /// The condition as the creator set it (a password without the password).
@@ -185,8 +190,10 @@ struct DraftInput: Codable, Sendable, Equatable {
         }
     }
 
-    /// The domain draft; media are kept from `existing` (an edit), passwords too when not retyped.
-    func draft(hasher: PasswordHasher, existing: Bottle?, maximumConditions: Int) throws -> BottleDraft {
+    /// The domain draft, checked field by field but not hashed (``CheckedDraft``); media are
+    /// kept from `existing` (an edit), passwords too when not retyped. A new password's hash
+    /// is `standIn` until ``CheckedDraft/hashed(on:)``.
+    func draft(existing: Bottle?, maximumConditions: Int, standIn: PasswordHash) throws -> CheckedDraft {
         if existing != nil, let placement, placement != "nearby" {
             throw APIError.invalid(field: "placement", problem: "a bottle stays where it is; placement cannot change")
         }
@@ -196,7 +203,14 @@ struct DraftInput: Codable, Sendable, Equatable {
         }
         var existingPassword: PasswordHash?
         if let entry = existing?.condition(.password), case .password(let hash) = entry.condition { existingPassword = hash }
-        let built = try inputs.map { try $0.condition(hasher: hasher, existingPassword: existingPassword) }
+        var built: [BottleCondition] = []
+        var newPassword: (index: Int, password: String)?
+        for input in inputs {
+            let (condition, password) = try input.condition(existingPassword: existingPassword, standIn: standIn)
+            // Two password conditions are refused by the draft's validation; the first is enough here.
+            if let password, newPassword == nil { newPassword = (built.count, password) }
+            built.append(condition)
+        }
         if existing == nil, text.isEmpty {
             throw APIError.invalid(field: "text", problem: "write something (attach a photo or whisper after creating it)")
         }
@@ -204,8 +218,9 @@ struct DraftInput: Codable, Sendable, Equatable {
         let hint = try VisitorText.normalised(hint, field: "hint")
         var content = existing?.content ?? BottleContent(text: text)
         content.text = text
-        return BottleDraft(placement: .nearby, content: content, hint: hint?.isEmpty == true ? nil : hint, conditions: built,
-                           lifetime: lifetimeSeconds.map(Double.init), isOneShot: oneShot ?? false)
+        let draft = BottleDraft(placement: .nearby, content: content, hint: hint?.isEmpty == true ? nil : hint, conditions: built,
+                                lifetime: lifetimeSeconds.map(Double.init), isOneShot: oneShot ?? false)
+        return CheckedDraft(draft: draft, newPassword: newPassword)
     }
 
     /// The creator's current settings, for the edit form.

@@ -37,15 +37,21 @@ extension VisitorAPI {
             var request = request
             let input = try await RequestBodyReader.json(DraftInput.self, from: &request, limit: limits.jsonBodyBytes)
             try limit("new bottles", token: caller, rule: limits.createPerToken, client: context.clientAddress, clientRule: limits.createPerClient)
-            let draft = try input.draft(hasher: processor.settings.passwordHasher, existing: nil, maximumConditions: policy.maximumConditions)
+            let hashing = processor.passwordHashing
+            let checked = try input.draft(existing: nil, maximumConditions: policy.maximumConditions, standIn: hashing.standIn)
+            let destination = try input.destination()
             let at = now()
             let settings = processor.settings
             let origin = BottleOrigin(boxID: settings.boxID, position: await processor.ambient.position(at: at, settings: settings),
                                       countryCode: settings.country)
-            if let destination = try input.destination() {
-                return try await sendOverMesh(draft, to: destination, origin: origin, creator: caller, at: at)
+            if let destination {
+                return try await sendOverMesh(checked, to: destination, origin: origin, creator: caller, at: at)
             }
-            let created = try processor.store.create(draft, id: BottleID.make(at: at), origin: origin, creator: caller, now: at, policy: policy)
+            // Everything the store will check is checked before the one costly step, the hash.
+            let id = BottleID.make(at: at)
+            _ = try Bottle.create(checked.draft, id: id, shareCode: ShareCode.random(), origin: origin, creator: caller, now: at, policy: policy)
+            let draft = try await checked.hashed(on: hashing)
+            let created = try processor.store.create(draft, id: id, origin: origin, creator: caller, now: at, policy: policy)
             logger.info("bottle dropped", metadata: ["bottle": "\(created.id)", "conditions": "\(created.conditions.count)"])
             await processor.refresh(created.id, now: at)
             let stored = try processor.store.bottle(created.id) ?? created
@@ -65,7 +71,11 @@ extension VisitorAPI {
             let input = try await RequestBodyReader.json(DraftInput.self, from: &request, limit: limits.jsonBodyBytes)
             try requireEditable(bottle, by: caller)
             try limit("bottle changes", token: caller, rule: limits.createPerToken, client: context.clientAddress, clientRule: limits.createPerClient)
-            let draft = try input.draft(hasher: processor.settings.passwordHasher, existing: bottle, maximumConditions: policy.maximumConditions)
+            let hashing = processor.passwordHashing
+            let checked = try input.draft(existing: bottle, maximumConditions: policy.maximumConditions, standIn: hashing.standIn)
+            // The edit the store will make, tried on a copy before the one costly step, the hash.
+            try Self.checkEdit(of: bottle, with: checked.draft, by: caller, at: now(), policy: policy)
+            let draft = try await checked.hashed(on: hashing)
             let edited = try processor.store.edit(bottle.id, with: draft, by: caller, now: now(), policy: policy)
             removeFiles(edited.unusedMedia)
             await processor.refresh(bottle.id, now: now())
@@ -149,6 +159,18 @@ extension VisitorAPI {
         guard bottle.isCreator(caller) else { throw APIError.forbidden("only the bottle's creator may change it") }
         guard bottle.firstOpenedAt == nil, bottle.state == .locked || bottle.state == .openable else {
             throw APIError.conflict("the bottle has been opened; it can no longer be changed")
+        }
+    }
+
+    /// Throws what ``DriftStore/BottleStore/edit(_:with:by:now:policy:)`` would throw for this
+    /// edit (validation, lifecycle), without storing or hashing anything.
+    static func checkEdit(of bottle: Bottle, with draft: BottleDraft, by caller: TokenHash, at: Date, policy: BottlePolicy) throws {
+        var preview = bottle
+        do throws(BottleEditError) { try preview.edit(draft, by: caller, now: at, policy: policy) } catch {
+            switch error {
+            case .lifecycle(let lifecycle): throw BottleStoreError.lifecycle(bottle.id, lifecycle)
+            case .invalid(let invalid): throw invalid
+            }
         }
     }
 

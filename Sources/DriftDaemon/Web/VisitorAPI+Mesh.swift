@@ -100,17 +100,27 @@ extension VisitorAPI {
     }
 
     /// Creates the bottle and hands it to the mesh; nothing of its content stays in this box's bottles.
-    func sendOverMesh(_ draft: BottleDraft, to destination: MeshBottleService.Destination, origin: BottleOrigin,
+    /// Everything that could refuse it is checked (on the stand-in hash) before its password is hashed.
+    func sendOverMesh(_ checked: CheckedDraft, to destination: MeshBottleService.Destination, origin: BottleOrigin,
                       creator: TokenHash, at: Date) async throws -> Response {
         let mesh = try requireMesh()
-        var draft = draft
         var generator = SystemRandomNumberGenerator()
         let box: MeshBox
         do { box = try mesh.resolve(destination, using: &generator) } catch let error as MeshBottleService.PlacementError {
             throw APIError.invalid(field: error.field, problem: error.description)
         }
-        draft.placement = destination == .drift ? .drift : .manual(target: (try? BoxID(String(box.name.filter { $0.isLetter || $0.isNumber || $0 == "-" }.prefix(64)))) ?? origin.boxID)
-        let bottle = try Self.travellingBottle(draft, at: at, origin: origin, creator: creator, policy: policy)
+        let placement: Placement = destination == .drift ? .drift : .manual(target: (try? BoxID(String(box.name.filter { $0.isLetter || $0.isNumber || $0 == "-" }.prefix(64)))) ?? origin.boxID)
+        var draft = checked.draft
+        draft.placement = placement
+        let preview = try Self.travellingBottle(draft, id: BottleID.make(at: at), shareCode: ShareCode.random(), at: at, origin: origin,
+                                                creator: creator, policy: policy)
+        do { try await mesh.checkTravel(preview, to: box) } catch let error as MeshBottleService.PlacementError {
+            throw APIError.invalid(field: error.field, problem: error.description)
+        }
+        draft = try await checked.hashed(on: processor.passwordHashing)
+        draft.placement = placement
+        let bottle = try Self.travellingBottle(draft, id: preview.id, shareCode: preview.shareCode, at: at, origin: origin,
+                                               creator: creator, policy: policy)
         let sent: MeshSentBottle
         do { sent = try await mesh.send(bottle, to: box, at: at) } catch let error as MeshBottleService.PlacementError {
             throw APIError.invalid(field: error.field, problem: error.description)
@@ -118,10 +128,10 @@ extension VisitorAPI {
         return try Self.json(sentView(sent, shareCode: bottle.shareCode, placement: destination == .drift ? "drift" : "manual"), status: .accepted)
     }
 
-    private static func travellingBottle(_ draft: BottleDraft, at: Date, origin: BottleOrigin, creator: TokenHash,
-                                         policy: BottlePolicy) throws(APIError) -> Bottle {
+    private static func travellingBottle(_ draft: BottleDraft, id: BottleID, shareCode: ShareCode, at: Date, origin: BottleOrigin,
+                                         creator: TokenHash, policy: BottlePolicy) throws(APIError) -> Bottle {
         do throws(DomainValidationError) {
-            return try Bottle.create(draft, id: BottleID.make(at: at), shareCode: ShareCode.random(), origin: origin,
+            return try Bottle.create(draft, id: id, shareCode: shareCode, origin: origin,
                                      creator: creator, now: at, policy: policy)
         } catch {
             throw APIError.invalid(field: error.field, problem: error.problem)
