@@ -62,7 +62,8 @@ struct BottlesHarness {
     let database: DriftDatabase
     let bus: EventBus
     let processor: BottleProcessor
-    var store: BottleStore { processor.store }
+    /// The test's own view of the database file (the processor keeps its store to itself).
+    var store: BottleStore { BottleStore(database: database) }
     var media: MediaStore { processor.eraser.media }
     private var events: AsyncStream<DriftEvent>.Iterator
     private static let sentinel = DriftEvent(bottle: BottleID(uuid: UUID()), at: .distantPast, kind: .locked)

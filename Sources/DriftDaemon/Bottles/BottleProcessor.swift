@@ -22,7 +22,8 @@ public actor BottleProcessor {
     private nonisolated let executor = DedicatedThreadExecutor(name: "bottles")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    public nonisolated let store: BottleStore
+    /// The store, reached only on the processor's thread: ``withStore(_:)`` from outside.
+    nonisolated let store: BottleStore
     public nonisolated let eraser: BottleEraser
     public nonisolated let settings: BottleSettings
     /// Where every bottle password is hashed and verified (the API's drops and edits too).
@@ -63,6 +64,14 @@ public actor BottleProcessor {
     deinit {
         executor.stop()
         passwordHashing.stop()
+    }
+
+    /// Runs `body` with the store on the processor's own thread and returns its result: how the
+    /// visitor routes, the chat hub and the mesh read and write bottles. Every SQLite call blocks
+    /// (a commit waits for its fsync, tens of milliseconds on an SD card); here it never holds
+    /// one of the cooperative pool's few threads, which the API, GPS and mesh loops share.
+    public func withStore<T: Sendable>(_ body: @Sendable (BottleStore) throws -> T) rethrows -> T {
+        try body(store)
     }
 
     // MARK: - Start-up and ticks

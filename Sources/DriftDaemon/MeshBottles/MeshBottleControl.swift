@@ -32,7 +32,7 @@ enum MeshBottleControl {
 
     static func register(_ commands: inout ControlCommands, service: MeshBottleService) {
         commands.register("mesh.boxes") { _ in
-            Boxes(me: "\(service.node.me)", boxes: try service.store.boxes().map {
+            Boxes(me: "\(service.node.me)", boxes: (try await service.withStore { try $0.boxes() }).map {
                 .init(node: "\($0.node)", name: $0.name, activity: $0.activity, lastSeen: $0.lastSeen)
             })
         }
@@ -40,10 +40,10 @@ enum MeshBottleControl {
             guard let raw = arguments["bottle"], let id = BottleID(raw) else {
                 throw ControlError(code: "bad_arguments", message: "bottle=<uuid> is required")
             }
-            return Traces(bottle: id.description, hosted: try service.processor.store.contains(id),
-                          sent: try service.store.sentBottle(id) != nil,
-                          links: try service.store.links(of: id).map { "\($0.role.rawValue):\($0.node)" },
-                          remoteLines: try service.store.remoteLines(of: id).count, erased: try service.store.isErased(id),
+            return Traces(bottle: id.description, hosted: (try await service.processor.withStore { try $0.contains(id) }),
+                          sent: (try await service.withStore { try $0.sentBottle(id) }) != nil,
+                          links: (try await service.withStore { try $0.links(of: id) }).map { "\($0.role.rawValue):\($0.node)" },
+                          remoteLines: (try await service.withStore { try $0.remoteLines(of: id) }).count, erased: (try await service.withStore { try $0.isErased(id) }),
                           notices: service.notices(of: id).map { "\($0)" })
         }
         commands.register("mesh.announce") { _ in

@@ -59,6 +59,13 @@ public final class MeshBottleService: Service, Sendable {
         state.subscribe(ports: ports)
     }
 
+    /// Runs `body` with the mesh bottle store on the bottle processor's thread (the store shares
+    /// its database), never on the cooperative pool: every SQLite call blocks.
+    public func withStore<T: Sendable>(_ body: @Sendable (MeshBottleStore) throws -> T) async rethrows -> T {
+        let store = self.store
+        return try await processor.withStore { _ in try body(store) }
+    }
+
     public func run() async throws {
         let streams = state.takeStreams()
         let bus = await events.subscribe()
@@ -69,7 +76,7 @@ public final class MeshBottleService: Service, Sendable {
             group.addTask { for await delivery in streams.chat { await self.receiveChat(delivery) } }
             group.addTask { for await delivery in streams.erase { await self.receiveErase(delivery) } }
             group.addTask { for await delivery in streams.notice { await self.receiveNotice(delivery) } }
-            group.addTask { for await key in streams.confirmations { self.confirmed(key) } }
+            group.addTask { for await key in streams.confirmations { await self.confirmed(key) } }
             group.addTask { for await event in bus { await self.handle(event) } }
             group.addTask { await self.housekeepingLoop() }
             try? await gracefulShutdown()
@@ -99,7 +106,7 @@ public final class MeshBottleService: Service, Sendable {
     /// Broadcasts this box's directory entry now.
     func announce() async {
         let at = Date()
-        let activity = ((try? processor.store.bottles(in: [.locked, .openable, .active, .dying]).count) ?? 0)
+        let activity = ((try? await processor.withStore { try $0.bottles(in: [.locked, .openable, .active, .dying]) }.count) ?? 0)
         let info = BottleMeshWire.BoxInfo(name: settings.name, position: await position(at: at),
                                           country: processor.settings.country, activity: activity)
         do {
@@ -113,8 +120,8 @@ public final class MeshBottleService: Service, Sendable {
     private func receiveBoxInfo(_ delivery: MeshDelivery) async {
         guard let info = BottleMeshWire.BoxInfo(decoding: delivery.message.body) else { return state.countMalformed() }
         do {
-            try store.rememberBox(MeshBox(node: delivery.origin, name: info.name, position: info.position, country: info.country,
-                                          activity: info.activity, lastSeen: delivery.receivedAt))
+            (try await withStore { try $0.rememberBox(MeshBox(node: delivery.origin, name: info.name, position: info.position, country: info.country,
+                                          activity: info.activity, lastSeen: delivery.receivedAt)) })
         } catch {
             logger.error("box directory not updated", metadata: ["box": "\(delivery.origin)", "error": "\(error)"])
         }
@@ -143,8 +150,8 @@ public final class MeshBottleService: Service, Sendable {
     }
 
     /// Picks the destination box from the directory (never this box).
-    public func resolve(_ destination: Destination, using generator: inout some RandomNumberGenerator) throws -> MeshBox {
-        let boxes = ((try? store.boxes()) ?? []).filter { $0.node != node.me }
+    public func resolve(_ destination: Destination, using generator: inout some RandomNumberGenerator) async throws -> MeshBox {
+        let boxes = ((try? await withStore { try $0.boxes() }) ?? []).filter { $0.node != node.me }
         guard !boxes.isEmpty else {
             throw PlacementError(field: "placement", description: "no other box is known yet on the mesh")
         }
@@ -188,7 +195,7 @@ public final class MeshBottleService: Service, Sendable {
         }
         let sent = MeshSentBottle(bottle: bottle.id, creator: bottle.creator, destination: box.node, destinationName: box.name,
                                   shareCode: bottle.shareCode, packetID: receipt.packetID, sentAt: now, expiresAt: bottle.expiresAt)
-        try store.recordSent(sent)
+        (try await withStore { try $0.recordSent(sent) })
         logger.info("bottle sent over the mesh", metadata: ["bottle": "\(bottle.id)", "to": "\(box.name) \(box.node)", "frames": "\(receipt.frames)"])
         return sent
     }
@@ -210,8 +217,8 @@ public final class MeshBottleService: Service, Sendable {
         return MeshMessage(port: MeshMessage.Port.bottle.rawValue, body: BottleMeshWire.Parcel(bottle).encoded)
     }
 
-    private func confirmed(_ key: PacketKey) {
-        guard let sent = try? store.markSentDelivered(packetID: key.packetID, at: Date()) else { return }
+    private func confirmed(_ key: PacketKey) async {
+        guard let sent = (try? await withStore { try $0.markSentDelivered(packetID: key.packetID, at: Date()) }) else { return }
         logger.info("bottle delivered", metadata: ["bottle": "\(sent.bottle)", "to": "\(sent.destinationName)"])
     }
 
@@ -223,14 +230,14 @@ public final class MeshBottleService: Service, Sendable {
             return state.countMalformed()
         }
         let at = Date()
-        guard parcel.expiresAt > at, (try? store.isErased(parcel.id)) != true else { return }
+        guard parcel.expiresAt > at, (try? await withStore { try $0.isErased(parcel.id) }) != true else { return }
         state.rememberParcel(parcel.id, frames: .init(origin: delivery.key.origin.rawValue, firstPacketID: delivery.key.packetID,
                                                       frames: UInt8(clamping: delivery.frames)))
         do {
-            if try processor.store.contains(parcel.id) { return }  // a retry of one already here
+            if (try await processor.withStore { try $0.contains(parcel.id) }) { return }  // a retry of one already here
             let bottle = parcel.bottle(hostedBy: processor.settings.boxID)
-            _ = try processor.store.insert(bottle)
-            try store.link(parcel.id, node: delivery.origin, role: .creator, expiresAt: parcel.expiresAt)
+            _ = (try await processor.withStore { try $0.insert(bottle) })
+            (try await withStore { try $0.link(parcel.id, node: delivery.origin, role: .creator, expiresAt: parcel.expiresAt) })
             for box in state.takeHeldWatches(parcel.id) { await watched(parcel.id, from: box) }
             logger.info("bottle arrived over the mesh", metadata: ["bottle": "\(parcel.id)", "from": "\(delivery.origin)", "hops": "\(delivery.hops)"])
             await textPublisher(parcel.drift ? "A drift bottle washed up at \(settings.name)." : "A bottle arrived at \(settings.name).")
@@ -264,9 +271,9 @@ public final class MeshBottleService: Service, Sendable {
     }
 
     private func notifyCreator(_ bottle: BottleID, _ kind: BottleMeshWire.Notice.Kind, alsoWatchers: Bool = false) async {
-        var links = (try? store.links(of: bottle, role: .creator)) ?? []
+        var links = (try? await withStore { try $0.links(of: bottle, role: .creator) }) ?? []
         if alsoWatchers {
-            let watchers = ((try? store.links(of: bottle, role: .watcher)) ?? []).filter { watcher in !links.contains { $0.node == watcher.node } }
+            let watchers = ((try? await withStore { try $0.links(of: bottle, role: .watcher) }) ?? []).filter { watcher in !links.contains { $0.node == watcher.node } }
             links += watchers
         }
         guard !links.isEmpty else { return }
@@ -291,7 +298,7 @@ public final class MeshBottleService: Service, Sendable {
     /// (``DriftCore/RemoteAccess``): chats that can only be joined in person (presence,
     /// one-shot) are not announced at all.
     private func announceChat(_ id: BottleID) async {
-        guard let bottle = try? processor.store.bottle(id) else { return }
+        guard let bottle = (try? await processor.withStore { try $0.bottle(id) }) else { return }
         let access: BottleMeshWire.Chat.Access
         switch RemoteAccess(bottle) {
         case .inPersonOnly: return
@@ -303,7 +310,7 @@ public final class MeshBottleService: Service, Sendable {
             _ = try await node.send(MeshMessage(port: MeshMessage.Port.chat.rawValue, body: open.encoded), priority: .normal,
                                     expiresAt: bottle.expiresAt)
             // Everyone heard of it: erase-everywhere must reach everyone.
-            try store.link(id, node: .broadcast, role: .participant, expiresAt: bottle.expiresAt)
+            (try await withStore { try $0.link(id, node: .broadcast, role: .participant, expiresAt: bottle.expiresAt) })
             await textPublisher("A bottle was opened at \(settings.name); its chat is open to every Drift Box.")
         } catch {
             logger.warning("chat not announced on the mesh", metadata: ["bottle": "\(id)", "error": "\(error)"])
@@ -313,16 +320,16 @@ public final class MeshBottleService: Service, Sendable {
     /// Chats open here that the mesh has not heard of yet (the first-open event is rate-limited
     /// for creators, so it may not have come; or the announce could not be stored).
     private func announceUnannouncedChats() async {
-        let open = ((try? processor.store.bottles(in: [.active, .dying])) ?? []).filter { RemoteAccess($0) != .inPersonOnly }
-        for bottle in open where !(((try? store.links(of: bottle.id, role: .participant)) ?? []).contains { $0.node == .broadcast }) {
+        let open = ((try? await processor.withStore { try $0.bottles(in: [.active, .dying]) }) ?? []).filter { RemoteAccess($0) != .inPersonOnly }
+        for bottle in open where !(((try? await withStore { try $0.links(of: bottle.id, role: .participant) }) ?? []).contains { $0.node == .broadcast }) {
             await announceChat(bottle.id)
         }
     }
 
     private func relayLine(_ id: MessageID, in bottle: BottleID) async {
-        let boxes = ((try? store.links(of: bottle, role: .participant)) ?? []).filter { $0.node != .broadcast }
-        guard !boxes.isEmpty, let message = try? processor.store.message(id), !message.text.isEmpty else { return }
-        let label = ((try? processor.store.participants(of: bottle)) ?? []).first { $0.participant == message.participant }?.label ?? .local
+        let boxes = ((try? await withStore { try $0.links(of: bottle, role: .participant) }) ?? []).filter { $0.node != .broadcast }
+        guard !boxes.isEmpty, let message = (try? await processor.withStore { try $0.message(id) }), !message.text.isEmpty else { return }
+        let label = ((try? await processor.withStore { try $0.participants(of: bottle) }) ?? []).first { $0.participant == message.participant }?.label ?? .local
         let relay = BottleMeshWire.Chat.relay(bottle, message: id, participant: message.participant, label: label,
                                               sentAt: message.sentAt, language: message.language.rawValue, text: message.text)
         for box in boxes {
@@ -338,7 +345,7 @@ public final class MeshBottleService: Service, Sendable {
     /// The bottle hosted here is over (its rows are already erased): tell every box that holds
     /// part of it, then erase the mesh traces here.
     private func bottleEnded(_ bottle: BottleID, reason: LifecycleTrigger) async {
-        let links = (try? store.links(of: bottle)) ?? []
+        let links = (try? await withStore { try $0.links(of: bottle) }) ?? []
         let parcel = state.takeParcel(bottle)
         if !links.isEmpty || parcel != nil {
             let erase = BottleMeshWire.Erase(bottle: bottle, reason: reason, parcel: parcel.map { [$0] } ?? [])
@@ -349,7 +356,7 @@ public final class MeshBottleService: Service, Sendable {
                 logger.error("erase not sent", metadata: ["bottle": "\(bottle)", "error": "\(error)"])
             }
         }
-        eraseTraces(bottle)
+        await eraseTraces(bottle)
     }
 
     // MARK: Erase
@@ -361,16 +368,19 @@ public final class MeshBottleService: Service, Sendable {
             let ids = (0..<UInt32(frames.frames)).map { frames.firstPacketID &+ $0 }
             _ = try? node.store.forget(origin: NodeID(frames.origin), packetIDs: ids)
         }
-        let hostedHere = (try? processor.store.contains(erase.bottle)) == true
-        let isHost = ((try? store.links(of: erase.bottle, role: .host)) ?? []).contains { $0.node == delivery.origin }
+        let hostedHere = (try? await processor.withStore { try $0.contains(erase.bottle) }) == true
+        let isHost = ((try? await withStore { try $0.links(of: erase.bottle, role: .host) }) ?? []).contains { $0.node == delivery.origin }
         if hostedHere {
             // Only the host decides about a bottle it hosts; an erase naming it from elsewhere is ignored.
             logger.notice("erase for a bottle hosted here ignored", metadata: ["bottle": "\(erase.bottle)", "from": "\(delivery.origin)"])
             return
         }
-        let hadTraces = !(((try? store.links(of: erase.bottle)) ?? []).isEmpty && ((try? store.remoteLines(of: erase.bottle)) ?? []).isEmpty
-                          && (try? store.sentBottle(erase.bottle)) == nil)
-        eraseTraces(erase.bottle)
+        let bottle = erase.bottle
+        let hadTraces = await withStore { store in
+            !(((try? store.links(of: bottle)) ?? []).isEmpty && ((try? store.remoteLines(of: bottle)) ?? []).isEmpty
+              && ((try? store.sentBottle(bottle)) ?? nil) == nil)
+        }
+        await eraseTraces(erase.bottle)
         if hadTraces {
             logger.info("bottle erased on the host's word", metadata: ["bottle": "\(erase.bottle)", "host": "\(delivery.origin)", "linked": "\(isHost)"])
             // The last event about it on this box (creator or remote-chat pages hear it once).
@@ -379,10 +389,13 @@ public final class MeshBottleService: Service, Sendable {
     }
 
     /// Deletes every mesh trace of `bottle` here and checkpoints the WAL.
-    func eraseTraces(_ bottle: BottleID) {
+    func eraseTraces(_ bottle: BottleID) async {
         do {
-            try store.eraseTraces(of: bottle, tombstoneUntil: Date().addingTimeInterval(settings.tombstoneLifetime))
-            try store.database.checkpointAndTruncateWAL()
+            let tombstoneUntil = Date().addingTimeInterval(settings.tombstoneLifetime)
+            try await withStore { store in
+                try store.eraseTraces(of: bottle, tombstoneUntil: tombstoneUntil)
+                try store.database.checkpointAndTruncateWAL()
+            }
         } catch {
             logger.error("mesh traces not erased; will retry", metadata: ["bottle": "\(bottle)", "error": "\(error)"])
         }
@@ -394,7 +407,7 @@ public final class MeshBottleService: Service, Sendable {
     private func receiveNotice(_ delivery: MeshDelivery) async {
         guard let notice = BottleMeshWire.Notice(decoding: delivery.message.body) else { return state.countMalformed() }
         if notice.kind == .watch { return await watched(notice.bottle, from: delivery.origin) }
-        guard let sent = try? store.sentBottle(notice.bottle), sent.destination == delivery.origin else { return }
+        guard let sent = (try? await withStore { try $0.sentBottle(notice.bottle) }), sent.destination == delivery.origin else { return }
         let kind: DriftEvent.Kind
         switch notice.kind {
         case .becameOpenable: kind = .becameOpenable
@@ -410,13 +423,13 @@ public final class MeshBottleService: Service, Sendable {
     /// Another box's visitors watch a bottle hosted here: "openable" goes there from now on (at
     /// once if it already is).
     private func watched(_ id: BottleID, from box: NodeID) async {
-        guard let bottle = try? processor.store.bottle(id) else {
+        guard let bottle = (try? await processor.withStore { try $0.bottle(id) }) else {
             // The watch overtook the bottle on the way (one frame against several): keep it for its arrival.
             state.holdWatch(id, from: box)
             return
         }
         guard bottle.state == .locked || bottle.state == .openable else { return }
-        guard (try? store.link(id, node: box, role: .watcher, expiresAt: bottle.expiresAt)) == true else { return }
+        guard (try? await withStore { try $0.link(id, node: box, role: .watcher, expiresAt: bottle.expiresAt) }) == true else { return }
         logger.info("bottle watched from another box", metadata: ["bottle": "\(id)", "box": "\(box)"])
         if bottle.state == .openable {
             await sendLogged(MeshMessage(port: MeshMessage.Port.notice.rawValue,
@@ -428,8 +441,8 @@ public final class MeshBottleService: Service, Sendable {
     /// A visitor here watches a bottle sent from here (by its share code): the host is asked to
     /// tell this box when it can be opened. Returns the sent record; `nil` for an unknown code.
     public func watch(shareCode: ShareCode, by watcher: TokenHash, at now: Date) async throws -> MeshSentBottle? {
-        guard let sent = try store.sentBottle(shareCode: shareCode), sent.expiresAt > now else { return nil }
-        guard try store.watchRemote(sent.bottle, by: watcher, at: now) else { return nil }
+        guard let sent = (try await withStore { try $0.sentBottle(shareCode: shareCode) }), sent.expiresAt > now else { return nil }
+        guard (try await withStore { try $0.watchRemote(sent.bottle, by: watcher, at: now) }) else { return nil }
         _ = try await node.send(MeshMessage(port: MeshMessage.Port.notice.rawValue,
                                             body: BottleMeshWire.Notice(bottle: sent.bottle, kind: .watch).encoded),
                                 to: sent.destination, priority: .normal, expiresAt: sent.expiresAt)
@@ -444,27 +457,28 @@ public final class MeshBottleService: Service, Sendable {
     private func receiveChat(_ delivery: MeshDelivery) async {
         guard let chat = BottleMeshWire.Chat(decoding: delivery.message.body) else { return state.countMalformed() }
         let at = Date()
-        guard (try? store.isErased(chat.bottle)) != true else { return }
+        guard (try? await withStore { try $0.isErased(chat.bottle) }) != true else { return }
         switch chat {
         case .open(let id, let expiresAt, let hint, let access):
-            guard expiresAt > at, (try? processor.store.contains(id)) != true else { return }
+            guard expiresAt > at, (try? await processor.withStore { try $0.contains(id) }) != true else { return }
             var hostKey: [UInt8]?
             if case .password(let key) = access {
                 // The key must be the announcing box's own (its hash is the node id).
                 guard NodeID(publicKey: key) == delivery.origin else { return state.countMalformed() }
                 hostKey = key
             }
-            try? store.link(id, node: delivery.origin, role: .host, expiresAt: expiresAt, note: hint, hostKey: hostKey)
+            let (origin, key) = (delivery.origin, hostKey)
+            (try? await withStore { try $0.link(id, node: origin, role: .host, expiresAt: expiresAt, note: hint, hostKey: key) })
         case .relay(let id, let message, let participant, let label, let sentAt, let language, let text):
-            guard isHost(delivery.origin, of: id) else { return }
+            guard await isHost(delivery.origin, of: id) else { return }
             do {
-                try store.appendRemoteLine(MeshRemoteLine(id: message.description, bottle: id, participant: participant.hex,
-                                                          label: label.rawValue, text: text, sentAt: sentAt, language: language))
+                (try await withStore { try $0.appendRemoteLine(MeshRemoteLine(id: message.description, bottle: id, participant: participant.hex,
+                                                          label: label.rawValue, text: text, sentAt: sentAt, language: language)) })
             } catch {
                 logger.error("remote chat line not stored", metadata: ["bottle": "\(id)", "error": "\(error)"])
             }
         case .admission(let id, let participant, let verdict):
-            guard isHost(delivery.origin, of: id) else { return }
+            guard await isHost(delivery.origin, of: id) else { return }
             state.recordAdmission(verdict, for: participant, in: id)
         case .join(let id, let participant, let sealed):
             let password = sealed.flatMap { node.openSealed($0, context: Self.sealContext(id, participant)) }
@@ -494,8 +508,8 @@ public final class MeshBottleService: Service, Sendable {
     }
 
     /// Whether `box` is the host this box knows for `bottle` (relays and answers come from it alone).
-    private func isHost(_ box: NodeID, of bottle: BottleID) -> Bool {
-        ((try? store.links(of: bottle, role: .host)) ?? []).contains { $0.node == box }
+    private func isHost(_ box: NodeID, of bottle: BottleID) async -> Bool {
+        ((try? await withStore { try $0.links(of: bottle, role: .host) }) ?? []).contains { $0.node == box }
     }
 
     /// What a sealed chat password is bound to: the bottle and the participant it admits.
@@ -508,11 +522,11 @@ public final class MeshBottleService: Service, Sendable {
     /// rules (``BottleProcessor/admitRemote(_:in:box:label:password:at:)``), and only then are
     /// lines relayed to their box.
     private func admit(_ participant: ParticipantID, in id: BottleID, from box: NodeID, password: String?, at now: Date) async -> RemoteAdmission {
-        guard let bottle = try? processor.store.bottle(id), bottle.state == .active || bottle.state == .dying else {
+        guard let bottle = (try? await processor.withStore { try $0.bottle(id) }), bottle.state == .active || bottle.state == .dying else {
             return .refused(.chatClosed)
         }
         guard state.remoteHeard(participant, in: id, from: box, at: now) else { return .admitted }  // inside already
-        let directory = try? store.box(box)
+        let directory = (try? await withStore { try $0.box(box) })
         let here = await position(at: now)
         let distance = here.flatMap { mine in directory?.position.map { mine.distance(to: $0) } }
         let label = ParticipantLabel.classify(distanceMeters: distance, participantCountry: directory?.country,
@@ -520,7 +534,7 @@ public final class MeshBottleService: Service, Sendable {
         let boxID = (try? BoxID("node-\(String(format: "%08x", box.rawValue))")) ?? processor.settings.boxID
         let verdict = await processor.admitRemote(participant, in: id, box: boxID, label: label, password: password, at: now)
         if verdict == .admitted {
-            _ = try? store.link(id, node: box, role: .participant, expiresAt: bottle.expiresAt)
+            _ = (try? await withStore { try $0.link(id, node: box, role: .participant, expiresAt: bottle.expiresAt) })
         } else {
             _ = state.remoteLeft(participant, in: id)  // not inside: the next word asks again
             logger.info("remote participant not admitted", metadata: ["bottle": "\(id)", "box": "\(box)", "reason": "\(verdict)"])
@@ -530,7 +544,7 @@ public final class MeshBottleService: Service, Sendable {
 
     /// Tells `box` the host's answer for `participant` (a short-lived directed message).
     private func answer(_ verdict: RemoteAdmission, to participant: ParticipantID, in id: BottleID, box: NodeID) async {
-        let expiry = (try? processor.store.bottle(id))?.expiresAt ?? Date().addingTimeInterval(600)
+        let expiry = (try? await processor.withStore { try $0.bottle(id) })?.expiresAt ?? Date().addingTimeInterval(600)
         await sendLogged(MeshMessage(port: MeshMessage.Port.chat.rawValue,
                                      body: BottleMeshWire.Chat.admission(id, participant: participant, verdict: verdict).encoded),
                          to: box, expiresAt: min(expiry, Date().addingTimeInterval(600)), what: "chat admission")
@@ -539,7 +553,7 @@ public final class MeshBottleService: Service, Sendable {
     /// A visitor here asks to join a chat hosted elsewhere: the password, when the host's
     /// announcement asked for one, travels sealed to the host's key (relays cannot read it).
     func join(_ id: BottleID, participant: ParticipantID, password: String?) async throws {
-        guard let host = try store.links(of: id, role: .host).first else {
+        guard let host = (try await withStore { try $0.links(of: id, role: .host) }).first else {
             throw PlacementError(field: "bottle", description: "no open chat with that id is known on the mesh")
         }
         var sealed: [UInt8]?
@@ -561,13 +575,13 @@ public final class MeshBottleService: Service, Sendable {
     }
 
     /// Whether the chat of `bottle` (hosted elsewhere) asks visitors here for its password.
-    func needsPassword(_ bottle: BottleID) -> Bool {
-        ((try? store.links(of: bottle, role: .host)) ?? []).contains { $0.hostKey != nil }
+    func needsPassword(_ bottle: BottleID) async -> Bool {
+        ((try? await withStore { try $0.links(of: bottle, role: .host) }) ?? []).contains { $0.hostKey != nil }
     }
 
     /// Sends a remote visitor's join, line or leave to the host of `bottle`.
     func sendRemote(_ chat: BottleMeshWire.Chat) async throws {
-        guard let host = try store.links(of: chat.bottle, role: .host).first else {
+        guard let host = (try await withStore { try $0.links(of: chat.bottle, role: .host) }).first else {
             throw PlacementError(field: "bottle", description: "no open chat with that id is known on the mesh")
         }
         if case .line(_, _, _, let text) = chat, text.utf8.count > settings.maximumRemoteLineBytes {
@@ -587,13 +601,13 @@ public final class MeshBottleService: Service, Sendable {
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(10))
             let at = Date()
-            for bottle in (try? store.expiredTraces(now: at)) ?? [] {
+            for bottle in (try? await withStore { try $0.expiredTraces(now: at) }) ?? [] {
                 logger.info("mesh traces of an expired bottle erased", metadata: ["bottle": "\(bottle)"])
-                eraseTraces(bottle)
+                await eraseTraces(bottle)
             }
-            _ = try? store.pruneTombstones(now: at)
+            _ = (try? await withStore { try $0.pruneTombstones(now: at) })
             await announceUnannouncedChats()
-            _ = try? store.forgetBoxes(unseenSince: at.addingTimeInterval(-settings.forgetBoxesAfter))
+            _ = (try? await withStore { try $0.forgetBoxes(unseenSince: at.addingTimeInterval(-settings.forgetBoxesAfter)) })
             for (bottle, participant) in state.silentRemoteParticipants(olderThan: at.addingTimeInterval(-settings.remotePresenceTimeout)) {
                 await processor.leave(participant, in: bottle, at: at)
             }

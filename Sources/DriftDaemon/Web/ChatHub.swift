@@ -110,7 +110,7 @@ public actor ChatHub {
             try await processor.enter(participant, in: bottle.id, at: now())
         }
         graces[bottle.id]?[participant] = nil
-        let participants = (try? processor.store.participants(of: bottle.id)) ?? []
+        let participants = (try? await processor.withStore { try $0.participants(of: bottle.id) }) ?? []
         let viewer = ParticipantViewer(bottle: bottle, viewer: nil, processor: processor, participants: participants)
         var room = rooms[bottle.id] ?? Room(viewer: viewer)
         room.viewer = viewer
@@ -206,7 +206,7 @@ public actor ChatHub {
         let bottle = event.bottle
         switch event.kind {
         case .linePosted(let id, _):
-            guard rooms[bottle] != nil, let message = try? processor.store.message(id) else { return }
+            guard rooms[bottle] != nil, let message = (try? await processor.withStore { try $0.message(id) }) else { return }
             let url = "/api/v1/bottles/\(bottle)/messages/\(id)/attachment"
             let wasTyping = rooms[bottle]?.typing.typing(at: now()).contains(message.participant) ?? false
             rooms[bottle]?.typing.stopped(message.participant)
@@ -248,19 +248,22 @@ public actor ChatHub {
         case .becameOpenable:
             notifyBox(.object(["type": .string("bottle"), "bottle": .string(bottle.description), "event": .string("openable")]))
             // Watchers here of a bottle hosted here, and of one hosted on another box (its notice came over the mesh).
-            let mesh = MeshBottleStore(database: processor.store.database)
-            let remote = (try? mesh.remoteWatchers(of: bottle)) ?? []
-            let watchers = Set(((try? processor.store.watches(of: bottle)) ?? []).map(\.watcher) + remote)
+            let (local, remote, sent) = await processor.withStore { store in
+                let mesh = MeshBottleStore(database: store.database)
+                let remote = (try? mesh.remoteWatchers(of: bottle)) ?? []
+                return ((try? store.watches(of: bottle)) ?? [], remote, remote.isEmpty ? nil : (try? mesh.sentBottle(bottle)) ?? nil)
+            }
+            let watchers = Set(local.map(\.watcher) + remote)
             if !watchers.isEmpty {
                 var body: [String: JSONValue] = ["type": .string("watch"), "bottle": .string(bottle.description), "event": .string("openable")]
-                if !remote.isEmpty, let sent = try? mesh.sentBottle(bottle) { body["at"] = .string(sent.destinationName) }
+                if let sent { body["at"] = .string(sent.destinationName) }
                 notifyBox(.object(body)) { watchers.contains($0) }
             }
         case .locked:
             notifyBox(.object(["type": .string("bottle"), "bottle": .string(bottle.description), "event": .string("locked")]))
         case .presenceProved(let visitor):
             // The proof counts for the bottle's presence condition's window from the press.
-            let conditions = (try? processor.store.bottle(bottle))?.conditions ?? []
+            let conditions = (try? await processor.withStore { try $0.bottle(bottle) })?.conditions ?? []
             let window = conditions.lazy.compactMap { entry -> Int? in
                 if case .presence(let presence) = entry.condition { return presence.withinSeconds }
                 return nil
@@ -277,8 +280,8 @@ public actor ChatHub {
             }
         case .firstOpen, .participantJoined, .linesWhileAway:
             // A bottle sent from here to another box: its creator is known from the sent record.
-            let local = (try? processor.store.bottle(bottle))?.creator
-            let sent = local == nil ? (try? MeshBottleStore(database: processor.store.database).sentBottle(bottle)) ?? nil : nil
+            let local = (try? await processor.withStore { try $0.bottle(bottle) })?.creator
+            let sent = local == nil ? (try? await processor.withStore { try MeshBottleStore(database: $0.database).sentBottle(bottle) }) ?? nil : nil
             guard let creator = local ?? sent?.creator else { return }
             var body: [String: JSONValue] = ["type": .string("creator"), "bottle": .string(bottle.description)]
             if let sent { body["at"] = .string(sent.destinationName) }

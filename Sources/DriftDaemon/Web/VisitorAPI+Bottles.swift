@@ -13,8 +13,8 @@ extension VisitorAPI {
             let context = await processor.context(at: at)
             // The processor evaluates every unopened bottle each second; reuse those reports.
             let evaluations = await processor.recentEvaluations(maxAge: 2, now: at)
-            let live = try processor.store.bottles(in: [.locked, .openable, .active, .dying])
-            let watched = Set(try processor.store.watches(by: caller).map(\.bottle))
+            let live = (try await processor.withStore { try $0.bottles(in: [.locked, .openable, .active, .dying]) })
+            let watched = Set(try await processor.withStore { try $0.watches(by: caller) }.map(\.bottle))
             var views: [APIViews.Bottle] = []
             for bottle in live {
                 let mine = bottle.isCreator(caller)
@@ -23,7 +23,7 @@ extension VisitorAPI {
                     guard mine || watched.contains(bottle.id) else { continue }
                 case .active, .dying:
                     // A one-shot bottle's chat belongs to its one opener (and creator).
-                    if bottle.isOneShot, !mine, !hasOpened(bottle, by: caller) { continue }
+                    if bottle.isOneShot, !mine, !(await hasOpened(bottle, by: caller)) { continue }
                 default:
                     break
                 }
@@ -51,22 +51,22 @@ extension VisitorAPI {
             let id = BottleID.make(at: at)
             _ = try Bottle.create(checked.draft, id: id, shareCode: ShareCode.random(), origin: origin, creator: caller, now: at, policy: policy)
             let draft = try await checked.hashed(on: hashing)
-            let created = try processor.store.create(draft, id: id, origin: origin, creator: caller, now: at, policy: policy)
+            let created = (try await processor.withStore { try $0.create(draft, id: id, origin: origin, creator: caller, now: at, policy: policy) })
             logger.info("bottle dropped", metadata: ["bottle": "\(created.id)", "conditions": "\(created.conditions.count)"])
             await processor.refresh(created.id, now: at)
-            let stored = try processor.store.bottle(created.id) ?? created
+            let stored = (try await processor.withStore { try $0.bottle(created.id) }) ?? created
             return try Self.json(await view(stored, for: caller, context: processor.context(at: at)), status: .created)
         }
 
         api.get("bottles/:id") { request, context -> Response in
             let caller = try visitor(request)
-            let bottle = try bottle(context.parameters.get("id"))
+            let bottle = try await bottle(context.parameters.get("id"))
             return try Self.json(await view(bottle, for: caller, context: processor.context(at: now())))
         }
 
         api.patch("bottles/:id") { request, context -> Response in
             let caller = try visitor(request)
-            let bottle = try bottle(context.parameters.get("id"))
+            let bottle = try await bottle(context.parameters.get("id"))
             var request = request
             let input = try await RequestBodyReader.json(DraftInput.self, from: &request, limit: limits.jsonBodyBytes)
             try requireEditable(bottle, by: caller)
@@ -76,16 +76,16 @@ extension VisitorAPI {
             // The edit the store will make, tried on a copy before the one costly step, the hash.
             try Self.checkEdit(of: bottle, with: checked.draft, by: caller, at: now(), policy: policy)
             let draft = try await checked.hashed(on: hashing)
-            let edited = try processor.store.edit(bottle.id, with: draft, by: caller, now: now(), policy: policy)
+            let edited = (try await processor.withStore { try $0.edit(bottle.id, with: draft, by: caller, now: now(), policy: policy) })
             removeFiles(edited.unusedMedia)
             await processor.refresh(bottle.id, now: now())
-            let stored = try processor.store.bottle(bottle.id) ?? edited.bottle
+            let stored = (try await processor.withStore { try $0.bottle(bottle.id) }) ?? edited.bottle
             return try Self.json(await view(stored, for: caller, context: processor.context(at: now())))
         }
 
         api.delete("bottles/:id") { request, context -> Response in
             let caller = try visitor(request)
-            let bottle = try bottle(context.parameters.get("id"))
+            let bottle = try await bottle(context.parameters.get("id"))
             try requireEditable(bottle, by: caller)
             try await processor.retire(bottle.id, by: caller, at: now())
             logger.info("bottle retired by its creator", metadata: ["bottle": "\(bottle.id)"])
@@ -96,7 +96,7 @@ extension VisitorAPI {
             let caller = try visitor(request)
             var request = request
             let input = try await RequestBodyReader.json(APIInputs.Open.self, from: &request, limit: limits.jsonBodyBytes, allowEmpty: true)
-            let bottle = try bottle(context.parameters.get("id"))
+            let bottle = try await bottle(context.parameters.get("id"))
             try limit("open attempts", token: caller, rule: limits.openPerToken, client: context.clientAddress, clientRule: limits.openPerClient)
             let at = now()
             let decision = try await processor.open(bottle.id, visitor: caller, password: input.password,
@@ -117,29 +117,29 @@ extension VisitorAPI {
                 throw APIError(.forbidden, code: "locked", decision.reasons.joined(separator: "; "), details: details)
             }
             await hub.openedOverHTTP(processor.participant(caller, in: bottle.id), in: bottle.id)
-            let opened = try processor.store.bottle(bottle.id) ?? bottle
+            let opened = (try await processor.withStore { try $0.bottle(bottle.id) }) ?? bottle
             return try Self.json(await view(opened, for: caller, context: processor.context(at: at)))
         }
 
         api.put("bottles/:id/watch") { request, context -> Response in
             let caller = try visitor(request)
-            let bottle = try bottle(context.parameters.get("id"))
+            let bottle = try await bottle(context.parameters.get("id"))
             try limit("watches", token: caller, rule: limits.actionPerToken, client: nil)
-            _ = try processor.store.watch(bottle.id, by: caller, at: now())
+            _ = (try await processor.withStore { try $0.watch(bottle.id, by: caller, at: now()) })
             return try Self.json(await view(bottle, for: caller, context: processor.context(at: now())))
         }
 
         api.delete("bottles/:id/watch") { request, context -> Response in
             let caller = try visitor(request)
-            let bottle = try bottle(context.parameters.get("id"))
-            try processor.store.unwatch(bottle.id, by: caller)
+            let bottle = try await bottle(context.parameters.get("id"))
+            (try await processor.withStore { try $0.unwatch(bottle.id, by: caller) })
             return try Self.json(await view(bottle, for: caller, context: processor.context(at: now())))
         }
 
         api.post("bottles/:id/keep-alive") { request, context -> Response in
             let caller = try visitor(request)
-            let bottle = try bottle(context.parameters.get("id"))
-            guard hasOpened(bottle, by: caller) else { throw APIError.forbidden("open this bottle before keeping its chat alive") }
+            let bottle = try await bottle(context.parameters.get("id"))
+            guard await hasOpened(bottle, by: caller) else { throw APIError.forbidden("open this bottle before keeping its chat alive") }
             try limit("keep-alive claims", token: caller, rule: limits.actionPerToken, client: nil)
             let who = processor.participant(caller, in: bottle.id)
             var wasDying = false
@@ -147,9 +147,9 @@ extension VisitorAPI {
             try await processor.claimKeepAlive(who, in: bottle.id, at: now())
             // A rescue is announced with the processor's `rescued` event; a claim in a live chat here.
             if !wasDying { await hub.keeperClaimed(who, in: bottle.id) }
-            let participants = (try? processor.store.participants(of: bottle.id)) ?? []
+            let participants = (try? await processor.withStore { try $0.participants(of: bottle.id) }) ?? []
             let viewer = ParticipantViewer(bottle: bottle, viewer: who, processor: processor, participants: participants)
-            let state = (try? processor.store.bottle(bottle.id))?.state.rawValue ?? bottle.state.rawValue
+            let state = (try? await processor.withStore { try $0.bottle(bottle.id) })?.state.rawValue ?? bottle.state.rawValue
             return try Self.json(APIViews.Keeper(keeper: viewer.view(who), state: state))
         }
     }

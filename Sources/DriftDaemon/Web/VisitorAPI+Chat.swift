@@ -8,9 +8,10 @@ extension VisitorAPI {
     func addChatRoutes(to api: RouterGroup<VisitorRequestContext>) {
         api.get("bottles/:id/messages") { request, context -> Response in
             let caller = try visitor(request)
-            let bottle = try bottle(context.parameters.get("id"))
-            let participants = try processor.store.participants(of: bottle.id)
-            guard bottle.isCreator(caller) || hasOpened(bottle, by: caller, participants: participants) else {
+            let bottle = try await bottle(context.parameters.get("id"))
+            let participants = (try await processor.withStore { try $0.participants(of: bottle.id) })
+            let opened = await hasOpened(bottle, by: caller, participants: participants)
+            guard bottle.isCreator(caller) || opened else {
                 throw APIError.forbidden("open this bottle to read its chat")
             }
             var cursor: ChatCursor?
@@ -24,7 +25,8 @@ extension VisitorAPI {
                 }
                 limit = value
             }
-            let page = try processor.store.page(of: bottle.id, before: cursor, limit: limit)
+            let (before, count) = (cursor, limit)
+            let page = (try await processor.withStore { try $0.page(of: bottle.id, before: before, limit: count) })
             let viewer = ParticipantViewer(bottle: bottle, viewer: processor.participant(caller, in: bottle.id),
                                            processor: processor, participants: participants)
             // Newest first, as the document says (the timeline pages oldest → newest).
@@ -38,9 +40,9 @@ extension VisitorAPI {
             let caller = try visitor(request)
             var request = request
             let input = try await RequestBodyReader.json(APIInputs.Message.self, from: &request, limit: limits.jsonBodyBytes)
-            let bottle = try bottle(context.parameters.get("id"))
-            let participants = try processor.store.participants(of: bottle.id)
-            guard hasOpened(bottle, by: caller, participants: participants) else {
+            let bottle = try await bottle(context.parameters.get("id"))
+            let participants = (try await processor.withStore { try $0.participants(of: bottle.id) })
+            guard await hasOpened(bottle, by: caller, participants: participants) else {
                 throw APIError.forbidden("open this bottle to chat in it")
             }
             try limit("chat lines", token: caller, rule: limits.postPerToken, client: context.clientAddress, clientRule: limits.postPerClient)

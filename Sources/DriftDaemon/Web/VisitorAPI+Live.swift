@@ -22,17 +22,17 @@ extension VisitorAPI {
 
     /// Who may join a bottle's live chat: a known token (401), a live bottle (404) the caller
     /// opened (403) whose chat has not ended (409).
-    func chatAdmission(_ request: Request, bottle reference: String?) throws -> (TokenHash, Bottle) {
+    func chatAdmission(_ request: Request, bottle reference: String?) async throws -> (TokenHash, Bottle) {
         let caller = try visitor(request, allowQuery: true)
-        let bottle = try bottle(reference)
-        guard hasOpened(bottle, by: caller) else { throw APIError.forbidden("open this bottle to join its chat") }
+        let bottle = try await bottle(reference)
+        guard await hasOpened(bottle, by: caller) else { throw APIError.forbidden("open this bottle to join its chat") }
         guard bottle.state == .active || bottle.state == .dying else { throw APIError.conflict("this bottle's chat has ended") }
         return (caller, bottle)
     }
 
     /// The live socket `request` asks for, if its caller may have it (see ``VisitorChannel``);
     /// `nil` for any other path. Throws the refusal the HTTP live routes answer with.
-    func liveEndpoint(_ request: Request) throws -> LiveEndpoint? {
+    func liveEndpoint(_ request: Request) async throws -> LiveEndpoint? {
         let parts = request.uri.path.split(separator: "/")
         guard parts.count >= 3, parts[0] == "api", parts[1] == "v1" else { return nil }
         if parts.count == 3, parts[2] == "live" {
@@ -40,7 +40,7 @@ extension VisitorAPI {
         }
         if parts.count == 5, parts[2] == "bottles", parts[4] == "live" {
             let reference = String(parts[3])
-            let (caller, bottle) = try chatAdmission(request, bottle: reference.removingPercentEncoding ?? reference)
+            let (caller, bottle) = try await chatAdmission(request, bottle: reference.removingPercentEncoding ?? reference)
             return .chat(caller, bottle)
         }
         return nil
@@ -50,7 +50,7 @@ extension VisitorAPI {
     /// gets its 401/403/404/409), and so does a GET without the upgrade (426).
     func addLiveRoutes(to router: Router<VisitorRequestContext>) {
         router.get("api/v1/bottles/:id/live") { request, context -> Response in
-            _ = try chatAdmission(request, bottle: context.parameters.get("id"))
+            _ = try await chatAdmission(request, bottle: context.parameters.get("id"))
             throw APIError.upgradeRequired
         }
         router.get("api/v1/live") { request, _ -> Response in

@@ -8,7 +8,7 @@ import Logging
 extension VisitorAPI {
     func addMediaRoutes(to api: RouterGroup<VisitorRequestContext>) {
         api.put("bottles/:id/image") { request, context -> Response in
-            let (caller, bottle) = try editableBottle(request, context)
+            let (caller, bottle) = try await editableBottle(request, context)
             var request = request
             let bytes = try await RequestBodyReader.bytes(&request, limit: limits.imageBodyBytes)
             try limit("uploads", token: caller, rule: limits.createPerToken, client: context.clientAddress, clientRule: limits.createPerClient)
@@ -20,7 +20,7 @@ extension VisitorAPI {
         }
 
         api.put("bottles/:id/whisper") { request, context -> Response in
-            let (caller, bottle) = try editableBottle(request, context)
+            let (caller, bottle) = try await editableBottle(request, context)
             var request = request
             let bytes = try await RequestBodyReader.bytes(&request, limit: limits.audioBodyBytes)
             try limit("uploads", token: caller, rule: limits.createPerToken, client: context.clientAddress, clientRule: limits.createPerClient)
@@ -34,27 +34,27 @@ extension VisitorAPI {
         }
 
         api.delete("bottles/:id/image") { request, context -> Response in
-            let (caller, bottle) = try editableBottle(request, context)
+            let (caller, bottle) = try await editableBottle(request, context)
             var draft = BottleDraft(reproducing: bottle)
             draft.content.image = nil
             return try await replaceContent(of: bottle, with: draft, by: caller)
         }
 
         api.delete("bottles/:id/whisper") { request, context -> Response in
-            let (caller, bottle) = try editableBottle(request, context)
+            let (caller, bottle) = try await editableBottle(request, context)
             var draft = BottleDraft(reproducing: bottle)
             draft.content.whisper = nil
             return try await replaceContent(of: bottle, with: draft, by: caller)
         }
 
         api.get("bottles/:id/image") { request, context -> Response in
-            let bottle = try viewableBottle(request, context)
+            let bottle = try await viewableBottle(request, context)
             guard let image = bottle.content.image else { throw APIError.notFound("this bottle has no image") }
             return Self.file(try read(image.path), contentType: image.format.mimeType)
         }
 
         api.get("bottles/:id/whisper") { request, context -> Response in
-            let bottle = try viewableBottle(request, context)
+            let bottle = try await viewableBottle(request, context)
             guard let whisper = bottle.content.whisper else { throw APIError.notFound("this bottle has no whisper") }
             return Self.file(try read(whisper.path), contentType: whisper.format.mimeType)
         }
@@ -62,8 +62,8 @@ extension VisitorAPI {
         // A chat attachment waits for its message (the message takes the upload's id).
         api.post("bottles/:id/attachments") { request, context -> Response in
             let caller = try visitor(request)
-            let bottle = try bottle(context.parameters.get("id"))
-            guard hasOpened(bottle, by: caller) else { throw APIError.forbidden("open this bottle to chat in it") }
+            let bottle = try await bottle(context.parameters.get("id"))
+            guard await hasOpened(bottle, by: caller) else { throw APIError.forbidden("open this bottle to chat in it") }
             guard bottle.state == .active || bottle.state == .dying else { throw APIError.conflict("this bottle's chat has ended") }
             var request = request
             let isAudio = (request.headers[.contentType] ?? "").lowercased().hasPrefix("audio/")
@@ -95,12 +95,13 @@ extension VisitorAPI {
 
         api.get("bottles/:id/messages/:message/attachment") { request, context -> Response in
             let caller = try visitor(request)
-            let bottle = try bottle(context.parameters.get("id"))
-            guard bottle.isCreator(caller) || hasOpened(bottle, by: caller) else {
+            let bottle = try await bottle(context.parameters.get("id"))
+            let opened = await hasOpened(bottle, by: caller)
+            guard bottle.isCreator(caller) || opened else {
                 throw APIError.forbidden("open this bottle to see its chat")
             }
             guard let id = context.parameters.get("message").flatMap(MessageID.init),
-                  let message = try processor.store.message(id), message.bottle == bottle.id, let attachment = message.attachment else {
+                  let message = (try await processor.withStore { try $0.message(id) }), message.bottle == bottle.id, let attachment = message.attachment else {
                 throw APIError.notFound("no such attachment")
             }
             let type = switch attachment {
@@ -114,18 +115,20 @@ extension VisitorAPI {
     // MARK: - Checks
 
     /// The caller (creator) and the bottle, if they may still change it.
-    func editableBottle(_ request: Request, _ context: VisitorRequestContext) throws -> (TokenHash, Bottle) {
+    func editableBottle(_ request: Request, _ context: VisitorRequestContext) async throws -> (TokenHash, Bottle) {
         let caller = try visitor(request)
-        let bottle = try bottle(context.parameters.get("id"))
+        let bottle = try await bottle(context.parameters.get("id"))
         try requireEditable(bottle, by: caller)
         return (caller, bottle)
     }
 
     /// The bottle, if the caller may see its content (creator, or opened it).
-    func viewableBottle(_ request: Request, _ context: VisitorRequestContext) throws -> Bottle {
+    func viewableBottle(_ request: Request, _ context: VisitorRequestContext) async throws -> Bottle {
         let caller = try visitor(request)
-        let bottle = try bottle(context.parameters.get("id"))
-        guard bottle.isCreator(caller) || ((bottle.state == .active || bottle.state == .dying) && hasOpened(bottle, by: caller)) else {
+        let bottle = try await bottle(context.parameters.get("id"))
+        let live = bottle.state == .active || bottle.state == .dying
+        let opened = live ? await hasOpened(bottle, by: caller) : false
+        guard bottle.isCreator(caller) || opened else {
             throw APIError.forbidden("open this bottle to see what it holds")
         }
         return bottle
@@ -193,7 +196,7 @@ extension VisitorAPI {
 
     /// Stores the edited content; files the edit no longer uses are removed.
     func replaceContent(of bottle: Bottle, with draft: BottleDraft, by caller: TokenHash) async throws -> Response {
-        let edited = try processor.store.edit(bottle.id, with: draft, by: caller, now: now(), policy: policy)
+        let edited = (try await processor.withStore { try $0.edit(bottle.id, with: draft, by: caller, now: now(), policy: policy) })
         removeFiles(edited.unusedMedia)
         return try Self.json(await view(edited.bottle, for: caller, context: processor.context(at: now())))
     }

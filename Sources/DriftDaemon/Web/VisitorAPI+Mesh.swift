@@ -106,7 +106,7 @@ extension VisitorAPI {
         let mesh = try requireMesh()
         var generator = SystemRandomNumberGenerator()
         let box: MeshBox
-        do { box = try mesh.resolve(destination, using: &generator) } catch let error as MeshBottleService.PlacementError {
+        do { box = try await mesh.resolve(destination, using: &generator) } catch let error as MeshBottleService.PlacementError {
             throw APIError.invalid(field: error.field, problem: error.description)
         }
         let placement: Placement = destination == .drift ? .drift : .manual(target: (try? BoxID(String(box.name.filter { $0.isLetter || $0.isNumber || $0 == "-" }.prefix(64)))) ?? origin.boxID)
@@ -151,7 +151,7 @@ extension VisitorAPI {
             _ = try visitor(request)
             let mesh = try requireMesh()
             let here = await processor.ambient.position(at: now(), settings: processor.settings)
-            let boxes = try mesh.store.boxes().filter { $0.node != mesh.node.me }.map { box in
+            let boxes = (try await mesh.withStore { try $0.boxes() }).filter { $0.node != mesh.node.me }.map { box in
                 BoxView(node: "\(box.node)", name: box.name, latitude: box.position?.latitude, longitude: box.position?.longitude,
                         country: box.country?.rawValue, distanceMeters: here.flatMap { mine in box.position.map { mine.distance(to: $0) } },
                         lastSeen: APIJSON.iso(box.lastSeen))
@@ -163,7 +163,7 @@ extension VisitorAPI {
         api.get("mesh/sent") { request, _ -> Response in
             let caller = try visitor(request)
             let mesh = try requireMesh()
-            let sent = try mesh.store.sentBottles(by: caller).map { sentView($0, shareCode: nil, placement: nil) }
+            let sent = (try await mesh.withStore { try $0.sentBottles(by: caller) }).map { sentView($0, shareCode: nil, placement: nil) }
             return try Self.json(["bottles": sent])
         }
 
@@ -172,7 +172,7 @@ extension VisitorAPI {
         api.get("mesh/travelled/:code") { request, context -> Response in
             _ = try visitor(request)
             let mesh = try requireMesh()
-            let sent = try travelled(mesh, context)
+            let sent = try await travelled(mesh, context)
             return try Self.json(TravelledView(id: sent.bottle.description, shareCode: sent.shareCode.description,
                                                destination: sent.destinationName, expiresAt: APIJSON.iso(sent.expiresAt)))
         }
@@ -182,7 +182,7 @@ extension VisitorAPI {
             let caller = try visitor(request)
             let mesh = try requireMesh()
             try limit("watches", token: caller, rule: limits.actionPerToken, client: nil)
-            let sent = try travelled(mesh, context)
+            let sent = try await travelled(mesh, context)
             guard try await mesh.watch(shareCode: sent.shareCode, by: caller, at: now()) != nil else {
                 throw APIError.notFound("that bottle is gone")
             }
@@ -195,9 +195,9 @@ extension VisitorAPI {
         api.get("mesh/chats") { request, _ -> Response in
             _ = try visitor(request)
             let mesh = try requireMesh()
-            let boxes = Dictionary((try mesh.store.boxes()).map { ($0.node, $0.name) }, uniquingKeysWith: { first, _ in first })
+            let boxes = Dictionary((try await mesh.withStore { try $0.boxes() }).map { ($0.node, $0.name) }, uniquingKeysWith: { first, _ in first })
             let at = now()
-            let chats = try mesh.store.remoteChats().filter { $0.expiresAt > at }.map { link in
+            let chats = (try await mesh.withStore { try $0.remoteChats() }).filter { $0.expiresAt > at }.map { link in
                 RemoteChatView(bottle: link.bottle.description, host: boxes[link.node] ?? "\(link.node)", hostNode: "\(link.node)",
                                hint: link.note, expiresAt: APIJSON.iso(link.expiresAt), needsPassword: link.hostKey != nil)
             }
@@ -260,7 +260,7 @@ extension VisitorAPI {
             let mesh = try requireMesh()
             let id = try remoteChatID(context)
             let me = processor.participant(caller, in: id)
-            let lines = try mesh.store.remoteLines(of: id).map { line in
+            let lines = (try await mesh.withStore { try $0.remoteLines(of: id) }).map { line in
                 RemoteLineView(id: line.id, participant: line.participant, label: line.label, isMe: line.participant == me.hex,
                                text: line.text, sentAt: APIJSON.iso(line.sentAt), language: line.language)
             }
@@ -268,9 +268,9 @@ extension VisitorAPI {
         }
     }
 
-    private func travelled(_ mesh: MeshBottleService, _ context: VisitorRequestContext) throws -> MeshSentBottle {
+    private func travelled(_ mesh: MeshBottleService, _ context: VisitorRequestContext) async throws -> MeshSentBottle {
         guard let raw = context.parameters.get("code"), let code = try? ShareCode(parsing: raw),
-              let sent = try mesh.store.sentBottle(shareCode: code), sent.expiresAt > now() else {
+              let sent = (try await mesh.withStore { try $0.sentBottle(shareCode: code) }), sent.expiresAt > now() else {
             throw APIError.notFound("no bottle with that code left this box")
         }
         return sent

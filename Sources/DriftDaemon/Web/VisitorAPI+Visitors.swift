@@ -22,8 +22,8 @@ extension VisitorAPI {
         api.get("my/bottles") { request, _ -> Response in
             let caller = try visitor(request)
             let context = await processor.context(at: now())
-            let mine = try processor.store.bottles(createdBy: caller).filter { $0.state != .expired }
-            let watched = Set(try processor.store.watches(by: caller).map(\.bottle))
+            let mine = (try await processor.withStore { try $0.bottles(createdBy: caller) }).filter { $0.state != .expired }
+            let watched = Set(try await processor.withStore { try $0.watches(by: caller) }.map(\.bottle))
             var views: [APIViews.Bottle] = []
             for bottle in mine { views.append(await view(bottle, for: caller, context: context, watched: watched)) }
             return try Self.json(APIViews.BottleList(bottles: views))
@@ -32,11 +32,11 @@ extension VisitorAPI {
         api.get("my/watches") { request, _ -> Response in
             let caller = try visitor(request)
             let context = await processor.context(at: now())
-            let watches = try processor.store.watches(by: caller)
+            let watches = (try await processor.withStore { try $0.watches(by: caller) })
             let watched = Set(watches.map(\.bottle))
             var views: [APIViews.Bottle] = []
             for watch in watches {
-                guard let bottle = try processor.store.bottle(watch.bottle), bottle.state != .expired else { continue }
+                guard let bottle = (try await processor.withStore { try $0.bottle(watch.bottle) }), bottle.state != .expired else { continue }
                 views.append(await view(bottle, for: caller, context: context, watched: watched))
             }
             return try Self.json(APIViews.BottleList(bottles: views))
@@ -48,7 +48,7 @@ extension VisitorAPI {
             let caller = try visitor(request)
             var request = request
             let input = try await RequestBodyReader.json(APIInputs.PresenceRequest.self, from: &request, limit: limits.jsonBodyBytes)
-            let bottle = try bottle(input.bottle)
+            let bottle = try await bottle(input.bottle)
             guard processor.settings.hasPresenceButton else {
                 throw APIError.invalid(field: "bottle", problem: "this box has no presence button")
             }

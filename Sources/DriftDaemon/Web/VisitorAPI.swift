@@ -122,23 +122,27 @@ public struct VisitorAPI: Sendable {
     // MARK: - Bottles
 
     /// A live bottle by id or share code (expired ones are gone: 404).
-    func bottle(_ reference: String?) throws -> Bottle {
+    func bottle(_ reference: String?) async throws -> Bottle {
         guard let reference, !reference.isEmpty, reference.utf8.count <= 64 else { throw APIError.notFound() }
         var found: Bottle?
         if let id = BottleID(reference) {
-            found = try processor.store.bottle(id)
+            found = (try await processor.withStore { try $0.bottle(id) })
         } else if let code = try? ShareCode(parsing: reference) {
-            found = try processor.store.bottle(shareCode: code)
+            found = (try await processor.withStore { try $0.bottle(shareCode: code) })
         }
         guard let bottle = found, bottle.state != .expired else { throw APIError.notFound() }
         return bottle
     }
 
     /// Whether `visitor` has opened `bottle` (is one of its chat's participants).
-    func hasOpened(_ bottle: Bottle, by visitor: TokenHash, participants: [StoredParticipant]? = nil) -> Bool {
+    func hasOpened(_ bottle: Bottle, by visitor: TokenHash, participants: [StoredParticipant]? = nil) async -> Bool {
         let who = processor.participant(visitor, in: bottle.id)
         if bottle.firstOpener == who { return true }
-        let list = participants ?? ((try? processor.store.participants(of: bottle.id)) ?? [])
+        var list = participants ?? []
+        if participants == nil {
+            let id = bottle.id
+            list = (try? await processor.withStore { try $0.participants(of: id) }) ?? []
+        }
         return list.contains { $0.participant == who }
     }
 
@@ -147,11 +151,16 @@ public struct VisitorAPI: Sendable {
               evaluation: BottleEvaluation? = nil) async -> APIViews.Bottle {
         let isMine = bottle.isCreator(visitor)
         let opened = bottle.state == .active || bottle.state == .dying
-        let participants = opened ? ((try? processor.store.participants(of: bottle.id)) ?? []) : []
-        let hasOpened = opened && hasOpened(bottle, by: visitor, participants: participants)
+        let participants = opened ? ((try? await processor.withStore { try $0.participants(of: bottle.id) }) ?? []) : []
+        let hasOpened = opened ? await hasOpened(bottle, by: visitor, participants: participants) : false
         let me = processor.participant(visitor, in: bottle.id)
-        let isWatched = watched?.contains(bottle.id)
-            ?? ((try? processor.store.watches(of: bottle.id)) ?? []).contains { $0.watcher.matches(visitor) }
+        let isWatched: Bool
+        if let watched {
+            isWatched = watched.contains(bottle.id)
+        } else {
+            let id = bottle.id
+            isWatched = ((try? await processor.withStore { try $0.watches(of: id) }) ?? []).contains { $0.watcher.matches(visitor) }
+        }
         var conditions: [ConditionReport]
         switch bottle.state {
         case .locked, .openable: conditions = (evaluation ?? ConditionEvaluator.evaluate(bottle, in: context)).reports
@@ -185,7 +194,7 @@ public struct VisitorAPI: Sendable {
             chat = APIViews.Chat(
                 state: bottle.state.rawValue, deadline: deadline, keeper: survival.keeper.map { viewer.view($0.participant) },
                 present: await hub.present(in: bottle.id).sorted().map(viewer.view),
-                lines: (try? processor.store.messageCount(in: bottle.id)) ?? 0, me: viewer.view(me))
+                lines: (try? await processor.withStore { try $0.messageCount(in: bottle.id) }) ?? 0, me: viewer.view(me))
         }
         return APIViews.Bottle(
             id: bottle.id.description, shareCode: bottle.shareCode.rawValue, state: bottle.state.rawValue,

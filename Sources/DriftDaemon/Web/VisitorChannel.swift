@@ -82,7 +82,7 @@ struct VisitorChannel: ServerChildChannel, HTTPChannelHandler {
                 shouldUpgrade: { channel, head in
                     let promise = channel.eventLoop.makePromise(of: HTTPHeaders?.self)
                     promise.completeWithTask {
-                        let decided = Self.decide(head, api: api)
+                        let decided = await Self.decide(head, api: api)
                         outcome.withLockedValue { $0 = decided }
                         if case .admitted = decided { return HTTPHeaders() }
                         return nil
@@ -126,11 +126,11 @@ struct VisitorChannel: ServerChildChannel, HTTPChannelHandler {
     }
 
     /// Admission of an upgrade request (the refusals are the live routes' own).
-    static func decide(_ head: HTTPRequestHead, api: VisitorAPI) -> Upgrade {
+    static func decide(_ head: HTTPRequestHead, api: VisitorAPI) async -> Upgrade {
         let route = String(head.uri.split(separator: "?", maxSplits: 1).first ?? "")
         do {
             let request = Request(head: try HTTPRequest(head, secure: false, splitCookie: false), body: .init(buffer: .init()))
-            guard let endpoint = try api.liveEndpoint(request) else {
+            guard let endpoint = try await api.liveEndpoint(request) else {
                 return .refused(.badRequest("there is no WebSocket at \(route); the live routes are /api/v1/live and /api/v1/bottles/{id}/live"),
                                 route: "unmatched")
             }
