@@ -38,9 +38,17 @@ struct ChildProcessTests {
                 pthread_sigmask(SIG_SETMASK, &previous, nil)
                 signal(SIGUSR2, oldTerm)
             }
-            // glibc's posix_spawn returns once the child has exec'd (CLONE_VFORK): /proc shows sleep's masks now.
+            // glibc's posix_spawn (CLONE_VFORK) returns once the child's exec has let go of the
+            // parent's memory — in the kernel that is before the new program's name is set, so
+            // wait for /proc to name `sleep` (the exec is then done) before reading its masks.
             let child = try ChildProcess(executable: "/bin/sleep", arguments: ["30"])
-            let comm = try? String(contentsOfFile: "/proc/\(child.pid)/comm", encoding: .utf8)
+            let deadline = ContinuousClock.now + .seconds(20)
+            var comm: String?
+            repeat {
+                comm = try? String(contentsOfFile: "/proc/\(child.pid)/comm", encoding: .utf8)
+                if comm?.hasPrefix("sleep") == true { break }
+                usleep(1_000)
+            } while ContinuousClock.now < deadline
             let masks = comm?.hasPrefix("sleep") == true ? Self.masks(child.pid) : nil
             child.send(SIGTERM)
             return (child.pid, child.waitUntilExit(), masks)
