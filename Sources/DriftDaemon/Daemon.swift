@@ -323,6 +323,13 @@ public enum Daemon {
         if servesPage {
             var limits = APILimits()
             limits.perClient = config.http.limitPerClient
+            // The connection cap leaves room under the descriptor limit for the store, the
+            // radio, the serial ports and the control socket (docs/installing.md).
+            let descriptors = (try? DescriptorLimit.raiseToHard()) ?? 1024
+            limits.door = limits.door.fitting(descriptorLimit: descriptors)
+            logger.info("visitor connections capped", metadata: [
+                "connections": "\(limits.door.connections)", "perClient": "\(limits.door.connectionsPerClient)",
+                "descriptorLimit": "\(descriptors)"])
             let hub = ChatHub(processor: bottles.processor, events: events, logger: logger, presenceGrace: limits.presenceGrace,
                               weather: { latest.latestWeather })
             liveHub = hub

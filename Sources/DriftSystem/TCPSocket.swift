@@ -13,8 +13,11 @@ import Musl
 /// write with ``UnixSocket/sendAll(_:_:timeoutMilliseconds:)`` (it works on any stream socket).
 public enum TCPSocket {
     /// Connects to `host:port` (a name or numeric address; each resolved address is tried
-    /// in turn), waiting at most `timeoutMilliseconds` per address.
-    public static func connect(host: String, port: Int, timeoutMilliseconds: Int32 = 5_000) throws(SystemError) -> FileDescriptor {
+    /// in turn), waiting at most `timeoutMilliseconds` per address. `source`, a numeric IPv4
+    /// address, is the local address to connect from (tests stand in for several phones with
+    /// 127.0.0.2, 127.0.0.3 …; every 127/8 address is the loopback's).
+    public static func connect(host: String, port: Int, from source: String? = nil,
+                               timeoutMilliseconds: Int32 = 5_000) throws(SystemError) -> FileDescriptor {
         let subject = "\(host):\(port)"
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -30,7 +33,7 @@ public enum TCPSocket {
         while let current = entry {
             entry = current.pointee.ai_next
             do throws(SystemError) {
-                return try connect(current.pointee, subject: subject, timeoutMilliseconds: timeoutMilliseconds)
+                return try connect(current.pointee, source: source, subject: subject, timeoutMilliseconds: timeoutMilliseconds)
             } catch {
                 lastError = error
             }
@@ -38,12 +41,25 @@ public enum TCPSocket {
         throw lastError
     }
 
-    private static func connect(_ address: addrinfo, subject: String, timeoutMilliseconds: Int32) throws(SystemError) -> FileDescriptor {
+    private static func connect(_ address: addrinfo, source: String?, subject: String,
+                                timeoutMilliseconds: Int32) throws(SystemError) -> FileDescriptor {
         let flags = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
         let socket = FileDescriptor(rawValue: try Syscall.retryingEINTR("socket", subject: subject) {
             Glibc.socket(address.ai_family, flags, address.ai_protocol)
         })
         do throws(SystemError) {
+            if let source {
+                var local = sockaddr_in()
+                local.sin_family = sa_family_t(AF_INET)
+                guard address.ai_family == AF_INET, inet_pton(AF_INET, source, &local.sin_addr) == 1 else {
+                    throw SystemError(operation: "bind", errno: EINVAL, subject: "\(source) (an IPv4 source for \(subject))")
+                }
+                try Syscall.retryingEINTR("bind", subject: source) {
+                    withUnsafePointer(to: &local) {
+                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(socket.rawValue, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                    }
+                }
+            }
             if Glibc.connect(socket.rawValue, address.ai_addr, address.ai_addrlen) == -1 {
                 let code = Syscall.errno
                 guard code == EINPROGRESS || code == EINTR else { throw SystemError(operation: "connect", errno: code, subject: subject) }

@@ -121,7 +121,11 @@ struct HealthAndNotifyTests {
         #expect(health.evaluate(at: now).faults.isEmpty)
     }
 
-    @Test("NotifyService sends READY, pings while alive, withholds pings when a loop stalls, sends STOPPING")
+    /// The same service on the real clock, end to end: READY, pings while the loop beats,
+    /// STOPPING. When pings stop for a stalled loop is timing logic, proved on the manual
+    /// clock above (a wall-clock version of that check, "no ping within 600 ms", failed on a
+    /// busy machine when a late tick still counted an earlier beat).
+    @Test("NotifyService on the real clock sends READY, pings while alive, sends STOPPING")
     func notifyServiceOnRealSocket() async throws {
         let listener = try NotifySocketListener.abstract()
         let notifier = try SystemdNotifier(address: listener.address)
@@ -142,13 +146,6 @@ struct HealthAndNotifyTests {
                 if (try await runBlocking { try listener.receive(timeout: .seconds(10)) }) == "WATCHDOG=1" { pings += 1 }
             }
             #expect(pings >= 4)
-            // Stall: stop beating. Within a short time pings stop entirely.
-            try await Task.sleep(for: .milliseconds(500))
-            while (try await runBlocking { try listener.receive(timeout: .milliseconds(10)) }) != nil {}
-            #expect(try await runBlocking { try listener.receive(timeout: .milliseconds(600)) } == nil)
-            // Recover: pings resume.
-            health.beat("main")
-            #expect(try await runBlocking { try listener.receive(timeout: .seconds(10)) } == "WATCHDOG=1")
             await group.triggerGracefulShutdown()
             let rest = try await runBlocking { try listener.receive(until: "STOPPING=1", timeout: .seconds(15)) }
             #expect(rest.last == "STOPPING=1\nSTATUS=stopping")

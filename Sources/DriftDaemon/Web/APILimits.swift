@@ -11,6 +11,9 @@ public struct APILimits: Sendable, Equatable {
     /// Whether the per-client-address rules apply (off for load tests from one machine).
     public var perClient = true
 
+    /// Connection caps and deadlines at the door (``VisitorDoor``).
+    public var door = VisitorDoor.Limits()
+
     /// New device tokens, per client address.
     public var newVisitor = RateLimiter.Rule(burst: 20, perHour: 60)
     /// Creating and changing bottles and uploading their media, per token and per address.

@@ -49,6 +49,8 @@ public struct VisitorAPI: Sendable {
     /// Token hashes known to be registered (saves a read per request; bounded).
     let knownTokens = TokenCache()
     let attachments = StagedAttachments()
+    /// Who is connected, bounded by ``APILimits/door``.
+    public let door: VisitorDoor
     /// The camp directory for `GET /api/v1/camps`; `nil`: no camp service (an empty list).
     public var camps: (@Sendable () throws -> CampListing)?
 
@@ -62,6 +64,7 @@ public struct VisitorAPI: Sendable {
         self.hub = hub
         self.box = box
         self.limits = limits
+        self.door = VisitorDoor(limits: limits.door, perClient: limits.perClient)
         self.logger = logger
         self.now = now
     }

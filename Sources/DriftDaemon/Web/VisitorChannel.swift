@@ -39,6 +39,9 @@ struct VisitorChannel: ServerChildChannel, HTTPChannelHandler {
     struct Value: ServerChildChannelValue {
         let negotiated: EventLoopFuture<Negotiated>
         let channel: any Channel
+        /// The client whose live socket slot the upgrade took (given back when the
+        /// connection ends, whatever became of the upgrade).
+        let liveSlot: NIOLockedValueBox<String?>
     }
 
     /// The WebSocket's context (the handler needs only a logger).
@@ -77,13 +80,25 @@ struct VisitorChannel: ServerChildChannel, HTTPChannelHandler {
         channel.eventLoop.makeCompletedFuture {
             let api = api
             let outcome = NIOLockedValueBox(Upgrade.none)
+            let liveSlot = NIOLockedValueBox<String?>(nil)
+            let client = channel.remoteAddress?.ipAddress ?? "unknown"
+            // The door first, on raw bytes: connection caps and the first header's deadline.
+            try channel.pipeline.syncOperations.addHandler(DoorGuard(door: api.door), position: .first)
+            let headErrors = NIOLoopBound(HeadErrorAnswer(), eventLoop: channel.eventLoop)
             let webSocketUpgrader = NIOTypedWebSocketServerUpgrader<Negotiated>(
                 maxFrameSize: webSocket.maxFrameSize,
                 shouldUpgrade: { channel, head in
                     let promise = channel.eventLoop.makePromise(of: HTTPHeaders?.self)
                     promise.completeWithTask {
-                        let decided = await Self.decide(head, api: api)
-                        outcome.withLockedValue { $0 = decided }
+                        var decided = await Self.decide(head, api: api)
+                        if case .admitted = decided {
+                            if api.door.openLive(client: client) {
+                                liveSlot.withLockedValue { $0 = client }
+                            } else {
+                                decided = .refused(DoorGuard.refusal(.live), route: String(head.uri.split(separator: "?").first ?? ""))
+                            }
+                        }
+                        outcome.withLockedValue { [decided] in $0 = decided }
                         if case .admitted = decided { return HTTPHeaders() }
                         return nil
                     }
@@ -91,6 +106,7 @@ struct VisitorChannel: ServerChildChannel, HTTPChannelHandler {
                 },
                 upgradePipelineHandler: { channel, _ in
                     channel.eventLoop.makeCompletedFuture {
+                        channel.pipeline.syncOperations.removeHandler(headErrors.value, promise: nil)
                         guard case .admitted(let endpoint) = outcome.withLockedValue({ $0 }) else {
                             preconditionFailure("upgrading a connection that was not admitted")
                         }
@@ -104,8 +120,11 @@ struct VisitorChannel: ServerChildChannel, HTTPChannelHandler {
                 upgraders: [RecordingUpgrader(inner: webSocketUpgrader, outcome: outcome)],
                 notUpgradingCompletionHandler: { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        channel.pipeline.syncOperations.removeHandler(headErrors.value, promise: nil)
                         try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: false))
-                        try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
+                        try channel.pipeline.syncOperations.addHandler(RequestDeadlineHandler(door: api.door))
+                        try channel.pipeline.syncOperations.addHandler(
+                            HTTPConnectionStateHandler(idleTimeout: api.door.limits.idleTimeout, logger: logger))
                         let http = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(
                             wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
                         if case .refused(let error, let route) = outcome.withLockedValue({ $0 }) { return .refused(http, error, route: route) }
@@ -121,7 +140,9 @@ struct VisitorChannel: ServerChildChannel, HTTPChannelHandler {
             configuration.decoderConfiguration.maxHeaderListSize = decoder.maxHeaderListSize
             configuration.decoderConfiguration.maxHeaderFieldCount = decoder.maxHeaderFieldCount
             let negotiated = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
-            return Value(negotiated: negotiated, channel: channel)
+            // Until the first request is read: a header the decoder refuses gets an answer.
+            try channel.pipeline.syncOperations.addHandler(headErrors.value)
+            return Value(negotiated: negotiated, channel: channel, liveSlot: liveSlot)
         }
     }
 
@@ -143,6 +164,11 @@ struct VisitorChannel: ServerChildChannel, HTTPChannelHandler {
     }
 
     func handle(value: Value, logger: Logger) async {
+        defer {
+            if let client = value.liveSlot.withLockedValue({ slot in defer { slot = nil }; return slot }) {
+                api.door.closeLive(client: client)
+            }
+        }
         do {
             switch try await value.negotiated.get() {
             case .http(let asyncChannel):

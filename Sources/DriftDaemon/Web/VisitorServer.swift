@@ -82,7 +82,8 @@ public struct VisitorServer: Service {
             router: api.router(),
             server: HTTPServerBuilder { [api = self.api] responder in
                 VisitorChannel(responder: responder, api: api,
-                               webSocket: .init(maxFrameSize: VisitorAPI.maximumInboundMessage, validateUTF8: true))
+                               webSocket: .init(maxFrameSize: VisitorAPI.maximumInboundMessage,
+                                                autoPing: .enabled(timePeriod: api.door.limits.livePingInterval), validateUTF8: true))
             },
             configuration: .init(address: .hostname(host, port: port), serverName: "driftd"),
             onServerRunning: { channel in
