@@ -17,6 +17,10 @@ int drift_spawn_actions_addchdir(void *actions, const char *path) {
     return posix_spawn_file_actions_addchdir_np((posix_spawn_file_actions_t *)actions, path);
 }
 
+int drift_spawn_actions_addclosefrom(void *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np((posix_spawn_file_actions_t *)actions, from);
+}
+
 int drift_accept_nonblock(int fd) { return accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK); }
 
 int drift_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }

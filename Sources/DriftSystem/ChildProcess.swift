@@ -14,7 +14,8 @@ import Musl
 /// (service-lifecycle); a child started with Foundation's `Process` inherits that mask and
 /// those dispositions across `exec`, so neither SIGTERM nor Ctrl-C reached it (the
 /// Mosquitto that `driftd bench mqtt` started stayed behind, `SigBlk: …4a03`). Everything
-/// driftd starts goes through here.
+/// driftd starts goes through here. The child gets only stdin, stdout and stderr: every other
+/// descriptor is closed in it, close-on-exec or not.
 public final class ChildProcess: Sendable {
     /// The child's process id.
     public let pid: pid_t
@@ -58,6 +59,10 @@ public final class ChildProcess: Sendable {
         } else {
             posix_spawn_file_actions_adddup2(&actions, 1, 2)
         }
+        // Nothing else crosses into the child: a descriptor opened without close-on-exec (NIO
+        // accepts connections without it) would otherwise keep a visitor's connection open
+        // after driftd closed it, for as long as the child lives.
+        _ = drift_spawn_actions_addclosefrom(&actions, 3)
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }

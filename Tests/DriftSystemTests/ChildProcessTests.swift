@@ -61,6 +61,29 @@ struct ChildProcessTests {
         #expect(status == 128 + SIGTERM)
     }
 
+    /// Found by the door's tests: NIO accepts connections without close-on-exec, so a child
+    /// spawned by another test (or by driftd) kept the server's end of a connection the server
+    /// had closed, and the client never saw the close while that child lived.
+    @Test("a child inherits no descriptor but stdin, stdout and stderr, close-on-exec or not")
+    func noInheritedDescriptors() async throws {
+        let directory = try TemporaryDirectory(prefix: "child-fds")
+        defer { directory.remove() }
+        let (status, leaked) = try await runBlocking { () throws -> (Int32, Int32) in
+            // A descriptor without close-on-exec, as NIO's accepted sockets are.
+            let leaked = open("/dev/null", O_RDONLY)
+            defer { close(leaked) }
+            let child = try ChildProcess(executable: "/bin/sh", arguments: ["-c", "ls /proc/self/fd"],
+                                         outputPath: directory.appending("fds"))
+            return (child.waitUntilExit(), leaked)
+        }
+        #expect(status == 0)
+        #expect(leaked > 2)
+        // `ls` lists its own 0, 1, 2 and the directory it reads (3).
+        let listed = try String(contentsOfFile: directory.appending("fds"), encoding: .utf8).split(separator: "\n").compactMap { Int32($0) }
+        #expect(!listed.contains(leaked), "the child holds descriptor \(leaked): \(listed)")
+        #expect(listed.filter { $0 > 3 }.isEmpty, "\(listed)")
+    }
+
     @Test("output goes to the file; terminate reaps a child that exits by itself")
     func outputAndTerminate() async throws {
         let directory = try TemporaryDirectory(prefix: "child")

@@ -32,6 +32,10 @@ int drift_accept_nonblock(int fd);
 /// posix_spawn_file_actions_addchdir_np(actions, path) (glibc ≥ 2.29; GNU-only, in drift_sys.c).
 /// `actions` is a `posix_spawn_file_actions_t *` passed untyped so this header needs no <spawn.h>.
 int drift_spawn_actions_addchdir(void *actions, const char *path);
+/// posix_spawn_file_actions_addclosefrom_np(actions, from) (glibc ≥ 2.34): the child closes
+/// every descriptor from `from` up, inherited by accident or not (libraries such as NIO accept
+/// connections without close-on-exec).
+int drift_spawn_actions_addclosefrom(void *actions, int from);
 
 /// The calling thread's kernel id (gettid(2); GNU-only, in drift_sys.c).
 int drift_gettid(void);

@@ -6,7 +6,13 @@ import Logging
 
 /// The gateway's state: what to publish, what is in flight, the election, and frames from
 /// the broker into the node. Called by ``GatewayService``'s loops.
+///
+/// The actor runs on a thread of its own: its outbox is SQLite, and every append and removal
+/// is a commit that waits for its fsync, which must not hold a cooperative-pool thread.
 actor GatewayCore {
+    private nonisolated let executor = DedicatedThreadExecutor(name: "gateway")
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
     struct Settings: Sendable {
         var topics: GatewayTopics
         /// A repeat of a directed frame heard at least this long after it was published is its
@@ -64,6 +70,10 @@ actor GatewayCore {
         self.election = GatewayElection(me: node.me)
         self.nextTelemetry = ContinuousClock.now + .seconds(5)
         self.nextElection = ContinuousClock.now
+    }
+
+    deinit {
+        executor.stop()
     }
 
     // MARK: Mesh → broker

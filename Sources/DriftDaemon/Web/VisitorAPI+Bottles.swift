@@ -8,7 +8,7 @@ extension VisitorAPI {
     func addBottleRoutes(to api: RouterGroup<VisitorRequestContext>) {
         // Openable bottles here (and live chats one may join), plus the caller's own and opened ones.
         api.get("bottles") { request, _ -> Response in
-            let caller = try visitor(request)
+            let caller = try await visitor(request)
             let at = now()
             let context = await processor.context(at: at)
             // The processor evaluates every unopened bottle each second; reuse those reports.
@@ -33,7 +33,7 @@ extension VisitorAPI {
         }
 
         api.post("bottles") { request, context -> Response in
-            let caller = try visitor(request)
+            let caller = try await visitor(request)
             var request = request
             let input = try await RequestBodyReader.json(DraftInput.self, from: &request, limit: limits.jsonBodyBytes)
             try limit("new bottles", token: caller, rule: limits.createPerToken, client: context.clientAddress, clientRule: limits.createPerClient)
@@ -59,13 +59,13 @@ extension VisitorAPI {
         }
 
         api.get("bottles/:id") { request, context -> Response in
-            let caller = try visitor(request)
+            let caller = try await visitor(request)
             let bottle = try await bottle(context.parameters.get("id"))
             return try Self.json(await view(bottle, for: caller, context: processor.context(at: now())))
         }
 
         api.patch("bottles/:id") { request, context -> Response in
-            let caller = try visitor(request)
+            let caller = try await visitor(request)
             let bottle = try await bottle(context.parameters.get("id"))
             var request = request
             let input = try await RequestBodyReader.json(DraftInput.self, from: &request, limit: limits.jsonBodyBytes)
@@ -77,14 +77,14 @@ extension VisitorAPI {
             try Self.checkEdit(of: bottle, with: checked.draft, by: caller, at: now(), policy: policy)
             let draft = try await checked.hashed(on: hashing)
             let edited = (try await processor.withStore { try $0.edit(bottle.id, with: draft, by: caller, now: now(), policy: policy) })
-            removeFiles(edited.unusedMedia)
+            await removeFiles(edited.unusedMedia)
             await processor.refresh(bottle.id, now: now())
             let stored = (try await processor.withStore { try $0.bottle(bottle.id) }) ?? edited.bottle
             return try Self.json(await view(stored, for: caller, context: processor.context(at: now())))
         }
 
         api.delete("bottles/:id") { request, context -> Response in
-            let caller = try visitor(request)
+            let caller = try await visitor(request)
             let bottle = try await bottle(context.parameters.get("id"))
             try requireEditable(bottle, by: caller)
             try await processor.retire(bottle.id, by: caller, at: now())
@@ -93,7 +93,7 @@ extension VisitorAPI {
         }
 
         api.post("bottles/:id/open") { request, context -> Response in
-            let caller = try visitor(request)
+            let caller = try await visitor(request)
             var request = request
             let input = try await RequestBodyReader.json(APIInputs.Open.self, from: &request, limit: limits.jsonBodyBytes, allowEmpty: true)
             let bottle = try await bottle(context.parameters.get("id"))
@@ -122,7 +122,7 @@ extension VisitorAPI {
         }
 
         api.put("bottles/:id/watch") { request, context -> Response in
-            let caller = try visitor(request)
+            let caller = try await visitor(request)
             let bottle = try await bottle(context.parameters.get("id"))
             try limit("watches", token: caller, rule: limits.actionPerToken, client: nil)
             _ = (try await processor.withStore { try $0.watch(bottle.id, by: caller, at: now()) })
@@ -130,14 +130,14 @@ extension VisitorAPI {
         }
 
         api.delete("bottles/:id/watch") { request, context -> Response in
-            let caller = try visitor(request)
+            let caller = try await visitor(request)
             let bottle = try await bottle(context.parameters.get("id"))
             (try await processor.withStore { try $0.unwatch(bottle.id, by: caller) })
             return try Self.json(await view(bottle, for: caller, context: processor.context(at: now())))
         }
 
         api.post("bottles/:id/keep-alive") { request, context -> Response in
-            let caller = try visitor(request)
+            let caller = try await visitor(request)
             let bottle = try await bottle(context.parameters.get("id"))
             guard await hasOpened(bottle, by: caller) else { throw APIError.forbidden("open this bottle before keeping its chat alive") }
             try limit("keep-alive claims", token: caller, rule: limits.actionPerToken, client: nil)
@@ -174,9 +174,10 @@ extension VisitorAPI {
         }
     }
 
-    func removeFiles(_ paths: [MediaPath]) {
+    func removeFiles(_ paths: [MediaPath]) async {
+        let media = media
         for path in paths {
-            do { try media.remove(path) } catch {
+            do { try await io.run { try media.remove(path) } } catch {
                 logger.warning("cannot remove replaced media", metadata: ["path": "\(path)", "error": "\(error)"])
             }
         }

@@ -7,7 +7,7 @@ import Logging
 extension VisitorAPI {
     func addChatRoutes(to api: RouterGroup<VisitorRequestContext>) {
         api.get("bottles/:id/messages") { request, context -> Response in
-            let caller = try visitor(request)
+            let caller = try await visitor(request)
             let bottle = try await bottle(context.parameters.get("id"))
             let participants = (try await processor.withStore { try $0.participants(of: bottle.id) })
             let opened = await hasOpened(bottle, by: caller, participants: participants)
@@ -37,7 +37,7 @@ extension VisitorAPI {
         }
 
         api.post("bottles/:id/messages") { request, context -> Response in
-            let caller = try visitor(request)
+            let caller = try await visitor(request)
             var request = request
             let input = try await RequestBodyReader.json(APIInputs.Message.self, from: &request, limit: limits.jsonBodyBytes)
             let bottle = try await bottle(context.parameters.get("id"))

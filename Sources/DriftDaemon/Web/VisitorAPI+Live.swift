@@ -23,7 +23,7 @@ extension VisitorAPI {
     /// Who may join a bottle's live chat: a known token (401), a live bottle (404) the caller
     /// opened (403) whose chat has not ended (409).
     func chatAdmission(_ request: Request, bottle reference: String?) async throws -> (TokenHash, Bottle) {
-        let caller = try visitor(request, allowQuery: true)
+        let caller = try await visitor(request, allowQuery: true)
         let bottle = try await bottle(reference)
         guard await hasOpened(bottle, by: caller) else { throw APIError.forbidden("open this bottle to join its chat") }
         guard bottle.state == .active || bottle.state == .dying else { throw APIError.conflict("this bottle's chat has ended") }
@@ -36,7 +36,7 @@ extension VisitorAPI {
         let parts = request.uri.path.split(separator: "/")
         guard parts.count >= 3, parts[0] == "api", parts[1] == "v1" else { return nil }
         if parts.count == 3, parts[2] == "live" {
-            return .box(try visitor(request, allowQuery: true))
+            return .box(try await visitor(request, allowQuery: true))
         }
         if parts.count == 5, parts[2] == "bottles", parts[4] == "live" {
             let reference = String(parts[3])
@@ -54,7 +54,7 @@ extension VisitorAPI {
             throw APIError.upgradeRequired
         }
         router.get("api/v1/live") { request, _ -> Response in
-            _ = try visitor(request, allowQuery: true)
+            _ = try await visitor(request, allowQuery: true)
             throw APIError.upgradeRequired
         }
     }

@@ -13,7 +13,7 @@ extension VisitorAPI {
             let bytes = try await RequestBodyReader.bytes(&request, limit: limits.imageBodyBytes)
             try limit("uploads", token: caller, rule: limits.createPerToken, client: context.clientAddress, clientRule: limits.createPerClient)
             let image = try checkedImage(bytes, path: { format in try MediaPath.content(bottle: bottle.id, fileName: "image.\(format.rawValue)") })
-            try write(bytes, to: image.path)
+            try await write(bytes, to: image.path)
             var draft = BottleDraft(reproducing: bottle)
             draft.content.image = image
             return try await replaceContent(of: bottle, with: draft, by: caller)
@@ -27,7 +27,7 @@ extension VisitorAPI {
             let audio = try checkedAudio(bytes, allowed: AudioRef.whisperDuration, field: "whisper") { format in
                 try MediaPath.content(bottle: bottle.id, fileName: "whisper.\(Self.fileExtension(format))")
             }
-            try write(bytes, to: audio.path)
+            try await write(bytes, to: audio.path)
             var draft = BottleDraft(reproducing: bottle)
             draft.content.whisper = audio
             return try await replaceContent(of: bottle, with: draft, by: caller)
@@ -50,18 +50,18 @@ extension VisitorAPI {
         api.get("bottles/:id/image") { request, context -> Response in
             let bottle = try await viewableBottle(request, context)
             guard let image = bottle.content.image else { throw APIError.notFound("this bottle has no image") }
-            return Self.file(try read(image.path), contentType: image.format.mimeType)
+            return Self.file(try await read(image.path), contentType: image.format.mimeType)
         }
 
         api.get("bottles/:id/whisper") { request, context -> Response in
             let bottle = try await viewableBottle(request, context)
             guard let whisper = bottle.content.whisper else { throw APIError.notFound("this bottle has no whisper") }
-            return Self.file(try read(whisper.path), contentType: whisper.format.mimeType)
+            return Self.file(try await read(whisper.path), contentType: whisper.format.mimeType)
         }
 
         // A chat attachment waits for its message (the message takes the upload's id).
         api.post("bottles/:id/attachments") { request, context -> Response in
-            let caller = try visitor(request)
+            let caller = try await visitor(request)
             let bottle = try await bottle(context.parameters.get("id"))
             guard await hasOpened(bottle, by: caller) else { throw APIError.forbidden("open this bottle to chat in it") }
             guard bottle.state == .active || bottle.state == .dying else { throw APIError.conflict("this bottle's chat has ended") }
@@ -85,16 +85,16 @@ extension VisitorAPI {
                 attachment = .image(image)
                 view = APIViews.Media(image: image, url: url, kind: "image")
             }
-            try write(bytes, to: attachment.path)
+            try await write(bytes, to: attachment.path)
             let who = processor.participant(caller, in: bottle.id)
             let dropped = attachments.stage(.init(bottle: bottle.id, participant: who, attachment: attachment,
                                                   expiresAt: at.addingTimeInterval(limits.attachmentLifetime)), as: id, now: at)
-            removeFiles(dropped.map(\.attachment.path))
+            await removeFiles(dropped.map(\.attachment.path))
             return try Self.json(APIViews.Attachment(attachment: id.description, media: view), status: .created)
         }
 
         api.get("bottles/:id/messages/:message/attachment") { request, context -> Response in
-            let caller = try visitor(request)
+            let caller = try await visitor(request)
             let bottle = try await bottle(context.parameters.get("id"))
             let opened = await hasOpened(bottle, by: caller)
             guard bottle.isCreator(caller) || opened else {
@@ -108,7 +108,7 @@ extension VisitorAPI {
             case .image(let image): image.format.mimeType
             case .audio(let audio): audio.format.mimeType
             }
-            return Self.file(try read(attachment.path), contentType: type)
+            return Self.file(try await read(attachment.path), contentType: type)
         }
     }
 
@@ -116,7 +116,7 @@ extension VisitorAPI {
 
     /// The caller (creator) and the bottle, if they may still change it.
     func editableBottle(_ request: Request, _ context: VisitorRequestContext) async throws -> (TokenHash, Bottle) {
-        let caller = try visitor(request)
+        let caller = try await visitor(request)
         let bottle = try await bottle(context.parameters.get("id"))
         try requireEditable(bottle, by: caller)
         return (caller, bottle)
@@ -124,7 +124,7 @@ extension VisitorAPI {
 
     /// The bottle, if the caller may see its content (creator, or opened it).
     func viewableBottle(_ request: Request, _ context: VisitorRequestContext) async throws -> Bottle {
-        let caller = try visitor(request)
+        let caller = try await visitor(request)
         let bottle = try await bottle(context.parameters.get("id"))
         let live = bottle.state == .active || bottle.state == .dying
         let opened = live ? await hasOpened(bottle, by: caller) : false
@@ -180,15 +180,17 @@ extension VisitorAPI {
         }
     }
 
-    func write(_ bytes: [UInt8], to path: MediaPath) throws {
-        do { try media.write(bytes, to: path) } catch {
+    func write(_ bytes: [UInt8], to path: MediaPath) async throws {
+        let media = media
+        do { try await io.run { try media.write(bytes, to: path) } } catch {
             logger.error("cannot store media", metadata: ["path": "\(path)", "error": "\(error)"])
             throw APIError(.serviceUnavailable, code: "unavailable", "the box could not store the file (is its storage full?)")
         }
     }
 
-    func read(_ path: MediaPath) throws -> [UInt8] {
-        do { return try media.read(path) } catch {
+    func read(_ path: MediaPath) async throws -> [UInt8] {
+        let media = media
+        do { return try await io.run { try media.read(path) } } catch {
             logger.error("cannot read media", metadata: ["path": "\(path)", "error": "\(error)"])
             throw APIError.notFound("the file is gone")
         }
@@ -197,7 +199,7 @@ extension VisitorAPI {
     /// Stores the edited content; files the edit no longer uses are removed.
     func replaceContent(of bottle: Bottle, with draft: BottleDraft, by caller: TokenHash) async throws -> Response {
         let edited = (try await processor.withStore { try $0.edit(bottle.id, with: draft, by: caller, now: now(), policy: policy) })
-        removeFiles(edited.unusedMedia)
+        await removeFiles(edited.unusedMedia)
         return try Self.json(await view(edited.bottle, for: caller, context: processor.context(at: now())))
     }
 }

@@ -148,7 +148,7 @@ extension VisitorAPI {
     func addMeshRoutes(to api: RouterGroup<VisitorRequestContext>) {
         // The other boxes this box knows (for "send to a box").
         api.get("mesh/boxes") { request, _ -> Response in
-            _ = try visitor(request)
+            _ = try await visitor(request)
             let mesh = try requireMesh()
             let here = await processor.ambient.position(at: now(), settings: processor.settings)
             let boxes = (try await mesh.withStore { try $0.boxes() }).filter { $0.node != mesh.node.me }.map { box in
@@ -161,7 +161,7 @@ extension VisitorAPI {
 
         // Bottles the caller sent to other boxes.
         api.get("mesh/sent") { request, _ -> Response in
-            let caller = try visitor(request)
+            let caller = try await visitor(request)
             let mesh = try requireMesh()
             let sent = (try await mesh.withStore { try $0.sentBottles(by: caller) }).map { sentView($0, shareCode: nil, placement: nil) }
             return try Self.json(["bottles": sent])
@@ -170,7 +170,7 @@ extension VisitorAPI {
         // A bottle sent from this box to another, found by its share code (for visitors here
         // who were given the code): where it went. 404 for a code this box never sent.
         api.get("mesh/travelled/:code") { request, context -> Response in
-            _ = try visitor(request)
+            _ = try await visitor(request)
             let mesh = try requireMesh()
             let sent = try await travelled(mesh, context)
             return try Self.json(TravelledView(id: sent.bottle.description, shareCode: sent.shareCode.description,
@@ -179,7 +179,7 @@ extension VisitorAPI {
 
         // Watch such a bottle from here: this box hears (over the mesh) when it can be opened there.
         api.put("mesh/watches/:code") { request, context -> Response in
-            let caller = try visitor(request)
+            let caller = try await visitor(request)
             let mesh = try requireMesh()
             try limit("watches", token: caller, rule: limits.actionPerToken, client: nil)
             let sent = try await travelled(mesh, context)
@@ -193,7 +193,7 @@ extension VisitorAPI {
 
         // Chats open on other boxes that a visitor here may join.
         api.get("mesh/chats") { request, _ -> Response in
-            _ = try visitor(request)
+            _ = try await visitor(request)
             let mesh = try requireMesh()
             let boxes = Dictionary((try await mesh.withStore { try $0.boxes() }).map { ($0.node, $0.name) }, uniquingKeysWith: { first, _ in first })
             let at = now()
@@ -205,7 +205,7 @@ extension VisitorAPI {
         }
 
         api.post("mesh/chats/:id/join") { request, context -> Response in
-            let caller = try visitor(request)
+            let caller = try await visitor(request)
             let mesh = try requireMesh()
             let id = try remoteChatID(context)
             var request = request
@@ -221,7 +221,7 @@ extension VisitorAPI {
         }
 
         api.post("mesh/chats/:id/leave") { request, context -> Response in
-            let caller = try visitor(request)
+            let caller = try await visitor(request)
             let mesh = try requireMesh()
             let id = try remoteChatID(context)
             try await sendRemote(mesh, .leave(id, participant: processor.participant(caller, in: id)))
@@ -229,7 +229,7 @@ extension VisitorAPI {
         }
 
         api.post("mesh/chats/:id/lines") { request, context -> Response in
-            let caller = try visitor(request)
+            let caller = try await visitor(request)
             let mesh = try requireMesh()
             let id = try remoteChatID(context)
             var request = request
@@ -256,7 +256,7 @@ extension VisitorAPI {
 
         // The replica of a remote chat's lines, as the host relayed them.
         api.get("mesh/chats/:id/lines") { request, context -> Response in
-            let caller = try visitor(request)
+            let caller = try await visitor(request)
             let mesh = try requireMesh()
             let id = try remoteChatID(context)
             let me = processor.participant(caller, in: id)

@@ -10,17 +10,18 @@ extension VisitorAPI {
         api.post("visitors") { request, context -> Response in
             try limit("new device tokens", token: nil, rule: limits.newVisitor, client: context.clientAddress, clientRule: limits.newVisitor)
             let token = DeviceToken.generate()
-            try visitors.register(token.hash, at: now())
+            let (visitors, hash, instant) = (visitors, token.hash, now())
+            try await io.run { try visitors.register(hash, at: instant) }
             return try Self.json(APIViews.Token(token: token.encoded), status: .created)
         }
 
         api.get("box") { request, _ -> Response in
-            _ = try visitor(request)
+            _ = try await visitor(request)
             return try Self.json(await boxView())
         }
 
         api.get("my/bottles") { request, _ -> Response in
-            let caller = try visitor(request)
+            let caller = try await visitor(request)
             let context = await processor.context(at: now())
             let mine = (try await processor.withStore { try $0.bottles(createdBy: caller) }).filter { $0.state != .expired }
             let watched = Set(try await processor.withStore { try $0.watches(by: caller) }.map(\.bottle))
@@ -30,7 +31,7 @@ extension VisitorAPI {
         }
 
         api.get("my/watches") { request, _ -> Response in
-            let caller = try visitor(request)
+            let caller = try await visitor(request)
             let context = await processor.context(at: now())
             let watches = (try await processor.withStore { try $0.watches(by: caller) })
             let watched = Set(watches.map(\.bottle))
@@ -45,7 +46,7 @@ extension VisitorAPI {
         // Pressing the box's presence button the answered number of times proves the caller's
         // presence (docs/conditions.md: a count only this caller's page shows).
         api.post("presence-requests") { request, context -> Response in
-            let caller = try visitor(request)
+            let caller = try await visitor(request)
             var request = request
             let input = try await RequestBodyReader.json(APIInputs.PresenceRequest.self, from: &request, limit: limits.jsonBodyBytes)
             let bottle = try await bottle(input.bottle)

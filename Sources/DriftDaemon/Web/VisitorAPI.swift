@@ -51,6 +51,8 @@ public struct VisitorAPI: Sendable {
     let attachments = StagedAttachments()
     /// Who is connected, bounded by ``APILimits/door``.
     public let door: VisitorDoor
+    /// Where the visitor store's SQLite calls and media file I/O run (they block).
+    let io = BlockingLane(name: "visitor-io")
     /// The camp directory for `GET /api/v1/camps`; `nil`: no camp service (an empty list).
     public var camps: (@Sendable () throws -> CampListing)?
 
@@ -93,7 +95,7 @@ public struct VisitorAPI: Sendable {
     // MARK: - Authentication
 
     /// The caller's token hash from `Authorization: Bearer …` (or `?token=` for WebSockets).
-    func visitor(_ request: Request, allowQuery: Bool = false) throws -> TokenHash {
+    func visitor(_ request: Request, allowQuery: Bool = false) async throws -> TokenHash {
         var encoded: String?
         if let header = request.headers[.authorization] {
             let parts = header.split(separator: " ", maxSplits: 1)
@@ -104,7 +106,8 @@ public struct VisitorAPI: Sendable {
         guard let encoded, let token = try? DeviceToken(encoded: encoded) else { throw APIError.unauthorized }
         let hash = token.hash
         if knownTokens.contains(hash) { return hash }
-        guard try visitors.isRegistered(hash) else {
+        let visitors = visitors
+        guard try await io.run({ try visitors.isRegistered(hash) }) else {
             throw APIError(.unauthorized, code: "unauthorized", "this device token is not known to this box; get a new one from POST /api/v1/visitors")
         }
         knownTokens.insert(hash)
