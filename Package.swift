@@ -198,7 +198,7 @@ let package = Package(
         .testTarget(
             name: "DriftWebTests",
             dependencies: [
-                "DriftDaemon", "DriftCore", "DriftStore", "DriftConfig", "DriftMedia", "DriftSystem", "TestSupport",
+                "DriftDaemon", "DriftCore", "DriftStore", "DriftConfig", "DriftMedia", "DriftMesh", "DriftSystem", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

@@ -415,13 +415,21 @@ async function pollRemote() {
   if (!r) return;
   clearTimeout(r.timer);
   try {
-    const { lines, admission } = await api('GET', `/mesh/chats/${r.bottle}/lines`);
-    // The host's answer to the join: refused says why (wrong password, in person only…).
-    $('remote-error').textContent = admission && admission.state === 'refused' ? `The box that hosts it said no: ${admission.reason}.` : '';
+    const { lines } = await api('GET', `/mesh/chats/${r.bottle}/lines`);
+    $('remote-error').textContent = '';
     $('remote-lines').replaceChildren(...lines.map((l) => el('li', { class: l.isMe ? 'me' : '' },
       el('span', { class: 'muted' }, `${l.isMe ? 'You' : LABEL_WORDS[l.label] || l.label} · ${clockTime(new Date(l.sentAt))} `), l.text)));
   } catch (e) {
     if (e.code === 'not_found') { leaveRemote(true); notice('That chat is gone.'); return; }
+    // Lines are shown only once the host admitted us; until then `details.admission` says why
+    // not (pending, refused with the reason, or none: this box restarted and forgot the join —
+    // the host still knows us through this box, so joining again needs no password).
+    const admission = e.code === 'not_admitted' && e.details ? e.details.admission : null;
+    $('remote-error').textContent = admission && admission.state === 'refused' ? `The box that hosts it said no: ${admission.reason}.` : '';
+    if (admission && admission.state === 'none' && !r.rejoined) {
+      r.rejoined = true;
+      try { await api('POST', `/mesh/chats/${r.bottle}/join`); } catch (_) { /* asked again on the next join */ }
+    }
   }
   r.timer = setTimeout(pollRemote, 3000);
 }

@@ -1,5 +1,6 @@
 import DriftCore
 import DriftDaemon
+import DriftMesh
 import DriftStore
 import DriftSystem
 import Foundation
@@ -35,6 +36,10 @@ struct APIHarness: Sendable {
         var manualClock = false
         /// The latest weather reading the hub sends to box sockets.
         var weather: @Sendable () -> LatestReadings.Weather? = { nil }
+        /// Give the API a mesh bottle service (``APIHarness/meshBottles``) on a mesh node that
+        /// never transmits: what it sends stays in the node's outbox, and the test hands it what
+        /// other boxes say.
+        var mesh = false
     }
 
     let directory: TemporaryDirectory
@@ -42,6 +47,8 @@ struct APIHarness: Sendable {
     let processor: BottleProcessor
     let media: MediaStore
     let api: VisitorAPI
+    /// With `mesh`: the service behind the mesh routes.
+    var meshBottles: MeshBottleService?
     /// Ambient inputs for the lifecycle service (button presses…).
     let inputs: AsyncStream<AmbientInput>.Continuation
     /// With `portTakenAtStart`: whether the server reported the `http` fault while the port was taken.
@@ -96,8 +103,18 @@ struct APIHarness: Sendable {
         let hub = ChatHub(processor: processor, events: events, logger: logger, presenceGrace: options.presenceGrace,
                           weather: options.weather, now: now)
         let media = MediaStore(dataDirectory: directory.path)
+        var meshBottles: MeshBottleService?
+        if options.mesh {
+            let node = try MeshNode(keyPair: BoxKeyPair(), networkKey: Array("drift-web-test-network-key-32-by".utf8),
+                                    store: MeshStore(database: database),
+                                    budget: AirtimeBudget(window: .seconds(3_600), limit: .seconds(360)),
+                                    settings: MeshNode.Settings(hopLimit: 3, messageLifetime: 3_600, modulation: .longFast, router: .standard),
+                                    logger: logger)
+            meshBottles = MeshBottleService(node: node, ports: MeshPorts(), processor: processor, events: events,
+                                            settings: .init(name: "Test Box"), logger: logger)
+        }
         var api = VisitorAPI(
-            processor: processor, visitors: VisitorStore(database: database), media: media, hub: hub,
+            processor: processor, visitors: VisitorStore(database: database), media: media, hub: hub, meshBottles: meshBottles,
             box: .init(id: "box-test-1", name: "Test Box", country: "DE", timeZone: TimeZone(identifier: "UTC")!, simulated: true,
                        weather: options.weather),
             limits: options.limits, logger: logger, now: now)
@@ -131,6 +148,7 @@ struct APIHarness: Sendable {
                 var harness = APIHarness(directory: directory, client: APIClient(port: port), processor: processor,
                                          media: media, api: api, inputs: feed, health: health, now: now)
                 harness.sawListenFault = sawListenFault
+                harness.meshBottles = meshBottles
                 harness.clock = clock
                 do { try await body(harness) } catch { failure = error }
             } else {

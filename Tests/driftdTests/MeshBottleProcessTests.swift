@@ -299,8 +299,11 @@ struct MeshBottleProcessTests {
         let bare = try await a.http.send("POST", "/api/v1/mesh/chats/\(password)/join", token: alice)
         #expect(bare.status == 422 && bare.body.contains("password"), "\(bare)")
         #expect(try await a.http.send("POST", "/api/v1/mesh/chats/\(password)/join", token: alice, json: ["password": "sand"]).status == 202)
+        // Where Alice stands: in the lines once admitted, in the 403 `not_admitted` until then.
         func admission() async throws -> [String: Any]? {
-            try await a.http.send("GET", "/api/v1/mesh/chats/\(password)/lines", token: alice).object["admission"] as? [String: Any]
+            let reply = try await a.http.send("GET", "/api/v1/mesh/chats/\(password)/lines", token: alice).object
+            let refusal = (reply["error"] as? [String: Any])?["details"] as? [String: Any]
+            return (reply["admission"] ?? refusal?["admission"]) as? [String: Any]
         }
         let refused = try await Self.eventually(.seconds(150)) { () -> [String: Any]? in
             let answer = try await admission()
@@ -333,5 +336,9 @@ struct MeshBottleProcessTests {
             return lines.first { $0["text"] as? String == line }
         }
         #expect(replica?["language"] as? String == "en-GB", "the relayed line lost its language: \(String(describing: replica))")
+        // C relays to box A, not to Alice: another visitor at A, never admitted, reads nothing.
+        let dave = try await a.http.newVisitor()
+        let stranger = try await a.http.send("GET", "/api/v1/mesh/chats/\(password)/lines", token: dave)
+        #expect(stranger.status == 403 && stranger.body.contains("not_admitted") && !stranger.body.contains(line), "\(stranger)")
     }
 }

@@ -258,7 +258,12 @@ enum SimulatedWorldCommands {
         let ledLines = ["status": config.leds.status, "bottle": config.leds.bottle, "radio": config.leds.radio, "gps": config.leds.gps]
             .filter { !$0.value.isEmpty }
 
-        // `sim.press button=presence ms=150`: press (pull the line to ground), hold, release.
+        // `sim.press button=presence ms=150`: press (pull the line to ground), hold, release, and
+        // answer once the release has outlasted the debounce window: a press sent right after
+        // this one's answer is a press of its own (no finger presses again within 30 ms; a
+        // release shorter than the window is filtered out as bounce, which merged back-to-back
+        // `ctl press` calls into one press and so miscounted a presence burst).
+        let settle = config.buttons.debounce * 3
         commands.register("sim.press") { arguments in
             guard let role = arguments["button"], let line = buttonLines[role], !line.isEmpty else {
                 throw ControlError(code: "bad_argument", message: "button must be one of: \(buttonLines.filter { !$0.value.isEmpty }.keys.sorted().joined(separator: ", "))")
@@ -270,6 +275,7 @@ enum SimulatedWorldCommands {
             try driver.drive(line: line, to: false)
             try await Task.sleep(for: .milliseconds(milliseconds))
             try driver.drive(line: line, to: nil)
+            try await Task.sleep(for: settle)
             return Pressed(button: role, milliseconds: milliseconds)
         }
 

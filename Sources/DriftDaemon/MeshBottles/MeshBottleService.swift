@@ -249,7 +249,8 @@ public final class MeshBottleService: Service, Sendable {
 
     // MARK: Events of bottles hosted here
 
-    private func handle(_ event: DriftEvent) async {
+    /// One event of the bottles here (internal for the in-process tests; ``run()`` calls it).
+    func handle(_ event: DriftEvent) async {
         let bottle = event.bottle
         switch event.kind {
         case .expired(let reason):
@@ -454,7 +455,8 @@ public final class MeshBottleService: Service, Sendable {
 
     // MARK: Remote chat
 
-    private func receiveChat(_ delivery: MeshDelivery) async {
+    /// One frame on the chat port (internal for the in-process tests; ``run()`` calls it).
+    func receiveChat(_ delivery: MeshDelivery) async {
         guard let chat = BottleMeshWire.Chat(decoding: delivery.message.body) else { return state.countMalformed() }
         let at = Date()
         guard (try? await withStore { try $0.isErased(chat.bottle) }) != true else { return }
@@ -467,10 +469,12 @@ public final class MeshBottleService: Service, Sendable {
                 guard NodeID(publicKey: key) == delivery.origin else { return state.countMalformed() }
                 hostKey = key
             }
-            let (origin, key) = (delivery.origin, hostKey)
-            (try? await withStore { try $0.link(id, node: origin, role: .host, expiresAt: expiresAt, note: hint, hostKey: key) })
+            // The hint is visitor text shown here: the same rule as one written here.
+            let (origin, key, note) = (delivery.origin, hostKey, VisitorText.isInvisible(hint) ? "" : VisitorText.stripped(hint))
+            (try? await withStore { try $0.link(id, node: origin, role: .host, expiresAt: expiresAt, note: note, hostKey: key) })
         case .relay(let id, let message, let participant, let label, let sentAt, let language, let text):
             guard await isHost(delivery.origin, of: id) else { return }
+            guard let text = cleanedLine(text, in: id, from: delivery.origin) else { return }
             do {
                 (try await withStore { try $0.appendRemoteLine(MeshRemoteLine(id: message.description, bottle: id, participant: participant.hex,
                                                           label: label.rawValue, text: text, sentAt: sentAt, language: language)) })
@@ -479,21 +483,25 @@ public final class MeshBottleService: Service, Sendable {
             }
         case .admission(let id, let participant, let verdict):
             guard await isHost(delivery.origin, of: id) else { return }
-            state.recordAdmission(verdict, for: participant, in: id)
+            state.recordJoin(.answered(verdict), for: participant, in: id)
         case .join(let id, let participant, let sealed):
             let password = sealed.flatMap { node.openSealed($0, context: Self.sealContext(id, participant)) }
                 .flatMap { String(validating: $0, as: UTF8.self) }
             let verdict: RemoteAdmission = sealed != nil && password == nil
                 ? .refused(.wrongPassword)  // sealed to another key, or altered on the way
-                : await admit(participant, in: id, from: delivery.origin, password: password, at: at)
+                : await admit(participant, in: id, from: delivery.origin, password: password, at: at).verdict
             await answer(verdict, to: participant, in: id, box: delivery.origin)
         case .line(let id, let participant, let language, let text):
-            let verdict = await admit(participant, in: id, from: delivery.origin, password: nil, at: at)
+            let (verdict, entered) = await admit(participant, in: id, from: delivery.origin, password: nil, at: at)
             guard verdict == .admitted else {
                 // Never accepted from someone the host did not admit; they hear why (budget allowing).
                 if state.mayRelay(to: delivery.origin, at: at) { await answer(verdict, to: participant, in: id, box: delivery.origin) }
                 return
             }
+            // Joined by this first line (a chat that needs nothing): their box learns it, and
+            // shows them the chat's lines from now on.
+            if entered { await answer(.admitted, to: participant, in: id, box: delivery.origin) }
+            guard let text = cleanedLine(text, in: id, from: delivery.origin) else { return }
             do {
                 let message = try ChatMessage.make(id: MessageID.make(at: at), bottle: id, participant: participant, sentAt: at,
                                                    text: String(text.prefix(ChatMessage.maximumTextLength)), language: language)
@@ -502,7 +510,7 @@ public final class MeshBottleService: Service, Sendable {
                 logger.info("remote line refused", metadata: ["bottle": "\(id)", "error": "\(error)"])
             }
         case .leave(let id, let participant):
-            guard state.remoteLeft(participant, in: id) else { return }
+            guard state.remoteLeft(participant, in: id, from: delivery.origin) else { return }
             await processor.leave(participant, in: id, at: at)
         }
     }
@@ -512,20 +520,35 @@ public final class MeshBottleService: Service, Sendable {
         ((try? await withStore { try $0.links(of: bottle, role: .host) }) ?? []).contains { $0.node == box }
     }
 
+    /// A chat line from the mesh under the rule for text visitors write here (`VisitorText`):
+    /// direction controls and tag characters removed; `nil` (dropped and counted) when it shows
+    /// nothing. Another box's software is no more trusted than a visitor's page.
+    private func cleanedLine(_ text: String, in id: BottleID, from box: NodeID) -> String? {
+        let cleaned = VisitorText.stripped(text).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !cleaned.isEmpty, !VisitorText.isInvisible(cleaned) else {
+            state.countRefusedText()
+            logger.info("remote chat line that shows nothing dropped", metadata: ["bottle": "\(id)", "from": "\(box)"])
+            return nil
+        }
+        return cleaned
+    }
+
     /// What a sealed chat password is bound to: the bottle and the participant it admits.
     static func sealContext(_ bottle: BottleID, _ participant: ParticipantID) -> [UInt8] {
         Array("chat-join".utf8) + bottle.bytes + participant.bytes
     }
 
     /// A visitor at `box` asks to be (or writes as if) inside the chat of a bottle hosted here:
-    /// someone already inside through that box stays; anyone else is admitted by the host's
-    /// rules (``BottleProcessor/admitRemote(_:in:box:label:password:at:)``), and only then are
-    /// lines relayed to their box.
-    private func admit(_ participant: ParticipantID, in id: BottleID, from box: NodeID, password: String?, at now: Date) async -> RemoteAdmission {
+    /// someone already inside through that same box stays (the same pseudonym through another
+    /// box is a stranger there); anyone else is admitted by the host's rules
+    /// (``BottleProcessor/admitRemote(_:in:box:label:password:at:)``, which also keys on the
+    /// box), and only then are lines relayed to their box. `entered`: admitted by this call.
+    private func admit(_ participant: ParticipantID, in id: BottleID, from box: NodeID, password: String?,
+                       at now: Date) async -> (verdict: RemoteAdmission, entered: Bool) {
         guard let bottle = (try? await processor.withStore { try $0.bottle(id) }), bottle.state == .active || bottle.state == .dying else {
-            return .refused(.chatClosed)
+            return (.refused(.chatClosed), false)
         }
-        guard state.remoteHeard(participant, in: id, from: box, at: now) else { return .admitted }  // inside already
+        guard state.remoteHeard(participant, in: id, from: box, at: now) else { return (.admitted, false) }  // inside already
         let directory = (try? await withStore { try $0.box(box) })
         let here = await position(at: now)
         let distance = here.flatMap { mine in directory?.position.map { mine.distance(to: $0) } }
@@ -536,10 +559,10 @@ public final class MeshBottleService: Service, Sendable {
         if verdict == .admitted {
             _ = (try? await withStore { try $0.link(id, node: box, role: .participant, expiresAt: bottle.expiresAt) })
         } else {
-            _ = state.remoteLeft(participant, in: id)  // not inside: the next word asks again
+            _ = state.remoteLeft(participant, in: id, from: box)  // not inside: the next word asks again
             logger.info("remote participant not admitted", metadata: ["bottle": "\(id)", "box": "\(box)", "reason": "\(verdict)"])
         }
-        return verdict
+        return (verdict, verdict == .admitted)
     }
 
     /// Tells `box` the host's answer for `participant` (a short-lived directed message).
@@ -565,13 +588,15 @@ public final class MeshBottleService: Service, Sendable {
             sealed = try SealedToBox.seal(Array(password.utf8), to: key, context: Self.sealContext(id, participant))
         }
         try await sendRemote(.join(id, participant: participant, sealedPassword: sealed))
-        state.recordAdmission(nil, for: participant, in: id)
+        // Someone admitted who joins again (their page reloaded) keeps reading until the host answers.
+        if state.joinState(participant, in: id) != .answered(.admitted) { state.recordJoin(.pending, for: participant, in: id) }
     }
 
-    /// The host's last answer to `participant`'s join of the chat of `bottle` hosted elsewhere:
-    /// `nil` while none has come.
-    func admission(_ participant: ParticipantID, in bottle: BottleID) -> RemoteAdmission? {
-        state.admission(participant, in: bottle)
+    /// Where `participant` (a visitor here) stands with the host of the chat of `bottle`
+    /// hosted elsewhere. Only an admitted visitor reads its lines here: the host relays to
+    /// boxes, so this box keeps the host's answer per visitor and checks it.
+    public func joinState(_ participant: ParticipantID, in bottle: BottleID) -> MeshBottleState.JoinState {
+        state.joinState(participant, in: bottle)
     }
 
     /// Whether the chat of `bottle` (hosted elsewhere) asks visitors here for its password.

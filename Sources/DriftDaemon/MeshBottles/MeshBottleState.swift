@@ -13,6 +13,27 @@ public final class MeshBottleState: Sendable {
         public var malformed = 0
         /// Chat frames not sent because a box's chat budget was spent.
         public var rateLimited = 0
+        /// Chat lines from the mesh that showed nothing (only invisible or direction-control
+        /// characters: the visitor text rule, `VisitorText`), dropped.
+        public var refusedText = 0
+    }
+
+    /// Where a visitor here stands with the host of a chat hosted elsewhere (kept per
+    /// participant, so per visitor: the host admits people, not boxes).
+    public enum JoinState: Sendable, Equatable {
+        /// This visitor never asked to join from here (or this box restarted since).
+        case notJoined
+        /// Asked; the host has not answered yet.
+        case pending
+        /// The host's last answer.
+        case answered(RemoteAdmission)
+    }
+
+    /// A remote participant as the host knows them: the pseudonym *and* the box it came
+    /// through (the same pseudonym claimed through another box is a stranger there).
+    struct RemoteParticipant: Hashable {
+        var participant: ParticipantID
+        var box: NodeID
     }
 
     struct Streams: Sendable {
@@ -34,12 +55,13 @@ public final class MeshBottleState: Sendable {
         var streams: Streams?
         var parcels: [BottleID: BottleMeshWire.Erase.ParcelFrames] = [:]
         var notices: [BottleID: [BottleMeshWire.Notice.Kind]] = [:]
-        var remote: [BottleID: [ParticipantID: (box: NodeID, heard: Date)]] = [:]
+        /// On the host: each remote participant's last word, by pseudonym and relaying box.
+        var remote: [BottleID: [RemoteParticipant: Date]] = [:]
         var budgets: [NodeID: ChatBudget] = [:]
         /// Watch requests for bottles not arrived yet (bounded; oldest dropped).
         var heldWatches: [(bottle: BottleID, box: NodeID)] = []
-        /// On a visitor's box: the host's last answer to each participant's join (absent: none yet).
-        var admissions: [BottleID: [ParticipantID: RemoteAdmission]] = [:]
+        /// On a visitor's box: each participant's join and the host's last answer (absent: never asked).
+        var admissions: [BottleID: [ParticipantID: JoinState]] = [:]
         var counters = Counters()
     }
 
@@ -69,6 +91,7 @@ public final class MeshBottleState: Sendable {
     var counters: Counters { state.withLock { $0.counters } }
     func countMalformed() { state.withLock { $0.counters.malformed += 1 } }
     func countRateLimited() { state.withLock { $0.counters.rateLimited += 1 } }
+    func countRefusedText() { state.withLock { $0.counters.refusedText += 1 } }
 
     func rememberParcel(_ bottle: BottleID, frames: BottleMeshWire.Erase.ParcelFrames) {
         state.withLock { $0.parcels[bottle] = frames }
@@ -86,18 +109,20 @@ public final class MeshBottleState: Sendable {
         state.withLock { $0.notices[bottle] ?? [] }
     }
 
-    /// Notes a remote participant's word; `true` when they were not inside yet (enter them).
+    /// Notes a remote participant's word through `box`; `true` when they were not inside
+    /// through that box yet (admit them).
     func remoteHeard(_ participant: ParticipantID, in bottle: BottleID, from box: NodeID, at now: Date) -> Bool {
         state.withLock { state in
-            let known = state.remote[bottle]?[participant] != nil
-            state.remote[bottle, default: [:]][participant] = (box, now)
+            let key = RemoteParticipant(participant: participant, box: box)
+            let known = state.remote[bottle]?[key] != nil
+            state.remote[bottle, default: [:]][key] = now
             return !known
         }
     }
 
-    /// Forgets a remote participant; `true` when they were inside.
-    func remoteLeft(_ participant: ParticipantID, in bottle: BottleID) -> Bool {
-        state.withLock { $0.remote[bottle]?.removeValue(forKey: participant) != nil }
+    /// Forgets a remote participant who spoke through `box`; `true` when they were inside.
+    func remoteLeft(_ participant: ParticipantID, in bottle: BottleID, from box: NodeID) -> Bool {
+        state.withLock { $0.remote[bottle]?.removeValue(forKey: RemoteParticipant(participant: participant, box: box)) != nil }
     }
 
     /// Remote participants silent since `cutoff`, removed from the list (they have left).
@@ -105,9 +130,9 @@ public final class MeshBottleState: Sendable {
         state.withLock { state in
             var silent: [(BottleID, ParticipantID)] = []
             for (bottle, participants) in state.remote {
-                for (participant, entry) in participants where entry.heard < cutoff {
-                    silent.append((bottle, participant))
-                    state.remote[bottle]?[participant] = nil
+                for (key, heard) in participants where heard < cutoff {
+                    silent.append((bottle, key.participant))
+                    state.remote[bottle]?[key] = nil
                 }
             }
             return silent
@@ -145,14 +170,14 @@ public final class MeshBottleState: Sendable {
         }
     }
 
-    /// The host's answer to `participant`'s join of `bottle` (`nil`: asked, no answer yet).
-    func admission(_ participant: ParticipantID, in bottle: BottleID) -> RemoteAdmission? {
-        state.withLock { $0.admissions[bottle]?[participant] }
+    /// Where `participant` (a visitor here) stands with the host of `bottle`.
+    func joinState(_ participant: ParticipantID, in bottle: BottleID) -> JoinState {
+        state.withLock { $0.admissions[bottle]?[participant] ?? .notJoined }
     }
 
-    /// Records the host's answer; `nil` clears it (a new join is on its way).
-    func recordAdmission(_ verdict: RemoteAdmission?, for participant: ParticipantID, in bottle: BottleID) {
-        state.withLock { $0.admissions[bottle, default: [:]][participant] = verdict }
+    /// Records a join on its way (`.pending`) or the host's answer.
+    func recordJoin(_ join: JoinState, for participant: ParticipantID, in bottle: BottleID) {
+        state.withLock { $0.admissions[bottle, default: [:]][participant] = join }
     }
 
     func forget(_ bottle: BottleID) {

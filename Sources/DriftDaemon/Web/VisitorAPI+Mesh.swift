@@ -51,21 +51,30 @@ extension VisitorAPI {
         var language: String
     }
 
-    /// The host's answer to this visitor's join: `pending` until it comes.
+    /// Where this visitor stands with the host: `none` (never joined from here), `pending`
+    /// until the host's answer comes, then `admitted` or `refused`.
     struct AdmissionView: Codable, Sendable {
         var state: String
         var reason: String?
         var retryAfterSeconds: Int?
 
-        init(_ verdict: RemoteAdmission?) {
-            switch verdict {
-            case nil: state = "pending"
-            case .admitted?: state = "admitted"
-            case .refused(let refusal)?:
+        init(_ join: MeshBottleState.JoinState) {
+            switch join {
+            case .notJoined: state = "none"
+            case .pending: state = "pending"
+            case .answered(.admitted): state = "admitted"
+            case .answered(.refused(let refusal)):
                 state = "refused"
                 reason = refusal.reason
                 if case .tooManyAttempts(let seconds) = refusal { retryAfterSeconds = seconds }
             }
+        }
+
+        var json: JSONValue {
+            var object: [String: JSONValue] = ["state": .string(state)]
+            if let reason { object["reason"] = .string(reason) }
+            if let retryAfterSeconds { object["retryAfterSeconds"] = .number(Double(retryAfterSeconds)) }
+            return .object(object)
         }
     }
 
@@ -247,24 +256,39 @@ extension VisitorAPI {
                 throw APIError.invalid(field: error.field == "language" ? "language" : "text", problem: error.problem)
             }
             // The host said no: say why here instead of spending airtime on a line it drops.
-            if case .refused(let refusal)? = mesh.admission(me, in: id) {
+            if case .answered(.refused(let refusal)) = mesh.joinState(me, in: id) {
                 throw APIError(.forbidden, code: "not_admitted", refusal.reason)
             }
             try await sendRemote(mesh, .line(id, participant: me, language: message.language.rawValue, text: text))
             return Response(status: .accepted)
         }
 
-        // The replica of a remote chat's lines, as the host relayed them.
+        // The replica of a remote chat's lines, as the host relayed them: only for a visitor
+        // here whom the host admitted. The host relays to this box, not to people, so the box
+        // keeps the host's answer per visitor and shows the lines to nobody else (403
+        // `not_admitted`, with where the caller stands in `details.admission`).
         api.get("mesh/chats/:id/lines") { request, context -> Response in
             let caller = try await visitor(request)
             let mesh = try requireMesh()
             let id = try remoteChatID(context)
             let me = processor.participant(caller, in: id)
+            let join = mesh.joinState(me, in: id)
+            guard join == .answered(.admitted) else {
+                guard (try await mesh.withStore { try !$0.links(of: id, role: .host).isEmpty }) else {
+                    throw APIError.notFound("no open chat with that id is known on the mesh")
+                }
+                let message = switch join {
+                case .answered(.refused(let refusal)): "the box that hosts this chat said no: \(refusal.reason)"
+                case .pending: "the box that hosts this chat has not answered the join yet"
+                default: "join the chat first (POST /api/v1/mesh/chats/{id}/join)"
+                }
+                throw APIError(.forbidden, code: "not_admitted", message, details: .object(["admission": AdmissionView(join).json]))
+            }
             let lines = (try await mesh.withStore { try $0.remoteLines(of: id) }).map { line in
                 RemoteLineView(id: line.id, participant: line.participant, label: line.label, isMe: line.participant == me.hex,
                                text: line.text, sentAt: APIJSON.iso(line.sentAt), language: line.language)
             }
-            return try Self.json(RemoteLinesView(lines: lines, admission: AdmissionView(mesh.admission(me, in: id))))
+            return try Self.json(RemoteLinesView(lines: lines, admission: AdmissionView(join)))
         }
     }
 
