@@ -373,14 +373,16 @@ public enum Daemon {
         // anyway, with the `http` fault): whoever is told "ready" can load the page at once.
         services.append(NotifyService(notifier: notifier, watchdogInterval: watchdogInterval, health: health, logger: logger,
                                       readyAfter: servesPage ? (pageListening, .seconds(10)) : nil, status: statusLine))
+        // Last, so it hears of a graceful shutdown first: bounds the whole stop (ServiceGroup's
+        // own cancellation limit would end it in a fatalError).
+        services.append(ShutdownDeadline(limit: config.daemon.shutdownTimeout + .seconds(4), logger: logger))
 
         var groupConfiguration = ServiceGroupConfiguration(
             services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
         )
-        groupConfiguration.maximumGracefulShutdownDuration = config.daemon.shutdownTimeout
-        groupConfiguration.maximumCancellationDuration = .seconds(2)
+        ShutdownDeadline.configure(&groupConfiguration, budget: config.daemon.shutdownTimeout)
         logger.info("starting", metadata: [
             "board": "\(config.box.board)", "dataDir": "\(dataDirectory)",
             "control": "\(config.controlSocketPath)", "config": "\(configSource)",

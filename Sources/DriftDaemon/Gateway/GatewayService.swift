@@ -5,6 +5,7 @@ import Foundation
 import Hardware
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// A gateway box (`[mqtt] enabled = true`): bridges its radio mesh to other meshes over an
 /// MQTT broker and publishes telemetry and camp beacons (`docs/mqtt.md`).
@@ -20,6 +21,9 @@ public final class GatewayService: Service, Sendable {
     let core: GatewayCore
     private let client: MQTTClient
     private let intake = FrameIntake()
+    /// The disconnect under way, started once (on graceful shutdown or when the loops end)
+    /// and awaited before ``run()`` returns.
+    private let stopping = Mutex<Task<Void, Never>?>(nil)
     private let mesh: MeshService
     private let camps: AsyncStream<MeshDelivery>?
     private let logger: Logger
@@ -100,18 +104,31 @@ public final class GatewayService: Service, Sendable {
                 group.cancelAll()
             }
         } onGracefulShutdown: {
-            self.stopClient()
+            _ = self.stopClient()
         }
-        stopClient()
+        await stopClient().value
         await core.finish()
     }
 
-    /// Disconnects with `offline` retained, on a thread of its own (joining libmosquitto's thread blocks briefly).
-    private func stopClient() {
-        let client = self.client
-        let offline = MQTTMessage(topic: topics.state(of: mesh.node.me), payload: Array("offline".utf8), qos: 1, retain: true)
-        let thread = Thread { client.stop(lastWords: offline) }
-        thread.start()
+    /// Disconnects with `offline` retained, once, on a thread of its own (joining
+    /// libmosquitto's thread blocks briefly); the returned task ends when that thread has.
+    private func stopClient() -> Task<Void, Never> {
+        stopping.withLock { stopping in
+            if let stopping { return stopping }
+            let client = self.client
+            let offline = MQTTMessage(topic: topics.state(of: mesh.node.me), payload: Array("offline".utf8), qos: 1, retain: true)
+            let task = Task {
+                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                    let thread = Thread {
+                        client.stop(lastWords: offline)
+                        done.resume()
+                    }
+                    thread.start()
+                }
+            }
+            stopping = task
+            return task
+        }
     }
 
     private func intakeLoop() async {
