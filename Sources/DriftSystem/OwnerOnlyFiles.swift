@@ -94,6 +94,34 @@ public enum OwnerOnlyFiles {
         return changed
     }
 
+    /// The directories and files at and below `directory` that others may enter or read, as
+    /// paths relative to it (`.` for `directory` itself) with their modes, in path order.
+    /// Symbolic links are not followed; sockets and other special files are left out.
+    public static func exposed(under directory: String) -> [(path: String, mode: mode_t)] {
+        var found: [(path: String, mode: mode_t)] = []
+        func walk(_ path: String, relative: String) {
+            var info = stat()
+            guard lstat(path, &info) == 0 else { return }
+            let kind = info.st_mode & S_IFMT
+            guard kind == S_IFDIR || kind == S_IFREG else { return }
+            if exposes(info.st_mode & 0o7777) { found.append((relative, info.st_mode & 0o7777)) }
+            guard kind == S_IFDIR, let stream = opendir(path) else { return }
+            defer { closedir(stream) }
+            var names: [String] = []
+            while let entry = readdir(stream) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                if name != ".", name != ".." { names.append(name) }
+            }
+            for name in names.sorted() {
+                walk(path + "/" + name, relative: relative == "." ? name : relative + "/" + name)
+            }
+        }
+        walk(directory, relative: ".")
+        return found
+    }
+
     /// chmod to `mode` if `info` shows group or other bits and this user owns the entry.
     @discardableResult
     private static func restrict(_ path: String, info: stat, to mode: mode_t) throws(SystemError) -> Bool {

@@ -41,6 +41,19 @@ struct SelftestTests {
         let check = selftest.permissionsCheck(directory.path)
         #expect(check.status == .fail)
         #expect(check.detail.contains("mode 755") && check.detail.contains("drift.sqlite (mode 644)"), "\(check.detail)")
+        // Below the top level too: a photo another tool left readable deep in media/.
+        chmod(directory.path, 0o700)
+        chmod(directory.appending("drift.sqlite"), 0o600)
+        #expect(selftest.permissionsCheck(directory.path).status == .pass)
+        let nested = directory.appending("media/bottles/ab")
+        try FileManager.default.createDirectory(atPath: nested, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        chmod(directory.appending("media"), 0o700)
+        chmod(directory.appending("media/bottles"), 0o700)
+        FileManager.default.createFile(atPath: nested + "/photo.jpg", contents: Data([1, 2, 3]), attributes: [.posixPermissions: 0o644])
+        let deep = selftest.permissionsCheck(directory.path)
+        #expect(deep.status == .fail)
+        #expect(deep.detail.contains("media/bottles/ab/photo.jpg (mode 644)"), "\(deep.detail)")
     }
 
     @Test("a GPS on a real pseudo-terminal: NMEA seen passes, silence fails with the reason")

@@ -89,21 +89,19 @@ public struct Selftest: Sendable {
     }
 
     /// The data directory holds the box secret, bottles, chats and media: it fails when anyone
-    /// but its owner may enter it or read a file in it (driftd makes it 0700 and its files 0600
-    /// on every start; another tool or a hand-made folder may not have).
+    /// but its owner may enter it or read a file anywhere below it (driftd makes it 0700 and its
+    /// files 0600 on every start; another tool or a hand-made folder may not have).
     func permissionsCheck(_ directory: String) -> SelftestReport.Check {
-        guard let mode = OwnerOnlyFiles.mode(of: directory) else {
+        guard OwnerOnlyFiles.mode(of: directory) != nil else {
             return .init("storage.permissions", .fail, "\(directory) is missing")
         }
-        var exposed: [String] = []
-        if OwnerOnlyFiles.exposes(mode) { exposed.append("\(directory) (mode \(String(mode, radix: 8)))") }
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        for name in names.sorted() {
-            let path = directory + "/" + name
-            if let fileMode = OwnerOnlyFiles.mode(of: path), OwnerOnlyFiles.exposes(fileMode) {
-                exposed.append("\(name) (mode \(String(fileMode, radix: 8)))")
-            }
+        // The whole tree: media lives in folders below (media/bottles/…), and another tool may
+        // have left a file there that others can read.
+        let found = OwnerOnlyFiles.exposed(under: directory)
+        var exposed = found.prefix(8).map { entry in
+            "\(entry.path == "." ? directory : entry.path) (mode \(String(entry.mode, radix: 8)))"
         }
+        if found.count > 8 { exposed.append("and \(found.count - 8) more") }
         guard exposed.isEmpty else {
             return .init("storage.permissions", .fail,
                          "others can read the box's data: \(exposed.joined(separator: ", ")); driftd makes them owner-only on its next start, or: chmod -R go= \(directory)")
