@@ -252,13 +252,25 @@ function tickClock() {
 let liveSocket = null, liveRetry = 1000;
 function connectLive() {
   if (!state.token) return;
+  let opened = false;
   try { liveSocket = new WebSocket(wsURL('/live')); } catch (_) { return; }
-  liveSocket.onopen = () => { liveRetry = 1000; $('conn-state').textContent = 'Live: connected to the box'; };
+  liveSocket.onopen = () => { opened = true; liveRetry = 1000; $('conn-state').textContent = 'Live: connected to the box'; };
   liveSocket.onmessage = (m) => { let e; try { e = JSON.parse(m.data); } catch (_) { return; } onBoxEvent(e); };
-  liveSocket.onclose = () => {
+  liveSocket.onclose = async () => {
     $('conn-state').textContent = 'Not connected; retrying…';
-    setTimeout(connectLive, liveRetry);
+    let wait = liveRetry;
     liveRetry = Math.min(liveRetry * 2, 30000);
+    if (!opened) {
+      // Refused before the upgrade: a browser's WebSocket does not say why, the same route
+      // over plain HTTP does (docs/api.md). A box that no longer knows this device (401)
+      // gets a new token at once; too many sockets (429) waits as long as the box asks.
+      try {
+        const r = await fetch(`${API}/live`, { headers: { Authorization: `Bearer ${state.token}` } });
+        if (r.status === 401) { await register(); wait = 0; }
+        else if (r.status === 429) wait = 1000 * (Number(r.headers.get('Retry-After')) || 5);
+      } catch (_) { /* unreachable: retry as before */ }
+    }
+    setTimeout(connectLive, wait);
   };
 }
 
