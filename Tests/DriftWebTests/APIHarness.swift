@@ -101,7 +101,7 @@ struct APIHarness: Sendable {
             (service, processor) = (ticking, ticking.processor)
         }
         let hub = ChatHub(processor: processor, events: events, logger: logger, presenceGrace: options.presenceGrace,
-                          weather: options.weather, now: now)
+                          weather: options.weather, clock: clock ?? ContinuousClock(), now: now)
         let media = MediaStore(dataDirectory: directory.path)
         var meshBottles: MeshBottleService?
         if options.mesh {
@@ -169,15 +169,16 @@ struct APIHarness: Sendable {
 
     // MARK: - Time
 
-    /// With `manualClock`: moves time on by `seconds` and returns once the processor has
-    /// ticked at the new time (its events are published; sockets get them as they read).
+    /// With `manualClock`: moves time on by `seconds` and returns once the processor and the
+    /// chat hub's sweep have both run at the new time (their events are published; sockets get
+    /// them as they read).
     func advance(by seconds: Double) async throws {
         let clock = try #require(clock, "advance(by:) needs Options.manualClock")
-        // The tick loop is asleep, so the tick it runs next sees the new time…
-        await clock.waitForSleepers(1)
+        // Both loops are asleep, so what each runs next sees the new time…
+        await clock.waitForSleepers(2)
         clock.advance(by: .milliseconds(Int64((seconds * 1000).rounded())))
-        // …and it has run once it sleeps again.
-        await clock.waitForSleepers(1)
+        // …and each has run once it sleeps again.
+        await clock.waitForSleepers(2)
     }
 
     // MARK: - Visitors and bottles

@@ -139,7 +139,8 @@ struct LiveEventContractTests {
             let creatorBox = try await harness.boxSocket(as: creator)
             let bobBox = try await harness.boxSocket(as: bob)
             let watcherBox = try await harness.boxSocket(as: watcher)
-            // weather: the hub hands the latest reading to box sockets.
+            // weather: the hub's next sweep hands the latest reading to box sockets.
+            try await harness.advance(by: 1)
             #expect(await bobBox.first(type: "weather") != nil || creatorBox.messages.contains { $0["type"].string == "weather" })
 
             // presence: a proof for a presence bottle.

@@ -55,11 +55,16 @@ public actor ChatHub {
     /// Participants who opened over HTTP and are present until this instant unless a
     /// live connection takes over.
     private var graces: [BottleID: [ParticipantID: Date]] = [:]
+    private let clock: any Clock<Duration>
     private(set) var droppedMessages = 0
 
+    /// - Parameters:
+    ///   - clock: what the typing and presence sweep sleeps on (once a second); `now` is the
+    ///     wall clock the sweep compares against. Tests give both a manual clock.
     public init(processor: BottleProcessor, events: EventBus, logger: Logger, presenceGrace: TimeInterval = 20,
                 queueLimit: Int = 256, weather: @escaping @Sendable () -> LatestReadings.Weather? = { nil },
-                now: @escaping @Sendable () -> Date = { Date() }) {
+                clock: any Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() }) {
+        self.clock = clock
         self.weather = {
             weather().map(APIViews.Weather.init)
         }
@@ -81,9 +86,9 @@ public actor ChatHub {
                     await self.handle(event)
                 }
             }
-            group.addTask { [weak self] in
+            group.addTask { [weak self, clock] in
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: .seconds(1))
+                    do { try await clock.sleep(for: .seconds(1)) } catch { return }
                     guard let self else { return }
                     await self.tick()
                 }
