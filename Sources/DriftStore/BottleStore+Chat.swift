@@ -85,6 +85,41 @@ extension BottleStore {
         }
     }
 
+    /// ``participants(of:)`` for several bottles in one read (a list of bottles asks for all
+    /// of them at once instead of one read each); bottles without participants are absent.
+    public func participants(ofEach bottles: [BottleID]) throws -> [BottleID: [StoredParticipant]] {
+        guard !bottles.isEmpty else { return [:] }
+        return try database.writer.read { db in
+            let records = try ParticipantRecord.filter(bottles.map(\.description).contains(ParticipantRecord.Columns.bottleID))
+                .order(ParticipantRecord.Columns.joinedAt, ParticipantRecord.Columns.participant)
+                .fetchAll(db)
+            var result: [BottleID: [StoredParticipant]] = [:]
+            for record in records {
+                guard let id = BottleID(record.bottleID) else { continue }
+                result[id, default: []].append(try record.participantInfo)
+            }
+            return result
+        }
+    }
+
+    /// ``messageCount(in:)`` for several bottles in one read; bottles without lines are absent.
+    public func messageCounts(in bottles: [BottleID]) throws -> [BottleID: Int] {
+        guard !bottles.isEmpty else { return [:] }
+        return try database.writer.read { db in
+            let ids = bottles.map(\.description)
+            let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ",")
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT bottleID, COUNT(*) AS lines FROM \(ChatMessageRecord.databaseTableName)
+                WHERE bottleID IN (\(placeholders)) GROUP BY bottleID
+                """, arguments: StatementArguments(ids))
+            var result: [BottleID: Int] = [:]
+            for row in rows {
+                if let id = BottleID(row["bottleID"] as String) { result[id] = row["lines"] }
+            }
+            return result
+        }
+    }
+
     /// Everyone who has been inside a bottle's chat, in order of arrival.
     public func participants(of bottle: BottleID) throws -> [StoredParticipant] {
         try database.writer.read { db in

@@ -105,4 +105,33 @@ struct ChatStoreTests {
         #expect(stored[1].label == .sameContinent)
         #expect(stored[1].box == (try BoxID("box-paris-2")))
     }
+
+    @Test("a list's participants and line counts in one read equal the per-bottle reads")
+    func batchedReads() throws {
+        var generator = SeededGenerator(seed: 7)
+        var bottles: [BottleID] = []
+        for index in 1...4 {
+            let bottle = StoreFixtures.bottleID(UInt64(index))
+            bottles.append(bottle)
+            _ = try store.createOpened(bottle)
+            for guest in 0..<index {
+                try store.recordParticipant(StoreFixtures.participant(StoreFixtures.token(UInt64(10 * index + guest)).hash, in: bottle), in: bottle,
+                                            at: start.addingTimeInterval(Double(guest)))
+            }
+            for number in 0..<(index - 1) * 3 {
+                let time = start.addingTimeInterval(Double(10 + number))
+                try store.append(try line(bottle, "line \(number)", at: time, id: MessageID.make(at: time, using: &generator)))
+            }
+        }
+        let unknown = StoreFixtures.bottleID(9)
+        let participants = try store.participants(ofEach: bottles + [unknown])
+        let counts = try store.messageCounts(in: bottles + [unknown])
+        for bottle in bottles {
+            #expect(participants[bottle] == (try store.participants(of: bottle)))
+            #expect(counts[bottle, default: 0] == (try store.messageCount(in: bottle)))
+        }
+        #expect(participants[unknown] == nil && counts[unknown] == nil)
+        #expect(counts[bottles[0]] == nil, "a bottle without lines is absent")
+        #expect(try store.participants(ofEach: []).isEmpty && store.messageCounts(in: []).isEmpty)
+    }
 }

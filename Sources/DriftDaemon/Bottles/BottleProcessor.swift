@@ -461,6 +461,13 @@ public actor BottleProcessor {
         survivals[id]
     }
 
+    /// ``survival(of:)`` for several bottles in one call (a list asks once, not per bottle).
+    public func survivals(of ids: [BottleID]) -> [BottleID: ChatSurvival] {
+        var found: [BottleID: ChatSurvival] = [:]
+        for id in ids { found[id] = survivals[id] }
+        return found
+    }
+
     // MARK: - Internals
 
     private func evaluate(_ bottle: Bottle, in context: AmbientContext, report: inout ProcessReport) async {

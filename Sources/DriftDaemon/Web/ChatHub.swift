@@ -184,6 +184,13 @@ public actor ChatHub {
         Set(rooms[bottle]?.clients.values.map(\.participant) ?? [])
     }
 
+    /// ``present(in:)`` for several bottles in one call; bottles nobody is in are absent.
+    public func present(inEach bottles: [BottleID]) -> [BottleID: Set<ParticipantID>] {
+        var found: [BottleID: Set<ParticipantID>] = [:]
+        for bottle in bottles where rooms[bottle] != nil { found[bottle] = present(in: bottle) }
+        return found
+    }
+
     /// Open connections (chat and box), for status and benchmarks.
     public var connectionCount: Int {
         rooms.values.reduce(0) { $0 + $1.clients.count } + boxClients.count

@@ -15,6 +15,8 @@ extension VisitorAPI {
             let evaluations = await processor.recentEvaluations(maxAge: 2, now: at)
             let live = (try await processor.withStore { try $0.bottles(in: [.locked, .openable, .active, .dying]) })
             let watched = Set(try await processor.withStore { try $0.watches(by: caller) }.map(\.bottle))
+            // Participants, line counts, survivals and who is present for every listed chat at once.
+            let facts = await listFacts(for: live)
             var views: [APIViews.Bottle] = []
             for bottle in live {
                 let mine = bottle.isCreator(caller)
@@ -23,11 +25,13 @@ extension VisitorAPI {
                     guard mine || watched.contains(bottle.id) else { continue }
                 case .active, .dying:
                     // A one-shot bottle's chat belongs to its one opener (and creator).
-                    if bottle.isOneShot, !mine, !(await hasOpened(bottle, by: caller)) { continue }
+                    if bottle.isOneShot, !mine,
+                       !(await hasOpened(bottle, by: caller, participants: facts.participants[bottle.id] ?? [])) { continue }
                 default:
                     break
                 }
-                views.append(await view(bottle, for: caller, context: context, watched: watched, evaluation: evaluations[bottle.id]))
+                views.append(await view(bottle, for: caller, context: context, watched: watched, evaluation: evaluations[bottle.id],
+                                        facts: facts))
             }
             return try Self.json(APIViews.BottleList(bottles: views))
         }
