@@ -1,6 +1,7 @@
 import DriftCore
 import DriftDaemon
 import Foundation
+import DriftSystem
 import HTTPTypes
 import Testing
 
@@ -91,6 +92,34 @@ struct RateLimitTests {
             _ = try await harness.newVisitor()
             _ = try await harness.newVisitor()
             Self.expectLimited(try await harness.client.send(.post, "/api/v1/visitors"))
+        }
+    }
+
+    /// The trust audit: presence requests were limited per token only, so one phone minting
+    /// tokens could hold all five press counts (each for a minute, renewed by asking again)
+    /// and keep everyone at the box waiting.
+    @Test("presence requests beyond the per-address limit, across tokens; another address still gets a count")
+    func presencePerClient() async throws {
+        var options = APIHarness.Options()
+        options.limits.presencePerClient = RateLimiter.Rule(burst: 2, perHour: 1)
+        try await APIHarness.run(options) { harness in
+            let creator = try await harness.newVisitor()
+            let id = try await harness.createBottleID(creator, json: #"{"text":"here","conditions":[{"kind":"presence"}]}"#)
+            let body = "{\"bottle\":\"\(id)\"}"
+            for _ in 0..<2 {
+                let asked = try await harness.client.post("/api/v1/presence-requests", token: try await harness.newVisitor(), json: body)
+                #expect(asked.code == 202, "\(asked)")
+            }
+            Self.expectLimited(try await harness.client.post("/api/v1/presence-requests", token: try await harness.newVisitor(), json: body))
+            // A visitor on another phone (address) is not held up by the first phone's tokens.
+            let honest = try await harness.newVisitor()
+            let request = Array(("POST /api/v1/presence-requests HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(honest)\r\n"
+                + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)").utf8)
+            let socket = try await DoorTests.connect(harness.port, from: "127.0.0.7")
+            defer { try? socket.close() }
+            try UnixSocket.sendAll(socket, request)
+            let answer = try await DoorTests.drain(socket)
+            #expect(answer.text.hasPrefix("HTTP/1.1 202 "), "\(answer.text.prefix(300))")
         }
     }
 }

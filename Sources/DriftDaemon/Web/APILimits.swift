@@ -28,6 +28,11 @@ public struct APILimits: Sendable, Equatable {
     public var postPerClient = RateLimiter.Rule(burst: 120, perHour: 3600)
     /// Presence requests, Keep Alive and watches, per token.
     public var actionPerToken = RateLimiter.Rule(burst: 20, perHour: 600)
+    /// Presence requests per address, whatever the token: a request holds one of the five
+    /// press counts for a minute, so one phone minting tokens could otherwise keep every count
+    /// taken and everyone at the box waiting. Six at once, then two a minute: enough for a
+    /// family at the box, too few to hold more than about two counts for long.
+    public var presencePerClient = RateLimiter.Rule(burst: 6, perHour: 120)
 
     /// How long an uploaded chat attachment waits for its message.
     public var attachmentLifetime: Double = 600

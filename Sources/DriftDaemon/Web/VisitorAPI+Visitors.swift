@@ -53,7 +53,8 @@ extension VisitorAPI {
             guard processor.settings.hasPresenceButton else {
                 throw APIError.invalid(field: "bottle", problem: "this box has no presence button")
             }
-            try limit("presence requests", token: caller, rule: limits.actionPerToken, client: nil)
+            try limit("presence requests", token: caller, rule: limits.actionPerToken, client: context.clientAddress,
+                      clientRule: limits.presencePerClient)
             let at = now()
             let waiting: (presses: Int, until: Date)
             do throws(PresenceBinder.Busy) {
