@@ -139,8 +139,7 @@ struct LiveEventContractTests {
             let creatorBox = try await harness.boxSocket(as: creator)
             let bobBox = try await harness.boxSocket(as: bob)
             let watcherBox = try await harness.boxSocket(as: watcher)
-            // weather: the hub's next sweep hands the latest reading to box sockets.
-            try await harness.advance(by: 1)
+            // weather: a box socket gets the latest reading as it connects (no sweep needed: time stands still).
             #expect(await bobBox.first(type: "weather") != nil || creatorBox.messages.contains { $0["type"].string == "weather" })
 
             // presence: a proof for a presence bottle.

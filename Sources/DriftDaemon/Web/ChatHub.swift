@@ -198,18 +198,24 @@ public actor ChatHub {
 
     // MARK: - Box connections
 
-    /// A visitor's page listens for box events (`/api/v1/live`).
+    /// A visitor's page listens for box events (`/api/v1/live`). It gets the latest weather at
+    /// once (a page that reconnects would otherwise wait for the next reading), then changes.
     public func listen(visitor: TokenHash) -> (Connection, AsyncStream<String>) {
         let id = UUID()
         let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(queueLimit))
         boxClients[id] = BoxClient(visitor: visitor, continuation: continuation)
+        if let reading = weather() { send(Self.weatherLine(reading), to: continuation) }
         return (Connection(id: id, bottle: nil), stream)
     }
 
     /// Sends `weather` to every box connection.
     func weatherChanged(_ weather: APIViews.Weather) {
-        let line = JSONValue.object(["type": .string("weather"), "weather": Self.json(weather)]).text
+        let line = Self.weatherLine(weather)
         for client in boxClients.values { send(line, to: client.continuation) }
+    }
+
+    static func weatherLine(_ weather: APIViews.Weather) -> String {
+        JSONValue.object(["type": .string("weather"), "weather": Self.json(weather)]).text
     }
 
     // MARK: - Events
