@@ -24,6 +24,9 @@ public actor BottleProcessor {
 
     /// The store, reached only on the processor's thread: ``withStore(_:)`` from outside.
     nonisolated let store: BottleStore
+    /// Reads for the visitor routes (``read(_:)``): a thread of their own on GRDB's reader
+    /// connections, so a list or a chat page never queues behind the processor's writes.
+    private nonisolated let reads = BlockingLane(name: "bottle-reads")
     public nonisolated let eraser: BottleEraser
     public nonisolated let settings: BottleSettings
     /// Where every bottle password is hashed and verified (the API's drops and edits too).
@@ -72,6 +75,15 @@ public actor BottleProcessor {
     /// one of the cooperative pool's few threads, which the API, GPS and mesh loops share.
     public func withStore<T: Sendable>(_ body: @Sendable (BottleStore) throws -> T) rethrows -> T {
         try body(store)
+    }
+
+    /// Runs a read-only `body` on the read lane, not on the processor's thread: the store is
+    /// SQLite in WAL mode, so a read sees every commit made before it began and waits for no
+    /// write (each commit waits for its fsync, tens of milliseconds on an SD card, and the
+    /// processor's thread makes them one after another). `body` must not write.
+    public nonisolated func read<T: Sendable>(_ body: @Sendable (BottleStore) throws -> T) async rethrows -> T {
+        let store = store
+        return try await reads.run { try body(store) }
     }
 
     // MARK: - Start-up and ticks

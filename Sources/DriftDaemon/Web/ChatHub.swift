@@ -115,7 +115,7 @@ public actor ChatHub {
             try await processor.enter(participant, in: bottle.id, at: now())
         }
         graces[bottle.id]?[participant] = nil
-        let participants = (try? await processor.withStore { try $0.participants(of: bottle.id) }) ?? []
+        let participants = (try? await processor.read { try $0.participants(of: bottle.id) }) ?? []
         let viewer = ParticipantViewer(bottle: bottle, viewer: nil, processor: processor, participants: participants)
         var room = rooms[bottle.id] ?? Room(viewer: viewer)
         room.viewer = viewer
@@ -224,7 +224,7 @@ public actor ChatHub {
         let bottle = event.bottle
         switch event.kind {
         case .linePosted(let id, _):
-            guard rooms[bottle] != nil, let message = (try? await processor.withStore { try $0.message(id) }) else { return }
+            guard rooms[bottle] != nil, let message = (try? await processor.read { try $0.message(id) }) else { return }
             let url = "/api/v1/bottles/\(bottle)/messages/\(id)/attachment"
             let wasTyping = rooms[bottle]?.typing.typing(at: now()).contains(message.participant) ?? false
             rooms[bottle]?.typing.stopped(message.participant)
@@ -281,7 +281,7 @@ public actor ChatHub {
             notifyBox(.object(["type": .string("bottle"), "bottle": .string(bottle.description), "event": .string("locked")]))
         case .presenceProved(let visitor):
             // The proof counts for the bottle's presence condition's window from the press.
-            let conditions = (try? await processor.withStore { try $0.bottle(bottle) })?.conditions ?? []
+            let conditions = (try? await processor.read { try $0.bottle(bottle) })?.conditions ?? []
             let window = conditions.lazy.compactMap { entry -> Int? in
                 if case .presence(let presence) = entry.condition { return presence.withinSeconds }
                 return nil
@@ -298,7 +298,7 @@ public actor ChatHub {
             }
         case .firstOpen, .participantJoined, .linesWhileAway:
             // A bottle sent from here to another box: its creator is known from the sent record.
-            let local = (try? await processor.withStore { try $0.bottle(bottle) })?.creator
+            let local = (try? await processor.read { try $0.bottle(bottle) })?.creator
             let sent = local == nil ? (try? await processor.withStore { try MeshBottleStore(database: $0.database).sentBottle(bottle) }) ?? nil : nil
             guard let creator = local ?? sent?.creator else { return }
             var body: [String: JSONValue] = ["type": .string("creator"), "bottle": .string(bottle.description)]

@@ -13,8 +13,8 @@ extension VisitorAPI {
             let context = await processor.context(at: at)
             // The processor evaluates every unopened bottle each second; reuse those reports.
             let evaluations = await processor.recentEvaluations(maxAge: 2, now: at)
-            let live = (try await processor.withStore { try $0.bottles(in: [.locked, .openable, .active, .dying]) })
-            let watched = Set(try await processor.withStore { try $0.watches(by: caller) }.map(\.bottle))
+            let live = (try await processor.read { try $0.bottles(in: [.locked, .openable, .active, .dying]) })
+            let watched = Set(try await processor.read { try $0.watches(by: caller) }.map(\.bottle))
             // Participants, line counts, survivals and who is present for every listed chat at once.
             let facts = await listFacts(for: live)
             var views: [APIViews.Bottle] = []
@@ -58,7 +58,7 @@ extension VisitorAPI {
             let created = (try await processor.withStore { try $0.create(draft, id: id, origin: origin, creator: caller, now: at, policy: policy) })
             logger.info("bottle dropped", metadata: ["bottle": "\(created.id)", "conditions": "\(created.conditions.count)"])
             await processor.refresh(created.id, now: at)
-            let stored = (try await processor.withStore { try $0.bottle(created.id) }) ?? created
+            let stored = (try await processor.read { try $0.bottle(created.id) }) ?? created
             return try Self.json(await view(stored, for: caller, context: processor.context(at: at)), status: .created)
         }
 
@@ -83,7 +83,7 @@ extension VisitorAPI {
             let edited = (try await processor.withStore { try $0.edit(bottle.id, with: draft, by: caller, now: now(), policy: policy) })
             await removeFiles(edited.unusedMedia)
             await processor.refresh(bottle.id, now: now())
-            let stored = (try await processor.withStore { try $0.bottle(bottle.id) }) ?? edited.bottle
+            let stored = (try await processor.read { try $0.bottle(bottle.id) }) ?? edited.bottle
             return try Self.json(await view(stored, for: caller, context: processor.context(at: now())))
         }
 
@@ -121,7 +121,7 @@ extension VisitorAPI {
                 throw APIError(.forbidden, code: "locked", decision.reasons.joined(separator: "; "), details: details)
             }
             await hub.openedOverHTTP(processor.participant(caller, in: bottle.id), in: bottle.id)
-            let opened = (try await processor.withStore { try $0.bottle(bottle.id) }) ?? bottle
+            let opened = (try await processor.read { try $0.bottle(bottle.id) }) ?? bottle
             return try Self.json(await view(opened, for: caller, context: processor.context(at: at)))
         }
 
@@ -151,9 +151,9 @@ extension VisitorAPI {
             try await processor.claimKeepAlive(who, in: bottle.id, at: now())
             // A rescue is announced with the processor's `rescued` event; a claim in a live chat here.
             if !wasDying { await hub.keeperClaimed(who, in: bottle.id) }
-            let participants = (try? await processor.withStore { try $0.participants(of: bottle.id) }) ?? []
+            let participants = (try? await processor.read { try $0.participants(of: bottle.id) }) ?? []
             let viewer = ParticipantViewer(bottle: bottle, viewer: who, processor: processor, participants: participants)
-            let state = (try? await processor.withStore { try $0.bottle(bottle.id) })?.state.rawValue ?? bottle.state.rawValue
+            let state = (try? await processor.read { try $0.bottle(bottle.id) })?.state.rawValue ?? bottle.state.rawValue
             return try Self.json(APIViews.Keeper(keeper: viewer.view(who), state: state))
         }
     }

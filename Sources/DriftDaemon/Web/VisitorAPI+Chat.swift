@@ -9,7 +9,7 @@ extension VisitorAPI {
         api.get("bottles/:id/messages") { request, context -> Response in
             let caller = try await visitor(request)
             let bottle = try await bottle(context.parameters.get("id"))
-            let participants = (try await processor.withStore { try $0.participants(of: bottle.id) })
+            let participants = (try await processor.read { try $0.participants(of: bottle.id) })
             let opened = await hasOpened(bottle, by: caller, participants: participants)
             guard bottle.isCreator(caller) || opened else {
                 throw APIError.forbidden("open this bottle to read its chat")
@@ -26,7 +26,7 @@ extension VisitorAPI {
                 limit = value
             }
             let (before, count) = (cursor, limit)
-            let page = (try await processor.withStore { try $0.page(of: bottle.id, before: before, limit: count) })
+            let page = (try await processor.read { try $0.page(of: bottle.id, before: before, limit: count) })
             let viewer = ParticipantViewer(bottle: bottle, viewer: processor.participant(caller, in: bottle.id),
                                            processor: processor, participants: participants)
             // Newest first, as the document says (the timeline pages oldest → newest).
@@ -41,7 +41,7 @@ extension VisitorAPI {
             var request = request
             let input = try await RequestBodyReader.json(APIInputs.Message.self, from: &request, limit: limits.jsonBodyBytes)
             let bottle = try await bottle(context.parameters.get("id"))
-            let participants = (try await processor.withStore { try $0.participants(of: bottle.id) })
+            let participants = (try await processor.read { try $0.participants(of: bottle.id) })
             guard await hasOpened(bottle, by: caller, participants: participants) else {
                 throw APIError.forbidden("open this bottle to chat in it")
             }

@@ -101,7 +101,7 @@ extension VisitorAPI {
                 throw APIError.forbidden("open this bottle to see its chat")
             }
             guard let id = context.parameters.get("message").flatMap(MessageID.init),
-                  let message = (try await processor.withStore { try $0.message(id) }), message.bottle == bottle.id, let attachment = message.attachment else {
+                  let message = (try await processor.read { try $0.message(id) }), message.bottle == bottle.id, let attachment = message.attachment else {
                 throw APIError.notFound("no such attachment")
             }
             let type = switch attachment {

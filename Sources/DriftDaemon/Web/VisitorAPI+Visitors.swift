@@ -23,8 +23,8 @@ extension VisitorAPI {
         api.get("my/bottles") { request, _ -> Response in
             let caller = try await visitor(request)
             let context = await processor.context(at: now())
-            let mine = (try await processor.withStore { try $0.bottles(createdBy: caller) }).filter { $0.state != .expired }
-            let watched = Set(try await processor.withStore { try $0.watches(by: caller) }.map(\.bottle))
+            let mine = (try await processor.read { try $0.bottles(createdBy: caller) }).filter { $0.state != .expired }
+            let watched = Set(try await processor.read { try $0.watches(by: caller) }.map(\.bottle))
             var views: [APIViews.Bottle] = []
             for bottle in mine { views.append(await view(bottle, for: caller, context: context, watched: watched)) }
             return try Self.json(APIViews.BottleList(bottles: views))
@@ -33,11 +33,11 @@ extension VisitorAPI {
         api.get("my/watches") { request, _ -> Response in
             let caller = try await visitor(request)
             let context = await processor.context(at: now())
-            let watches = (try await processor.withStore { try $0.watches(by: caller) })
+            let watches = (try await processor.read { try $0.watches(by: caller) })
             let watched = Set(watches.map(\.bottle))
             var views: [APIViews.Bottle] = []
             for watch in watches {
-                guard let bottle = (try await processor.withStore { try $0.bottle(watch.bottle) }), bottle.state != .expired else { continue }
+                guard let bottle = (try await processor.read { try $0.bottle(watch.bottle) }), bottle.state != .expired else { continue }
                 views.append(await view(bottle, for: caller, context: context, watched: watched))
             }
             return try Self.json(APIViews.BottleList(bottles: views))

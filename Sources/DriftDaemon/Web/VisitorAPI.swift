@@ -132,9 +132,9 @@ public struct VisitorAPI: Sendable {
         guard let reference, !reference.isEmpty, reference.utf8.count <= 64 else { throw APIError.notFound() }
         var found: Bottle?
         if let id = BottleID(reference) {
-            found = (try await processor.withStore { try $0.bottle(id) })
+            found = (try await processor.read { try $0.bottle(id) })
         } else if let code = try? ShareCode(parsing: reference) {
-            found = (try await processor.withStore { try $0.bottle(shareCode: code) })
+            found = (try await processor.read { try $0.bottle(shareCode: code) })
         }
         guard let bottle = found, bottle.state != .expired else { throw APIError.notFound() }
         return bottle
@@ -147,7 +147,7 @@ public struct VisitorAPI: Sendable {
         var list = participants ?? []
         if participants == nil {
             let id = bottle.id
-            list = (try? await processor.withStore { try $0.participants(of: id) }) ?? []
+            list = (try? await processor.read { try $0.participants(of: id) }) ?? []
         }
         return list.contains { $0.participant == who }
     }
@@ -167,7 +167,7 @@ public struct VisitorAPI: Sendable {
     func listFacts(for bottles: [Bottle]) async -> ListFacts {
         let opened = bottles.filter { $0.state == .active || $0.state == .dying }.map(\.id)
         guard !opened.isEmpty else { return ListFacts() }
-        let stored = try? await processor.withStore { store in
+        let stored = try? await processor.read { store in
             (participants: try store.participants(ofEach: opened), lines: try store.messageCounts(in: opened))
         }
         return ListFacts(participants: stored?.participants ?? [:], lines: stored?.lines ?? [:],
@@ -184,7 +184,7 @@ public struct VisitorAPI: Sendable {
             if let facts {
                 participants = facts.participants[bottle.id] ?? []
             } else {
-                participants = (try? await processor.withStore { try $0.participants(of: bottle.id) }) ?? []
+                participants = (try? await processor.read { try $0.participants(of: bottle.id) }) ?? []
             }
         }
         let hasOpened = opened ? await hasOpened(bottle, by: visitor, participants: participants) : false
@@ -194,7 +194,7 @@ public struct VisitorAPI: Sendable {
             isWatched = watched.contains(bottle.id)
         } else {
             let id = bottle.id
-            isWatched = ((try? await processor.withStore { try $0.watches(of: id) }) ?? []).contains { $0.watcher.matches(visitor) }
+            isWatched = ((try? await processor.read { try $0.watches(of: id) }) ?? []).contains { $0.watcher.matches(visitor) }
         }
         var conditions: [ConditionReport]
         switch bottle.state {
@@ -232,7 +232,7 @@ public struct VisitorAPI: Sendable {
                 (present, lines) = (facts.present[bottle.id] ?? [], facts.lines[bottle.id] ?? 0)
             } else {
                 present = await hub.present(in: bottle.id)
-                lines = (try? await processor.withStore { try $0.messageCount(in: bottle.id) }) ?? 0
+                lines = (try? await processor.read { try $0.messageCount(in: bottle.id) }) ?? 0
             }
             var deadline: Date?
             if case .countingDown(let end) = survival.phase { deadline = end }
