@@ -13,6 +13,11 @@ import Glibc
 struct ControlServerTests {
     struct Echo: Codable, Sendable, Equatable { var said: String }
 
+    /// How long a test client waits for its answer: the event, with a generous limit. The
+    /// CLI's 5 s ran out in CI in the first seconds of the suite, when a thousand tests start
+    /// at once on two cores and the server's accept waits its turn.
+    static let patience: Int32 = 60_000
+
     func withServer(_ body: @Sendable (String) async throws -> Void) async throws {
         let directory = try TemporaryDirectory(prefix: "control")
         defer { directory.remove() }
@@ -42,13 +47,13 @@ struct ControlServerTests {
             #expect(stat(path, &info) == 0)
             #expect(info.st_mode & 0o777 == 0o600)
 
-            let answer = try await runBlocking { try ControlClient.send(ControlRequest(command: "echo", arguments: ["text": "hi"]), to: path) }
+            let answer = try await runBlocking { try ControlClient.send(ControlRequest(command: "echo", arguments: ["text": "hi"]), to: path, timeoutMilliseconds: Self.patience) }
             #expect(String(decoding: answer, as: UTF8.self) == #"{"result":{"said":"hi"}}"#)
 
-            let unknown = try await runBlocking { try ControlClient.send(ControlRequest(command: "dance"), to: path) }
+            let unknown = try await runBlocking { try ControlClient.send(ControlRequest(command: "dance"), to: path, timeoutMilliseconds: Self.patience) }
             #expect(String(decoding: unknown, as: UTF8.self).contains(#""code":"unknown_command""#))
 
-            let failed = try await runBlocking { try ControlClient.send(ControlRequest(command: "fail"), to: path) }
+            let failed = try await runBlocking { try ControlClient.send(ControlRequest(command: "fail"), to: path, timeoutMilliseconds: Self.patience) }
             #expect(String(decoding: failed, as: UTF8.self) == #"{"error":{"code":"nope","message":"failed on purpose"}}"#)
         }
     }
@@ -59,7 +64,7 @@ struct ControlServerTests {
             try await withThrowingTaskGroup(of: String.self) { group in
                 for index in 0..<20 {
                     group.addTask {
-                        let data = try await runBlocking { try ControlClient.send(ControlRequest(command: "echo", arguments: ["text": "\(index)"]), to: path) }
+                        let data = try await runBlocking { try ControlClient.send(ControlRequest(command: "echo", arguments: ["text": "\(index)"]), to: path, timeoutMilliseconds: Self.patience) }
                         return String(decoding: data, as: UTF8.self)
                     }
                 }

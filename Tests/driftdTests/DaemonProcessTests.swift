@@ -196,7 +196,7 @@ struct SimulatedWorldTests {
         _ = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(30)) }
         let socket = data + "/driftd.sock"
         let pressed = try await runBlocking {
-            try ControlClient.send(rawLine: #"{"command":"sim.press","arguments":{"button":"presence","ms":"120"}}"#, to: socket)
+            try ControlClient.send(rawLine: #"{"command":"sim.press","arguments":{"button":"presence","ms":"120"}}"#, to: socket, timeoutMilliseconds: 60_000)
         }
         #expect(pressed.contains(#""button":"presence""#), "\(pressed)")
         try await Task.sleep(for: .milliseconds(300))
@@ -204,18 +204,18 @@ struct SimulatedWorldTests {
         #expect(daemon.stderr.range(of: "button released .*button=presence", options: .regularExpression) != nil)
         var levels = Set<String>()
         for _ in 0..<60 where levels.count < 2 {
-            let answer = try await runBlocking { try ControlClient.send(rawLine: #"{"command":"sim.leds"}"#, to: socket) }
+            let answer = try await runBlocking { try ControlClient.send(rawLine: #"{"command":"sim.leds"}"#, to: socket, timeoutMilliseconds: 60_000) }
             levels.insert(answer.contains(#""status":true"#) ? "on" : "off")
             try await Task.sleep(for: .milliseconds(30))
         }
         #expect(levels == ["on", "off"])
-        let bad = try await runBlocking { try ControlClient.send(rawLine: #"{"command":"sim.press","arguments":{"button":"doorbell"}}"#, to: socket) }
+        let bad = try await runBlocking { try ControlClient.send(rawLine: #"{"command":"sim.press","arguments":{"button":"doorbell"}}"#, to: socket, timeoutMilliseconds: 60_000) }
         #expect(bad.contains("bad_argument"))
-        let weather = try await runBlocking { try ControlClient.send(rawLine: #"{"command":"sim.weather","arguments":{"celsius":"30","humidity":"20"}}"#, to: socket) }
+        let weather = try await runBlocking { try ControlClient.send(rawLine: #"{"command":"sim.weather","arguments":{"celsius":"30","humidity":"20"}}"#, to: socket, timeoutMilliseconds: 60_000) }
         #expect(weather.contains(#""celsius":30"#) && weather.contains(#""mode":"fixed""#), "\(weather)")
-        let unplugged = try await runBlocking { try ControlClient.send(rawLine: #"{"command":"sim.weather","arguments":{"plugged":"false"}}"#, to: socket) }
+        let unplugged = try await runBlocking { try ControlClient.send(rawLine: #"{"command":"sim.weather","arguments":{"plugged":"false"}}"#, to: socket, timeoutMilliseconds: 60_000) }
         #expect(unplugged.contains(#""plugged":false"#))
-        let outOfRange = try await runBlocking { try ControlClient.send(rawLine: #"{"command":"sim.weather","arguments":{"celsius":"900"}}"#, to: socket) }
+        let outOfRange = try await runBlocking { try ControlClient.send(rawLine: #"{"command":"sim.weather","arguments":{"celsius":"900"}}"#, to: socket, timeoutMilliseconds: 60_000) }
         #expect(outOfRange.contains("bad_argument"))
 
         // The simulated GPS: a fix at the configured position, movable, and able to lose its fix.
@@ -225,14 +225,14 @@ struct SimulatedWorldTests {
             gps = try await DriftdProcess.runToCompletion(["status", "--data-dir", data]).stdout
         }
         #expect(gps.contains("gps: 3D fix 52.4731"), "\(gps)")
-        let moved = try await runBlocking { try ControlClient.send(rawLine: #"{"command":"sim.gps","arguments":{"lat":"48.8584","lon":"2.2945"}}"#, to: socket) }
+        let moved = try await runBlocking { try ControlClient.send(rawLine: #"{"command":"sim.gps","arguments":{"lat":"48.8584","lon":"2.2945"}}"#, to: socket, timeoutMilliseconds: 60_000) }
         #expect(moved.contains("48.8584"))
         for _ in 0..<50 where !gps.contains("48.858") {
             try await Task.sleep(for: .milliseconds(100))
             gps = try await DriftdProcess.runToCompletion(["status", "--data-dir", data]).stdout
         }
         #expect(gps.contains("gps: 3D fix 48.858"), "\(gps)")
-        _ = try await runBlocking { try ControlClient.send(rawLine: #"{"command":"sim.gps","arguments":{"fix":"false"}}"#, to: socket) }
+        _ = try await runBlocking { try ControlClient.send(rawLine: #"{"command":"sim.gps","arguments":{"fix":"false"}}"#, to: socket, timeoutMilliseconds: 60_000) }
         for _ in 0..<50 where !gps.contains("searching") {
             try await Task.sleep(for: .milliseconds(100))
             gps = try await DriftdProcess.runToCompletion(["status", "--data-dir", data]).stdout
@@ -298,7 +298,7 @@ struct UnpluggedSensorTests {
                                        stderrPath: directory.appending("log"))
         _ = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(30)) }
         let socket = data + "/driftd.sock"
-        _ = try await runBlocking { try ControlClient.send(rawLine: #"{"command":"sim.weather","arguments":{"plugged":"false"}}"#, to: socket) }
+        _ = try await runBlocking { try ControlClient.send(rawLine: #"{"command":"sim.weather","arguments":{"plugged":"false"}}"#, to: socket, timeoutMilliseconds: 60_000) }
         var status = ""
         for _ in 0..<100 where !status.contains("fault: sensors") {
             try await Task.sleep(for: .milliseconds(100))
@@ -313,7 +313,7 @@ struct UnpluggedSensorTests {
             }
         }
         #expect(statusLine.contains("faults: sensors"), "\(statusLine)")
-        _ = try await runBlocking { try ControlClient.send(rawLine: #"{"command":"sim.weather","arguments":{"plugged":"true"}}"#, to: socket) }
+        _ = try await runBlocking { try ControlClient.send(rawLine: #"{"command":"sim.weather","arguments":{"plugged":"true"}}"#, to: socket, timeoutMilliseconds: 60_000) }
         for _ in 0..<150 where status.contains("fault: sensors") {
             try await Task.sleep(for: .milliseconds(100))
             status = try await DriftdProcess.runToCompletion(["status", "--data-dir", data]).stdout
