@@ -192,6 +192,6 @@ struct HealthAndNotifyTests {
             try await tasks.waitForAll()
         }
         #expect(ContinuousClock.now - started < .seconds(30), "the wait for the page held up the shutdown")
-        #expect(try await runBlocking { try listener.receive(timeout: .seconds(5)) } != nil)  // READY, STOPPING
+        #expect(try await runBlocking { try listener.receive(timeout: .seconds(30)) } != nil)  // READY, STOPPING
     }
 }
