@@ -14,6 +14,13 @@ struct ShutdownDeadlineTests {
     /// and says when it was cancelled.
     final class Stuck: Service, Sendable {
         let cancelled = Mutex(false)
+        /// Yields once the group cancels it.
+        let cancellations: AsyncStream<Void>
+        private let cancelling: AsyncStream<Void>.Continuation
+
+        init() {
+            (cancellations, cancelling) = AsyncStream.makeStream()
+        }
         let release = Mutex<CheckedContinuation<Void, Never>?>(nil)
         let released = Mutex(false)
 
@@ -29,6 +36,7 @@ struct ShutdownDeadlineTests {
                 }
             } onCancel: {
                 cancelled.withLock { $0 = true }
+                cancelling.yield()
             }
         }
 
@@ -50,23 +58,25 @@ struct ShutdownDeadlineTests {
     /// The test's watch: records what was armed; fires only when the test says so.
     final class ManualWatch: Sendable {
         let armed = Mutex<(limit: Duration, expired: @Sendable () -> Void)?>(nil)
+        /// Yields the limit each time the watch is armed.
+        let armings: AsyncStream<Duration>
+        private let arming: AsyncStream<Duration>.Continuation
+
+        init() {
+            (armings, arming) = AsyncStream.makeStream()
+        }
+
         var watch: ShutdownDeadline.Watch {
-            { [self] limit, expired in armed.withLock { $0 = (limit, expired) } }
+            { [self] limit, expired in
+                armed.withLock { $0 = (limit, expired) }
+                arming.yield(limit)
+            }
         }
         func fire() { armed.withLock { $0 }?.expired() }
     }
 
-    static func eventually(_ condition: () -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if condition() { return true }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return condition()
-    }
-
     @Test("graceful shutdown with a service that ignores it and its cancellation: the deadline is armed, fires, and gives up — no fatal error",
-          arguments: [false, true])
+          .timeLimit(.minutes(1)), arguments: [false, true])
     func stuckStop(failingService: Bool) async throws {
         let stuck = Stuck()
         let watch = ManualWatch()
@@ -87,10 +97,12 @@ struct ShutdownDeadlineTests {
             tasks.addTask { try? await group.run() }
             if !failingService { await group.triggerGracefulShutdown() }
             // The stop begins: the watch is armed with the whole limit …
-            #expect(try await Self.eventually { watch.armed.withLock { $0 } != nil })
-            #expect(watch.armed.withLock { $0?.limit } == .seconds(14))
+            var armings = watch.armings.makeAsyncIterator()
+            #expect(await armings.next() == .seconds(14))
             // … the group gives up on grace and cancels; the stuck service ignores that too.
-            #expect(try await Self.eventually { stuck.cancelled.withLock { $0 } })
+            var cancellations = stuck.cancellations.makeAsyncIterator()
+            _ = await cancellations.next()
+            #expect(stuck.cancelled.withLock { $0 })
             // Nothing crashed while it hangs on (no cancellation limit): the deadline decides.
             #expect(!gaveUp.withLock { $0 })
             watch.fire()

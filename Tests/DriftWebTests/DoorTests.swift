@@ -133,7 +133,7 @@ struct DoorTests {
             defer { held.forEach { try? $0.close() } }
             for _ in 0..<4 { held.append(try await Self.connect(harness.port, from: "127.0.0.2")) }
             // The server admits connections as it accepts them: wait until all four are in.
-            let inside = try await Self.eventually(.seconds(30)) { harness.api.door.snapshot.connections >= 4 ? true : nil }
+            let inside = await APIHarness.eventually(every: .milliseconds(20)) { harness.api.door.snapshot.connections >= 4 }
             #expect(inside == true)
             let fifth = try await Self.connect(harness.port, from: "127.0.0.2")
             defer { try? fifth.close() }
@@ -154,7 +154,7 @@ struct DoorTests {
             defer { sitting.forEach { try? $0.close() } }
             for index in 0..<3 {
                 sitting.append(try await Self.connect(harness.port, from: "127.0.0.\(10 + index)"))
-                let admitted = try await Self.eventually(.seconds(30)) { harness.api.door.snapshot.connections >= index + 1 ? true : nil }
+                let admitted = await APIHarness.eventually(every: .milliseconds(20)) { harness.api.door.snapshot.connections >= index + 1 }
                 #expect(admitted == true)
             }
             #expect(try await harness.client.get("/api/v1/openapi.json").status.code == 200)
@@ -187,7 +187,7 @@ struct DoorTests {
             #expect(harness.api.door.snapshot.refused["live"] == 1)
             // One closes: its place is free again.
             try open.removeFirst().close()
-            let freed = try await Self.eventually(.seconds(30)) { harness.api.door.snapshot.liveSockets <= 1 ? true : nil }
+            let freed = await APIHarness.eventually(every: .milliseconds(20)) { harness.api.door.snapshot.liveSockets <= 1 }
             #expect(freed == true)
             let again = try await Self.connect(harness.port)
             open.append(again)
@@ -208,20 +208,9 @@ struct DoorTests {
             let seen = try await Self.drain(socket)
             #expect(seen.text.hasPrefix("HTTP/1.1 101 "), "\(seen.text.prefix(200))")
             #expect(seen.closed, "the socket that never answered a ping is still open")
-            let gone = try await Self.eventually(.seconds(30)) { harness.api.door.snapshot.liveSockets == 0 ? true : nil }
+            let gone = await APIHarness.eventually(every: .milliseconds(20)) { harness.api.door.snapshot.liveSockets == 0 }
             #expect(gone == true)
         }
-    }
-
-    /// Polls `probe` every 20 ms until it returns a value or `limit` runs out (the door's
-    /// counters change as the server's event loops accept and close connections).
-    static func eventually<T: Sendable>(_ limit: Duration, _ probe: @Sendable () async throws -> T?) async throws -> T? {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if let value = try await probe() { return value }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return try await probe()
     }
 }
 
