@@ -11,9 +11,12 @@ import Synchronization
 ///
 /// The bottle summary is cached: it is read from the store only after a bottle
 /// event (``run()`` follows the event bus), on first use, and at most every
-/// ``bottleRecheck`` as a safety net — not on every LED refresh. Whatever changes
-/// the LEDs (a bottle event, a fault appearing or clearing, a button display) is
-/// signalled on ``changes``, which the LED service waits on.
+/// ``bottleRecheck`` as a safety net — not on every LED refresh. The read runs on a
+/// thread of its own (``BlockingLane``), never on the cooperative pool nor in
+/// ``state(at:)``: a refresh that finds the summary stale asks ``run()`` to read it and
+/// shows the previous one meanwhile; the new one is signalled on ``changes``. Whatever
+/// changes the LEDs (a bottle event, a fault appearing or clearing, a button display, a
+/// fresh bottle summary) is signalled on ``changes``, which the LED service waits on.
 final class BoxBodyStateSource: Service, Sendable {
     let health: HealthRegistry
     let store: BottleStore
@@ -27,15 +30,39 @@ final class BoxBodyStateSource: Service, Sendable {
     private let radioActivity = Mutex<Duration?>(nil)
     /// When the LED test (walk every LED) was started, if it runs.
     private let ledTest = Mutex<Duration?>(nil)
-    /// The bottles at this box as the LEDs show them, and when they were read (monotonic).
-    private let bottles = Mutex<(summary: BottleSummary, readAt: Duration)?>(nil)
-    /// Bumped by every ``bottlesChanged()``, so a read racing with an event is not cached.
-    private let bottleGeneration = Mutex(0)
+    /// The bottles at this box as the LEDs show them.
+    private let bottles = Mutex(BottleCache())
+    /// Asks ``run()`` to read the bottle summary (the monotonic instant of the request).
+    private let readRequests: AsyncStream<Duration>
+    private let readRequest: AsyncStream<Duration>.Continuation
+    /// The store reads run here, never on the cooperative pool.
+    private let lane = BlockingLane(name: "led-state")
     /// Signals a change of what the LEDs show (single consumer: the LED service).
     let changes: AsyncStream<Void>
     private let changed: AsyncStream<Void>.Continuation
     /// Store reads of the bottle summary (for tests and the idle measurement).
     private let storeReads = Mutex(0)
+
+    /// The last bottle summary read and whether it is still current.
+    struct BottleCache: Sendable {
+        /// The last summary read; `nil` before the first read.
+        var summary: BottleSummary?
+        /// When it was read (monotonic).
+        var readAt: Duration?
+        /// The last read failed (the storage fault shows until a read succeeds).
+        var failed = false
+        /// Bumped by every ``bottlesChanged()``, so a read racing with an event is not taken as current.
+        var generation = 0
+        /// The generation the summary was read at.
+        var readGeneration = -1
+        /// A read was asked for and has not finished.
+        var reading = false
+
+        func isCurrent(at now: Duration) -> Bool {
+            guard summary != nil || failed, let readAt, readGeneration == generation else { return false }
+            return now >= readAt && now - readAt < BoxBodyStateSource.bottleRecheck
+        }
+    }
 
     /// How often the bottle summary is re-read even without events.
     static let bottleRecheck = Duration.seconds(60)
@@ -81,26 +108,68 @@ final class BoxBodyStateSource: Service, Sendable {
 
     /// The bottles changed (a lifecycle event): re-read them at the next refresh.
     func bottlesChanged() {
-        bottleGeneration.withLock { $0 += 1 }
-        bottles.withLock { $0 = nil }
+        bottles.withLock { $0.generation += 1 }
         noteChange()
     }
 
     /// How many times the bottle summary was read from the store.
     var bottleStoreReads: Int { storeReads.withLock { $0 } }
 
-    /// Follows the event bus until shutdown: bottle state events invalidate the bottle summary.
+    /// Until shutdown: reads the bottle summary when a refresh asks for it, and follows the
+    /// event bus, whose bottle state events make the summary stale.
     func run() async throws {
-        guard let events else {
-            try? await gracefulShutdown()
-            return
-        }
-        let stream = await events.subscribe()
+        let stream = await events?.subscribe()
         await cancelWhenGracefulShutdown {
-            for await event in stream where Self.changesBottleLED(event.kind) {
-                self.bottlesChanged()
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    for await at in self.readRequests {
+                        await self.readBottles(at: at)
+                    }
+                }
+                if let stream {
+                    group.addTask {
+                        for await event in stream where Self.changesBottleLED(event.kind) {
+                            self.bottlesChanged()
+                        }
+                    }
+                }
             }
         }
+    }
+
+    /// Reads the bottle summary from the store on the lane, keeps it and signals ``changes``.
+    func readBottles(at now: Duration) async {
+        storeReads.withLock { $0 += 1 }
+        let generation = bottles.withLock { $0.generation }
+        let summary: BottleSummary?
+        do {
+            summary = try await lane.run { [store] in try Self.summary(of: store) }
+        } catch {
+            logger.error("cannot read bottles for the LEDs", metadata: ["error": "\(error)"])
+            summary = nil
+        }
+        bottles.withLock { cache in
+            cache.reading = false
+            cache.readAt = now
+            cache.readGeneration = generation
+            cache.failed = summary == nil
+            if let summary { cache.summary = summary }
+        }
+        noteChange()
+    }
+
+    static func summary(of store: BottleStore) throws -> BottleSummary {
+        var summary = BottleSummary()
+        let live = try store.bottles(in: [.openable, .active, .dying])
+        summary.openable = live.filter { $0.state == .openable }.count
+        summary.chatAlive = live.contains { $0.state == .active }
+        let dying = live.filter { $0.state == .dying }.map(\.id)
+        if !dying.isEmpty {
+            summary.hasDying = true
+            let survivals = try store.survivals()
+            summary.dyingDeadline = dying.compactMap { survivals[$0]?.nextDeadline }.min()
+        }
+        return summary
     }
 
     /// Whether an event can change what the bottle LED shows (states and countdowns, not chat lines).
@@ -142,10 +211,12 @@ final class BoxBodyStateSource: Service, Sendable {
         self.logger = logger
         self.events = events
         (changes, changed) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        (readRequests, readRequest) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         health.observeFaults { [changed] in changed.yield() }
     }
 
-    /// The state at `now` (monotonic), reading the store once.
+    /// The state at `now` (monotonic). Never reads the store: a stale bottle summary is
+    /// shown while ``run()`` reads the current one.
     func state(at now: Duration) -> BoxBodyState {
         let report = health.evaluate()
         var faults = Set(report.faults.keys.compactMap { Self.faultClasses[$0] })
@@ -162,45 +233,28 @@ final class BoxBodyStateSource: Service, Sendable {
             if let active = current, now >= active.until { current = nil }
             return current
         }
-        if let summary = bottleSummary(at: now) {
+        let cache = bottleCache(at: now)
+        if let summary = cache.summary {
             state.openableBottles = summary.openable
             state.chatAlive = summary.chatAlive
             if summary.hasDying {
                 let remaining = summary.dyingDeadline?.timeIntervalSince(Date()) ?? 0
                 state.dyingChatRemaining = .milliseconds(Int64(max(0, remaining) * 1000))
             }
-        } else {
-            state.faults.insert(.storageError)
         }
+        if cache.failed { state.faults.insert(.storageError) }
         return state
     }
 
-    /// The cached bottle summary, read from the store when invalidated or older than
-    /// ``bottleRecheck``; `nil` when the store cannot be read.
-    private func bottleSummary(at now: Duration) -> BottleSummary? {
-        if let cached = bottles.withLock({ $0 }), now >= cached.readAt, now - cached.readAt < Self.bottleRecheck {
-            return cached.summary
+    /// The cached bottle summary; asks ``run()`` for a read when it is stale (after an event,
+    /// or older than ``bottleRecheck``) and none is under way.
+    private func bottleCache(at now: Duration) -> BottleCache {
+        let (cache, ask) = bottles.withLock { cache -> (BottleCache, Bool) in
+            guard !cache.isCurrent(at: now), !cache.reading else { return (cache, false) }
+            cache.reading = true
+            return (cache, true)
         }
-        storeReads.withLock { $0 += 1 }
-        let generation = bottleGeneration.withLock { $0 }
-        do {
-            var summary = BottleSummary()
-            let live = try store.bottles(in: [.openable, .active, .dying])
-            summary.openable = live.filter { $0.state == .openable }.count
-            summary.chatAlive = live.contains { $0.state == .active }
-            let dying = live.filter { $0.state == .dying }.map(\.id)
-            if !dying.isEmpty {
-                summary.hasDying = true
-                let survivals = try store.survivals()
-                summary.dyingDeadline = dying.compactMap { survivals[$0]?.nextDeadline }.min()
-            }
-            if bottleGeneration.withLock({ $0 }) == generation {
-                bottles.withLock { $0 = (summary, now) }
-            }
-            return summary
-        } catch {
-            logger.error("cannot read bottles for the LEDs", metadata: ["error": "\(error)"])
-            return nil
-        }
+        if ask { readRequest.yield(now) }
+        return cache
     }
 }

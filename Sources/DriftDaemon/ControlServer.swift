@@ -17,6 +17,8 @@ public struct ControlServer: Service {
     public let path: String
     let commands: ControlCommands
     let logger: Logger
+    /// Answers are written here: a client that does not read would hold the writer up to its timeout.
+    private let io = BlockingLane(name: "control-io")
     /// Longest request line accepted; longer ones are answered with an error and the connection closed.
     static let maximumRequestBytes = 64 * 1024
 
@@ -117,7 +119,7 @@ public struct ControlServer: Service {
                     if buffer.count > Self.maximumRequestBytes {
                         var line = ControlCommands.errorLine(ControlError(code: "too_large", message: "request longer than \(Self.maximumRequestBytes) bytes"))
                         line.append(UInt8(ascii: "\n"))
-                        try UnixSocket.sendAll(connection, Array(line))
+                        try await io.run { [line] in try UnixSocket.sendAll(connection, Array(line)) }
                         return
                     }
                 }
@@ -125,7 +127,7 @@ public struct ControlServer: Service {
             let requestLine = buffer.split(separator: UInt8(ascii: "\n"), maxSplits: 1, omittingEmptySubsequences: false).first ?? []
             var response = await commands.respond(to: Data(requestLine))
             response.append(UInt8(ascii: "\n"))
-            try UnixSocket.sendAll(connection, Array(response))
+            try await io.run { [response] in try UnixSocket.sendAll(connection, Array(response)) }
         } catch {
             logger.debug("control connection ended", metadata: ["error": "\(error)"])
         }

@@ -144,7 +144,6 @@ public enum Daemon {
             gps: gpsStatus, gpsConfigured: config.gps.kind != .none, logger: logger, events: events
         )
         let latest = LatestReadings()
-        let statusStore = BottleStore(database: database)
         let devices = BoxDevices.open(config: config, health: health, ambient: ambient, logger: logger, latest: latest, gpsStatus: gpsStatus,
             gpsTimeFloor: options.gpsTimeFloor ?? GPSTimeSource.defaultFloor,
             buttonEffects: ButtonBehaviourService.Effects(
@@ -196,7 +195,13 @@ public enum Daemon {
             case nil: return gpsTime?.hasSetClock == true ? "set from GPS" : "unknown (the kernel does not say)"
             }
         }
-        let statusSnapshot: @Sendable () -> DaemonStatus = {
+        // Live bottles by state, read on the processor's read lane (never on the pool).
+        let liveBottleCounts: @Sendable () async -> [BottleState: Int] = { [processor = bottles.processor] in
+            let counts = (try? await processor.read { try $0.stateCounts() }) ?? [:]
+            return counts.filter { [.locked, .openable, .active, .dying].contains($0.key) }
+        }
+        let statusSnapshot: @Sendable () async -> DaemonStatus = {
+            let bottleCounts = await liveBottleCounts()
             let report = health.evaluate()
             return DaemonStatus(
                 version: options.version,
@@ -207,8 +212,7 @@ public enum Daemon {
                 uptimeSeconds: Date().timeIntervalSince(startedAt),
                 health: .init(alive: report.isAlive, stalled: report.stalled, faults: report.faults),
                 watchdog: watchdogInterval != nil,
-                bottles: Dictionary(grouping: (try? statusStore.bottles(in: [.locked, .openable, .active, .dying])) ?? [], by: { "\($0.state)" })
-                    .mapValues(\.count),
+                bottles: Dictionary(uniqueKeysWithValues: bottleCounts.map { ("\($0.key)", $0.value) }),
                 weather: latest.latestWeather,
                 gps: gpsStatus.snapshot,
                 clock: clockSource()
@@ -262,9 +266,9 @@ public enum Daemon {
         CampControl.register(&commands, service: camps, wake: { [mesh] in mesh?.wake() })
         let beaconKit = config.camp.beaconKit
         commands.register("status") { [mesh] _ in
-            var status = statusSnapshot()
+            var status = await statusSnapshot()
             if let mesh { status.mesh = DaemonStatus.Mesh(await mesh.status()) }
-            if let listing = try? camps.listing() {
+            if let listing = try? await camps.listing() {
                 status.camps = DaemonStatus.Camps(me: campSettings.name, beaconKit: beaconKit, listing: listing)
             }
             return status
@@ -281,9 +285,11 @@ public enum Daemon {
                         return GatewayTelemetry.Fix(latitude: latitude, longitude: longitude, at: gps.at)
                     },
                     sensors: { latest.latestWeather },
-                    bottles: {
-                        let live = (try? statusStore.bottles(in: [.locked, .openable, .active, .dying])) ?? []
-                        return Dictionary(grouping: live, by: { "\($0.state)" }).mapValues(\.count)
+                    // Called on the gateway core's own thread: a blocking read is fine there.
+                    bottles: { [store = BottleStore(database: database)] in
+                        let counts = (try? store.stateCounts()) ?? [:]
+                        return Dictionary(uniqueKeysWithValues: counts.filter { [.locked, .openable, .active, .dying].contains($0.key) }
+                            .map { ("\($0.key)", $0.value) })
                     },
                     faults: { health.evaluate().faults }),
                 logger: logger)
@@ -339,7 +345,7 @@ public enum Daemon {
                 box: .init(id: boxID, name: config.box.name, country: config.box.country.isEmpty ? nil : config.box.country,
                            timeZone: config.box.timeZone, simulated: config.gpio.backend == .sim, weather: { latest.latestWeather }),
                 limits: limits, logger: logger)
-            api.camps = { try camps.listing(messageLimit: 20) }
+            api.camps = { try await camps.listing(messageLimit: 20) }
             let onListening = options.onListening
             services.append(VisitorServer(api: api, host: config.http.listen.host, port: config.http.listen.port, logger: logger,
                                           health: health, onListening: { port in
@@ -351,15 +357,12 @@ public enum Daemon {
             let hub = liveHub
             var sources = BoxMetrics.Sources(
                 weather: { latest.latestWeather }, gps: { gpsStatus.snapshot },
-                bottles: {
-                    let live = (try? statusStore.bottles(in: [.locked, .openable, .active, .dying])) ?? []
-                    return Dictionary(grouping: live, by: \.state).mapValues(\.count)
-                },
+                bottles: liveBottleCounts,
                 faults: { health.evaluate().faults },
                 connections: { await hub?.connectionCount ?? 0 },
                 startedAt: startedAt,
                 mesh: { [node = mesh?.node] in await node?.status() })
-            sources.camps = { (try? camps.store.counts())?.camps }
+            sources.camps = { try? await camps.campCount() }
             sources.passwordHashing = { [pool = bottles.processor.passwordHashing] in pool.current }
             services.append(MetricsServer(metrics: .shared, sources: sources, host: config.metrics.listen.host,
                                           port: config.metrics.listen.port, logger: logger))

@@ -22,6 +22,9 @@ public struct NotifyService: Service {
     /// What must be up before `READY=1` (the visitor page listening), and how long to wait for it.
     let readyAfter: (gate: StartupGate, limit: Duration)?
     let clock: any Clock<Duration>
+    /// Where the datagrams are sent: a systemd busy with a restart can leave its socket's queue
+    /// full, and the send then waits (up to its patience) on this thread, never on the pool.
+    private let lane = BlockingLane(name: "sd-notify")
 
     /// - Parameters:
     ///   - notifier: the systemd socket client, `nil` when not run by systemd.
@@ -57,7 +60,7 @@ public struct NotifyService: Service {
             }
         }
         let initialStatus = status()
-        send([.ready, .status(initialStatus)])
+        await send([.ready, .status(initialStatus)])
         logger.notice("ready", metadata: ["status": "\(initialStatus)", "watchdog": "\(watchdogInterval.map { "\($0)" } ?? "off")"])
         do {
             try await cancelWhenGracefulShutdown {
@@ -66,7 +69,7 @@ public struct NotifyService: Service {
         } catch is CancellationError {
             // Graceful shutdown or cancellation: fall through to STOPPING.
         }
-        send([.stopping, .status("stopping")])
+        await send([.stopping, .status("stopping")])
         logger.notice("stopping")
     }
 
@@ -92,14 +95,14 @@ public struct NotifyService: Service {
                 lastStatus = current
                 messages.append(.status(current))
             }
-            send(messages)
+            await send(messages)
         }
     }
 
-    private func send(_ messages: [NotifyMessage]) {
+    private func send(_ messages: [NotifyMessage]) async {
         guard let notifier, !messages.isEmpty else { return }
         do {
-            try notifier.send(messages)
+            try await lane.run { try notifier.send(messages) }
         } catch {
             logger.warning("sd_notify failed", metadata: ["error": "\(error)"])
         }

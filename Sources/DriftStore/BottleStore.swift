@@ -147,6 +147,19 @@ public struct BottleStore: Sendable {
         }
     }
 
+    /// How many bottles are in each state (states without bottles are left out): one
+    /// `GROUP BY`, for status, metrics and telemetry, without loading any bottle.
+    public func stateCounts() throws -> [BottleState: Int] {
+        try database.writer.read { db in
+            var counts: [BottleState: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT state, COUNT(*) FROM bottle GROUP BY state") {
+                guard let raw: String = row[0], let state = BottleState(rawValue: raw) else { continue }
+                counts[state] = row[1]
+            }
+            return counts
+        }
+    }
+
     /// Ids of every stored bottle (to find media folders that lost their bottle).
     public func allIDs() throws -> Set<BottleID> {
         try database.writer.read { db in

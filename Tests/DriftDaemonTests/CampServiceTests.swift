@@ -68,7 +68,7 @@ struct CampServiceTests {
         try await h.deliver(.chat(.init(camp: "", text: "hello")))
         h.advance(10)
         try await h.deliver(.emergency(.init(emergency: .medical, text: "broken leg", position: Self.nearby)))
-        let listing = try h.service.listing()
+        let listing = try await h.service.listing()
         #expect(listing.camps.count == 1)
         let camp = try #require(listing.camps.first)
         #expect(camp.name == "North" && camp.members == 30 && camp.lastKind == "emergency")
@@ -104,7 +104,7 @@ struct CampServiceTests {
         #expect(sent[0].0 == .announce(.init(name: "Home", position: Self.here, members: 5, note: "hi")))
         #expect(sent[3].0 == .emergency(.init(emergency: .fire, text: "fire!", position: Self.here)))
         // What this box sent is listed too (as its own), but it is no camp in its own directory.
-        let listing = try h.service.listing()
+        let listing = try await h.service.listing()
         #expect(listing.camps.isEmpty)
         #expect(listing.messages.map(\.kind) == ["emergency", "request", "chat"] && listing.messages.allSatisfy(\.fromMe))
     }
@@ -152,11 +152,11 @@ struct CampServiceTests {
         h.advance(500)
         try await h.deliver(.chat(.init(camp: "South", text: "still here")), from: NodeID(0x0C02))
         h.advance(200)
-        #expect(try h.service.sweep() == 1)
-        #expect(try h.service.listing().camps.map(\.name) == ["South"])
+        #expect(try await h.service.sweep() == 1)
+        #expect(try await h.service.listing().camps.map(\.name) == ["South"])
         h.advance(600)
-        #expect(try h.service.sweep() == 1)
-        #expect(try h.service.listing().camps.isEmpty)
+        #expect(try await h.service.sweep() == 1)
+        #expect(try await h.service.listing().camps.isEmpty)
     }
 
     @Test("announce jitter stays within ±10 %")

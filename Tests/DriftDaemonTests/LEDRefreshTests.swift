@@ -12,7 +12,7 @@ import Testing
 
 @Suite("Event-driven LED refresh")
 struct LEDRefreshTests {
-    @Test("the bottle summary is read from the store once, again only after a bottle event")
+    @Test("the bottle summary is read off the LED path: once, again only after a bottle event or the recheck")
     func bottleSummaryCached() async throws {
         var harness = try await BottlesHarness()
         defer { harness.remove() }
@@ -22,33 +22,41 @@ struct LEDRefreshTests {
                                         gpsConfigured: false, logger: Logger(label: "test"), events: events)
         let id = BottlesFixtures.bottleID(1)
         try harness.create(id, conditions: [BottleCondition(.delay(UnlockDelay(seconds: 60)))])
-        let t0 = MonotonicTime.now()
-        for tick in 0..<20 {
-            #expect(source.state(at: t0 + .milliseconds(100 * tick)).openableBottles == 0)
-        }
-        #expect(source.bottleStoreReads == 1, "20 refreshes, one store read")
+        let t0 = Duration.seconds(1_000)
+        // Without the service nothing reads the store: a refresh never waits for SQLite.
+        #expect(source.state(at: t0).openableBottles == 0)
+        #expect(source.bottleStoreReads == 0)
 
-        // The processor opens the bottle; its event (followed from the bus) invalidates the cache.
         let group = ServiceGroup(services: [source], logger: Logger(label: "test"))
         var changes = source.changes.makeAsyncIterator()
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
-            for _ in 0..<500 where await events.subscriberCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            // The first refresh's request (asked above) is read once the service runs, after it
+            // subscribed to the bus; the fresh summary is signalled.
+            #expect(await changes.next() != nil)
+            #expect(source.bottleStoreReads == 1)
+            for tick in 0..<20 {
+                #expect(source.state(at: t0 + .milliseconds(100 * tick)).openableBottles == 0)
+            }
+            #expect(source.bottleStoreReads == 1, "20 refreshes, one store read")
+
+            // The processor opens the bottle; its event (followed from the bus) makes the summary stale.
             await harness.processor.process(now: BottlesFixtures.start.addingTimeInterval(61))
             let opened = try #require(await harness.takeEvents().first)
             await events.publish(opened)
             #expect(await changes.next() != nil, "the LED service is told")
-            for _ in 0..<500 where source.bottleStoreReads == 1 && source.state(at: t0 + .seconds(3)).openableBottles == 0 {
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            #expect(source.state(at: t0 + .seconds(3)).openableBottles == 0, "the previous summary shows while the read runs")
+            #expect(await changes.next() != nil, "the fresh summary is signalled")
             #expect(source.state(at: t0 + .seconds(3)).openableBottles == 1)
             #expect(source.bottleStoreReads == 2)
+
+            // Past the safety recheck the store is read again even without events.
+            _ = source.state(at: t0 + .seconds(3) + BoxBodyStateSource.bottleRecheck)
+            #expect(await changes.next() != nil)
+            #expect(source.bottleStoreReads == 3)
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }
-        // Past the safety recheck the store is read again even without events.
-        _ = source.state(at: t0 + .seconds(3) + BoxBodyStateSource.bottleRecheck)
-        #expect(source.bottleStoreReads == 3)
     }
 
     @Test("a radio that could not start (it never registered) is the radio fault: status and the blink code show it")

@@ -30,7 +30,7 @@ struct APIHarness: Sendable {
         /// reported the `http` fault (``APIHarness/sawListenFault``).
         var portTakenAtStart = false
         /// The camp directory behind `GET /api/v1/camps` (`nil`: none, an empty list).
-        var camps: (@Sendable () throws -> CampListing)?
+        var camps: (@Sendable () async throws -> CampListing)?
         /// Time stands still until the test moves it (``APIHarness/advance(by:)``): the
         /// processor's ticks, the API's, the hub's and the rules' clocks all read it.
         var manualClock = false

@@ -8,7 +8,7 @@ enum CampControl {
     static func register(_ commands: inout ControlCommands, service: CampService, wake: @escaping @Sendable () -> Void) {
         commands.register("camp.list") { _ in
             do {
-                return try service.listing()
+                return try await service.listing()
             } catch {
                 throw ControlError(code: "store_failed", message: "\(error)")
             }

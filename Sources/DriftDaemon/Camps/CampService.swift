@@ -36,6 +36,10 @@ public final class CampService: Service, Sendable {
     let textPublisher: (@Sendable (String) async -> Void)?
     let logger: Logger
     let now: @Sendable () -> Date
+    /// Sleeps between announces and sweeps (a test clock in tests).
+    let clock: any Clock<Duration>
+    /// Every store call runs here, never on the cooperative pool (each write waits for its fsync).
+    private let lane = BlockingLane(name: "camps")
     private let lastAnnounce = Mutex<Date?>(nil)
 
     /// - Parameters:
@@ -45,8 +49,9 @@ public final class CampService: Service, Sendable {
     ///     one plain text line (``CampText``), e.g. for a Meshtastic text channel.
     public init(store: CampStore, me: NodeID?, settings: CampSettings, deliveries: AsyncStream<MeshDelivery>?, send: @escaping Send,
                 position: @escaping @Sendable () -> CampPosition?, textPublisher: (@Sendable (String) async -> Void)? = nil,
-                logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) {
+                logger: Logger, now: @escaping @Sendable () -> Date = { Date() }, clock: any Clock<Duration> = ContinuousClock()) {
         self.store = store
+        self.clock = clock
         self.me = me
         self.settings = settings
         self.deliveries = deliveries
@@ -88,19 +93,25 @@ public final class CampService: Service, Sendable {
         do {
             switch message {
             case .ping:
-                try store.touch(delivery.origin, kind: .ping, at: at)
+                try await withStore { try $0.touch(delivery.origin, kind: .ping, at: at) }
                 if settings.isCamp, shouldAnswerPing(at: now()) { try? await announce() }
                 return
             case .announce(let announce):
                 campName = announce.name
-                if try store.upsertAnnounce(announce, from: delivery.origin, at: at) {
+                if try await withStore({ try $0.upsertAnnounce(announce, from: delivery.origin, at: at) }) {
                     logger.info("camp heard", metadata: ["camp": "\(announce.name)", "node": "\(delivery.origin)", "hops": "\(delivery.hops)"])
                 }
             case .chat, .request, .event, .emergency:
-                campName = try store.camps().first { $0.node == delivery.origin }?.name ?? ""
-                guard let record = CampMessageRecord(message: message, node: delivery.origin, camp: campName, receivedAt: at,
-                                                     expiresAt: expiry(of: message, at: at), fromMe: false) else { return }
-                try store.record(record)
+                let origin = delivery.origin
+                let expiresAt = expiry(of: message, at: at)
+                guard let record = try await withStore({ store -> CampMessageRecord? in
+                    let name = try store.camps().first { $0.node == origin }?.name ?? ""
+                    guard let record = CampMessageRecord(message: message, node: origin, camp: name, receivedAt: at,
+                                                         expiresAt: expiresAt, fromMe: false) else { return nil }
+                    try store.record(record)
+                    return record
+                }) else { return }
+                campName = record.camp
                 if case .emergency(let emergency) = message {
                     logger.critical("camp emergency", metadata: ["camp": "\(record.camp)", "node": "\(delivery.origin)",
                                                                  "kind": "\(emergency.emergency)", "text": "\(emergency.text)"])
@@ -171,7 +182,7 @@ public final class CampService: Service, Sendable {
         let at = now()
         if let me, let record = CampMessageRecord(message: message, node: me, camp: settings.name, receivedAt: at,
                                                   expiresAt: expiry(of: message, at: at), fromMe: true) {
-            _ = try? store.record(record)
+            _ = try? await withStore { try $0.record(record) }
         }
         if let textPublisher, let line = CampText.line(for: message, camp: settings.name) { await textPublisher(line) }
         logger.info("camp message sent", metadata: ["kind": "\(message.kind)", "priority": "\(priority)"])
@@ -215,19 +226,36 @@ public final class CampService: Service, Sendable {
 
     // MARK: Directory
 
+    /// Runs `body` with the store on the service's own thread and returns its result.
+    func withStore<T: Sendable>(_ body: @Sendable (CampStore) throws -> T) async throws -> T {
+        try await lane.run { [store] in try body(store) }
+    }
+
     /// The directory and recent messages, with distances from this box.
-    public func listing(messageLimit: Int = 50) throws -> CampListing {
-        CampListing(me: settings.name, camps: try store.camps(), messages: try store.messages(now: now(), limit: messageLimit), here: position())
+    public func listing(messageLimit: Int = 50) async throws -> CampListing {
+        let instant = now()
+        let (camps, messages) = try await withStore { store in
+            (try store.camps(), try store.messages(now: instant, limit: messageLimit))
+        }
+        return CampListing(me: settings.name, camps: camps, messages: messages, here: position())
+    }
+
+    /// How many camps the directory lists (for the metrics).
+    public func campCount() async throws -> Int {
+        try await withStore { try $0.counts().camps }
     }
 
     /// Forgets camps unheard for ``CampSettings/forgetAfter`` and deletes expired messages.
     /// - Returns: how many camps were forgotten.
     @discardableResult
-    public func sweep() throws -> Int {
+    public func sweep() async throws -> Int {
         let instant = now()
         let cutoff = instant.addingTimeInterval(-Self.seconds(settings.forgetAfter))
-        let forgotten = try store.forget(unseenBefore: cutoff)
-        try store.deleteExpiredMessages(now: instant)
+        let forgotten = try await withStore { store in
+            let forgotten = try store.forget(unseenBefore: cutoff)
+            try store.deleteExpiredMessages(now: instant)
+            return forgotten
+        }
         if forgotten > 0 { logger.info("camps forgotten", metadata: ["count": "\(forgotten)"]) }
         return forgotten
     }
@@ -238,7 +266,7 @@ public final class CampService: Service, Sendable {
         // The first announce soon after start (jittered so boxes powered on together do not collide).
         var wait = Duration.milliseconds(Int.random(in: 1_000...5_000))
         while !Task.isCancelled {
-            do { try await Task.sleep(for: wait) } catch { return }
+            do { try await clock.sleep(for: wait) } catch { return }
             do {
                 try await announce()
             } catch {
@@ -250,9 +278,9 @@ public final class CampService: Service, Sendable {
 
     private func sweepLoop() async {
         while !Task.isCancelled {
-            do { try await Task.sleep(for: settings.sweepInterval) } catch { return }
+            do { try await clock.sleep(for: settings.sweepInterval) } catch { return }
             do {
-                try sweep()
+                try await sweep()
             } catch {
                 logger.error("camp sweep failed", metadata: ["error": "\(error)"])
             }

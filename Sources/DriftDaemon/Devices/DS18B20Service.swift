@@ -1,4 +1,3 @@
-import Dispatch
 import DriftCore
 import DriftSystem
 import Foundation
@@ -24,6 +23,8 @@ public struct DS18B20Service: Service {
     let ambient: AsyncStream<AmbientInput>.Continuation
     let health: HealthRegistry
     let logger: Logger
+    /// The probe is read here (each read blocks while the sensor converts).
+    private let lane = BlockingLane(name: "ds18b20")
     let latest: LatestReadings?
     let initialBackoff: RetryBackoff
 
@@ -55,8 +56,9 @@ public struct DS18B20Service: Service {
         while true {
             let now = MonotonicTime.now()
             let outcome: DS18B20Sampler.Outcome
-            // Reading w1_slave makes the kernel convert (~750 ms): off the async pool.
-            (outcome, sampler) = await Self.offload { [sampler] in
+            // Reading w1_slave makes the kernel convert (~750 ms): on the probe's own thread, not the
+            // async pool nor Dispatch's shared threads (which the readiness monitors' sources use).
+            (outcome, sampler) = await lane.run { [sampler] in
                 var copy = sampler
                 return (copy.sample(now: now), copy)
             }
@@ -86,12 +88,6 @@ public struct DS18B20Service: Service {
             }
         case .skipped:
             break
-        }
-    }
-
-    private static func offload<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: work()) }
         }
     }
 }

@@ -83,6 +83,8 @@ public struct GPSService: Service {
     let stable: StablePositionTracker
     let timeSource: GPSTimeSource?
     let baudDetector: BaudDetector
+    /// Connecting to gpsd (name lookup, then a connect that may wait up to 5 s) happens here, off the pool.
+    private let connector = BlockingLane(name: "gpsd-connect")
     /// The rate detection found last (tried first after a replug).
     let detectedBaud = DetectedBaud()
 
@@ -183,7 +185,7 @@ public struct GPSService: Service {
         let address = "\(host):\(port)"
         let socket: FileDescriptor
         do {
-            socket = try TCPSocket.connect(host: host, port: port)
+            socket = try await connector.run { try TCPSocket.connect(host: host, port: port) }
         } catch {
             return "cannot connect to gpsd at \(address): \(error)"
         }

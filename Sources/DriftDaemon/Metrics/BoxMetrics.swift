@@ -17,19 +17,19 @@ public final class BoxMetrics: Sendable {
     public struct Sources: Sendable {
         public var weather: @Sendable () -> LatestReadings.Weather?
         public var gps: @Sendable () -> GPSStatus.Snapshot
-        public var bottles: @Sendable () -> [BottleState: Int]
+        public var bottles: @Sendable () async -> [BottleState: Int]
         public var faults: @Sendable () -> [String: String]
         public var connections: @Sendable () async -> Int
         public var startedAt: Date
         /// The mesh's state; `nil` when the mesh does not run.
         public var mesh: @Sendable () async -> MeshStatus?
         /// Camps in the directory; `nil` when the camp service does not run.
-        public var camps: @Sendable () -> Int? = { nil }
+        public var camps: @Sendable () async -> Int? = { nil }
         /// The password hashing pool's counts; `nil` when there is none.
         public var passwordHashing: @Sendable () -> PasswordHashingPool.Statistics? = { nil }
 
         public init(weather: @escaping @Sendable () -> LatestReadings.Weather?, gps: @escaping @Sendable () -> GPSStatus.Snapshot,
-                    bottles: @escaping @Sendable () -> [BottleState: Int], faults: @escaping @Sendable () -> [String: String],
+                    bottles: @escaping @Sendable () async -> [BottleState: Int], faults: @escaping @Sendable () -> [String: String],
                     connections: @escaping @Sendable () async -> Int, startedAt: Date,
                     mesh: @escaping @Sendable () async -> MeshStatus? = { nil }) {
             self.mesh = mesh
@@ -72,7 +72,7 @@ public final class BoxMetrics: Sendable {
         gauge("driftd_gps_receiver_present", "1 while NMEA arrives from the receiver.").set(gps.reception == .absent ? 0.0 : 1.0)
         if let hdop = gps.hdop { gauge("driftd_gps_hdop", "Horizontal dilution of precision of the latest fix.").set(hdop) }
         if let at = gps.at { gauge("driftd_gps_fix_age_seconds", "Age of the latest fix.").set(now.timeIntervalSince(at)) }
-        let counts = sources.bottles()
+        let counts = await sources.bottles()
         for state in [BottleState.locked, .openable, .active, .dying] {
             registry.makeGauge(name: "driftd_bottles", labels: [("state", state.rawValue)], help: "Bottles hosted here by state.")
                 .set(Double(counts[state] ?? 0))
@@ -90,7 +90,7 @@ public final class BoxMetrics: Sendable {
         if let mesh = await sources.mesh() {
             refreshMesh(mesh)
         }
-        if let camps = sources.camps() {
+        if let camps = await sources.camps() {
             gauge("driftd_camps_known", "Camps in the directory (heard within camp.forget_after).").set(Double(camps))
         }
         if let hashing = sources.passwordHashing() {

@@ -11,7 +11,7 @@ extension VisitorAPI {
             guard let camps else { return try Self.json(CampListing.empty) }
             let listing: CampListing
             do {
-                listing = try await io.run { try camps() }  // SQLite reads: off the pool
+                listing = try await camps()  // the camp service reads on its own thread
             } catch {
                 logger.error("camp directory unreadable", metadata: ["error": "\(error)"])
                 throw APIError(.serviceUnavailable, code: "store_unavailable", "the camp directory cannot be read right now")

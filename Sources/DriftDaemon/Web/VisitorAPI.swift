@@ -54,7 +54,7 @@ public struct VisitorAPI: Sendable {
     /// Where the visitor store's SQLite calls and media file I/O run (they block).
     let io = BlockingLane(name: "visitor-io")
     /// The camp directory for `GET /api/v1/camps`; `nil`: no camp service (an empty list).
-    public var camps: (@Sendable () throws -> CampListing)?
+    public var camps: (@Sendable () async throws -> CampListing)?
 
     public init(processor: BottleProcessor, visitors: VisitorStore, media: MediaStore, hub: ChatHub,
                 meshBottles: MeshBottleService? = nil, box: BoxFacts,
