@@ -69,6 +69,7 @@ struct MeshtasticConformanceTests {
         var configuration = MeshtasticRadioTests.configuration(node.slavePath, textChannel: 1)
         configuration.heartbeatInterval = .milliseconds(200)
         let radio = MeshtasticRadio(configuration: configuration)
+        async let _ = radio.run()
         let frame: [UInt8] = [0xD1] + Array(0..<120) + [0xFF, 0x00, 0x94, 0xC3]
         try await radio.transmit(frame, airtime: .zero)
         try await radio.publishText("⛺ Camp Nord: bottle notice")

@@ -46,6 +46,7 @@ struct MeshtasticRadioTests {
         let node = try MeshtasticNodeEmulator()
         defer { node.stop() }
         let radio = MeshtasticRadio(configuration: Self.configuration(node.slavePath))
+        async let _ = radio.run()
         defer { radio.close() }
         let info = try await radio.connectedNode(within: .seconds(40))
         #expect(info.number == 0x1A2B_3C4D)
@@ -72,6 +73,7 @@ struct MeshtasticRadioTests {
         let node = try MeshtasticNodeEmulator()
         defer { node.stop() }
         let radio = MeshtasticRadio(configuration: Self.configuration(node.slavePath, textChannel: 2))
+        async let _ = radio.run()
         defer { radio.close() }
         let frame = Array(UInt8(0)..<UInt8(233))
         try await radio.transmit(frame, airtime: .milliseconds(10))
@@ -104,6 +106,7 @@ struct MeshtasticRadioTests {
         let node = try MeshtasticNodeEmulator()
         defer { node.stop() }
         let radio = MeshtasticRadio(configuration: Self.configuration(node.slavePath, textChannel: nil))
+        async let _ = radio.run()
         defer { radio.close() }
         _ = try await radio.connectedNode(within: .seconds(40))
         #expect(try await radio.publishText("nobody hears this") == false)
@@ -117,6 +120,7 @@ struct MeshtasticRadioTests {
         let node = try MeshtasticNodeEmulator()
         defer { node.stop() }
         let radio = MeshtasticRadio(configuration: Self.configuration(node.slavePath))
+        async let _ = radio.run()
         defer { radio.close() }
         _ = try await radio.connectedNode(within: .seconds(40))
         try node.deliver(MeshtasticMeshPacket(from: 5, channel: 0, decoded: MeshtasticData(portnum: 1, payload: Array("hi".utf8)), id: 1))
@@ -150,7 +154,9 @@ struct MeshtasticRadioTests {
             nodeB.stop()
         }
         let radioA = MeshtasticRadio(configuration: Self.configuration(nodeA.slavePath))
+        async let _ = radioA.run()
         let radioB = MeshtasticRadio(configuration: Self.configuration(nodeB.slavePath))
+        async let _ = radioB.run()
         defer {
             radioA.close()
             radioB.close()
@@ -169,6 +175,7 @@ struct MeshtasticRadioTests {
         let node = try MeshtasticNodeEmulator(settings: .init(queueFree: 0))
         defer { node.stop() }
         let radio = MeshtasticRadio(configuration: Self.configuration(node.slavePath))
+        async let _ = radio.run()
         defer { radio.close() }
         try await radio.transmit([1], airtime: .zero)
         #expect(try await Self.eventually { node.packets.count == 1 && radio.nodeQueueFree == 0 })
@@ -191,6 +198,7 @@ struct MeshtasticRadioTests {
         var configuration = Self.configuration(node.slavePath)
         configuration.heartbeatInterval = .milliseconds(100)
         let radio = MeshtasticRadio(configuration: configuration)
+        async let _ = radio.run()
         defer { radio.close() }
         #expect(try await Self.eventually {
             node.received.filter { if case .heartbeat = $0 { true } else { false } }.count >= 2
@@ -209,6 +217,7 @@ struct MeshtasticRadioTests {
         configuration.heartbeatInterval = .seconds(300)
         configuration.reconnectDelay = .seconds(1)
         let radio = MeshtasticRadio(configuration: configuration, clock: clock)
+        async let _ = radio.run()
         defer { radio.close() }
         // The wake-up pause, then the handshake's watchdog: one sleeper at a time.
         await clock.waitForSleepers(1)
@@ -242,6 +251,7 @@ struct MeshtasticRadioTests {
         let node = try MeshtasticNodeEmulator()
         defer { node.stop() }
         let radio = MeshtasticRadio(configuration: Self.configuration(node.slavePath))
+        async let _ = radio.run()
         defer { radio.close() }
         _ = try await radio.connectedNode(within: .seconds(40))
         try node.reboot()
@@ -260,6 +270,7 @@ struct MeshtasticRadioTests {
         var configuration = Self.configuration(node.slavePath)
         configuration.handshakeTimeout = .milliseconds(300)
         let radio = MeshtasticRadio(configuration: configuration)
+        async let _ = radio.run()
         defer { radio.close() }
         #expect(try await Self.eventually { radio.counters.handshakeTimeouts >= 2 })
         do {
@@ -284,6 +295,7 @@ struct MeshtasticRadioTests {
         let radio = MeshtasticRadio(
             configuration: Self.configuration("/dev/meshtastic-test"),
             opener: { _, settings in try SerialPorts.open(path: current.value, settings: settings) })
+        async let _ = radio.run()
         defer { radio.close() }
         #expect(try await radio.connectedNode(within: .seconds(40)).number == 1)
         first.stop()
@@ -304,12 +316,14 @@ struct MeshtasticRadioTests {
             [SerialPortInfo(path: "/dev/ttyAMA0", transport: .native),
              SerialPortInfo(path: node.slavePath, transport: .usb, usbVendorID: 0x303A, usbProductID: 0x1001)]
         })
+        async let _ = radio.run()
         defer { radio.close() }
         #expect(try await radio.connectedNode(within: .seconds(40)).path == node.slavePath)
 
         let none = MeshtasticRadio(configuration: Self.configuration("auto"), lister: {
             [SerialPortInfo(path: "/dev/ttyUSB0", transport: .usb, usbVendorID: 0x0403, usbProductID: 0x6001)]
         })
+        async let _ = none.run()
         defer { none.close() }
         do {
             _ = try await none.connectedNode(within: .seconds(2))
@@ -328,6 +342,7 @@ struct MeshtasticRadioTests {
         let node = try MeshtasticNodeEmulator()
         defer { node.stop() }
         let radio = MeshtasticRadio(configuration: Self.configuration(node.slavePath))
+        async let _ = radio.run()
         _ = try await radio.connectedNode(within: .seconds(40))
         let pending = Task { try await radio.receive() }
         try await Task.sleep(for: .milliseconds(100))

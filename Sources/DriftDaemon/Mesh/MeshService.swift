@@ -43,6 +43,8 @@ public final class MeshService: Service, Sendable {
 
     public func run() async throws {
         logger.info("mesh up", metadata: ["node": "\(node.me)"])
+        // The radio's own work (a Meshtastic node's connection loop) until it is closed below.
+        async let radioWork: Void = radio.run()
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.receiveLoop() }
@@ -54,6 +56,7 @@ public final class MeshService: Service, Sendable {
             self.radio.close()
         }
         radio.close()
+        await radioWork
     }
 
     private func receiveLoop() async {

@@ -219,14 +219,18 @@ public struct Selftest: Sendable {
         configuration.reconnectDelay = .milliseconds(500)
         configuration.maximumReconnectDelay = .seconds(2)
         let radio = MeshtasticRadio(configuration: configuration)
-        defer { radio.close() }
+        async let connection: Void = radio.run()
+        let check: SelftestReport.Check
         do {
             let node = try await radio.connectedNode(within: meshtasticListen)
             let firmware = node.firmwareVersion.isEmpty ? "unknown (no metadata)" : node.firmwareVersion
-            return .init("radio", .pass, "Meshtastic node \(node.id) answers on \(node.path), firmware \(firmware)")
+            check = .init("radio", .pass, "Meshtastic node \(node.id) answers on \(node.path), firmware \(firmware)")
         } catch {
-            return .init("radio", .fail, "\(error)")
+            check = .init("radio", .fail, "\(error)")
         }
+        radio.close()
+        await connection
+        return check
     }
 
     /// Programs the E22 as the daemon would, reads the registers back and the ambient noise.

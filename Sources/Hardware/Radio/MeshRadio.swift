@@ -9,13 +9,18 @@ public protocol MeshRadio: AnyObject, Sendable {
     func transmit(_ frame: [UInt8], airtime: Duration) async throws
     /// The next frame heard; `nil` once the radio is closed.
     func receive() async throws -> RadioReception?
-    /// Releases the radio; a pending ``receive()`` returns `nil`.
+    /// Releases the radio; a pending ``receive()`` returns `nil` and ``run()`` returns.
     func close()
+    /// The radio's own background work (a Meshtastic node's connection loop), run by the
+    /// radio's owner in a task of its own until ``close()``. Radios without any return at once.
+    func run() async
     /// Receptions dropped before the mesh saw them because they did not decode.
     var malformedReceptions: Int { get }
 }
 
 extension MeshRadio {
+    public func run() async {}
+
     /// Receptions this radio dropped before the mesh saw them because they did not decode
     /// (a simulated datagram without its header or with an impossible position, an E22
     /// packet cut short): shown in `driftd mesh status`. Radios that drop nothing say 0.

@@ -8,14 +8,15 @@ import Synchronization
 /// relaying (the Drift mesh on this radio must use hop limit 0 and keeps only its dedup
 /// and store-and-forward). The node's modem preset decides the real airtime.
 ///
-/// Life cycle: the initializer starts a background connection loop — open the port
+/// Life cycle: ``run()`` is the connection loop, run by its owner in its own task (the mesh
+/// service runs it beside its receive and schedule loops) — open the port
 /// (finding it by USB id when the path is `auto`), send the wake-up bytes, run the
 /// `want_config_id` handshake, then read packets and queue status; every 5 minutes a
 /// heartbeat. A port that disappears, a node that announces `rebooted`, or a handshake
 /// that times out closes the port and starts again after a back-off (doubling up to
 /// ``Configuration/maximumReconnectDelay``). ``transmit(_:airtime:)`` waits for a
-/// finished handshake and for room in the node's queue. Call ``close()`` when done:
-/// the loop holds the radio until then.
+/// finished handshake and for room in the node's queue. ``close()`` ends ``run()``, which
+/// then says goodbye to the node and lets go of the port; the initialiser starts nothing.
 public final class MeshtasticRadio: MeshRadio, Sendable {
     /// How to reach and use the node.
     public struct Configuration: Sendable {
@@ -135,11 +136,15 @@ public final class MeshtasticRadio: MeshRadio, Sendable {
         var receptions: [RadioReception] = []
         var receiver: CheckedContinuation<RadioReception?, any Error>?
         var logTail: [String] = []
-        var loop: Task<Void, Never>?
+        /// ``run()`` was called (it runs once).
+        var running = false
     }
 
     private let state = Mutex(State())
     private let changed = MeshtasticSignal()
+    /// Finished by ``close()``: ends ``run()``.
+    private let closing: AsyncStream<Void>
+    private let closed: AsyncStream<Void>.Continuation
     private let opener: PortOpener
     private let lister: PortLister
     private let clock: any Clock<Duration>
@@ -148,7 +153,7 @@ public final class MeshtasticRadio: MeshRadio, Sendable {
     private static let receptionBacklog = 256
     private static let logTailLines = 50
 
-    /// Starts connecting in the background.
+    /// A radio that connects once ``run()`` runs.
     /// - Parameters:
     ///   - opener: opens the port (default: ``SerialPorts/open(path:settings:logger:)``).
     ///   - lister: lists ports for `auto` (default: ``SerialPorts/list()``).
@@ -163,8 +168,7 @@ public final class MeshtasticRadio: MeshRadio, Sendable {
         self.clock = clock
         self.opener = opener ?? { path, settings in try SerialPorts.open(path: path, settings: settings, logger: logger) }
         self.lister = lister ?? { try SerialPorts.list() }
-        let loop = Task { [self] in await self.run() }
-        state.withLock { $0.loop = loop }
+        (closing, closed) = AsyncStream.makeStream()
     }
 
     // MARK: - Public
@@ -252,22 +256,15 @@ public final class MeshtasticRadio: MeshRadio, Sendable {
         }
     }
 
+    /// Ends ``run()`` (which says goodbye to the node and closes the port); a pending
+    /// ``receive()`` returns `nil`, transmissions fail with ``MeshtasticError/closed``.
     public func close() {
-        let (port, loop, receiver) = state.withLock { state -> ((any SerialPort)?, Task<Void, Never>?, CheckedContinuation<RadioReception?, any Error>?) in
-            let wasOpen = state.phase != .closed
+        let receiver = state.withLock { state -> CheckedContinuation<RadioReception?, any Error>? in
             state.phase = .closed
-            defer {
-                state.port = nil
-                state.receiver = nil
-            }
-            return (state.port, wasOpen ? state.loop : nil, state.receiver)
+            defer { state.receiver = nil }
+            return state.receiver
         }
-        if let port {
-            // Tell the node we are going (best effort), then let go of the port.
-            let goodbye = (try? MeshtasticFraming.frame(MeshtasticToRadio.disconnect.encoded())) ?? []
-            Task { try? await port.write(goodbye, timeout: .milliseconds(200)); port.close() }
-        }
-        loop?.cancel()
+        closed.finish()
         receiver?.resume(returning: nil)
         changed.signal()
     }
@@ -329,7 +326,35 @@ public final class MeshtasticRadio: MeshRadio, Sendable {
 
     private var isClosed: Bool { state.withLock { $0.phase == .closed } }
 
-    private func run() async {
+    /// The connection loop, until ``close()``: connect, handshake, read; on failure a
+    /// back-off and again. Then a goodbye to the node (best effort) and the port closed.
+    /// Runs once; a second call, or a call after ``close()``, returns at once.
+    public func run() async {
+        let first = state.withLock { state -> Bool in
+            guard !state.running, state.phase != .closed else { return false }
+            state.running = true
+            return true
+        }
+        guard first else { return }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.connectionLoop() }
+            group.addTask { for await _ in self.closing {} }
+            await group.next()
+            group.cancelAll()
+        }
+        // The loop leaves the port of a closed radio here, for the goodbye.
+        let port = state.withLock { state -> (any SerialPort)? in
+            defer { state.port = nil }
+            return state.port
+        }
+        if let port {
+            let goodbye = (try? MeshtasticFraming.frame(MeshtasticToRadio.disconnect.encoded())) ?? []
+            try? await port.write(goodbye, timeout: .milliseconds(200))
+            port.close()
+        }
+    }
+
+    private func connectionLoop() async {
         var delay = configuration.reconnectDelay
         while !isClosed, !Task.isCancelled {
             var handshook = false
@@ -353,8 +378,9 @@ public final class MeshtasticRadio: MeshRadio, Sendable {
                 record(error)
             }
             let port = state.withLock { state -> (any SerialPort)? in
+                if state.phase == .closed { return nil }  // run() says goodbye, then closes it
                 defer { state.port = nil }
-                if state.phase != .closed { state.phase = .connecting }
+                state.phase = .connecting
                 return state.port
             }
             port?.close()
