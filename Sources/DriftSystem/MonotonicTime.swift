@@ -22,3 +22,47 @@ public enum MonotonicTime {
         return .seconds(Int64(spec.tv_sec)) + .nanoseconds(Int64(spec.tv_nsec))
     }
 }
+
+/// Monotonic time as the box's devices see it: ``now`` on the scale of ``MonotonicTime``
+/// (the scale GPIO edge events are stamped on), and a sleep until such an instant.
+///
+/// The devices (buttons, LEDs, sensors) take one, so that their timing is tested on a
+/// manual clock: ``init(_:start:)`` wraps any `Clock` (a test's manual clock), ``system``
+/// is the real one.
+public struct MonotonicClock: Sendable {
+    /// The current instant.
+    public let now: @Sendable () -> Duration
+    private let sleeper: @Sendable (Duration) async throws -> Void
+
+    /// Reads `CLOCK_MONOTONIC` and sleeps on the continuous clock.
+    public static let system = MonotonicClock(now: { MonotonicTime.now() }, sleep: { duration in
+        try await ContinuousClock().sleep(for: duration)
+    })
+
+    /// Time on `clock`, counted from `start` at the moment of creation.
+    public init<C: Clock>(_ clock: C, start: Duration = .zero) where C.Duration == Duration {
+        let origin = clock.now
+        now = { start + origin.duration(to: clock.now) }
+        sleeper = { duration in try await clock.sleep(for: duration) }
+    }
+
+    init(now: @escaping @Sendable () -> Duration, sleep: @escaping @Sendable (Duration) async throws -> Void) {
+        self.now = now
+        sleeper = sleep
+    }
+
+    /// Sleeps until `deadline` (returns at once when it passed). Throws `CancellationError`.
+    public func sleep(until deadline: Duration) async throws {
+        let delay = deadline - now()
+        if delay > .zero {
+            try await sleeper(delay)
+        } else {
+            try Task.checkCancellation()
+        }
+    }
+
+    /// Sleeps for `duration`. Throws `CancellationError`.
+    public func sleep(for duration: Duration) async throws {
+        try await sleeper(duration)
+    }
+}

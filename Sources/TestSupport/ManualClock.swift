@@ -42,12 +42,17 @@ public final class ManualClock: Clock, Sendable {
         var sleepers: [Int: Sleeper] = [:]
         var cancelled: Set<Int> = []
         var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Sleeps that ever began waiting (not those that were already due).
+        var sleepsBegun = 0
+        var begunWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
-        /// Takes the waiters satisfied by the current number of sleepers.
+        /// Takes the waiters satisfied by the current number of sleepers and of sleeps begun.
         mutating func satisfiedWaiters() -> [CheckedContinuation<Void, Never>] {
             let ready = sleeperWaiters.filter { $0.count <= sleepers.count }
             sleeperWaiters.removeAll { $0.count <= sleepers.count }
-            return ready.map(\.continuation)
+            let begun = begunWaiters.filter { $0.count <= sleepsBegun }
+            begunWaiters.removeAll { $0.count <= sleepsBegun }
+            return ready.map(\.continuation) + begun.map(\.continuation)
         }
     }
 
@@ -81,6 +86,7 @@ public final class ManualClock: Clock, Sendable {
                     if state.cancelled.remove(id) != nil { return .cancel }
                     if deadline <= state.now { return .wake }
                     state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
+                    state.sleepsBegun += 1
                     return .asleep(state.satisfiedWaiters())
                 }
                 switch outcome {
@@ -117,6 +123,35 @@ public final class ManualClock: Clock, Sendable {
             return due.sorted { $0.value.deadline < $1.value.deadline }.map(\.value.continuation)
         }
         woken.forEach { $0.resume() }
+    }
+
+    /// The earliest deadline any task sleeps until; `nil` when none sleeps.
+    public var nextDeadline: Instant? {
+        state.withLock { $0.sleepers.values.map(\.deadline).min() }
+    }
+
+    /// Moves ``now`` to the earliest deadline a task sleeps until (if any) and wakes it.
+    public func advanceToNextDeadline() {
+        if let next = nextDeadline { advance(to: next) }
+    }
+
+    /// How many sleeps ever began waiting on this clock (a sleep already due is not counted).
+    public var sleepsBegun: Int {
+        state.withLock { $0.sleepsBegun }
+    }
+
+    /// Returns once at least `count` sleeps have begun waiting since the clock was made:
+    /// read ``sleepsBegun`` before poking the code under test, then wait for one more to know
+    /// that it went back to sleep (so whatever it does before sleeping is done).
+    public func waitForSleepsBegun(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if state.sleepsBegun >= count { return true }
+                state.begunWaiters.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
     }
 
     /// Returns once at least `count` tasks are sleeping on this clock.

@@ -108,31 +108,34 @@ struct LEDRefreshTests {
         let reads = Mutex(0)
         let (changes, change) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         // A refresh far longer than the test: only the signal can make it re-read the state.
-        let service = LEDService(outputs: outputs, refresh: .seconds(600), changes: changes, health: HealthRegistry(), logger: Logger(label: "test")) { _ in
+        let clock = ManualClock()
+        let service = LEDService(outputs: outputs, refresh: .seconds(600), changes: changes, health: HealthRegistry(), logger: Logger(label: "test"),
+                                 clock: MonotonicClock(clock, start: .seconds(100))) { _ in
             reads.withLock { $0 += 1 }
             return BoxBodyState(openableBottles: openable.withLock { $0 })
         }
         let group = ServiceGroup(services: [service], logger: Logger(label: "test"))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
+            await clock.waitForSleepsBegun(1)
             // The heartbeat keeps blinking (edge wake-ups) without re-reading the state.
             var statusLevels = Set<Bool>()
-            for _ in 0..<300 where statusLevels.count < 2 {
+            for _ in 0..<20 where statusLevels.count < 2 {
                 statusLevels.insert(try driver.level(line: "led-status"))
-                try await Task.sleep(for: .milliseconds(10))
+                let begun = clock.sleepsBegun
+                clock.advanceToNextDeadline()
+                await clock.waitForSleepsBegun(begun + 1)
             }
             #expect(statusLevels == [true, false])
             #expect(reads.withLock { $0 } == 1)
             #expect(try driver.level(line: "led-bottle") == false)
 
+            // The signal alone (the clock stands still) makes it read the state and render.
             openable.withLock { $0 = 1 }
+            let begun = clock.sleepsBegun
             change.yield()
-            var lit = false
-            for _ in 0..<500 where !lit {
-                lit = try driver.level(line: "led-bottle")
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            #expect(lit, "the signal re-rendered the bottle LED")
+            await clock.waitForSleepsBegun(begun + 1)
+            #expect(try driver.level(line: "led-bottle"), "the signal re-rendered the bottle LED")
             #expect(reads.withLock { $0 } == 2)
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()

@@ -29,12 +29,16 @@ public struct ButtonService: Service {
     let buttons: [(role: String, line: String)]
     let debounce: Duration
     let logger: Logger
+    /// When a pending level becomes stable (on the scale of the edges' kernel timestamps).
+    let clock: MonotonicClock
     let continuation: AsyncStream<ButtonEvent>.Continuation
     /// Debounced button events, for the behaviours built on them.
     public let events: AsyncStream<ButtonEvent>
 
-    public init(chip: GPIOChip, buttons: [(role: String, line: String)], debounce: Duration, logger: Logger) {
+    public init(chip: GPIOChip, buttons: [(role: String, line: String)], debounce: Duration, logger: Logger,
+                clock: MonotonicClock = .system) {
         self.chip = chip
+        self.clock = clock
         self.buttons = buttons
         self.debounce = debounce
         self.logger = logger
@@ -90,14 +94,13 @@ public struct ButtonService: Service {
                             change = debouncers[role]?.feed(event)
                         case .deadline(let deadlineRole):
                             role = deadlineRole
-                            change = debouncers[role]?.poll(now: MonotonicTime.now())
+                            change = debouncers[role]?.poll(now: clock.now())
                         }
                         if let change { publish(role: role, change: change) }
                         if let deadline = debouncers[role]?.deadline {
                             // Wake when the pending level would become stable.
-                            group.addTask {
-                                let delay = deadline - MonotonicTime.now()
-                                if delay > .zero { try? await Task.sleep(for: delay) }
+                            group.addTask { [clock] in
+                                try? await clock.sleep(until: deadline)
                                 inputContinuation.yield(.deadline(role: role))
                             }
                         }

@@ -30,20 +30,24 @@ public struct LEDService: Service {
     let logger: Logger
     /// When the LED test (walk every LED) started, if one runs.
     let ledTest: @Sendable (Duration) -> Duration?
+    /// Blink edges, refreshes and the health beat run on this clock (a manual one in tests).
+    let clock: MonotonicClock
 
     /// - Parameters:
     ///   - outputs: the requested LED lines by role (missing roles are not fitted).
     ///   - refresh: how stale the state may get when nothing signals a change.
     ///   - maximumIdle: the longest sleep (health beat), at least `refresh`.
     ///   - changes: signals that the box state changed (``BoxBodyStateSource/changes``).
+    ///   - clock: the monotonic clock the LEDs blink on (``MonotonicClock/system`` on a box).
     ///   - state: the box's state at a monotonic instant.
     public init(
         outputs: [LEDRole: GPIOOutputRequest], mapping: LEDMapping = LEDMapping(), refresh: Duration = .seconds(1),
         maximumIdle: Duration = .seconds(2), changes: AsyncStream<Void>? = nil,
         health: HealthRegistry, logger: Logger, ledTest: @escaping @Sendable (Duration) -> Duration? = { _ in nil },
-        state: @escaping @Sendable (Duration) -> BoxBodyState
+        clock: MonotonicClock = .system, state: @escaping @Sendable (Duration) -> BoxBodyState
     ) {
         self.ledTest = ledTest
+        self.clock = clock
         self.outputs = outputs
         self.state = state
         self.mapping = mapping
@@ -88,7 +92,7 @@ public struct LEDService: Service {
             var reevaluate: Duration?
             var lastBeat = Duration.zero
             while true {
-                let now = MonotonicTime.now()
+                let now = clock.now()
                 let signalled = changed.take()
                 if now - lastBeat >= .seconds(1) || now < lastBeat {
                     health.beat(Self.componentName)
@@ -125,11 +129,11 @@ public struct LEDService: Service {
                 if let reevaluate, reevaluate < wakeAt { wakeAt = reevaluate }
                 if changes == nil, nextRefresh < wakeAt { wakeAt = nextRefresh }
                 timer?.cancel()
-                let delay = wakeAt - MonotonicTime.now()
+                let delay = wakeAt - clock.now()
                 if delay > .zero {
-                    timer = Task {
+                    timer = Task { [clock] in
                         do {
-                            try await Task.sleep(for: delay)
+                            try await clock.sleep(for: delay)
                             wake.yield()
                         } catch {}
                     }
