@@ -13,53 +13,60 @@ struct ButtonBehaviourTests {
     func actions() async throws {
         let (events, buttons) = AsyncStream<ButtonEvent>.makeStream()
         let (inputs, ambient) = AsyncStream<AmbientInput>.makeStream()
-        let calls = Mutex<[String]>([])
+        let (calls, call) = AsyncStream<String>.makeStream()
         let effects = ButtonBehaviourService.Effects(
-            showStatusCode: { _ in calls.withLock { $0.append("status-code") } },
-            runSelftest: { _ in calls.withLock { $0.append("selftest") } },
-            startLEDTest: { _ in calls.withLock { $0.append("led-test") } }
+            showStatusCode: { _ in call.yield("status-code") },
+            runSelftest: { _ in call.yield("selftest") },
+            startLEDTest: { _ in call.yield("led-test") }
         )
-        // Gesture timing itself is tested with explicit times in Body/; this checks the wiring.
-        // Short presses carry their own timestamps so a loaded machine cannot stretch them.
+        // Gesture timing itself is tested with explicit times in Body/; this checks the wiring,
+        // on a manual clock: time moves only when the test moves it.
+        let clock = ManualClock()
+        let monotonic = MonotonicClock(clock, start: .seconds(100))
         let service = ButtonBehaviourService(
             events: events, ambient: ambient,
             settings: .init(longPress: .seconds(2), doublePressGap: .milliseconds(200), comboHold: .milliseconds(500)),
-            effects: effects, logger: Logger(label: "test")
+            effects: effects, logger: Logger(label: "test"), clock: monotonic
         )
         let group = ServiceGroup(services: [service], logger: Logger(label: "test"))
-        func tap(_ button: String) {
-            let t = MonotonicTime.now()
+        /// A 50 ms press; returns once both edges are handled (each leaves a deadline to wait for).
+        func tap(_ button: String) async {
+            let begun = clock.sleepsBegun
+            let t = monotonic.now()
             buttons.yield(ButtonEvent(button: button, pressed: true, at: t))
             buttons.yield(ButtonEvent(button: button, pressed: false, at: t + .milliseconds(50)))
+            await clock.waitForSleepsBegun(begun + 2)
         }
-        func hold(_ buttonsHeld: [String], for duration: Duration) async throws {
-            let t = MonotonicTime.now()
+        /// Holds the buttons for `duration` of manual time.
+        func hold(_ buttonsHeld: [String], for duration: Duration) async {
+            let begun = clock.sleepsBegun
+            let t = monotonic.now()
             for button in buttonsHeld { buttons.yield(ButtonEvent(button: button, pressed: true, at: t)) }
-            try await Task.sleep(for: duration)
+            await clock.waitForSleepsBegun(begun + buttonsHeld.count)
+            clock.advance(by: duration)
             for button in buttonsHeld { buttons.yield(ButtonEvent(button: button, pressed: false, at: t + duration)) }
-        }
-        func waitForCalls(_ count: Int) async throws {
-            for _ in 0..<500 where calls.withLock({ $0.count }) < count { try await Task.sleep(for: .milliseconds(10)) }
         }
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
-            tap("presence")
-            let presence = await collect(1, from: inputs, timeout: .seconds(10))
+            await tap("presence")
+            let presence = await collect(1, from: inputs, timeout: .seconds(30))
             if case .buttonPressed = presence.first {} else { Issue.record("expected a presence proof, got \(presence)") }
-            try await Task.sleep(for: .milliseconds(400))
-            tap("keep-alive")
-            let keepAlive = await collect(1, from: inputs, timeout: .seconds(10))
+            clock.advance(by: .milliseconds(400))
+            await tap("keep-alive")
+            clock.advance(by: .milliseconds(400))  // past the double-press gap: a single press
+            let keepAlive = await collect(1, from: inputs, timeout: .seconds(30))
             if case .keepAliveButtonPressed = keepAlive.first {} else { Issue.record("expected keep alive, got \(keepAlive)") }
 
-            try await hold(["keep-alive"], for: .milliseconds(2300))
-            try await waitForCalls(1)
-            try await Task.sleep(for: .milliseconds(400))
-            try await hold(["presence"], for: .milliseconds(2300))
-            try await waitForCalls(2)
-            try await Task.sleep(for: .milliseconds(400))
-            try await hold(["presence", "keep-alive"], for: .milliseconds(800))
-            try await waitForCalls(3)
-            #expect(calls.withLock { $0 } == ["selftest", "status-code", "led-test"])
+            var performed: [String] = []
+            await hold(["keep-alive"], for: .milliseconds(2300))
+            performed += await collect(1, from: calls, timeout: .seconds(30))
+            clock.advance(by: .milliseconds(400))
+            await hold(["presence"], for: .milliseconds(2300))
+            performed += await collect(1, from: calls, timeout: .seconds(30))
+            clock.advance(by: .milliseconds(400))
+            await hold(["presence", "keep-alive"], for: .milliseconds(800))
+            performed += await collect(1, from: calls, timeout: .seconds(30))
+            #expect(performed == ["selftest", "status-code", "led-test"])
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }

@@ -38,12 +38,15 @@ public struct ButtonBehaviourService: Service {
     let settings: ButtonGestureRecognizer.Settings
     let effects: Effects
     let logger: Logger
+    /// Gesture deadlines (long press, double-press gap, combo hold) run on this clock.
+    let clock: MonotonicClock
 
     public init(
         events: AsyncStream<ButtonEvent>, ambient: AsyncStream<AmbientInput>.Continuation,
         mapping: ButtonMapping = .standard, settings: ButtonGestureRecognizer.Settings = .init(),
-        effects: Effects = Effects(), logger: Logger
+        effects: Effects = Effects(), logger: Logger, clock: MonotonicClock = .system
     ) {
+        self.clock = clock
         self.events = events
         self.ambient = ambient
         self.mapping = mapping
@@ -80,13 +83,12 @@ public struct ButtonBehaviourService: Service {
                             }
                             gestures = recognizer.handle(button: event.button, pressed: event.pressed, at: event.at)
                         case .deadline:
-                            gestures = recognizer.poll(now: MonotonicTime.now())
+                            gestures = recognizer.poll(now: clock.now())
                         }
                         for gesture in gestures { await perform(gesture) }
                         if let deadline = recognizer.deadline {
-                            group.addTask {
-                                let delay = deadline - MonotonicTime.now()
-                                if delay > .zero { try? await Task.sleep(for: delay) }
+                            group.addTask { [clock] in
+                                try? await clock.sleep(until: deadline)
                                 continuation.yield(.deadline)
                             }
                         }
@@ -107,7 +109,7 @@ public struct ButtonBehaviourService: Service {
             return
         }
         logger.info("button action", metadata: ["gesture": "\(gesture)", "action": "\(action.rawValue)"])
-        let now = MonotonicTime.now()
+        let now = clock.now()
         switch action {
         case .presenceProof:
             // A plain press of a presence button was counted when it went down.
