@@ -46,6 +46,12 @@ public struct MonotonicClock: Sendable {
         sleeper = { duration in try await clock.sleep(for: duration) }
     }
 
+    /// Time on any clock, counted from `start` at the moment of creation.
+    public init(any clock: any Clock<Duration>, start: Duration = .zero) {
+        func make<C: Clock>(_ clock: C) -> MonotonicClock where C.Duration == Duration { MonotonicClock(clock, start: start) }
+        self = make(clock)
+    }
+
     init(now: @escaping @Sendable () -> Duration, sleep: @escaping @Sendable (Duration) async throws -> Void) {
         self.now = now
         sleeper = sleep

@@ -133,7 +133,7 @@ public final class BME280: Sendable {
     /// Chip id check, soft reset, calibration read (retrying while the NVM
     /// copy runs, up to 5 times ``startupTime`` apart) and configuration.
     /// - Throws: ``BME280Error``, or `CancellationError` from the clock.
-    public func start<C: Clock>(clock: C) async throws where C.Duration == Duration {
+    public func start(clock: any Clock<Duration>) async throws {
         try checkChipID()
         try softReset()
         var attempts = 0
@@ -156,7 +156,7 @@ public final class BME280: Sendable {
     /// One forced measurement: trigger, wait the maximum measurement time, read
     /// (once more after another wait if the chip is still busy).
     /// - Throws: ``BME280Error``, or `CancellationError` from the clock.
-    public func measure<C: Clock>(clock: C) async throws -> BME280Reading where C.Duration == Duration {
+    public func measure(clock: any Clock<Duration>) async throws -> BME280Reading {
         try triggerMeasurement()
         try await clock.sleep(for: settings.maximumMeasurementTime)
         do {

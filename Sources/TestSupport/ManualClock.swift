@@ -154,6 +154,19 @@ public final class ManualClock: Clock, Sendable {
         }
     }
 
+    /// Moves time forward one sleeper's deadline at a time — each time the code under test is
+    /// asleep — until `done()` holds: virtual time for a service loop, as fast as the CPU allows.
+    /// - Returns: whether `done()` held within `steps` moves.
+    @discardableResult
+    public func run(until done: () async throws -> Bool, steps: Int = 10_000) async rethrows -> Bool {
+        for _ in 0..<steps {
+            await waitForSleepers(1)
+            if try await done() { return true }
+            advanceToNextDeadline()
+        }
+        return try await done()
+    }
+
     /// Returns once at least `count` tasks are sleeping on this clock.
     public func waitForSleepers(_ count: Int = 1) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

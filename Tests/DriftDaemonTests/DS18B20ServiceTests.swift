@@ -1,5 +1,6 @@
 import DriftCore
 import DriftDaemon
+import DriftSystem
 import Foundation
 import Logging
 import Sensors
@@ -83,30 +84,27 @@ struct DS18B20ServiceTests {
             let (inputs, ambient) = AsyncStream<AmbientInput>.makeStream()
             let health = HealthRegistry()
             let latest = LatestReadings()
+            let clock = ManualClock()
             let service = DS18B20Service(devicesDirectory: directory.path, interval: .milliseconds(50), publishAsTemperature: publish,
                                          ambient: ambient, health: health, logger: Logger(label: "test"), latest: latest,
-                                         backoff: RetryBackoff(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(50)))
+                                         backoff: RetryBackoff(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(50)),
+                                         clock: MonotonicClock(clock, start: .seconds(100)))
             let group = ServiceGroup(services: [service], logger: Logger(label: "test"))
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
-                for _ in 0..<300 where latest.latestProbe == nil { try await Task.sleep(for: .milliseconds(10)) }
+                #expect(await clock.run(until: { latest.latestProbe != nil }))
                 #expect(latest.latestProbe?.celsius == 23.125)
                 if publish {
-                    let first = await collect(1, from: inputs, timeout: .seconds(10))
+                    let first = await collect(1, from: inputs, timeout: .seconds(30))
                     guard case .reading(.temperature, let reading)? = first.first else { Issue.record("no temperature: \(first)"); return }
                     #expect(reading.value == 23.125)
                 }
                 try makeProbe(Self.badCRC, in: directory)
-                var fault: String?
-                for _ in 0..<300 where fault == nil {
-                    fault = health.evaluate().faults[DS18B20Service.component]
-                    try await Task.sleep(for: .milliseconds(10))
-                }
+                #expect(await clock.run(until: { health.evaluate().faults[DS18B20Service.component] != nil }))
+                let fault = health.evaluate().faults[DS18B20Service.component]
                 #expect(fault?.contains("CRC") == true, "\(String(describing: fault))")
                 try makeProbe(Self.good, in: directory)
-                for _ in 0..<300 where health.evaluate().faults[DS18B20Service.component] != nil {
-                    try await Task.sleep(for: .milliseconds(10))
-                }
+                #expect(await clock.run(until: { health.evaluate().faults[DS18B20Service.component] == nil }))
                 #expect(health.evaluate().faults.isEmpty)
                 await group.triggerGracefulShutdown()
                 try await tasks.waitForAll()

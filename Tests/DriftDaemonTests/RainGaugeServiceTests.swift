@@ -67,19 +67,23 @@ struct RainGaugeServiceTests {
         let (_, chip) = try makeChip()
         let (_, ambient) = AsyncStream<AmbientInput>.makeStream()
         let health = HealthRegistry()
+        let clock = ManualClock()
         let service = RainGaugeService(chip: chip, line: "no-such-line", ambient: ambient, health: health, logger: Logger(label: "test"),
-                                       backoff: RetryBackoff(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(40)))
+                                       backoff: RetryBackoff(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(40)),
+                                       clock: MonotonicClock(clock, start: .seconds(100)))
         let group = ServiceGroup(services: [service], logger: Logger(label: "test"))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
-            var fault: String?
-            for _ in 0..<300 where fault == nil {
-                fault = health.evaluate().faults[RainGaugeService.component]
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            #expect(await clock.run(until: { health.evaluate().faults[RainGaugeService.component] != nil }))
+            let fault = health.evaluate().faults[RainGaugeService.component]
             #expect(fault?.contains("no-such-line") == true, "\(String(describing: fault))")
-            // Still running (retrying) after several back-off rounds.
-            try await Task.sleep(for: .milliseconds(200))
+            // Still running (retrying) after several back-off rounds: each round sleeps again.
+            for _ in 0..<5 {
+                await clock.waitForSleepers(1)
+                clock.advanceToNextDeadline()
+            }
+            await clock.waitForSleepers(1)
+            #expect(health.evaluate().faults[RainGaugeService.component] != nil)
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }

@@ -15,34 +15,35 @@ struct WeatherServiceTests {
         weather.setOverride(.init(celsius: 21.5, hectopascals: 1002, relativeHumidity: 40))
         let health = HealthRegistry()
         let (inputs, ambient) = AsyncStream<AmbientInput>.makeStream()
+        // Sampling, the conversion wait and the back-off on a manual clock: the test moves time.
+        let clock = ManualClock()
         let service = WeatherService(
             device: weather.sensor.device, interval: .milliseconds(50), ambient: ambient, health: health,
-            logger: Logger(label: "test"), backoff: RetryBackoff(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(200))
+            logger: Logger(label: "test"), backoff: RetryBackoff(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(200)),
+            clock: clock
         )
+        let received = Gathered<AmbientInput>()
         let group = ServiceGroup(services: [service], logger: Logger(label: "test"))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
-            let first = await collect(3, from: inputs, timeout: .seconds(10))
+            tasks.addTask { await received.gather(inputs) }
+            #expect(await clock.run(until: { received.count >= 3 }))
             var values: [SensorQuantity: Double] = [:]
-            for case .reading(let quantity, let reading) in first { values[quantity] = reading.value }
+            for case .reading(let quantity, let reading) in received.all.prefix(3) { values[quantity] = reading.value }
             #expect(abs((values[.temperature] ?? 0) - 21.5) < 0.05)
             #expect(abs((values[.pressure] ?? 0) - 1002) < 0.05)
             #expect(abs((values[.humidity] ?? 0) - 40) < 0.5)
 
             weather.sensor.isPlugged = false
-            var fault: String?
-            for _ in 0..<200 where fault == nil {
-                fault = health.evaluate().faults[WeatherService.component]
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            #expect(await clock.run(until: { health.evaluate().faults[WeatherService.component] != nil }))
+            let fault = health.evaluate().faults[WeatherService.component]
             #expect(fault?.contains("BME280") == true, "\(String(describing: fault))")
 
             weather.sensor.isPlugged = true
-            for _ in 0..<300 where health.evaluate().faults[WeatherService.component] != nil {
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            #expect(await clock.run(until: { health.evaluate().faults[WeatherService.component] == nil }))
             #expect(health.evaluate().faults.isEmpty)
             await group.triggerGracefulShutdown()
+            ambient.finish()
             try await tasks.waitForAll()
         }
     }

@@ -27,12 +27,15 @@ public struct DS18B20Service: Service {
     private let lane = BlockingLane(name: "ds18b20")
     let latest: LatestReadings?
     let initialBackoff: RetryBackoff
+    /// Sampling interval and back-off run on this clock.
+    let clock: MonotonicClock
 
     public init(
         devicesDirectory: String = DS18B20.devicesDirectory, interval: Duration = .seconds(30), publishAsTemperature: Bool,
         ambient: AsyncStream<AmbientInput>.Continuation, health: HealthRegistry, logger: Logger,
-        latest: LatestReadings? = nil, backoff: RetryBackoff = RetryBackoff()
+        latest: LatestReadings? = nil, backoff: RetryBackoff = RetryBackoff(), clock: MonotonicClock = .system
     ) {
+        self.clock = clock
         self.devicesDirectory = devicesDirectory
         self.interval = interval
         self.publishAsTemperature = publishAsTemperature
@@ -54,7 +57,7 @@ public struct DS18B20Service: Service {
         var sampler = DS18B20Sampler(devicesDirectory: devicesDirectory, backoff: initialBackoff)
         var failing: String?
         while true {
-            let now = MonotonicTime.now()
+            let now = clock.now()
             let outcome: DS18B20Sampler.Outcome
             // Reading w1_slave makes the kernel convert (~750 ms): on the probe's own thread, not the
             // async pool nor Dispatch's shared threads (which the readiness monitors' sources use).
@@ -63,7 +66,7 @@ public struct DS18B20Service: Service {
                 return (copy.sample(now: now), copy)
             }
             handle(outcome, failing: &failing)
-            try await Task.sleep(for: sampler.delay(after: MonotonicTime.now(), interval: interval))
+            try await clock.sleep(for: sampler.delay(after: clock.now(), interval: interval))
         }
     }
 

@@ -25,6 +25,8 @@ public struct RainGaugeService: Service {
     let health: HealthRegistry
     let logger: Logger
     let initialBackoff: RetryBackoff
+    /// The back-off waits and the edges' time scale (edges are stamped on the monotonic clock).
+    let clock: MonotonicClock
 
     /// - Parameters:
     ///   - line: the line name of the reed switch.
@@ -33,7 +35,7 @@ public struct RainGaugeService: Service {
         chip: GPIOChip, line: String, millimetresPerTip: Double = RainGauge.defaultMillimetresPerTip,
         bounceWindow: Duration = RainGauge.defaultBounceWindow,
         ambient: AsyncStream<AmbientInput>.Continuation, health: HealthRegistry, logger: Logger,
-        backoff: RetryBackoff = RetryBackoff()
+        backoff: RetryBackoff = RetryBackoff(), clock: MonotonicClock = .system
     ) {
         self.chip = chip
         self.line = line
@@ -43,6 +45,7 @@ public struct RainGaugeService: Service {
         self.health = health
         self.logger = logger
         self.initialBackoff = backoff
+        self.clock = clock
         health.register(Self.component, maximumSilence: nil)
     }
 
@@ -64,8 +67,8 @@ public struct RainGaugeService: Service {
                     logger.error("rain gauge line unavailable; rain bottles stay locked", metadata: ["line": "\(line)", "error": "\(error)"])
                 }
                 health.setFault(Self.component, message)
-                backoff.recordFailure(at: MonotonicTime.now())
-                try await Task.sleep(for: backoff.currentDelay)
+                backoff.recordFailure(at: clock.now())
+                try await clock.sleep(for: backoff.currentDelay)
                 continue
             }
             defer { request.release() }
@@ -77,7 +80,7 @@ public struct RainGaugeService: Service {
             do {
                 for try await event in request.events() {
                     guard gauge.record(event) else { continue }
-                    ambient.yield(.rainTip(at: Self.wallTime(of: event.timestamp)))
+                    ambient.yield(.rainTip(at: Self.wallTime(of: event.timestamp, now: clock.now())))
                     logger.debug("rain gauge tip", metadata: ["tips": "\(gauge.totalTips)", "ignored": "\(gauge.ignoredEdges)"])
                 }
                 return
@@ -85,8 +88,8 @@ public struct RainGaugeService: Service {
                 // The line went away (chip unplugged, released): report and request it again.
                 health.setFault(Self.component, "rain gauge line \(line): \(error)")
                 logger.error("rain gauge events ended", metadata: ["line": "\(line)", "error": "\(error)"])
-                backoff.recordFailure(at: MonotonicTime.now())
-                try await Task.sleep(for: backoff.currentDelay)
+                backoff.recordFailure(at: clock.now())
+                try await clock.sleep(for: backoff.currentDelay)
             }
         }
     }

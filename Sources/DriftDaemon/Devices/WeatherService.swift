@@ -27,13 +27,20 @@ public struct WeatherService: Service {
     let beforeSample: @Sendable (Date) -> Void
     let initialBackoff: RetryBackoff
     let latest: LatestReadings?
+    /// Sampling interval, the sensor's conversion wait and the back-off run on this clock.
+    let clock: any Clock<Duration>
+    /// The time readings are stamped with.
+    let now: @Sendable () -> Date
 
     public init(
         device: any I2CDevice, interval: Duration = .seconds(30),
         ambient: AsyncStream<AmbientInput>.Continuation, health: HealthRegistry, logger: Logger,
         backoff: RetryBackoff = RetryBackoff(), latest: LatestReadings? = nil,
-        beforeSample: @escaping @Sendable (Date) -> Void = { _ in }
+        beforeSample: @escaping @Sendable (Date) -> Void = { _ in },
+        clock: any Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.clock = clock
+        self.now = now
         self.initialBackoff = backoff
         self.latest = latest
         self.device = device
@@ -58,7 +65,7 @@ public struct WeatherService: Service {
         var started = false
         var backoff = initialBackoff
         var failing: String?
-        let clock = ContinuousClock()
+        let monotonic = MonotonicClock(any: clock)
         while true {
             let delay: Duration
             do {
@@ -66,9 +73,9 @@ public struct WeatherService: Service {
                     try await sensor.start(clock: clock)
                     started = true
                 }
-                beforeSample(Date())
+                beforeSample(self.now())
                 let reading = try await sensor.measure(clock: clock)
-                let now = Date()
+                let now = self.now()
                 ambient.yield(.reading(.temperature, SensorReading(time: now, value: reading.celsius)))
                 ambient.yield(.reading(.humidity, SensorReading(time: now, value: reading.relativeHumidity)))
                 ambient.yield(.reading(.pressure, SensorReading(time: now, value: reading.hectopascals)))
@@ -90,10 +97,10 @@ public struct WeatherService: Service {
                     health.setFault(Self.component, message)
                     failing = message
                 }
-                backoff.recordFailure(at: MonotonicTime.now())
+                backoff.recordFailure(at: monotonic.now())
                 delay = backoff.currentDelay
             }
-            try await Task.sleep(for: delay)
+            try await clock.sleep(for: delay)
         }
     }
 }
