@@ -10,17 +10,21 @@ import TestSupport
 
 /// The daemon's mesh node on a real SQLite file: what it does with good, forged, altered,
 /// truncated, foreign, expired and replayed frames, and that its seen-set outlives a restart.
+/// Its time is a manual clock (the wall clock starts at the real time and moves with it):
+/// timing is checked exactly, and nothing sleeps.
 @Suite("Mesh node: frames in, verdicts counted")
 struct MeshNodeTests {
     static let networkKey = Array("drift-mesh-node-test-key-32bytes".utf8)
 
+    /// A node whose time is `clock` (standing still unless the test moves it); its wall clock
+    /// reads `start` at the clock's zero.
     static func node(database: DriftDatabase, keyPair: BoxKeyPair = BoxKeyPair(), router: MeshRouterConfiguration = .standard,
-                     retrySpacing: Duration = .seconds(15)) throws -> MeshNode {
+                     retrySpacing: Duration = .seconds(15), clock: ManualClock = ManualClock(), start: Date = Date()) throws -> MeshNode {
         let settings = MeshNode.Settings(hopLimit: 3, messageLifetime: 3_600, modulation: .longFast, router: router,
                                          retrySpacing: retrySpacing)
         return try MeshNode(keyPair: keyPair, networkKey: networkKey, store: MeshStore(database: database),
                             budget: AirtimeBudget(window: .seconds(3_600), limit: .seconds(360)), settings: settings,
-                            logger: Logger(label: "test"))
+                            logger: Logger(label: "test"), clock: clock, now: clock.wallClock(startingAt: start))
     }
 
     /// A broadcast text frame from another box, sealed with `key`.
@@ -129,30 +133,58 @@ struct MeshNodeTests {
         #expect(await node.status().counters.resendsSuppressed == 1)
     }
 
-    @Test("a relay passes a directed message's end-to-end retry on (a duplicate heard long after), not a quick duplicate")
-    func retriesRelayedAgain() async throws {
-        let directory = try TemporaryDirectory(prefix: "mesh-node-retry")
-        defer { directory.remove() }
+    /// A node that relayed a directed message for two other boxes once (at `clock`'s now when it
+    /// returns), and that message's frame.
+    static func relayedOnce(in directory: TemporaryDirectory, clock: ManualClock,
+                            retrySpacing: Duration) async throws -> (node: MeshNode, frame: [UInt8]) {
         var fastRelays = MeshRouterConfiguration.standard
-        fastRelays.slot = .microseconds(10)  // relay without waiting
+        fastRelays.slot = .microseconds(10)  // a relay waits at most 288 slots: under 3 ms
         let node = try Self.node(database: try DriftDatabase.open(path: directory.appending("drift.sqlite")), router: fastRelays,
-                                 retrySpacing: .seconds(3))
+                                 retrySpacing: retrySpacing, clock: clock)
         let (origin, destination) = (BoxKeyPair(), BoxKeyPair())
         let header = MeshHeader(kind: .directed, origin: origin.nodeID, packetID: 11, destination: destination.nodeID, hopStart: 3,
                                 wantsAck: true, expiresAtMinute: MeshHeader.expiryMinute(now: Date(), lifetime: 3_600))
         let frame = try MeshSealer(networkKey: Self.networkKey).seal(header: header, plaintext: MeshMessage.text("onwards").encoded)
         await node.receive(Self.reception(frame))
-        try await Task.sleep(for: .milliseconds(50))
+        clock.advance(by: .milliseconds(50))
         _ = await node.tick()  // the planned relay is due
         #expect(await node.status().counters.sentRelays == 1)
+        return (node, frame)
+    }
+
+    @Test("a relay passes a directed message's end-to-end retry on (a duplicate heard long after), not a quick duplicate")
+    func retriesRelayedAgain() async throws {
+        let directory = try TemporaryDirectory(prefix: "mesh-node-retry")
+        defer { directory.remove() }
+        let clock = ManualClock()
+        let (node, frame) = try await Self.relayedOnce(in: directory, clock: clock, retrySpacing: .seconds(3))
         await node.receive(Self.reception(frame))  // a neighbour's copy right away: an ordinary duplicate
         #expect(await node.status().counters.retriesRelayed == 0)
-        try await Task.sleep(for: .milliseconds(3_200))
+        clock.advance(by: .milliseconds(3_200))
         await node.receive(Self.reception(frame))  // the origin's retry, later
         let counters = await node.status().counters
         #expect(counters.retriesRelayed == 1)
         #expect(counters.sentRelays == 2)
         #expect(counters.delivered == 0)  // not for this box
+    }
+
+    @Test("a copy heard retrySpacing after the relay is relayed again; one heard a nanosecond earlier is not")
+    func retryExactlyAtSpacing() async throws {
+        let directory = try TemporaryDirectory(prefix: "mesh-node-retry-exact")
+        defer { directory.remove() }
+        let clock = ManualClock()
+        let spacing = Duration.seconds(15)
+        let (node, frame) = try await Self.relayedOnce(in: directory, clock: clock, retrySpacing: spacing)
+        clock.advance(by: spacing - .nanoseconds(1))
+        await node.receive(Self.reception(frame))
+        var counters = await node.status().counters
+        #expect(counters.retriesRelayed == 0, "relayed again before retrySpacing had passed")
+        #expect(counters.duplicates == 1)
+        clock.advance(by: .nanoseconds(1))
+        await node.receive(Self.reception(frame))
+        counters = await node.status().counters
+        #expect(counters.retriesRelayed == 1)
+        #expect(counters.sentRelays == 2)
     }
 
     @Test("a sent message is in the outbox before it is transmitted, and its frames are queued for the radio")
@@ -171,8 +203,9 @@ struct MeshNodeTests {
             #expect(frame.bytes.count <= MeshFrame.maxBytes)
             sent += 1
         }
-        // The queue releases one frame per time on air; the first is out at once.
-        #expect(sent >= 1)
+        // The queue releases one frame per time on air; the first is out at once, and the
+        // clock stands still.
+        #expect(sent == 1)
         #expect(try MeshStore(database: database).counts().sent == 1)
     }
 
@@ -195,7 +228,8 @@ struct MeshNodeTests {
     func quietDuringFragments() async throws {
         let directory = try TemporaryDirectory(prefix: "mesh-node-quiet")
         defer { directory.remove() }
-        let node = try Self.node(database: try DriftDatabase.open(path: directory.appending("drift.sqlite")))
+        let clock = ManualClock()
+        let node = try Self.node(database: try DriftDatabase.open(path: directory.appending("drift.sqlite")), clock: clock)
         let origin = BoxKeyPair()
         let base = MeshHeader(kind: .broadcast, origin: origin.nodeID, packetID: 100, hopStart: 0,
                               expiresAtMinute: MeshHeader.expiryMinute(now: Date(), lifetime: 3_600))
@@ -204,57 +238,55 @@ struct MeshNodeTests {
         // The first piece of three: two more follow back to back (≈ 2 × 2 s at LongFast). The
         // box must not transmit before they have had time to arrive.
         let piece = LoRaAirtime.duration(payloadBytes: pieces[0].count, modulation: .longFast)
-        let heardAt = await node.monotonicNow
+        let heardAt = node.monotonicNow
         await node.receive(Self.reception(pieces[0]))
         _ = try await node.send(.text("mine"))
         _ = await node.tick()
         let (held, wake) = await node.nextTransmission()
-        if held == nil {
-            let until = try #require(wake, "nothing scheduled")
-            #expect(until >= heardAt + piece * 2, "quiet only until \(until - heardAt) after the first piece")
-        } else {
-            // A loaded machine may reach this line after the quiet time: only then may it send.
-            #expect(await node.monotonicNow >= heardAt + piece * 2, "a frame went out while the neighbour was still sending")
-        }
-        // The rest arrives; once the quiet time is over, our frame goes out.
+        #expect(held == nil, "a frame went out while the neighbour was still sending")
+        let until = try #require(wake, "nothing scheduled")
+        #expect(until >= heardAt + piece * 2, "quiet only until \(until - heardAt) after the first piece")
+        // The rest arrives; up to the end of the quiet time nothing goes out, then our frame does.
         await node.receive(Self.reception(pieces[1]))
         await node.receive(Self.reception(pieces[2]))
-        var frame = held
-        let deadline = ContinuousClock.now + .seconds(30)
-        while frame == nil, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(200))
-            _ = await node.tick()
-            frame = await node.nextTransmission().frame
-        }
-        #expect(frame != nil)
+        clock.advance(to: .init(offset: until - .nanoseconds(1)))
+        _ = await node.tick()
+        #expect(await node.nextTransmission().frame == nil, "a frame went out before the quiet time was over")
+        clock.advance(to: .init(offset: until))
+        _ = await node.tick()
+        #expect(await node.nextTransmission().frame != nil)
     }
 
     @Test("after a directed frame that wants an acknowledgement, the box keeps the channel free for the answer")
     func waitsForTheAnswer() async throws {
         let directory = try TemporaryDirectory(prefix: "mesh-node-answer")
         defer { directory.remove() }
-        let node = try Self.node(database: try DriftDatabase.open(path: directory.appending("drift.sqlite")))
+        let clock = ManualClock()
+        let node = try Self.node(database: try DriftDatabase.open(path: directory.appending("drift.sqlite")), clock: clock)
         let neighbour = BoxKeyPair().nodeID
         // A chat join and its first line, queued together for the same box.
         _ = try await node.send(.text("join"), to: neighbour, priority: .interactive)
         _ = try await node.send(.text("first line"), to: neighbour, priority: .interactive)
         _ = await node.tick()
-        // Read before the frame is handed out: a lower bound of the instant the node sends it,
-        // however late a loaded machine gets back here (read after, it overshot by seconds).
-        let sentAt = await node.monotonicNow
+        let sentAt = node.monotonicNow
         let first = try #require(await node.nextTransmission().frame, "the first frame goes out at once")
         let ack = LoRaAirtime.duration(
             payloadBytes: MeshFrameCodec.overheadBytes(hasDestination: true, fragmented: false, originTagged: false) + 4,
             modulation: .longFast)
+        // The clock stands still: the second frame waits at least for the first's time on air
+        // and the answer's.
         let (second, wake) = await node.nextTransmission()
-        if second == nil {
-            let until = try #require(wake, "the second frame is not scheduled")
-            #expect(until >= sentAt + first.airtime + ack, "the channel is free for the answer only until \(until - sentAt)")
-        } else {
-            // A loaded machine may reach this line after the wait: only then may it send.
-            #expect(await node.monotonicNow >= sentAt + first.airtime + ack, "the second frame went out before the answer could")
-        }
-        #expect(await node.status().counters.answerWaits >= 1)
+        #expect(second == nil, "the second frame went out before the answer could")
+        let until = try #require(wake, "the second frame is not scheduled")
+        #expect(until >= sentAt + first.airtime + ack, "the channel is free for the answer only until \(until - sentAt)")
+        #expect(await node.status().counters.answerWaits == 1)
+        clock.advance(to: .init(offset: until - .nanoseconds(1)))
+        _ = await node.tick()
+        #expect(await node.nextTransmission().frame == nil, "the second frame went out before its wake")
+        clock.advance(to: .init(offset: until))
+        _ = await node.tick()
+        let next = try #require(await node.nextTransmission().frame, "the second frame did not go out at its wake")
+        #expect(try MeshFrameCodec.parse(next.bytes).header.kind == .directed)
         // Broadcasts want no answer: nothing waits after one.
         let other = try Self.node(database: try DriftDatabase.open(path: directory.appending("other.sqlite")))
         _ = try await other.send(.text("to all"))

@@ -1,37 +1,52 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A serial executor that runs its jobs on one thread of its own.
 ///
 /// ``BottleProcessor`` makes blocking SQLite calls (each acknowledged write waits for
 /// an `fsync`, tens of milliseconds on an SD card). On its own thread those waits never
 /// hold one of the few cooperative-pool threads that the API, GPS and mesh share.
+///
+/// ``stop()`` lets the thread end once the jobs queued on it ran (owners call it in `deinit`);
+/// ``stopAndJoin()`` also waits until it has ended (a service's shutdown). A job enqueued after
+/// the thread ended still runs: it starts a thread that runs it, and whatever queues behind it,
+/// and ends again (``join()`` waits for that one too). A job left in the queue would be a
+/// continuation never resumed: a task that waits for ever.
 final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable {
     private let condition = NSCondition()
     /// Guarded by `condition`.
     private var jobs: [UnownedJob] = []
     private var stopped = false
+    /// Whether a thread runs (or is about to run) the jobs; at most one does.
+    private var running = true
+    /// Waiting in ``join()`` for the thread to end.
+    private var joiners: [CheckedContinuation<Void, Never>] = []
     private let name: String
 
     init(name: String) {
         self.name = name
-        let thread = Thread { [self] in runLoop() }
-        thread.stackSize = 4 << 20
-        thread.start()
+        startThread()
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         condition.lock()
         jobs.append(job)
+        let restart = !running
+        running = true
         condition.signal()
         condition.unlock()
+        if restart { startThread() }
     }
 
     func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
     }
 
-    /// Lets the thread finish once the queued jobs ran (the owner is going away).
+    /// Lets the thread end once the queued jobs ran (the owner is going away).
     func stop() {
         condition.lock()
         stopped = true
@@ -39,14 +54,58 @@ final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Returns once no thread of this executor runs: after ``stop()``, when the thread has
+    /// run every queued job and ended. Never call it from a job on this executor (it would
+    /// wait for itself).
+    func join() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            condition.lock()
+            if running {
+                joiners.append(continuation)
+                condition.unlock()
+            } else {
+                condition.unlock()
+                continuation.resume()
+            }
+        }
+    }
+
+    /// ``stop()``, then ``join()``.
+    func stopAndJoin() async {
+        stop()
+        await join()
+    }
+
+    private func startThread() {
+        let thread = Thread { [self] in runLoop() }
+        thread.stackSize = 4 << 20
+        thread.start()
+    }
+
     private func runLoop() {
-        // Named from inside: on Linux a name set before start does not reach the OS thread.
+        // Named from inside: on Linux a name set before start does not reach the OS thread, and
+        // `Thread.current.name` reaches it only when the starting thread has already recorded
+        // the new thread's handle (a race: the thread often kept its creator's name). The
+        // kernel's name is written directly (`pthread_setname_np` is not exported to Swift).
         Thread.current.name = name
+        #if canImport(Glibc)
+        let comm = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
+        if comm >= 0 {
+            let bytes = Array(name.utf8.prefix(15))  // the kernel keeps 15 bytes
+            _ = bytes.withUnsafeBytes { write(comm, $0.baseAddress, $0.count) }
+            close(comm)
+        }
+        #endif
         while true {
             condition.lock()
             while jobs.isEmpty, !stopped { condition.wait() }
             if jobs.isEmpty {
+                // Decided under the lock that a job enqueued from now on starts a new thread.
+                running = false
+                let waiting = joiners
+                joiners.removeAll()
                 condition.unlock()
+                for joiner in waiting { joiner.resume() }
                 return
             }
             let batch = jobs

@@ -23,10 +23,16 @@ final class Doorbell: Sendable {
         waiter?.resume()
     }
 
-    /// Returns when rung (at once if rung since the last wait), after `timeout`, or on cancellation.
-    func wait(timeout: Duration) async {
+    /// Returns when rung (at once if rung since the last wait), after `timeout` on `clock`, or on cancellation.
+    func wait(timeout: Duration, clock: any Clock<Duration> = ContinuousClock()) async {
+        await wait { try await clock.sleep(for: timeout) }
+    }
+
+    /// Returns when rung (at once if rung since the last wait), when `sleep` returns (it sleeps
+    /// until a deadline and is cancelled on a ring), or on cancellation.
+    func wait(orUntil sleep: @escaping @Sendable () async throws -> Void) async {
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await Task.sleep(for: timeout) }
+            group.addTask { try? await sleep() }
             group.addTask { await self.waitForRing() }
             await group.next()
             group.cancelAll()

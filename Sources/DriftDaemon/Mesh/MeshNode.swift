@@ -18,6 +18,9 @@ import Logging
 /// ``TransmitQueue``, which keeps the airtime budget of the region.
 ///
 /// The actor runs on a thread of its own: its SQLite writes block while SQLite syncs.
+/// ``shutdown()`` ends that thread and waits for it (the node going away ends it too).
+/// Its timers run on an injected clock and its wall time comes from an injected source, so a
+/// test drives both.
 public actor MeshNode {
     /// What the node is told by the configuration.
     public struct Settings: Sendable {
@@ -59,7 +62,7 @@ public actor MeshNode {
         public var description: String
     }
 
-    private nonisolated let executor = DedicatedThreadExecutor(name: "mesh")
+    nonisolated let executor = DedicatedThreadExecutor(name: "mesh")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     public nonisolated let me: NodeID
@@ -69,8 +72,10 @@ public actor MeshNode {
     nonisolated let store: MeshStore
     private let settings: Settings
     private let logger: Logger
-    private let clock = ContinuousClock()
-    private let epoch: ContinuousClock.Instant
+    /// The node's monotonic time: offsets since it was made, on the injected clock.
+    private nonisolated let time: ElapsedTime
+    /// The wall clock (expiry minutes, the outbox's and seen-set's times, delivery times).
+    private nonisolated let wallClock: @Sendable () -> Date
 
     private var router: MeshRouter
     private var reassembler = Reassembler()
@@ -112,7 +117,8 @@ public actor MeshNode {
     public init(
         keyPair: BoxKeyPair, networkKey: [UInt8], store: MeshStore, budget: AirtimeBudget, settings: Settings,
         inbox: MeshInbox = MeshInbox(), logger: Logger, onDeliver: @escaping @Sendable (MeshDelivery) -> Void = { _ in },
-        onConfirmed: @escaping @Sendable (PacketKey) -> Void = { _ in }
+        onConfirmed: @escaping @Sendable (PacketKey) -> Void = { _ in },
+        clock: any Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() }
     ) throws {
         self.keyPair = keyPair
         self.me = keyPair.nodeID
@@ -123,7 +129,8 @@ public actor MeshNode {
         self.logger = logger
         self.onDeliver = onDeliver
         self.onConfirmed = onConfirmed
-        self.epoch = clock.now
+        self.time = ElapsedTime(clock)
+        self.wallClock = now
         self.router = MeshRouter(me: keyPair.nodeID, configuration: settings.router, seed: UInt64.random(in: 0...UInt64.max))
         self.queue = TransmitQueue(budget: budget)
         for peer in (try? store.peers()) ?? [] {
@@ -131,7 +138,18 @@ public actor MeshNode {
         }
     }
 
-    private var now: Duration { clock.now - epoch }
+    deinit {
+        executor.stop()
+    }
+
+    /// Ends the node's thread once the work queued on it ran, and returns when it has ended.
+    /// Calls that come later still run (on a short-lived thread of their own), so a late caller
+    /// never waits for ever; the owner calls this once nothing uses the node any more.
+    public nonisolated func shutdown() async {
+        await executor.stopAndJoin()
+    }
+
+    private nonisolated var now: Duration { time.now }
 
     /// The most hops a frame header can carry (`hopStart` is a 3-bit value on the wire).
     public static let maximumHopLimit: UInt8 = 7
@@ -147,7 +165,7 @@ public actor MeshNode {
     public func send(_ message: MeshMessage, to destination: NodeID? = nil, priority: TransmitPriority = .normal,
                      hopLimit: UInt8? = nil, expiresAt: Date? = nil) throws -> Receipt {
         let payload = message.encoded
-        let wallNow = Date()
+        let wallNow = wallClock()
         let lifetime = min(settings.messageLifetime, max(60, (expiresAt ?? .distantFuture).timeIntervalSince(wallNow)))
         let kind: FrameKind = destination == nil ? .broadcast : .directed
         let hops = min(hopLimit ?? settings.hopLimit, Self.maximumHopLimit)
@@ -268,7 +286,7 @@ public actor MeshNode {
             }
         }
         counters.authentic += 1
-        let wallNow = Date()
+        let wallNow = wallClock()
         if header.isExpired(now: wallNow) {
             counters.expired += 1
             return .expired
@@ -453,7 +471,7 @@ public actor MeshNode {
     /// Seals and queues a one-hop control frame (digest, request, hello, ack).
     private func sendControl(_ kind: FrameKind, payload: [UInt8], destination: NodeID? = nil, hopStart: UInt8 = 0,
                              priority: TransmitPriority = .background) {
-        let wallNow = Date()
+        let wallNow = wallClock()
         do {
             let id = try store.nextPacketIDs(count: 1)
             let lifetime: TimeInterval = kind == .ack ? settings.messageLifetime : 600
@@ -537,7 +555,7 @@ public actor MeshNode {
         }
         counters.delivered += 1
         let delivery = MeshDelivery(key: whole.header.key, origin: whole.header.origin, destination: whole.header.destination,
-                                    hops: Int(whole.header.hopsTaken), message: message, receivedAt: Date(),
+                                    hops: Int(whole.header.hopsTaken), message: message, receivedAt: wallClock(),
                                     frames: header.fragment.map { Int($0.count) } ?? 1)
         inbox.append(.init(origin: "\(delivery.origin)", packetID: delivery.key.packetID, port: message.port, text: message.text,
                            bytes: message.body.count, hops: delivery.hops, receivedAt: delivery.receivedAt))
@@ -636,7 +654,7 @@ public actor MeshNode {
             digestRepeatAt = nil
             sendDigest()
         }
-        let wallNow = Date()
+        let wallNow = wallClock()
         if t >= nextOutboxCheck {
             serviceOutbox(wallNow: wallNow)
             // Retries wait 30 s and more: look every 5 s while something waits, else once a
@@ -665,10 +683,16 @@ public actor MeshNode {
     }
 
     /// Monotonic time on the node's clock (what ``tick()`` and ``nextTransmission()`` answer in).
-    public var monotonicNow: Duration { now }
+    public nonisolated var monotonicNow: Duration { now }
 
-    /// Converts a node-clock offset to a `ContinuousClock` instant for sleeping.
-    public nonisolated func instant(_ offset: Duration) -> ContinuousClock.Instant { epoch + offset }
+    /// The clock the node's time runs on (its ``monotonicNow`` counts from when it was made).
+    public nonisolated var clock: any Clock<Duration> { time.clock }
+
+    /// Sleeps on the node's clock until `offset` (a ``monotonicNow`` value, such as ``tick()``'s
+    /// answer); returns at once when it has passed. Throws `CancellationError` when cancelled.
+    public nonisolated func sleep(until offset: Duration) async throws {
+        try await time.sleep(until: offset)
+    }
 
     /// This box's X25519 public key (its node id is the key's hash): other boxes seal secrets
     /// meant for it alone (a chat password) to it.

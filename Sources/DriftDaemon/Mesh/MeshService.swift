@@ -7,9 +7,10 @@ import ServiceLifecycle
 /// ``MeshNode``, another runs the node's timers and puts queued frames on the air.
 ///
 /// The radio's health is the `radio` component: a receive failure is a fault (retried
-/// with back-off), transmit errors are counted. The scheduler sleeps until the node's
-/// next deadline or until new work rings its doorbell, so an idle mesh costs a few
-/// wake-ups per minute.
+/// with back-off), transmit errors are counted. The scheduler sleeps on the node's clock
+/// until the node's next deadline or until new work rings its doorbell, so an idle mesh
+/// costs a few wake-ups per minute. When ``run()`` ends, the node's thread is ended and
+/// joined (``MeshNode/shutdown()``): the services that use the node stop before this one.
 public final class MeshService: Service, Sendable {
     public static let component = "radio"
 
@@ -57,6 +58,7 @@ public final class MeshService: Service, Sendable {
         }
         radio.close()
         await radioWork
+        await node.shutdown()
     }
 
     private func receiveLoop() async {
@@ -74,7 +76,7 @@ public final class MeshService: Service, Sendable {
             } catch {
                 logger.error("radio receive failed", metadata: ["error": "\(error)"])
                 health.setFault(Self.component, "receive failed: \(error)")
-                try? await Task.sleep(for: backoff)
+                try? await node.clock.sleep(for: backoff)
                 backoff = min(backoff * 2, .seconds(60))
             }
         }
@@ -97,8 +99,7 @@ public final class MeshService: Service, Sendable {
                 continue
             }
             let next = min(deadline, wakeAt ?? deadline)
-            let sleep = node.instant(next) - ContinuousClock.now
-            if sleep > .zero { await doorbell.wait(timeout: sleep) }
+            if next > node.monotonicNow { await doorbell.wait { [node] in try await node.sleep(until: next) } }
         }
     }
 

@@ -75,10 +75,12 @@ enum MeshSetup {
         }
     }
 
-    /// The node and its service, or why the mesh cannot run.
+    /// The node and its service, or why the mesh cannot run. The node's timers run on `clock`
+    /// and its wall time is `now`.
     static func make(
         config: DriftConfiguration, database: DriftDatabase, dataDirectory: String, health: HealthRegistry, logger: Logger,
-        ports: MeshPorts, activity: @escaping @Sendable () -> Void
+        ports: MeshPorts, activity: @escaping @Sendable () -> Void,
+        clock: any Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() }
     ) throws(Problem) -> MeshService {
         let keyPair = try keyPair(dataDirectory: dataDirectory, logger: logger)
         let policy = try policy(effectiveRadio(config))
@@ -97,7 +99,7 @@ enum MeshSetup {
         do {
             let node = try MeshNode(keyPair: keyPair, networkKey: config.mesh.networkKey, store: store,
                                     budget: AirtimeBudget(policy: policy), settings: settings, logger: logger,
-                                    onDeliver: { ports.deliver($0) }, onConfirmed: { ports.confirm($0) })
+                                    onDeliver: { ports.deliver($0) }, onConfirmed: { ports.confirm($0) }, clock: clock, now: now)
             return MeshService(node: node, radio: radio, health: health, logger: logger, activity: activity)
         } catch {
             radio.close()

@@ -26,6 +26,12 @@ public final class MeshBottleService: Service, Sendable {
         public var tombstoneLifetime: TimeInterval = 3 * 86_400
         /// Longest remote chat line, UTF-8 bytes (one frame carries ~150).
         public var maximumRemoteLineBytes = 500
+        /// How often expired traces are erased (and failed erasures retried), tombstones and
+        /// forgotten boxes pruned, unannounced chats announced and silent remote participants let go.
+        public var housekeepingInterval: Duration = .seconds(10)
+        /// Until the box's position has gone out in a directory entry, how often the service
+        /// looks for one (a GPS fix that arrived): found, it is announced at once.
+        public var positionCheckInterval: Duration = .seconds(10)
 
         public init(name: String) {
             self.name = name
@@ -40,14 +46,24 @@ public final class MeshBottleService: Service, Sendable {
     let settings: Settings
     let logger: Logger
     let state = MeshBottleState()
+    /// What the announcements and the housekeeping sleep on.
+    let clock: any Clock<Duration>
+    /// The wall clock: every time this service stores, sends or compares.
+    let now: @Sendable () -> Date
 
     /// Plain text lines for stock Meshtastic apps (a bottle arrived, a chat opened); a no-op
     /// on other radios.
     let textPublisher: @Sendable (String) async -> Void
 
+    /// - Parameters:
+    ///   - clock: what the directory announcements and the housekeeping sleep on.
+    ///   - now: the wall clock.
     public init(node: MeshNode, ports: MeshPorts, processor: BottleProcessor, events: EventBus, settings: Settings, logger: Logger,
-                textPublisher: @escaping @Sendable (String) async -> Void = { _ in }) {
+                textPublisher: @escaping @Sendable (String) async -> Void = { _ in },
+                clock: any Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() }) {
         self.textPublisher = textPublisher
+        self.clock = clock
+        self.now = now
         self.node = node
         self.ports = ports
         self.processor = processor
@@ -86,26 +102,33 @@ public final class MeshBottleService: Service, Sendable {
 
     // MARK: Directory
 
+    /// The delays of the first two directory entries: once the radio is up, and again once
+    /// neighbours have said hello (the first copy may have gone out before anyone listened).
+    static let earlyAnnouncements: [Duration] = [.seconds(2), .seconds(15)]
+
     private func announceLoop() async {
-        // Once the radio is up, again once neighbours have said hello (the first copy may have
-        // gone out before anyone listened) and as soon as the box knows its position, then
-        // every interval.
-        var early: [Duration] = [.seconds(2), .seconds(15)]
-        var next = ContinuousClock.now + early.removeFirst()
+        // The early entries, then one every interval (± 10 %); and one as soon as the box knows
+        // its position. Nothing tells this service when a GPS fix arrives, so until a position
+        // went out it looks every `positionCheckInterval`; once one did, it sleeps until the
+        // next entry is due.
+        let time = ElapsedTime(clock)
+        var early = Self.earlyAnnouncements
+        var next = early.removeFirst()
         var announcedPosition = false
-        while !Task.isCancelled {
-            do { try await Task.sleep(for: .seconds(1)) } catch { return }
-            let positionKnown = await position(at: Date()) != nil
-            guard ContinuousClock.now >= next || (positionKnown && !announcedPosition) else { continue }
+        while true {
+            let wake = announcedPosition ? next : min(next, time.now + settings.positionCheckInterval)
+            do { try await time.sleep(until: wake) } catch { return }
+            let positionKnown = await position(at: now()) != nil
+            guard time.now >= next || (positionKnown && !announcedPosition) else { continue }
             await announce()
             announcedPosition = positionKnown
-            next = ContinuousClock.now + (early.isEmpty ? settings.boxInfoInterval * Double.random(in: 0.9...1.1) : early.removeFirst())
+            next = time.now + (early.isEmpty ? settings.boxInfoInterval * Double.random(in: 0.9...1.1) : early.removeFirst())
         }
     }
 
     /// Broadcasts this box's directory entry now.
     func announce() async {
-        let at = Date()
+        let at = now()
         let activity = ((try? await processor.withStore { try $0.bottles(in: [.locked, .openable, .active, .dying]) }.count) ?? 0)
         let info = BottleMeshWire.BoxInfo(name: settings.name, position: await position(at: at),
                                           country: processor.settings.country, activity: activity)
@@ -218,7 +241,8 @@ public final class MeshBottleService: Service, Sendable {
     }
 
     private func confirmed(_ key: PacketKey) async {
-        guard let sent = (try? await withStore { try $0.markSentDelivered(packetID: key.packetID, at: Date()) }) else { return }
+        let at = now()
+        guard let sent = (try? await withStore { try $0.markSentDelivered(packetID: key.packetID, at: at) }) else { return }
         logger.info("bottle delivered", metadata: ["bottle": "\(sent.bottle)", "to": "\(sent.destinationName)"])
     }
 
@@ -229,7 +253,7 @@ public final class MeshBottleService: Service, Sendable {
             logger.warning("a bottle parcel did not decode; dropped", metadata: ["from": "\(delivery.origin)", "bytes": "\(delivery.message.body.count)"])
             return state.countMalformed()
         }
-        let at = Date()
+        let at = now()
         guard parcel.expiresAt > at, (try? await withStore { try $0.isErased(parcel.id) }) != true else { return }
         state.rememberParcel(parcel.id, frames: .init(origin: delivery.key.origin.rawValue, firstPacketID: delivery.key.packetID,
                                                       frames: UInt8(clamping: delivery.frames)))
@@ -334,7 +358,7 @@ public final class MeshBottleService: Service, Sendable {
         let relay = BottleMeshWire.Chat.relay(bottle, message: id, participant: message.participant, label: label,
                                               sentAt: message.sentAt, language: message.language.rawValue, text: message.text)
         for box in boxes {
-            guard state.mayRelay(to: box.node, at: Date()) else {
+            guard state.mayRelay(to: box.node, at: now()) else {
                 state.countRateLimited()
                 continue
             }
@@ -385,14 +409,14 @@ public final class MeshBottleService: Service, Sendable {
         if hadTraces {
             logger.info("bottle erased on the host's word", metadata: ["bottle": "\(erase.bottle)", "host": "\(delivery.origin)", "linked": "\(isHost)"])
             // The last event about it on this box (creator or remote-chat pages hear it once).
-            await events.publish(DriftEvent(bottle: erase.bottle, at: Date(), kind: .expired(reason: erase.reason)))
+            await events.publish(DriftEvent(bottle: erase.bottle, at: now(), kind: .expired(reason: erase.reason)))
         }
     }
 
     /// Deletes every mesh trace of `bottle` here and checkpoints the WAL.
     func eraseTraces(_ bottle: BottleID) async {
         do {
-            let tombstoneUntil = Date().addingTimeInterval(settings.tombstoneLifetime)
+            let tombstoneUntil = now().addingTimeInterval(settings.tombstoneLifetime)
             try await withStore { store in
                 try store.eraseTraces(of: bottle, tombstoneUntil: tombstoneUntil)
                 try store.database.checkpointAndTruncateWAL()
@@ -458,7 +482,7 @@ public final class MeshBottleService: Service, Sendable {
     /// One frame on the chat port (internal for the in-process tests; ``run()`` calls it).
     func receiveChat(_ delivery: MeshDelivery) async {
         guard let chat = BottleMeshWire.Chat(decoding: delivery.message.body) else { return state.countMalformed() }
-        let at = Date()
+        let at = now()
         guard (try? await withStore { try $0.isErased(chat.bottle) }) != true else { return }
         switch chat {
         case .open(let id, let expiresAt, let hint, let access):
@@ -567,10 +591,10 @@ public final class MeshBottleService: Service, Sendable {
 
     /// Tells `box` the host's answer for `participant` (a short-lived directed message).
     private func answer(_ verdict: RemoteAdmission, to participant: ParticipantID, in id: BottleID, box: NodeID) async {
-        let expiry = (try? await processor.withStore { try $0.bottle(id) })?.expiresAt ?? Date().addingTimeInterval(600)
+        let expiry = (try? await processor.withStore { try $0.bottle(id) })?.expiresAt ?? now().addingTimeInterval(600)
         await sendLogged(MeshMessage(port: MeshMessage.Port.chat.rawValue,
                                      body: BottleMeshWire.Chat.admission(id, participant: participant, verdict: verdict).encoded),
-                         to: box, expiresAt: min(expiry, Date().addingTimeInterval(600)), what: "chat admission")
+                         to: box, expiresAt: min(expiry, now().addingTimeInterval(600)), what: "chat admission")
     }
 
     /// A visitor here asks to join a chat hosted elsewhere: the password, when the host's
@@ -612,7 +636,7 @@ public final class MeshBottleService: Service, Sendable {
         if case .line(_, _, _, let text) = chat, text.utf8.count > settings.maximumRemoteLineBytes {
             throw PlacementError(field: "text", description: "a line to another box holds at most \(settings.maximumRemoteLineBytes) bytes")
         }
-        guard state.mayRelay(to: host.node, at: Date()) else {
+        guard state.mayRelay(to: host.node, at: now()) else {
             state.countRateLimited()
             throw PlacementError(field: "text", description: "the mesh is busy; wait a few seconds before the next line")
         }
@@ -623,9 +647,9 @@ public final class MeshBottleService: Service, Sendable {
     // MARK: Housekeeping
 
     private func housekeepingLoop() async {
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(10))
-            let at = Date()
+        while true {
+            do { try await clock.sleep(for: settings.housekeepingInterval) } catch { return }
+            let at = now()
             for bottle in (try? await withStore { try $0.expiredTraces(now: at) }) ?? [] {
                 logger.info("mesh traces of an expired bottle erased", metadata: ["bottle": "\(bottle)"])
                 await eraseTraces(bottle)

@@ -1,0 +1,79 @@
+import DriftMesh
+import DriftStore
+import Foundation
+import Hardware
+import Logging
+import Testing
+import TestSupport
+
+@testable import DriftDaemon
+
+/// A radio that hears nothing and hands every frame it is given to the test.
+private final class RecordingRadio: MeshRadio {
+    let maximumFrameBytes = MeshFrame.maxBytes
+    /// The frames transmitted, in order.
+    let transmitted: AsyncStream<[UInt8]>
+    private let transmittedFeed: AsyncStream<[UInt8]>.Continuation
+    private let closed: AsyncStream<Void>
+    private let closedFeed: AsyncStream<Void>.Continuation
+
+    init() {
+        (transmitted, transmittedFeed) = AsyncStream.makeStream()
+        (closed, closedFeed) = AsyncStream.makeStream()
+    }
+
+    func transmit(_ frame: [UInt8], airtime: Duration) async throws {
+        transmittedFeed.yield(frame)
+    }
+
+    /// Returns `nil` when the radio is closed (or the caller cancelled); the service calls it once.
+    func receive() async throws -> RadioReception? {
+        for await _ in closed {}
+        return nil
+    }
+
+    func close() {
+        closedFeed.finish()
+        transmittedFeed.finish()
+    }
+}
+
+/// The mesh service's scheduler on the node's manual clock, and its end.
+@Suite("Mesh service: scheduler on the node's clock")
+struct MeshServiceTests {
+    @Test("the scheduler sleeps on the node's clock: the second directed frame goes when the answer's time has passed, not before",
+          .timeLimit(.minutes(1)))
+    func schedulerSleepsOnTheNodeClock() async throws {
+        let directory = try TemporaryDirectory(prefix: "mesh-service")
+        defer { directory.remove() }
+        let clock = ManualClock()
+        let node = try MeshNodeTests.node(database: try DriftDatabase.open(path: directory.appending("drift.sqlite")), clock: clock)
+        let thread = try await node.threadID()
+        let radio = RecordingRadio()
+        let service = MeshService(node: node, radio: radio, health: HealthRegistry(), logger: Logger(label: "test"))
+        let neighbour = BoxKeyPair().nodeID
+        _ = try await node.send(.text("join"), to: neighbour, priority: .interactive)
+        _ = try await node.send(.text("first line"), to: neighbour, priority: .interactive)
+        let running = Task { try await service.run() }
+        var transmitted = radio.transmitted.makeAsyncIterator()
+
+        let first = try #require(await transmitted.next())
+        #expect(try MeshFrameCodec.parse(first).header.kind == .directed)
+        // The first frame's time on air, the next hop's turnaround and its acknowledgement's time on air.
+        let ack = LoRaAirtime.duration(
+            payloadBytes: MeshFrameCodec.overheadBytes(hasDestination: true, fragmented: false, originTagged: false) + 4,
+            modulation: .longFast)
+        let answered = LoRaAirtime.duration(payloadBytes: first.count, modulation: .longFast) + .milliseconds(500) + ack
+        await clock.waitForSleepers(1)  // the scheduler, holding the second frame back
+        clock.advance(to: .init(offset: answered - .nanoseconds(1)))
+        #expect(clock.sleeperCount == 1, "the scheduler woke before the answer's time had passed")
+        clock.advance(to: .init(offset: answered))
+        let second = try #require(await transmitted.next())
+        #expect(try MeshFrameCodec.parse(second).header.kind == .directed)
+
+        // The service's end ends the node's thread.
+        running.cancel()
+        try await running.value
+        #expect(await OSThreads.waitUntilGone(thread), "the mesh thread outlived the service")
+    }
+}
