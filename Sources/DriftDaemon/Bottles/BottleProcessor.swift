@@ -31,6 +31,8 @@ public actor BottleProcessor {
     public nonisolated let settings: BottleSettings
     /// Where every bottle password is hashed and verified (the API's drops and edits too).
     public nonisolated let passwordHashing: PasswordHashingPool
+    /// The last lines posted here, for the fan-out (the chat hub, the mesh) without a read back.
+    public nonisolated let recentLines = RecentLines()
     let events: EventBus
     let logger: Logger
 
@@ -428,6 +430,7 @@ public actor BottleProcessor {
     public func post(_ message: ChatMessage) async throws {
         _ = try liveSurvival(message.bottle)
         try store.append(message)
+        recentLines.remember(message)
         await publish(DriftEvent(bottle: message.bottle, at: message.sentAt, kind: .linePosted(message.id, by: message.participant)), keepFor: nil)
         guard let bottle = try? store.bottle(message.bottle) else { return }
         let creator = ParticipantID(visitor: bottle.creator, bottle: bottle.id, secret: settings.secret)
@@ -616,6 +619,7 @@ public actor BottleProcessor {
 
     private func erase(_ ids: [BottleID], report: inout ProcessReport) async {
         do {
+            recentLines.forget(bottles: Set(ids))
             let result = try eraser.erase(ids)
             pendingErase.subtract(ids)
             report.erased.append(contentsOf: ids)

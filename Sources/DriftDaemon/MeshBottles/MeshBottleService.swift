@@ -353,7 +353,10 @@ public final class MeshBottleService: Service, Sendable {
 
     private func relayLine(_ id: MessageID, in bottle: BottleID) async {
         let boxes = ((try? await withStore { try $0.links(of: bottle, role: .participant) }) ?? []).filter { $0.node != .broadcast }
-        guard !boxes.isEmpty, let message = (try? await processor.withStore { try $0.message(id) }), !message.text.isEmpty else { return }
+        guard !boxes.isEmpty else { return }
+        var found = processor.recentLines.line(id)
+        if found == nil { found = try? await processor.withStore { try $0.message(id) } }
+        guard let message = found, !message.text.isEmpty else { return }
         let label = ((try? await processor.withStore { try $0.participants(of: bottle) }) ?? []).first { $0.participant == message.participant }?.label ?? .local
         let relay = BottleMeshWire.Chat.relay(bottle, message: id, participant: message.participant, label: label,
                                               sentAt: message.sentAt, language: message.language.rawValue, text: message.text)

@@ -224,7 +224,11 @@ public actor ChatHub {
         let bottle = event.bottle
         switch event.kind {
         case .linePosted(let id, _):
-            guard rooms[bottle] != nil, let message = (try? await processor.read { try $0.message(id) }) else { return }
+            // The line just posted is in memory: no read that would queue behind the visitors' reads.
+            guard rooms[bottle] != nil else { return }
+            var found = processor.recentLines.line(id)
+            if found == nil { found = try? await processor.read { try $0.message(id) } }
+            guard let message = found else { return }
             let url = "/api/v1/bottles/\(bottle)/messages/\(id)/attachment"
             let wasTyping = rooms[bottle]?.typing.typing(at: now()).contains(message.participant) ?? false
             rooms[bottle]?.typing.stopped(message.participant)
