@@ -15,6 +15,12 @@ public actor BlockingLane {
         executor.stop()
     }
 
+    /// Lets the lane's thread end once the work asked for ran, and waits until it has ended
+    /// (work asked for later still runs, on a thread that ends again after it).
+    public nonisolated func shutdown() async {
+        await executor.stopAndJoin()
+    }
+
     /// Runs `body` on the lane's thread and returns its result.
     public func run<T: Sendable>(_ body: @Sendable () throws -> T) rethrows -> T {
         try body()

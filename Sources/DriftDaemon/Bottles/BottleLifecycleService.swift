@@ -77,6 +77,7 @@ public struct BottleLifecycleService<TickClock: Clock>: Service where TickClock.
             }
         } catch is CancellationError {}
         health?.unregister(Self.componentName)
+        await processor.shutdown()
     }
 }
 

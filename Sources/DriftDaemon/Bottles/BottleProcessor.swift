@@ -71,6 +71,15 @@ public actor BottleProcessor {
         passwordHashing.stop()
     }
 
+    /// Ends the processor's threads (its own, the read lane's, the password hashing pool's) once
+    /// the work queued on them ran, and waits until they have ended: the lifecycle service's
+    /// shutdown. A late call still runs, on a thread that ends again after it.
+    public nonisolated func shutdown() async {
+        await executor.stopAndJoin()
+        await reads.shutdown()
+        await passwordHashing.stopAndJoin()
+    }
+
     /// Runs `body` with the store on the processor's own thread and returns its result: how the
     /// visitor routes, the chat hub and the mesh read and write bottles. Every SQLite call blocks
     /// (a commit waits for its fsync, tens of milliseconds on an SD card); here it never holds

@@ -75,11 +75,16 @@ public final class PasswordHashingPool: @unchecked Sendable {
     private var stopped = false
     /// Seconds one job took, smoothed (for `Retry-After`); guarded by `condition`.
     private var averageSeconds: Double = 1
+    /// Threads still running; guarded by `condition`.
+    private var liveThreads = 0
+    /// Waiting in ``stopAndJoin()`` for the last thread to end; guarded by `condition`.
+    private var joiners: [CheckedContinuation<Void, Never>] = []
 
     /// Starts the pool's threads (named `<name>-1`, `<name>-2`…).
     public init(hasher: any PasswordHashing, configuration: Configuration = Configuration(), name: String = "passwords") {
         self.hasher = hasher
         self.configuration = configuration
+        liveThreads = configuration.threads
         for index in 1...configuration.threads {
             let thread = Thread { [self] in runLoop(name: "\(name)-\(index)") }
             thread.stackSize = 1 << 20
@@ -142,6 +147,22 @@ public final class PasswordHashingPool: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// ``stop()``, then waits until every thread has run the queued jobs and ended (a
+    /// service's shutdown).
+    public func stopAndJoin() async {
+        stop()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            condition.lock()
+            if liveThreads > 0 {
+                joiners.append(continuation)
+                condition.unlock()
+            } else {
+                condition.unlock()
+                continuation.resume()
+            }
+        }
+    }
+
     private func submit<Value: Sendable>(_ kind: Kind, _ work: @escaping @Sendable () -> Value) throws(Busy) -> Pending<Value> {
         let pending = Pending<Value>()
         condition.lock()
@@ -167,7 +188,11 @@ public final class PasswordHashingPool: @unchecked Sendable {
             condition.lock()
             while jobs.isEmpty, !stopped { condition.wait() }
             if jobs.isEmpty {
+                liveThreads -= 1
+                let waiting = liveThreads == 0 ? joiners : []
+                if liveThreads == 0 { joiners.removeAll() }
                 condition.unlock()
+                for joiner in waiting { joiner.resume() }
                 return
             }
             let job = jobs.removeFirst()
