@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""The idle benchmark: how much a box does when nobody uses it.
+
+Starts `driftd run --config CONFIG` with NOTIFY_SOCKET pointing at a datagram socket it
+listens on, waits for READY=1, lets it settle, then reads /proc over the measured window:
+
+- CPU share of one core (utime + stime of every thread, from /proc/PID/stat);
+- context switches per second, all threads (voluntary + involuntary, /proc/PID/task/*/status),
+  and per thread name, so a wake-up that should not be there has a name;
+- RSS (VmRSS at the end, VmHWM), threads and descriptors.
+
+Prints a markdown table (or JSON with --json) and exits 1 when a target is missed, 2 when the
+daemon could not be started. Used by scripts/bench-idle.sh (docs/performance.md).
+"""
+
+import argparse
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+class NotifyListener(threading.Thread):
+    """Receives sd_notify datagrams; sets `ready` at READY=1."""
+
+    def __init__(self, path):
+        super().__init__(daemon=True)
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(path)
+        self.sock.settimeout(0.5)
+        self.ready = threading.Event()
+        self.stop = False
+
+    def run(self):
+        while not self.stop:
+            try:
+                data = self.sock.recv(4096).decode("utf-8", "replace")
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            if "READY=1" in data.split("\n"):
+                self.ready.set()
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def cpu_ticks(pid):
+    """utime + stime of the whole process (every thread, including ended ones)."""
+    fields = read(f"/proc/{pid}/stat").rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def status_field(text, name):
+    for line in text.splitlines():
+        if line.startswith(name + ":"):
+            return line.split(":", 1)[1].strip()
+    return None
+
+
+def switches(pid):
+    """{thread id: (name, voluntary + involuntary context switches)}."""
+    out = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            text = read(f"/proc/{pid}/task/{tid}/status")
+            name = read(f"/proc/{pid}/task/{tid}/comm").strip()
+        except OSError:
+            continue  # the thread ended between listing and reading
+        count = int(status_field(text, "voluntary_ctxt_switches")) + int(status_field(text, "nonvoluntary_ctxt_switches"))
+        out[tid] = (name, count)
+    return out
+
+
+def kilobytes(text, name):
+    value = status_field(text, name)
+    return int(value.split()[0]) if value else 0
+
+
+def measure(pid, seconds):
+    start_ticks, start_switches, started = cpu_ticks(pid), switches(pid), time.monotonic()
+    time.sleep(seconds)
+    end_ticks, end_switches, elapsed = cpu_ticks(pid), switches(pid), time.monotonic() - started
+    per_name = {}
+    total = 0
+    for tid, (name, count) in end_switches.items():
+        before = start_switches.get(tid, (name, 0))[1]  # a thread born in the window counts from 0
+        delta = count - before
+        total += delta
+        per_name[name] = per_name.get(name, 0) + delta
+    status = read(f"/proc/{pid}/status")
+    return {
+        "seconds": round(elapsed, 1),
+        "cpuPercent": round(100.0 * (end_ticks - start_ticks) / CLOCK_TICKS / elapsed, 3),
+        "contextSwitchesPerSecond": round(total / elapsed, 2),
+        "switchesByThread": {name: round(count / elapsed, 2) for name, count in sorted(per_name.items(), key=lambda kv: -kv[1]) if count},
+        "rssMB": round(kilobytes(status, "VmRSS") / 1024, 1),
+        "peakRssMB": round(kilobytes(status, "VmHWM") / 1024, 1),
+        "threads": int(status_field(status, "Threads")),
+        "descriptors": len(os.listdir(f"/proc/{pid}/fd")),
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--driftd", required=True)
+    parser.add_argument("--config", required=True)
+    parser.add_argument("--notify", required=True, help="path of the notify socket to make")
+    parser.add_argument("--log", required=True)
+    parser.add_argument("--profile", default="default", help="label of the run (default, beacon)")
+    parser.add_argument("--settle", type=float, default=20)
+    parser.add_argument("--seconds", type=float, default=120)
+    parser.add_argument("--max-switches", type=float, default=2.0, help="context switches per second, all threads")
+    parser.add_argument("--max-cpu", type=float, default=0.1, help="percent of one core")
+    parser.add_argument("--max-rss", type=float, default=30.0, help="MB resident at the end")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+
+    listener = NotifyListener(args.notify)
+    listener.start()
+    env = dict(os.environ, NOTIFY_SOCKET=args.notify)
+    for name in ("WATCHDOG_USEC", "WATCHDOG_PID"):
+        env.pop(name, None)
+    log = open(args.log, "ab")
+    daemon = subprocess.Popen([args.driftd, "run", "--config", args.config], env=env, stdout=log, stderr=log,
+                              stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        if not listener.ready.wait(60) or daemon.poll() is not None:
+            print(f"idle: driftd did not say READY=1 within 60 s (see {args.log})", file=sys.stderr)
+            return 2
+        time.sleep(args.settle)
+        if daemon.poll() is not None:
+            print(f"idle: driftd ended during the settle (see {args.log})", file=sys.stderr)
+            return 2
+        result = measure(daemon.pid, args.seconds)
+    finally:
+        listener.stop = True
+        if daemon.poll() is None:
+            daemon.send_signal(signal.SIGTERM)
+            try:
+                daemon.wait(30)
+            except subprocess.TimeoutExpired:
+                daemon.kill()
+    result["profile"] = args.profile
+    result["targets"] = {"contextSwitchesPerSecond": args.max_switches, "cpuPercent": args.max_cpu, "rssMB": args.max_rss}
+    missed = [name for name, limit in result["targets"].items() if result[name] > limit]
+    result["missed"] = missed
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print(f"### Idle, {args.profile} profile: {result['seconds']} s after READY=1 + {args.settle:g} s settle\n")
+        print("| measure | value | target | |")
+        print("| --- | ---: | ---: | --- |")
+        for name, label, unit in (("contextSwitchesPerSecond", "context switches", "/s"), ("cpuPercent", "CPU", " % of a core"),
+                                  ("rssMB", "RSS", " MB")):
+            limit = result["targets"][name]
+            print(f"| {label} | {result[name]}{unit} | ≤ {limit:g}{unit} | {'**missed**' if name in missed else 'ok'} |")
+        print(f"| peak RSS (VmHWM) | {result['peakRssMB']} MB | | |")
+        print(f"| threads, descriptors | {result['threads']}, {result['descriptors']} | | |")
+        wakers = ", ".join(f"{name} {rate}/s" for name, rate in result["switchesByThread"].items()) or "none"
+        print(f"\nContext switches by thread: {wakers}")
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
