@@ -847,9 +847,14 @@ def main():
     last.sort()
     samples = [v for _, v in sampler.samples]
     door_cap = descriptor_limit = None
+    logged_errors = {}   # message → count, for lines logged at error or worse
     try:
         with open(args.log, errors="replace") as f:
             for line in f:
+                parts = line.split(" ", 3)
+                if len(parts) == 4 and parts[1] in ("error", "critical"):
+                    message = parts[3].split(" bottle=")[0].split(" box=")[0].strip()
+                    logged_errors[message] = logged_errors.get(message, 0) + 1
                 if "visitor connections capped" in line:
                     fields = dict(part.split("=", 1) for part in line.split() if "=" in part)
                     door_cap, descriptor_limit = fields.get("connections"), fields.get("descriptorLimit")
@@ -889,7 +894,8 @@ def main():
                    "threadsPeak": max([v.get("Threads", 0) for v in samples] or [0]),
                    "threadsEnd": end_status.get("Threads"), "cpuSeconds": round(end_status.get("cpu", 0), 1),
                    "crashedAtSeconds": facts.get("crashedAt"), "exitCode": exit_code,
-                   "shutdownSeconds": round(shutdown_seconds, 2) if shutdown_seconds is not None else None},
+                   "shutdownSeconds": round(shutdown_seconds, 2) if shutdown_seconds is not None else None,
+                   "loggedErrors": logged_errors},
         "watchdog": {"intervalSeconds": interval, "pings": len(pings),
                      "seconds": round((marks[-1] - ready_at), 1) if len(marks) > 1 else 0,
                      "maxGapSeconds": round(max(gaps), 2) if gaps else None,
@@ -960,6 +966,10 @@ def print_report(f, targets):
     out(f"| driftd descriptors | peak {d['fdsPeak']}, end {d['fdsEnd']}; limit {d['descriptorLimit']}, "
         f"door cap {d['doorCap']} connections |")
     out(f"| driftd threads | peak {d['threadsPeak']}, end {d['threadsEnd']} |")
+    errors = d.get("loggedErrors") or {}
+    out(f"| driftd errors logged | {sum(errors.values())}"
+        + (": " + "; ".join(f"{count}× {message}" for message, count in sorted(errors.items(), key=lambda kv: -kv[1])) if errors else "")
+        + " |")
     if d["crashedAtSeconds"] is not None:
         code = d["exitCode"]
         ending = f"**exited during the run, {d['crashedAtSeconds']} s after the load began: " + (

@@ -47,6 +47,12 @@ public actor BottleProcessor {
     private var presence = PresenceBinder()
     /// Bottles whose erase failed (I/O); retried every tick.
     private var pendingErase: Set<BottleID> = []
+    /// Events made and not yet handed to the bus, oldest first.
+    private var eventsToDeliver: [DriftEvent] = []
+    /// A pass over the bottles runs (``process(now:)``): its events wait until it ends.
+    private var holdingEvents = false
+    /// ``deliverEvents()`` is under way.
+    private var delivering = false
     /// The latest ambient evaluation of each unopened bottle (every tick makes one), so
     /// the API can show reports without evaluating every bottle again per request.
     private var evaluations: [BottleID: Evaluated] = [:]
@@ -136,6 +142,18 @@ public actor BottleProcessor {
     /// stored as expired (a failed erase is retried here).
     @discardableResult
     public func process(now: Date) async -> ProcessReport {
+        // The pass runs from one snapshot of the store: its events are published after it, so
+        // it never suspends halfway and no open, line or expiry from a route slips in between
+        // (a stale snapshot would then apply transitions to bottles that moved on or are gone).
+        if holdingEvents { return await pass(now: now) }
+        holdingEvents = true
+        let report = await pass(now: now)
+        holdingEvents = false
+        await deliverEvents()
+        return report
+    }
+
+    private func pass(now: Date) async -> ProcessReport {
         var report = ProcessReport()
         if let proof = presence.settle(now: now) { await proved(proof) }
         presence.prune(now: now)
@@ -647,7 +665,19 @@ public actor BottleProcessor {
                 logger.debug("event not kept", metadata: ["bottle": "\(event.bottle)", "error": "\(error)"])
             }
         }
-        await events.publish(event)
+        eventsToDeliver.append(event)
+        if !holdingEvents { await deliverEvents() }
+    }
+
+    /// Hands the queued events to the bus one at a time, in the order they were made. A call
+    /// while another delivers returns at once: that one delivers these too, after its own.
+    private func deliverEvents() async {
+        guard !delivering else { return }
+        delivering = true
+        while !eventsToDeliver.isEmpty {
+            await events.publish(eventsToDeliver.removeFirst())
+        }
+        delivering = false
     }
 
     private func fail(_ message: Logger.Message, _ error: any Error, bottle: BottleID? = nil) {
