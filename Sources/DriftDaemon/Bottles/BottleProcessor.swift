@@ -53,6 +53,11 @@ public actor BottleProcessor {
     private var holdingEvents = false
     /// ``deliverEvents()`` is under way.
     private var delivering = false
+    /// Deletes ended bottles' rows and media, and checkpoints the WAL (many fsyncs): off the
+    /// processor's thread, so lines and opens are not held up by it.
+    private nonisolated let eraseLane = BlockingLane(name: "bottle-eraser")
+    /// ``erasePending(report:)`` is under way.
+    private var erasing = false
     /// The latest ambient evaluation of each unopened bottle (every tick makes one), so
     /// the API can show reports without evaluating every bottle again per request.
     private var evaluations: [BottleID: Evaluated] = [:]
@@ -83,6 +88,7 @@ public actor BottleProcessor {
     public nonisolated func shutdown() async {
         await executor.stopAndJoin()
         await reads.shutdown()
+        await eraseLane.shutdown()
         await passwordHashing.stopAndJoin()
     }
 
@@ -147,8 +153,11 @@ public actor BottleProcessor {
         // (a stale snapshot would then apply transitions to bottles that moved on or are gone).
         if holdingEvents { return await pass(now: now) }
         holdingEvents = true
-        let report = await pass(now: now)
+        var report = await pass(now: now)
         holdingEvents = false
+        // What the pass ended is erased on the eraser's lane: the processor serves routes
+        // meanwhile (they see those bottles as expired), then the pass's events go out.
+        await erasePending(report: &report)
         await deliverEvents()
         return report
     }
@@ -192,11 +201,8 @@ public actor BottleProcessor {
         for event in notifications.flush(at: now) {
             await publish(event, keepFor: .creator)
         }
-        // Bottles stored as expired by another path (or whose erase failed) are erased here.
+        // Bottles stored as expired by another path (or whose erase failed) are erased after the pass.
         if let leftovers = try? store.expiredIDs() { pendingErase.formUnion(leftovers) }
-        if !pendingErase.isEmpty {
-            await erase(pendingErase.sorted(), report: &report)
-        }
         return report
     }
 
@@ -640,8 +646,34 @@ public actor BottleProcessor {
         persistedAt[id] = nil
         notifications.bottleExpired(id)
         presence.forget(bottle: id)
-        await erase([id], report: &report)
+        recentLines.forget(bottles: [id])
+        if holdingEvents {
+            // Stored as expired already; erased when the pass is over (erasePending).
+            pendingErase.insert(id)
+        } else {
+            await erase([id], report: &report)
+        }
         await publish(DriftEvent(bottle: id, at: at, kind: .expired(reason: reason)), keepFor: nil)
+    }
+
+    /// Erases the bottles waiting for it (ended by a pass, or whose erase failed) on the
+    /// eraser's lane; a failure leaves them waiting for the next pass.
+    private func erasePending(report: inout ProcessReport) async {
+        guard !pendingErase.isEmpty, !erasing else { return }
+        erasing = true
+        defer { erasing = false }
+        let ids = pendingErase.sorted()
+        recentLines.forget(bottles: Set(ids))
+        let eraser = self.eraser
+        do {
+            let result = try await eraseLane.run { try eraser.erase(ids) }
+            pendingErase.subtract(ids)
+            report.erased.append(contentsOf: ids)
+            logger.info("erased", metadata: ["bottles": "\(ids.map(\.description).joined(separator: ","))",
+                                             "files": "\(result.filesRemoved)"])
+        } catch {
+            fail("erase failed; will retry", error)
+        }
     }
 
     private func erase(_ ids: [BottleID], report: inout ProcessReport) async {
