@@ -4,7 +4,7 @@
 # (the last file is api/openapi.json). Text files only (UTF-8); a file containing the
 # raw-string delimiter is refused.
 #
-# Every page file is embedded three ways: as text, gzip'd (`gzip -9 -n`: gzip is in every
+# Every page file is embedded, slimmed (see slim below), three ways: as text, gzip'd (`gzip -9 -n`: gzip is in every
 # Debian, essential) and, when the `brotli` command is installed (Debian's `brotli`
 # package), brotli'd at quality 11; both compressed forms as base64. Each file gets a
 # strong ETag from the SHA-256 of its text. index.html's references to app.css and app.js
@@ -26,13 +26,25 @@ hash_of() { sha256sum "$1" | cut -c1-20; }
 have_brotli=0
 command -v brotli >/dev/null 2>&1 && have_brotli=1
 
+# The file as served: without indentation, empty lines and whole-line comments (for .js:
+# `//` lines and `/** … */` blocks; for .css: `/* … */` lines). Nothing else changes, so
+# what the browser runs reads like the source; gzip/brotli do the rest.
+slim() {
+    case "$1" in
+        *.js) sed -e 's/^[[:space:]]*//' -e '/^\/\//d' -e '/^\/\*\*/d' -e '/^\*\//d' -e '/^\*$/d' -e '/^\* /d' -e '/^$/d' "$1" ;;
+        *.css) sed -e 's/^[[:space:]]*//' -e '/^\/\*.*\*\/$/d' -e '/^$/d' "$1" ;;
+        *.html) sed -e 's/^[[:space:]]*//' -e '/^$/d' "$1" ;;
+        *) cat "$1" ;;
+    esac
+}
+
 # Content hashes of the files index.html refers to, for its `?v=` references.
 openapi=""
 for file in "$@"; do
     case "$file" in
         */api/openapi.json) openapi="$file" ;;
-        */app.css) css_hash=$(hash_of "$file") ;;
-        */app.js) js_hash=$(hash_of "$file") ;;
+        */app.css) slim "$file" > "$work/app.css.slim"; css_hash=$(hash_of "$work/app.css.slim") ;;
+        */app.js) slim "$file" > "$work/app.js.slim"; js_hash=$(hash_of "$work/app.js.slim") ;;
     esac
 done
 
@@ -49,10 +61,10 @@ done
         fi
         name=$(basename "$file")
         count=$((count + 1))
-        source="$file"
+        source="$work/$name"
+        slim "$file" > "$source"
         if [ "$name" = index.html ]; then
-            source="$work/index.html"
-            sed -e "s|\"/app.css\"|\"/app.css?v=${css_hash:-0}\"|" -e "s|\"/app.js\"|\"/app.js?v=${js_hash:-0}\"|" "$file" > "$source"
+            sed -i -e "s|\"/app.css\"|\"/app.css?v=${css_hash:-0}\"|" -e "s|\"/app.js\"|\"/app.js?v=${js_hash:-0}\"|" "$source"
         fi
         gzip -9 -n -c "$source" > "$work/$name.gz"
         brotli_literal=nil
