@@ -4,9 +4,9 @@
 # (the last file is api/openapi.json). Text files only (UTF-8); a file containing the
 # raw-string delimiter is refused.
 #
-# Every page file is embedded, slimmed (see slim below), three ways: as text, gzip'd (`gzip -9 -n`: gzip is in every
-# Debian, essential) and, when the `brotli` command is installed (Debian's `brotli`
-# package), brotli'd at quality 11; both compressed forms as base64. Each file gets a
+# Every page file is embedded, slimmed (see slim below), three ways: as text, gzip'd
+# (`gzip -9 -n`: gzip is essential in Debian) and brotli'd at quality 11 when the build
+# machine can (see brotli_of); both compressed forms as base64. Each file gets a
 # strong ETag from the SHA-256 of its text. index.html's references to app.css and app.js
 # get `?v=<that hash>`, so the box can let browsers keep those for a year (a new page
 # changes the hash, so the address) and only index.html is revalidated on a reload.
@@ -23,8 +23,28 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/embed-page.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
 hash_of() { sha256sum "$1" | cut -c1-20; }
-have_brotli=0
-command -v brotli >/dev/null 2>&1 && have_brotli=1
+
+# brotli_of FILE OUT: Debian's `brotli` command when installed; else libbrotlienc.so.1
+# (package libbrotli1, which libcurl4 and so Swift's FoundationNetworking pull in) through
+# Python's ctypes; else nothing (status 1) and the page is served gzip'd only.
+brotli_of() {
+    if command -v brotli >/dev/null 2>&1; then brotli -q 11 -c "$1" > "$2"; return; fi
+    command -v python3 >/dev/null 2>&1 || return 1
+    python3 - "$1" "$2" <<'PY' 2>/dev/null
+import ctypes, ctypes.util, sys
+name = ctypes.util.find_library("brotlienc")
+if not name:
+    sys.exit(1)
+lib = ctypes.CDLL(name)
+data = open(sys.argv[1], "rb").read()
+size = ctypes.c_size_t(len(data) + 1024)
+out = ctypes.create_string_buffer(size.value)
+# quality 11, window 2^22, mode text (1): what `brotli -q 11` does for text
+if not lib.BrotliEncoderCompress(11, 22, 1, ctypes.c_size_t(len(data)), data, ctypes.byref(size), out):
+    sys.exit(1)
+open(sys.argv[2], "wb").write(out.raw[:size.value])
+PY
+}
 
 # The file as served: without indentation, empty lines and whole-line comments (for .js:
 # `//` lines and `/** … */` blocks; for .css: `/* … */` lines). Nothing else changes, so
@@ -68,8 +88,7 @@ done
         fi
         gzip -9 -n -c "$source" > "$work/$name.gz"
         brotli_literal=nil
-        if [ "$have_brotli" = 1 ]; then
-            brotli -q 11 -c "$source" > "$work/$name.br"
+        if brotli_of "$source" "$work/$name.br"; then
             brotli_literal="\"$(base64 -w0 "$work/$name.br")\""
         fi
         printf '        "%s": PageAsset(\n' "$name"

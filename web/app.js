@@ -434,7 +434,7 @@ function renderDying() {
       return;
     }
     const here = state.bottle && state.bottle.id === f.id;
-    $('dying-text').textContent = `Everyone has left ${here ? 'this chat' : `the chat of bottle ${f.shareCode || ''}`}. It disappears in ${fmtDuration(left)} unless someone comes back or keeps it alive.`;
+    $('dying-text').textContent = `Everyone left ${here ? 'this chat' : `the chat of ${f.shareCode || 'your bottle'}`}: it disappears in ${fmtDuration(left)}.`;
   };
   $('chat-keepalive').dataset.bottle = f.id;
   show(bar, true);
@@ -596,7 +596,7 @@ async function loadRemoteChats() {
   // A chat that needs the bottle's password asks for it here; the box seals it to the host.
   $('remote-list').replaceChildren(...chats.map((c) => {
     const field = c.needsPassword
-      ? el('input', { type: 'password', id: `remote-password-${c.bottle}`, autocomplete: 'off' })
+      ? el('input', { type: 'password', id: `remote-password-${c.bottle}` })
       : null;
     return el('li', { 'data-remote': c.bottle },
       el('div', { class: 'top' }, el('span', { class: 'badge active' }, 'Open chat'), el('span', { class: 'muted small' }, `at ${c.host}`)),
@@ -694,7 +694,8 @@ function emergencyWords(m) {
   const where = fromBox(m.latitude, m.longitude);
   const facts = [ago(m.receivedAt)];
   if (where) facts.push(where);
-  return { title: `${EMERGENCY_WORDS[m.detail] || 'Emergency'} — ${m.camp || 'a camp nearby'}`, text: m.text, facts: facts.join(' · ') };
+  const from = m.fromMe ? 'sent from this box' : (m.camp || 'a camp nearby');
+  return { title: `${EMERGENCY_WORDS[m.detail] || 'Emergency'} — ${from}`, text: m.text, facts: facts.join(' · ') };
 }
 
 function eventWhen(m) {
@@ -917,7 +918,7 @@ function addCondition(kind, values) {
       if (type === 'minutes' && value != null) value = Math.round(value / 60);
       if (value == null && kind === 'boxPosition' && state.box && state.box.position) value = state.box.position[name];
       if (value == null && extra && type !== 'password') value = extra;
-      input = el('input', { id, type: htmlType, 'data-field': name, 'data-type': type, value: value ?? '', step: type === 'number' ? 'any' : null, inputmode: type === 'int' || type === 'minutes' ? 'numeric' : (type === 'number' ? 'decimal' : null), autocomplete: 'off' });
+      input = el('input', { id, type: htmlType, 'data-field': name, 'data-type': type, value: value ?? '', step: type === 'number' ? 'any' : null, inputmode: type === 'int' || type === 'minutes' ? 'numeric' : (type === 'number' ? 'decimal' : null), autocomplete: htmlType === 'text' ? 'off' : null });
       if (type === 'password' && state.editing) input.placeholder = 'Empty: keep the current one';
     }
     grid.append(el('div', {}, el('label', { for: id }, label), input));
@@ -1410,7 +1411,7 @@ function renderChatSummary(b) {
   show($('chat'), !!b.chat && (!!b.hasOpened || b.isMine));
   show($('chat-form'), false);
   show($('chat-leave'), false);
-  document.body.classList.remove('in-chat');
+  document.body.classList.remove('in-chat'); document.documentElement.classList.remove('in-chat');
   if (!b.chat || !(b.hasOpened || b.isMine)) return;
   $('chat-messages').replaceChildren();
   show($('chat-older'), false);
@@ -1434,7 +1435,7 @@ function bottleGone(id) {
   show($('bottle-body'), false);
   show($('chat-form'), false);
   show($('chat-leave'), false);
-  document.body.classList.remove('in-chat');
+  document.body.classList.remove('in-chat'); document.documentElement.classList.remove('in-chat');
   $('content-text').textContent = '';
   const img = $('content-image'); img.removeAttribute('src'); delete img.dataset.src;
   $('chat-messages').replaceChildren();
@@ -1468,7 +1469,7 @@ async function openBottle(ev) {
     const opened = await api('POST', `/bottles/${b.id}/open`, { json: password ? { password } : {} });
     show($('presence-status'), false);
     renderBottle(opened);
-    if (opened.chat) await enterChat(opened);
+    if (opened.chat) await enterChat(opened, !b.hasOpened);
   } catch (e) {
     if (e.code === 'locked') {
       const d = e.details || {};
@@ -1529,7 +1530,7 @@ function stopPresence() {
 // ---------------------------------------------------------------- live chat
 
 /** Joins the live chat of an opened bottle: history, socket, the message bar. */
-async function enterChat(b) {
+async function enterChat(b, firstOpen) {
   if (state.chat && state.chat.bottleId === b.id && state.chat.socket) return;
   leaveChat();
   const chat = { bottleId: b.id, me: b.chat && b.chat.me, seen: new Set(), older: null, socket: null, typingSentAt: 0, typingStop: 0, ended: false, present: new Map() };
@@ -1538,9 +1539,10 @@ async function enterChat(b) {
   show($('chat-form'), true);
   show($('chat-leave'), true);
   show($('open-submit'), false);
-  document.body.classList.add('in-chat');
-  // The content folds away: the chat is what fills the screen now.
-  $('bottle-content').open = false;
+  document.body.classList.add('in-chat'); document.documentElement.classList.add('in-chat');
+  // Coming back to a chat, the content folds away: the chat is what fills the screen. Just
+  // opened, it stays open to be read first.
+  $('bottle-content').open = !!firstOpen;
   $('chat-messages').replaceChildren();
   $('chat-typing').textContent = '';
   $('chat-error').textContent = '';
@@ -1792,7 +1794,7 @@ function leaveChat() {
   if (chat.socket) { try { chat.socket.close(1000, 'left'); } catch (_) { /* already closed */ } }
   show($('chat-form'), false);
   show($('chat-leave'), false);
-  document.body.classList.remove('in-chat');
+  document.body.classList.remove('in-chat'); document.documentElement.classList.remove('in-chat');
   renderDying();
 }
 
@@ -1839,7 +1841,6 @@ function wire() {
     $('cond-kind').value = '';
   });
   $('drop-form').addEventListener('submit', submitDrop);
-  $('drop-form').addEventListener('input', (e) => { if (e.target.getAttribute('aria-invalid')) { e.target.removeAttribute('aria-invalid'); } });
   $('drop-text').addEventListener('input', () => { countText(); $('drop-text-error').textContent = ''; });
   $('drop-photo').addEventListener('change', onPhotoChosen);
   $('drop-photo-clear').addEventListener('click', clearPhoto);
@@ -1870,6 +1871,8 @@ function wire() {
   $('recovery-copy').addEventListener('click', copyRecovery);
   $('restore-form').addEventListener('submit', restore);
   window.addEventListener('hashchange', route);
+  // A field marked wrong is unmarked as soon as it changes.
+  document.addEventListener('input', (e) => { if (e.target.removeAttribute) e.target.removeAttribute('aria-invalid'); });
   document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'visible' && state.chat) markRead(state.chat); });
   if (canRecord()) { show($('whisper-recorder'), true); show($('whisper-file-box'), false); }
   else $('whisper-why').textContent = WHY_NO_RECORDING;
