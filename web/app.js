@@ -514,7 +514,7 @@ const realConditions = (b) => (b.conditions || []).filter((c) => c.kind !== 'exp
 /** One line about how a bottle opens, in words that do not contradict its state. */
 function opensText(b) {
   const conds = realConditions(b);
-  if (b.state === 'active' || b.state === 'dying') return b.hasOpened ? '' : 'Open: join its chat.';
+  if (b.state === 'active' || b.state === 'dying') return b.hasOpened || b.isMine ? '' : 'Open: join its chat.';
   if (!conds.length) return 'No conditions: anyone here can open it.';
   const notMet = conds.filter((c) => c.status === 'notSatisfied').length;
   const askedAtOpen = conds.filter((c) => c.status === 'unknown' && (c.kind === 'password' || c.kind === 'presence'));
@@ -538,7 +538,7 @@ function bottleCard(b, extraActions) {
   if (b.hint) li.append(el('p', { class: 'hint' }, `“${b.hint}”`));
   const opens = opensText(b);
   if (opens) li.append(el('p', { class: 'muted small' }, opens));
-  if (b.chat && b.hasOpened) li.append(el('p', { class: 'muted small' }, chatLine(b)));
+  if (b.chat && (b.hasOpened || b.isMine)) li.append(el('p', { class: 'muted small' }, chatLine(b)));
   const label = b.state === 'locked' ? 'See the conditions' : (b.hasOpened || b.isMine ? (b.chat ? 'Go to the chat' : 'View') : 'Open it');
   const actions = el('div', { class: 'actions' },
     el('button', { type: 'button', onclick: () => go(`b/${b.id}`), 'aria-label': `${label}: bottle ${b.shareCode || ''}` }, label));
@@ -1320,7 +1320,7 @@ async function loadBottle(id, { quiet = false } = {}) {
 function conditionItem(c) {
   return el('li', { class: c.status, 'data-kind': c.kind },
     el('span', { class: 'status' }, `${STATUS_WORDS[c.status] || c.status}: `), cap(c.summary),
-    c.reason && c.status === 'notSatisfied' ? el('div', { class: 'reason' }, `Now: ${c.reason}.`) : null,
+    c.reason && c.status === 'notSatisfied' && c.kind !== 'password' ? el('div', { class: 'reason' }, `Now: ${c.reason}.`) : null,
     c.hint ? el('div', { class: 'hint' }, `Hint: ${c.hint}`) : null,
     c.changesAt ? el('div', { class: 'muted small' }, `Changes ${boxTime(c.changesAt)}`) : null);
 }

@@ -38,6 +38,8 @@ def test_whisper_from_a_file_without_a_secure_context(base_url, browser_factory,
     goto(d, "drop")
     by_id(d, "drop-text")
     assert not d.find_element(By.ID, "whisper-recorder").is_displayed()
+    # The page says why it cannot record itself here, in plain words.
+    wait_text(d, "whisper-why", "secure connection")
     type_into(d, "drop-text", "Listen closely")
     short = make_wav(tmp_path / "short.wav", seconds=1.0)
     d.find_element(By.ID, "drop-whisper").send_keys(short)
