@@ -168,8 +168,8 @@ def test_the_whole_journey_on_a_phone(phone, base_url, browser_factory, artifact
 
         # Both leave: while the chat dies, its countdown and Keep alive are on every screen.
         goto(a, f"b/{bottle_id}")
-        if a.find_element(By.ID, "open-submit").is_displayed():
-            click(a, "open-submit")
+        wait_text(a, "bottle-title", code)
+        click(a, "open-submit")  # the creator joins the chat
         by_id(a, "chat-form")
         click(a, "chat-leave")
         click(b, "chat-leave")
