@@ -27,11 +27,12 @@ if ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null
     apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
 
-# 2. A venv with selenium and pytest.
-if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import selenium, pytest' 2>/dev/null; then
+# 2. A venv with selenium, pytest and axe-selenium-python (it ships axe-core, the
+#    accessibility checker the phone journey runs on every screen).
+if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import selenium, pytest, axe_selenium_python' 2>/dev/null; then
     log "creating $VENV"
     python3 -m venv "$VENV"
-    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check 'selenium>=4.20' 'pytest>=7'
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check 'selenium>=4.20' 'pytest>=7' 'axe-selenium-python==2.1.6'
 fi
 
 # 3. driftd on a free port with a throwaway data directory.
@@ -47,9 +48,10 @@ rm -rf "$ARTIFACTS"
 mkdir -p "$ARTIFACTS" "$DATA/data"
 
 # The simulated board's profile with a short chat countdown (so the "bottle dies" step
-# takes seconds, not half a minute), its own radio port (other boxes may run here) and
+# takes seconds, not minutes; long enough for the phone journey to walk every screen while
+# a chat dies), its own radio port (other boxes may run here) and
 # quick weather samples (the watch test changes the simulated weather with `driftd ctl`).
-COUNTDOWN="${BROWSER_CHAT_COUNTDOWN:-10}"
+COUNTDOWN="${BROWSER_CHAT_COUNTDOWN:-20}"
 free_udp() { "$VENV/bin/python" -c 'import socket; s = socket.socket(type=socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 RADIO_PORT="$(free_udp)"
 PEER_RADIO_PORT="$(free_udp)"

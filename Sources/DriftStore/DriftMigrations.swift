@@ -31,6 +31,16 @@ enum DriftMigrations {
             // A remote chat line's language tag (BCP 47), so the page can offer translation.
             try db.alter(table: "mesh_remote_lines") { t in t.add(column: "language", .text).notNull().defaults(to: "und") }
         }
+        migrator.registerMigration("v9-chat-reads") { db in
+            // Where each visitor last looked at a chat (for unread counts): per bottle and
+            // device token hash, erased with the bottle.
+            try db.create(table: "chatRead") { t in
+                t.column("bottleID", .text).notNull().references("bottle", onDelete: .cascade)
+                t.column("reader", .text).notNull().check(sql: "length(reader) = 64")
+                t.column("readUntil", .integer).notNull()
+                t.primaryKey(["bottleID", "reader"])
+            }
+        }
         return migrator
     }
 

@@ -20,7 +20,7 @@ struct CascadeTests {
             return result
         }
         #expect(Set(children.keys) == ["bottleCondition", "creatorPreferences", "chatMessage", "participant",
-                                       "chatSurvival", "watch", "pendingEvent", "mediaFile"])
+                                       "chatSurvival", "watch", "pendingEvent", "mediaFile", "chatRead"])
         for (table, keys) in children {
             let toBottle = keys.filter { $0["table"] as String? == "bottle" }
             #expect(toBottle.count == 1, "\(table)")
@@ -40,6 +40,7 @@ struct CascadeTests {
             _ = try store.create(StoreFixtures.draft(conditions: try StoreFixtures.everyCondition(), image: image), id: bottle,
                                  origin: StoreFixtures.origin, creator: StoreFixtures.creator, now: start)
             try store.watch(bottle, by: StoreFixtures.visitor, at: start)
+            try store.markRead(bottle, by: StoreFixtures.visitor, at: start)
             try store.enqueue(DriftEvent(bottle: bottle, at: start, kind: .becameOpenable), for: .watchers)
             _ = try store.recordFirstOpen(bottle, by: StoreFixtures.participant(in: bottle), hostPosition: nil, at: start)
             for index in 0..<5 {
@@ -57,7 +58,7 @@ struct CascadeTests {
         try fill(kept)
 
         let tables = ["bottle", "bottleCondition", "creatorPreferences", "chatMessage", "participant", "chatSurvival",
-                      "watch", "pendingEvent", "mediaFile"]
+                      "watch", "pendingEvent", "mediaFile", "chatRead"]
         func counts(_ bottle: BottleID) throws -> [String: Int] {
             try database.writer.read { db in
                 var result: [String: Int] = [:]
@@ -111,5 +112,37 @@ struct CascadeTests {
                 }
             }
         }
+    }
+}
+
+@Suite("Read marks (unread counts)")
+struct ChatReadTests {
+    @Test("unread: lines after the reader's mark, their own not counted; the mark only moves forward")
+    func unread() throws {
+        let database = try DriftDatabase.inMemory()
+        let store = BottleStore(database: database)
+        let start = StoreFixtures.start
+        let bottle = StoreFixtures.bottleID(5)
+        _ = try store.create(StoreFixtures.draft(), id: bottle, origin: StoreFixtures.origin, creator: StoreFixtures.creator, now: start)
+        let opener = StoreFixtures.participant(in: bottle)
+        _ = try store.recordFirstOpen(bottle, by: opener, hostPosition: nil, at: start)
+        var generator = SeededGenerator(seed: 9)
+        func post(_ seconds: Double, by who: ParticipantID) throws {
+            let at = start.addingTimeInterval(seconds)
+            try store.append(try ChatMessage.make(id: MessageID.make(at: at, using: &generator), bottle: bottle, participant: who,
+                                                  sentAt: at, text: "at \(seconds)", language: "en"))
+        }
+        let creatorSelf = StoreFixtures.participant(StoreFixtures.creator, in: bottle)
+        try post(1, by: opener)
+        try post(2, by: opener)
+        try post(3, by: creatorSelf)
+        let me = [bottle: creatorSelf]
+        #expect(try store.unreadCounts(in: [bottle], by: StoreFixtures.creator, me: me) == [bottle: 2], "never looked: all but their own")
+        try store.markRead(bottle, by: StoreFixtures.creator, at: start.addingTimeInterval(2))
+        #expect(try store.unreadCounts(in: [bottle], by: StoreFixtures.creator, me: me).isEmpty)
+        try post(4, by: opener)
+        try store.markRead(bottle, by: StoreFixtures.creator, at: start.addingTimeInterval(1))  // an older mark changes nothing
+        #expect(try store.unreadCounts(in: [bottle], by: StoreFixtures.creator, me: me) == [bottle: 1])
+        #expect(throws: BottleStoreError.self) { try store.markRead(StoreFixtures.bottleID(6), by: StoreFixtures.creator, at: start) }
     }
 }

@@ -40,6 +40,8 @@ struct APIHarness: Sendable {
         /// never transmits: what it sends stays in the node's outbox, and the test hands it what
         /// other boxes say.
         var mesh = false
+        /// What the camp news for box sockets sleeps on (`nil`: the real clock).
+        var campClock: ManualClock?
     }
 
     let directory: TemporaryDirectory
@@ -119,6 +121,7 @@ struct APIHarness: Sendable {
                        weather: options.weather),
             limits: options.limits, logger: logger, now: now)
         api.camps = options.camps
+        if let campClock = options.campClock { api.campClock = campClock }
         let bound = Mutex<Int?>(nil)
         let health = HealthRegistry()
         var blocker: (socket: FileDescriptor, port: Int)?

@@ -176,7 +176,7 @@ struct AuthorizationTests {
         }
     }
 
-    @Test("listings: others' locked bottles are hidden unless watched; nothing lists content the caller may not see")
+    @Test("listings: others' locked bottles are teasers (hint and conditions, no content); nothing lists content the caller may not see")
     func listings() async throws {
         try await APIHarness.run(.init(presenceGrace: 60)) { harness in
             let client = harness.client
@@ -189,7 +189,9 @@ struct AuthorizationTests {
 
             let seen = try await client.get("/api/v1/bottles", token: stranger)
             let ids = Set(seen.json["bottles"].array?.compactMap { $0["id"].string } ?? [])
-            #expect(!ids.contains(locked), "another's locked bottle listed")
+            #expect(ids.contains(locked), "another's locked bottle is listed as a teaser")
+            let teaser = seen.json["bottles"].array?.first { $0["id"].string == locked }
+            #expect(teaser?["content"].string == nil && teaser?["conditions"].array?.isEmpty == false, "\(seen)")
             #expect(ids.contains(active), "a live chat one may join is listed")
             #expect(!seen.text.contains("secret"), "content listed to a stranger: \(seen)")
             #expect(try await client.get("/api/v1/my/bottles", token: stranger).json["bottles"].array?.isEmpty == true)

@@ -1,7 +1,8 @@
 import DriftCore
-import DriftDaemon
+@testable import DriftDaemon
 import Foundation
 import HTTPTypes
+import TestSupport
 import Testing
 
 /// Issue #17, finding 7: every event the live sockets send carries what `api/openapi.json`
@@ -130,7 +131,15 @@ struct LiveEventContractTests {
     @Test("every event kind on the chat and box sockets conforms to ChatEvent / BoxEvent in api/openapi.json")
     func everyEventMatchesSchema() async throws {
         let validator = SchemaValidator(document: try OpenAPIDocument.load())
-        try await APIHarness.run(Self.options(manualClock: true)) { harness in
+        var options = Self.options(manualClock: true)
+        let campClock = ManualClock()
+        options.campClock = campClock
+        options.camps = {
+            var listing = CampListing.empty
+            listing.messages = [CampNewsTests.emergency("a child is lost", at: Date(timeIntervalSince1970: 1_800_000_000))]
+            return listing
+        }
+        try await APIHarness.run(options) { harness in
             let client = harness.client
             let creator = try await harness.newVisitor()
             let bob = try await harness.newVisitor()
@@ -210,6 +219,11 @@ struct LiveEventContractTests {
             #expect(await briefChat.waitClosed())
             #expect(await bobBox.first(type: "bottle") { $0["bottle"].string == brief && $0["event"].string == "expired" } != nil)
 
+            // camps: the camp news, on every box socket.
+            await campClock.waitForSleepers(1)
+            campClock.advance(by: .seconds(2))
+            #expect(await bobBox.first(type: "camps") != nil, "\(bobBox.messages)")
+
             // Every message received conforms; every kind was seen.
             let chatSockets = [bobChat, carolChat, carolSecond, back, briefChat]
             let boxSockets = [creatorBox, bobBox, watcherBox]
@@ -222,7 +236,7 @@ struct LiveEventContractTests {
             let chatKinds = Set(chatSockets.flatMap(\.messages).compactMap { $0["type"].string })
             let boxKinds = Set(boxSockets.flatMap(\.messages).compactMap { $0["type"].string })
             #expect(chatKinds == ["hello", "message", "presence", "typing", "keeper", "lifecycle"], "\(chatKinds)")
-            #expect(boxKinds == ["bottle", "watch", "presence", "creator", "weather"], "\(boxKinds)")
+            #expect(boxKinds == ["bottle", "watch", "presence", "creator", "weather", "camps"], "\(boxKinds)")
             let documented = { (name: String) in
                 Set(validator.schema(name)["discriminator"]["mapping"].object?.keys.map { $0 } ?? [])
             }

@@ -1,6 +1,7 @@
 @testable import DriftDaemon
 import DriftCore
 import DriftMesh
+import DriftStore
 import Foundation
 import HTTPTypes
 import Testing
@@ -80,6 +81,13 @@ struct MeshChatRouteTests {
             // Another box saying Bob is admitted counts for nothing here: only the host answers.
             await Self.hear(.admission(id, participant: try participant(bob), verdict: .admitted), from: BoxKeyPair().nodeID, at: mesh)
             #expect(try await harness.client.get(path, token: bob).code == 403)
+
+            // The host erased the chat: Alice's admission outlives it here, the chat does not
+            // (404, where it once answered 200 with no lines for ever).
+            _ = try await mesh.withStore { try $0.eraseTraces(of: id, tombstoneUntil: Date().addingTimeInterval(3_600)) }
+            let gone = try await harness.client.get(path, token: alice)
+            document.expect(gone, .get, Self.linesPath, status: 404)
+            #expect(gone.json["error"]["code"].string == "not_found", "\(gone)")
         }
     }
 }

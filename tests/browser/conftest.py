@@ -39,9 +39,12 @@ def artifacts():
     return ARTIFACTS
 
 
-def _new_driver():
+def _new_driver(performance_log=False):
     options = webdriver.ChromeOptions()
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    prefs = {"browser": "ALL"}
+    if performance_log:  # the DevTools Network events, for bytes on the wire
+        prefs["performance"] = "ALL"
+    options.set_capability("goog:loggingPrefs", prefs)
     options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                 "--window-size=412,915", "--lang=en-US", "--no-first-run", "--disable-extensions",
@@ -70,8 +73,8 @@ def browser_factory(request):
     """
     drivers = []
 
-    def make():
-        driver = _new_driver()
+    def make(performance_log=False):
+        driver = _new_driver(performance_log)
         drivers.append(driver)
         return driver
 

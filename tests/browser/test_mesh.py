@@ -8,7 +8,7 @@ import time
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from helpers import accessibility_problems, by_id, click, goto, open_page, shot, type_into, wait, wait_text
+from helpers import accessibility_problems, by_id, click, goto, open_page, shot, tap, type_into, wait, wait_text
 
 SECRET = "A letter that crossed the field"
 LINE = "Hello from the other box"
@@ -54,7 +54,7 @@ def test_a_bottle_sent_to_another_box_opens_there_and_its_chat_is_joined_from_he
     def arrived():
         goto(there, "home")
         type_into(there, "share-code", code)
-        there.find_element(By.CSS_SELECTOR, "#code-form button[type=submit]").click()
+        tap(there, there.find_element(By.CSS_SELECTOR, "#code-form button[type=submit]"))
         time.sleep(1.5)
         return there.execute_script("return location.hash.startsWith('#b/')")
     wait_until(arrived, 150, f"bottle {code} never arrived at the other box")
@@ -71,10 +71,10 @@ def test_a_bottle_sent_to_another_box_opens_there_and_its_chat_is_joined_from_he
         time.sleep(1)
         return here.find_element(By.ID, "remote-box").is_displayed()
     wait_until(listed, 120, "the opened chat was never listed here")
-    here.find_element(By.CSS_SELECTOR, "#remote-list li button").click()
+    tap(here, here.find_element(By.CSS_SELECTOR, "#remote-list li button"))
     by_id(here, "remote-chat")
     type_into(here, "remote-text", LINE)
-    here.find_element(By.CSS_SELECTOR, "#remote-form button[type=submit]").click()
+    tap(here, here.find_element(By.CSS_SELECTOR, "#remote-form button[type=submit]"))
 
     # This box took the line for the mesh (the field empties), or the page says why not.
     def taken():

@@ -2,7 +2,7 @@
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from helpers import (accessibility_problems, by_id, click, goto, open_page, shot, type_into, wait,
+from helpers import (accessibility_problems, by_id, click, goto, open_page, shot, tap, type_into, wait,
                      wait_nonempty, wait_text)
 
 
@@ -12,7 +12,7 @@ def test_every_view_is_labelled_and_an_unknown_code_is_explained(base_url, brows
     assert accessibility_problems(d) == []
     # An unknown share code says so.
     type_into(d, "share-code", "NOPE-0000")
-    d.find_element(By.CSS_SELECTOR, "#code-form button[type='submit']").click()
+    tap(d, d.find_element(By.CSS_SELECTOR, "#code-form button[type='submit']"))
     wait_text(d, "code-error", "no bottle")
     # Add one condition of every kind: each generated field must carry a label.
     goto(d, "drop")
@@ -54,10 +54,10 @@ def test_recovery_code_restores_my_bottles_in_another_browser(base_url, browser_
     open_page(c, base_url)
     goto(c, "recovery")
     type_into(c, "restore-code", "x" * 10)
-    c.find_element(By.CSS_SELECTOR, "#restore-form button[type='submit']").click()
+    tap(c, c.find_element(By.CSS_SELECTOR, "#restore-form button[type='submit']"))
     wait_text(c, "restore-error", "43")
     type_into(c, "restore-code", token)
-    c.find_element(By.CSS_SELECTOR, "#restore-form button[type='submit']").click()
+    tap(c, c.find_element(By.CSS_SELECTOR, "#restore-form button[type='submit']"))
     wait(c).until(lambda d: [li for li in d.find_elements(By.CSS_SELECTOR, "#mine-list li") if code in li.text],
                   "the restored token does not show the bottle in My bottles")
     assert c.execute_script("return localStorage.getItem('driftbox.token')") == token
@@ -67,7 +67,7 @@ def test_recovery_code_restores_my_bottles_in_another_browser(base_url, browser_
     card = next(li for li in c.find_elements(By.CSS_SELECTOR, "#mine-list li") if code in li.text)
     retire = [btn for btn in card.find_elements(By.TAG_NAME, "button") if btn.text == "Retire"][0]
     c.execute_script("window.confirm = () => true")
-    retire.click()
+    tap(c, retire)
     wait(c).until(lambda d: not [li for li in d.find_elements(By.CSS_SELECTOR, "#mine-list li") if code in li.text])
 
 
@@ -78,11 +78,12 @@ def test_a_device_the_box_no_longer_knows_gets_a_new_token_and_its_live_events_a
     refused token for ever)."""
     d = browser_factory()
     open_page(d, base_url)
-    wait_text(d, "conn-state", "Live: connected", timeout=60)
+    connection = lambda words: lambda drv: words in drv.execute_script("return document.getElementById('conn-state').textContent")  # noqa: E731
+    wait(d, 60).until(connection("Live: connected"))
     old = d.execute_script("return state.token")
     forgotten = "A" * 43
     d.execute_script("state.token = arguments[0]; liveSocket.close();", forgotten)
-    wait_text(d, "conn-state", "retrying", timeout=30)
-    wait_text(d, "conn-state", "Live: connected", timeout=60)
+    wait(d, 30).until(connection("retrying"))
+    wait(d, 60).until(connection("Live: connected"))
     new = d.execute_script("return state.token")
     assert new not in (old, forgotten), "the page kept a token the box refused"

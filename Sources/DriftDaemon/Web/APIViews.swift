@@ -103,6 +103,28 @@ enum APIViews {
         var content: Content?
         var chat: Chat?
         var draft: DraftInput?
+        /// In My bottles and Watching, for a bottle whose chat the caller sees: lines since they
+        /// last marked it read (`POST …/read`), their own not counted.
+        var unreadLines: Int?
+        /// In My bottles, for the caller's own bottle: which notices they get about it.
+        var notifications: Notifications?
+    }
+
+    /// A creator's notice switches for one bottle.
+    struct Notifications: Codable, Sendable, Equatable {
+        var firstOpen: Bool
+        var participantJoined: Bool
+        var linesWhileAway: Bool
+
+        init(_ preferences: NotificationPreferences) {
+            firstOpen = preferences.firstOpen
+            participantJoined = preferences.participantJoined
+            linesWhileAway = preferences.linesWhileAway
+        }
+
+        var preferences: NotificationPreferences {
+            NotificationPreferences(firstOpen: firstOpen, participantJoined: participantJoined, linesWhileAway: linesWhileAway)
+        }
     }
 
     struct BottleList: Codable, Sendable { var bottles: [Bottle] }

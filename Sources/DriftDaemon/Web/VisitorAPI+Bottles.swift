@@ -6,7 +6,9 @@ import Logging
 
 extension VisitorAPI {
     func addBottleRoutes(to api: RouterGroup<VisitorRequestContext>) {
-        // Openable bottles here (and live chats one may join), plus the caller's own and opened ones.
+        // Every bottle here: locked ones as teasers (hint and conditions, never content: a
+        // hint means something only to people who can see it), openable ones, live chats one
+        // may join, the caller's own and opened ones.
         api.get("bottles") { request, _ -> Response in
             let caller = try await visitor(request)
             let at = now()
@@ -21,8 +23,6 @@ extension VisitorAPI {
             for bottle in live {
                 let mine = bottle.isCreator(caller)
                 switch bottle.state {
-                case .locked:
-                    guard mine || watched.contains(bottle.id) else { continue }
                 case .active, .dying:
                     // A one-shot bottle's chat belongs to its one opener (and creator).
                     if bottle.isOneShot, !mine,

@@ -60,11 +60,13 @@ extension VisitorAPI {
     }
 
     /// Runs an admitted live socket until either side ends it. Being connected to a chat is
-    /// being present (``ChatHub/join(bottle:participant:)``). Throws what reading the socket
-    /// throws (a message over the limit): the WebSocket handler closes with its code.
+    /// being present (``ChatHub/join(bottle:participant:)``); a box socket also gets the camp
+    /// news (``CampNews``). Throws what reading the socket throws (a message over the limit):
+    /// the WebSocket handler closes with its code.
     func serve(_ endpoint: LiveEndpoint, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         let connection: ChatHub.Connection
         let stream: AsyncStream<String>
+        var news: (id: Int, events: AsyncStream<String>)?
         switch endpoint {
         case .chat(let caller, let bottle):
             do {
@@ -74,10 +76,13 @@ extension VisitorAPI {
                 return
             }
         case .box(let caller):
+            // Listening to the news first: whatever the hub sends first comes after.
+            news = campNews.listen()
             (connection, stream) = await hub.listen(visitor: caller)
         }
+        defer { if let news { campNews.remove(news.id) } }
         do {
-            try await pump(stream, inbound: inbound, outbound: outbound, connection: connection)
+            try await pump(stream, also: news?.events, inbound: inbound, outbound: outbound, connection: connection)
         } catch {
             await hub.disconnect(connection)
             throw error
@@ -85,25 +90,44 @@ extension VisitorAPI {
         await hub.disconnect(connection)
     }
 
-    /// Writes the hub's messages out and hands inbound text to the hub until either side ends.
-    private func pump(_ stream: AsyncStream<String>, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
-                      connection: ChatHub.Connection) async throws {
-        try await withThrowingTaskGroup(of: Void.self) { group in
+    /// Writes the hub's messages (and `also`'s) out and hands inbound text to the hub until
+    /// either side ends. The hub ending its stream ends the socket; `also` ending does not.
+    private func pump(_ stream: AsyncStream<String>, also: AsyncStream<String>?, inbound: WebSocketInboundStream,
+                      outbound: WebSocketOutboundWriter, connection: ChatHub.Connection) async throws {
+        let (merged, sink) = AsyncStream<String>.makeStream()
+        // Each task says whether it is one of the two whose end ends the socket.
+        try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
-                for await line in stream {
-                    do { try await outbound.write(.text(line)) } catch { return }
+                for await line in stream { sink.yield(line) }
+                sink.finish()
+                return false
+            }
+            if let also {
+                group.addTask {
+                    for await line in also { sink.yield(line) }
+                    return false
+                }
+            }
+            group.addTask {
+                for await line in merged {
+                    do { try await outbound.write(.text(line)) } catch { return true }
                 }
                 // The hub ended the stream (the bottle expired): close politely. Not when the
                 // reading side ended first: that closes with its own code (1009 over the limit).
-                guard !Task.isCancelled else { return }
+                guard !Task.isCancelled else { return true }
                 try? await outbound.close(.normalClosure, reason: nil)
+                return true
             }
             group.addTask {
                 for try await message in inbound.messages(maxSize: Self.maximumInboundMessage) {
                     if case .text(let text) = message { await hub.received(text, on: connection) }
                 }
+                return true
             }
-            try await group.next()
+            while let endsSocket = try await group.next() {
+                if endsSocket { break }
+            }
+            sink.finish()
             group.cancelAll()
         }
     }

@@ -284,6 +284,12 @@ extension VisitorAPI {
                 }
                 throw APIError(.forbidden, code: "not_admitted", message, details: .object(["admission": AdmissionView(join).json]))
             }
+            // Erased by its host (or expired): the admission outlives the chat, the lines do not.
+            let at = now()
+            let hosted = try await mesh.withStore { store in
+                try !store.isErased(id) && store.links(of: id, role: .host).contains { $0.expiresAt > at }
+            }
+            guard hosted else { throw APIError.notFound("that chat is gone: the box that hosted it erased it") }
             let lines = (try await mesh.withStore { try $0.remoteLines(of: id) }).map { line in
                 RemoteLineView(id: line.id, participant: line.participant, label: line.label, isMe: line.participant == me.hex,
                                text: line.text, sentAt: APIJSON.iso(line.sentAt), language: line.language)

@@ -27,7 +27,7 @@ extension VisitorAPI {
             let watched = Set(try await processor.read { try $0.watches(by: caller) }.map(\.bottle))
             var views: [APIViews.Bottle] = []
             for bottle in mine { views.append(await view(bottle, for: caller, context: context, watched: watched)) }
-            return try Self.json(APIViews.BottleList(bottles: views))
+            return try Self.json(APIViews.BottleList(bottles: await withReadFacts(views, for: caller)))
         }
 
         api.get("my/watches") { request, _ -> Response in
@@ -40,7 +40,7 @@ extension VisitorAPI {
                 guard let bottle = (try await processor.read { try $0.bottle(watch.bottle) }), bottle.state != .expired else { continue }
                 views.append(await view(bottle, for: caller, context: context, watched: watched))
             }
-            return try Self.json(APIViews.BottleList(bottles: views))
+            return try Self.json(APIViews.BottleList(bottles: await withReadFacts(views, for: caller)))
         }
 
         // Pressing the box's presence button the answered number of times proves the caller's

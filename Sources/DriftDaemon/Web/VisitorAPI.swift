@@ -55,6 +55,10 @@ public struct VisitorAPI: Sendable {
     let io = BlockingLane(name: "visitor-io")
     /// The camp directory for `GET /api/v1/camps`; `nil`: no camp service (an empty list).
     public var camps: (@Sendable () async throws -> CampListing)?
+    /// Camp news for box sockets (looks at ``camps`` while someone listens).
+    let campNews = CampNews()
+    /// What ``campNews`` sleeps on between looks (tests give a manual clock).
+    public var campClock: any Clock<Duration> = ContinuousClock()
 
     public init(processor: BottleProcessor, visitors: VisitorStore, media: MediaStore, hub: ChatHub,
                 meshBottles: MeshBottleService? = nil, box: BoxFacts,
@@ -84,6 +88,7 @@ public struct VisitorAPI: Sendable {
         addBottleRoutes(to: api)
         addMediaRoutes(to: api)
         addChatRoutes(to: api)
+        addReadRoutes(to: api)
         addMeshRoutes(to: api)
         addCampRoutes(to: api)
         addLiveRoutes(to: router)
@@ -129,7 +134,9 @@ public struct VisitorAPI: Sendable {
 
     /// A live bottle by id or share code (expired ones are gone: 404).
     func bottle(_ reference: String?) async throws -> Bottle {
-        guard let reference, !reference.isEmpty, reference.utf8.count <= 64 else { throw APIError.notFound() }
+        // Path parameters arrive percent-encoded: a share code typed with a space is `%20`.
+        guard let raw = reference, !raw.isEmpty, raw.utf8.count <= 64 else { throw APIError.notFound() }
+        let reference = raw.removingPercentEncoding ?? raw
         var found: Bottle?
         if let id = BottleID(reference) {
             found = (try await processor.read { try $0.bottle(id) })

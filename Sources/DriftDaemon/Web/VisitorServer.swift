@@ -9,7 +9,7 @@ import ServiceLifecycle
 
 /// The visitor page, API and live sockets on `[http] listen`, as a service of the daemon.
 ///
-/// Runs the Hummingbird application and the ``ChatHub`` together; stops both on graceful
+/// Runs the Hummingbird application, the ``ChatHub`` and the ``CampNews`` together; stops both on graceful
 /// shutdown (open WebSockets are closed by the server). `onListening` gets the bound
 /// port once the socket listens (`--listen HOST:0` picks a free one; tests use that).
 ///
@@ -40,6 +40,7 @@ public struct VisitorServer: Service {
         let hub = api.hub
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await hub.run() }
+            group.addTask { [api] in await api.campNews.run(listing: api.camps, clock: api.campClock) }
             group.addTask { try await serve() }
             // Serving returns on graceful shutdown; then the hub stops too.
             defer { group.cancelAll() }
