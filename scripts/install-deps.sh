@@ -12,6 +12,7 @@ packages=(
   libmosquitto-dev mosquitto
   libsqlite3-dev sqlite3
   python3-venv
+  brotli            # scripts/embed-page.sh brotli's the visitor page at build time (else a libbrotlienc fallback, or gzip only)
   dnsmasq-base      # `dnsmasq --test` checks the access point's rendered dnsmasq.conf
 )
 # A script that needs more (scripts/test-under-load.sh: stress-ng) names it as an argument.
