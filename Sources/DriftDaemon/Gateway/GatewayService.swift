@@ -110,22 +110,15 @@ public final class GatewayService: Service, Sendable {
         await core.finish()
     }
 
-    /// Disconnects with `offline` retained, once, on a thread of its own (joining
-    /// libmosquitto's thread blocks briefly); the returned task ends when that thread has.
+    /// Disconnects with `offline` retained, once. The returned task (awaited by ``run()``
+    /// before it returns) ends when the client's network thread has finished and is joined;
+    /// it waits for that without holding a cooperative-pool thread.
     private func stopClient() -> Task<Void, Never> {
         stopping.withLock { stopping in
             if let stopping { return stopping }
             let client = self.client
             let offline = MQTTMessage(topic: topics.state(of: mesh.node.me), payload: Array("offline".utf8), qos: 1, retain: true)
-            let task = Task {
-                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                    let thread = Thread {
-                        client.stop(lastWords: offline)
-                        done.resume()
-                    }
-                    thread.start()
-                }
-            }
+            let task = Task { await client.stop(lastWords: offline) }
             stopping = task
             return task
         }
