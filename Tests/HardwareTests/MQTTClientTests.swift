@@ -27,8 +27,21 @@ struct MQTTClientTests {
         #expect(await heard.event(within: .seconds(20)) { $0 == .connected } != nil)
         try speaker.start()
         #expect(await told.event(within: .seconds(20)) { $0 == .connected } != nil)
+        // The listener hears the birth live, or as the retained state when its subscription
+        // reached the broker after the birth did.
         let online = await heard.event(within: .seconds(20)) { if case .message(let m) = $0 { m.topic == "t/state" } else { false } }
-        #expect(online == .message(MQTTMessage(topic: "t/state", payload: Array("online".utf8), qos: 1, retain: false)))
+        guard case .message(let birth) = online else {
+            Issue.record("no birth heard")
+            return
+        }
+        #expect(birth.payload == Array("online".utf8) && birth.qos == 1)
+        // A subscriber that comes after it gets the birth as the retained state.
+        let late = try MQTTClient(configuration: .init(host: "127.0.0.1", port: broker.port, clientID: "late", subscriptions: ["t/state"]))
+        let lateHeard = MQTTEventLog(late.events)
+        try late.start()
+        let retained = await lateHeard.event(within: .seconds(20)) { if case .message(let m) = $0 { m.topic == "t/state" } else { false } }
+        #expect(retained == .message(MQTTMessage(topic: "t/state", payload: Array("online".utf8), qos: 1, retain: true)))
+        await late.stop()
 
         let mid = try speaker.publish(MQTTMessage(topic: "t/frame", payload: [1, 2, 3]))
         #expect(await told.event(within: .seconds(20)) { $0 == .published(mid: mid) } != nil)
