@@ -1,3 +1,4 @@
+import DriftSystem
 import Foundation
 import Hardware
 import Testing
@@ -134,5 +135,33 @@ struct MQTTClientTests {
         #expect(problems.allSatisfy { $0.localizedCaseInsensitiveContains("certificate") }, "\(problems)")
         await client.stop()
         await broker.stop()
+    }
+
+    @Test("the test broker's command gets SIGTERM when the thread that started it ends (so a killed test process leaves no broker)",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: MosquittoBroker.setpriv), "no \(MosquittoBroker.setpriv)"),
+          .timeLimit(.minutes(1)))
+    func brokerDiesWithParent() async throws {
+        let command = MosquittoBroker.diesWithParent("/bin/sleep", ["600"])
+        // Started from a thread that ends (as every thread of a killed test process does) once the
+        // child runs `sleep`: `setpriv` asks for the signal before it runs it, and a thread that
+        // ends before the child asked is not the parent it asks about (the broker's thread waits
+        // for the broker, so it always is).
+        let child = try await runBlocking { () -> ChildProcess in
+            let child = try ChildProcess(executable: command.executable, arguments: command.arguments)
+            let started = ContinuousClock.now
+            while (try? String(contentsOfFile: "/proc/\(child.pid)/cmdline", encoding: .utf8))?.hasPrefix("/bin/sleep") != true,
+                  ContinuousClock.now - started < .seconds(30) {
+                usleep(1_000)
+            }
+            return child
+        }
+        // Waits for its exit; a child that did not get the signal is killed after 30 s (status 137).
+        let deadline = Task {
+            try? await Task.sleep(for: .seconds(30))
+            child.send(SIGKILL)
+        }
+        let status = try await runBlocking { child.waitUntilExit() }
+        deadline.cancel()
+        #expect(status == 128 + SIGTERM, "the child ended with \(status)")
     }
 }
