@@ -60,7 +60,7 @@ struct GatewayForwardingTests {
         let standing = await core.counters
         #expect(standing.standbyIn == 1 && standing.injected == injectedBefore, "\(standing)")
 
-        client.stop()
+        await client.stop()
         await broker.stop()
     }
 }

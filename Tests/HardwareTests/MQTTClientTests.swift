@@ -1,10 +1,15 @@
+import DriftSystem
 import Foundation
-import Synchronization
 import Hardware
 import Testing
 import TestSupport
 
-/// The libmosquitto client against a real Mosquitto on loopback.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The libmosquitto client against a real Mosquitto on loopback. Waits are for the client's
+/// events, each with a generous deadline.
 @Suite("MQTT client on a real broker", .serialized)
 struct MQTTClientTests {
     @Test("publish QoS 1 is acknowledged and delivered; the birth is retained; the last will says offline when a client dies; reconnect after a broker restart",
@@ -17,81 +22,146 @@ struct MQTTClientTests {
             host: "127.0.0.1", port: broker.port, clientID: "speaker", keepalive: 5,
             will: MQTTMessage(topic: "t/state", payload: Array("offline".utf8), retain: true),
             birth: MQTTMessage(topic: "t/state", payload: Array("online".utf8), retain: true)))
-        let heard = EventLog(listener.events)
-        let told = EventLog(speaker.events)
+        let heard = MQTTEventLog(listener.events)
+        let told = MQTTEventLog(speaker.events)
         try listener.start()
-        #expect(await heard.next { $0 == .connected } != nil)
+        #expect(await heard.event(within: .seconds(20)) { $0 == .connected } != nil)
         try speaker.start()
-        #expect(await told.next { $0 == .connected } != nil)
-        let online = await heard.next { if case .message(let m) = $0 { m.topic == "t/state" } else { false } }
-        #expect(online == .message(MQTTMessage(topic: "t/state", payload: Array("online".utf8), qos: 1, retain: false)))
+        #expect(await told.event(within: .seconds(20)) { $0 == .connected } != nil)
+        // The listener hears the birth live, or as the retained state when its subscription
+        // reached the broker after the birth did.
+        let online = await heard.event(within: .seconds(20)) { if case .message(let m) = $0 { m.topic == "t/state" } else { false } }
+        guard case .message(let birth) = online else {
+            Issue.record("no birth heard")
+            return
+        }
+        #expect(birth.payload == Array("online".utf8) && birth.qos == 1)
+        // A subscriber that comes after it gets the birth as the retained state.
+        let late = try MQTTClient(configuration: .init(host: "127.0.0.1", port: broker.port, clientID: "late", subscriptions: ["t/state"]))
+        let lateHeard = MQTTEventLog(late.events)
+        try late.start()
+        let retained = await lateHeard.event(within: .seconds(20)) { if case .message(let m) = $0 { m.topic == "t/state" } else { false } }
+        #expect(retained == .message(MQTTMessage(topic: "t/state", payload: Array("online".utf8), qos: 1, retain: true)))
+        await late.stop()
 
         let mid = try speaker.publish(MQTTMessage(topic: "t/frame", payload: [1, 2, 3]))
-        #expect(await told.next { $0 == .published(mid: mid) } != nil)
-        #expect(await heard.next { if case .message(let m) = $0 { m.topic == "t/frame" && m.payload == [1, 2, 3] } else { false } } != nil)
+        #expect(await told.event(within: .seconds(20)) { $0 == .published(mid: mid) } != nil)
+        #expect(await heard.event(within: .seconds(20)) { if case .message(let m) = $0 { m.topic == "t/frame" && m.payload == [1, 2, 3] } else { false } } != nil)
 
         // The broker restarts: both reconnect by themselves; the listener subscribes again.
         await broker.stop()
-        #expect(await heard.next { if case .disconnected = $0 { true } else { false } } != nil)
+        #expect(await heard.event(within: .seconds(20)) { if case .disconnected = $0 { true } else { false } } != nil)
         try await broker.start()
-        #expect(await heard.next(timeout: .seconds(40)) { $0 == .connected } != nil)
-        #expect(await told.next(timeout: .seconds(40)) { $0 == .connected } != nil)
+        #expect(await heard.event(within: .seconds(40)) { $0 == .connected } != nil)
+        #expect(await told.event(within: .seconds(40)) { $0 == .connected } != nil)
         let again = try speaker.publish(MQTTMessage(topic: "t/frame", payload: [4]))
-        #expect(await told.next { $0 == .published(mid: again) } != nil)
-        #expect(await heard.next { if case .message(let m) = $0 { m.payload == [4] } else { false } } != nil)
+        #expect(await told.event(within: .seconds(20)) { $0 == .published(mid: again) } != nil)
+        #expect(await heard.event(within: .seconds(20)) { if case .message(let m) = $0 { m.payload == [4] } else { false } } != nil)
 
         // A clean stop with last words: the retained state is `offline`.
-        speaker.stop(lastWords: MQTTMessage(topic: "t/state", payload: Array("offline".utf8), retain: true))
-        #expect(await heard.next { if case .message(let m) = $0 { m.topic == "t/state" && m.payload == Array("offline".utf8) } else { false } } != nil)
-        listener.stop()
+        await speaker.stop(lastWords: MQTTMessage(topic: "t/state", payload: Array("offline".utf8), retain: true))
+        #expect(await heard.event(within: .seconds(20)) { if case .message(let m) = $0 { m.topic == "t/state" && m.payload == Array("offline".utf8) } else { false } } != nil)
+        await listener.stop()
         await broker.stop()
     }
 
-    @Test("a broker that is down at start is reached once it comes up",
+    @Test("a broker that is down at start is reached once it comes up; a stop during the back-off ends the client",
           .enabled(if: MosquittoBroker.available, "\(MosquittoBroker.skipReason)"), .timeLimit(.minutes(2)))
     func lateBroker() async throws {
         let broker = try await MosquittoBroker()
         await broker.stop()
         let client = try MQTTClient(configuration: .init(host: "127.0.0.1", port: broker.port, clientID: "late", reconnectDelayMax: 2))
-        let events = EventLog(client.events)
+        let events = MQTTEventLog(client.events)
         try client.start()
-        try await Task.sleep(for: .seconds(1))
+        // The first attempt has failed (nothing listens) before the broker comes up.
+        #expect(await events.event(within: .seconds(20)) { if case .disconnected = $0 { true } else { false } } != nil)
         try await broker.start()
-        #expect(await events.next(timeout: .seconds(40)) { $0 == .connected } != nil)
-        client.stop()
+        #expect(await events.event(within: .seconds(40)) { $0 == .connected } != nil)
+        await client.stop()
+
+        await broker.stop()
+        let waiting = try MQTTClient(configuration: .init(host: "127.0.0.1", port: broker.port, clientID: "waiting",
+                                                          reconnectDelay: 30, reconnectDelayMax: 30))
+        let waited = MQTTEventLog(waiting.events)
+        try waiting.start()
+        #expect(await waited.event(within: .seconds(20)) { if case .disconnected = $0 { true } else { false } } != nil)
+        // Now in a 30 s back-off: the stop wakes the thread, which ends, and the events end.
+        await waiting.stop()
+        #expect(await waited.event(within: .seconds(20)) { _ in true } == nil)
+    }
+
+    @Test("a client whose descriptors are numbered above 1023 (FD_SETSIZE) connects",
+          .enabled(if: MosquittoBroker.available, "\(MosquittoBroker.skipReason)"), .timeLimit(.minutes(1)))
+    func highDescriptors() async throws {
+        let broker = try await MosquittoBroker()
+        // Fill every descriptor number up to 1100, so the client's socket pair and its
+        // connection get higher ones (the test suite reaches such numbers by itself at times).
+        var ballast: [Int32] = []
+        while (ballast.last ?? 0) < 1_100 {
+            let fd = open("/dev/null", O_RDONLY | O_CLOEXEC)
+            try #require(fd >= 0, "cannot open more descriptors (RLIMIT_NOFILE): \(String(cString: strerror(errno)))")
+            ballast.append(fd)
+        }
+        defer { ballast.forEach { close($0) } }
+        let client = try MQTTClient(configuration: .init(host: "127.0.0.1", port: broker.port, clientID: "high"))
+        let events = MQTTEventLog(client.events)
+        try client.start()
+        let connected = await events.event(within: .seconds(20)) { $0 == .connected }
+        #expect(connected != nil, "never connected with descriptors above \(ballast.last ?? 0)")
+        await client.stop()
         await broker.stop()
     }
-}
 
-/// Collects a client's events on a task of its own, so waits can time out.
-final class EventLog: Sendable {
-    private final class Buffer: Sendable {
-        let events = Mutex<[MQTTEvent]>([])
-    }
-
-    private let buffer = Buffer()
-    private let task: Task<Void, Never>
-
-    init(_ stream: AsyncStream<MQTTEvent>) {
-        let buffer = self.buffer
-        task = Task { for await event in stream { buffer.events.withLock { $0.append(event) } } }
-    }
-
-    deinit { task.cancel() }
-
-    /// Removes and returns the first event matching `match`, waiting up to `timeout`; older events are dropped.
-    func next(timeout: Duration = .seconds(20), _ match: @escaping @Sendable (MQTTEvent) -> Bool) async -> MQTTEvent? {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let found = buffer.events.withLock { events -> MQTTEvent? in
-                guard let index = events.firstIndex(where: match) else { return nil }
-                let event = events[index]
-                events.removeFirst(index + 1)
-                return event
-            }
-            if let found { return found }
-            if ContinuousClock.now >= deadline { return nil }
-            try? await Task.sleep(for: .milliseconds(20))
+    @Test("a TLS handshake that fails (a CA that did not sign the broker) is reported and tried again",
+          .enabled(if: MosquittoBroker.available && TestCertificates.available, "\(MosquittoBroker.skipReason), or no openssl"),
+          .timeLimit(.minutes(1)))
+    func failedHandshakeRetried() async throws {
+        let directory = try TemporaryDirectory(prefix: "mqtt-tls-retry")
+        defer { directory.remove() }
+        let certificates = try await runBlocking { try TestCertificates(in: directory) }
+        let broker = try await MosquittoBroker(security: .init(certificates: certificates))
+        let client = try MQTTClient(configuration: .init(host: "127.0.0.1", port: broker.port, clientID: "wrong-ca",
+                                                         caFile: certificates.otherCAFile, reconnectDelayMax: 1))
+        let events = MQTTEventLog(client.events)
+        try client.start()
+        // One attempt logs the verification failure at most twice: four mean it was tried
+        // again (libmosquitto's own loop gave up after the first).
+        var problems: [String] = []
+        while problems.count < 4, let event = await events.event(within: .seconds(20), { if case .problem = $0 { true } else { false } }),
+              case .problem(let line) = event {
+            problems.append(line)
         }
+        #expect(problems.count == 4, "\(problems)")
+        #expect(problems.allSatisfy { $0.localizedCaseInsensitiveContains("certificate") }, "\(problems)")
+        await client.stop()
+        await broker.stop()
+    }
+
+    @Test("the test broker's command gets SIGTERM when the thread that started it ends (so a killed test process leaves no broker)",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: MosquittoBroker.setpriv), "no \(MosquittoBroker.setpriv)"),
+          .timeLimit(.minutes(1)))
+    func brokerDiesWithParent() async throws {
+        let command = MosquittoBroker.diesWithParent("/bin/sleep", ["600"])
+        // Started from a thread that ends (as every thread of a killed test process does) once the
+        // child runs `sleep`: `setpriv` asks for the signal before it runs it, and a thread that
+        // ends before the child asked is not the parent it asks about (the broker's thread waits
+        // for the broker, so it always is).
+        let child = try await runBlocking { () -> ChildProcess in
+            let child = try ChildProcess(executable: command.executable, arguments: command.arguments)
+            let started = ContinuousClock.now
+            while (try? String(contentsOfFile: "/proc/\(child.pid)/cmdline", encoding: .utf8))?.hasPrefix("/bin/sleep") != true,
+                  ContinuousClock.now - started < .seconds(30) {
+                usleep(1_000)
+            }
+            return child
+        }
+        // Waits for its exit; a child that did not get the signal is killed after 30 s (status 137).
+        let deadline = Task {
+            try? await Task.sleep(for: .seconds(30))
+            child.send(SIGKILL)
+        }
+        let status = try await runBlocking { child.waitUntilExit() }
+        deadline.cancel()
+        #expect(status == 128 + SIGTERM, "the child ended with \(status)")
     }
 }

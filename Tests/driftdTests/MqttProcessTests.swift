@@ -1,3 +1,4 @@
+import DriftDaemon
 import DriftSystem
 import Foundation
 import TestSupport
@@ -57,22 +58,24 @@ struct MqttProcessTests {
         return process
     }
 
-    /// A visitor token; READY=1 can come a moment before the visitor page listens, so a refused
-    /// connection is tried again for a while.
+    /// A visitor token; READY=1 can come before the visitor page listens (when it could not bind
+    /// within 10 s), so a refused connection is tried again for a while.
     static func visitor(_ http: LoopbackHTTP) async throws -> String {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while true {
-            do {
-                return try await http.newVisitor()
-            } catch {
-                if ContinuousClock.now > deadline { throw error }
-                try await Task.sleep(for: .milliseconds(200))
-            }
-        }
+        try #require(try await MeshBottleProcessTests.eventually(.seconds(30)) { try await http.newVisitor() })
     }
 
     static func node(_ box: MeshProcessTests.Box) async throws -> String {
         try #require(try await MeshProcessTests.mesh(box, ["status"])["node"] as? String)
+    }
+
+    /// A gateway's `mqtt.status` from its control socket.
+    static func mqttStatus(_ box: MeshProcessTests.Box) async throws -> [String: Any] {
+        let socket = box.data + "/driftd.sock"
+        let answer = try await runBlocking {
+            try ControlClient.send(rawLine: #"{"command":"mqtt.status"}"#, to: socket, timeoutMilliseconds: 60_000)
+        }
+        let object = try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any]
+        return try #require(object?["result"] as? [String: Any], "\(answer)")
     }
 
     static func dump(_ boxes: [MeshProcessTests.Box], _ processes: [DriftdProcess], _ broker: MosquittoBroker) async throws {
@@ -114,18 +117,32 @@ struct MqttProcessTests {
         #expect(acknowledged == true, "Z's acknowledgement never came back to A")
         mark("directed message acknowledged")
 
-        // The broker goes away; A sends; the broker comes back (empty: no persistence). The
-        // gateways' outboxes and the mesh's retries deliver it.
+        // The broker goes away; A sends; once the message waits in a gateway's outbox, the broker
+        // comes back (empty: no persistence). The gateways' outboxes and the mesh's retries deliver it.
         await broker.stop()
         _ = try await MeshProcessTests.mesh(a, ["send", "--text", "during the outage", "--to", zNode])
-        try await Task.sleep(for: .seconds(4))
+        let held = try await MeshBottleProcessTests.eventually(.seconds(90)) { () -> Bool? in
+            for name in ["G1", "H1"] where try await Self.mqttStatus(boxes[name]!)["outboxQueued"] as? Int ?? 0 > 0 { return true }
+            return nil
+        }
+        #expect(held == true, "the message sent during the outage never waited in a gateway's outbox")
         try await broker.start()
         let afterRestart = try await MeshProcessTests.waitFor("during the outage", at: z, timeout: .seconds(150))
         if !afterRestart { try await Self.dump(order, processes, broker) }
         #expect(afterRestart, "the message sent during the outage never arrived")
         mark("message sent during the outage arrived")
 
-        try await Task.sleep(for: .seconds(8))  // retries and both gateways' copies had time to arrive twice
+        // Exactly once, when nothing is on its way any more: A has both acknowledgements (no more
+        // retries) and no gateway has a frame queued or unacknowledged.
+        let settled = try await MeshBottleProcessTests.eventually(.seconds(120)) { () -> Bool? in
+            guard ((try await MeshProcessTests.mesh(a, ["status"]))["outbox"] as? [String: Any])?["delivered"] as? Int == 2 else { return nil }
+            for name in ["G1", "H1", "G2"] {
+                let status = try await Self.mqttStatus(boxes[name]!)
+                guard status["outboxQueued"] as? Int == 0, status["inflight"] as? Int == 0 else { return nil }
+            }
+            return true
+        }
+        #expect(settled == true, "A's messages were not all acknowledged, or a gateway kept frames queued")
         let inbox = try await MeshProcessTests.inbox(z)
         for text in ["hello across the broker", "just for Z", "during the outage"] {
             #expect(inbox.filter { $0 == text }.count == 1, "\(text): \(inbox)")

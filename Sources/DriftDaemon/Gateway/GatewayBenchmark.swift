@@ -55,23 +55,46 @@ public enum GatewayBenchmark {
                                telemetry: .init(boxID: "box-bench", name: "Bench"), logger: Logger(label: "bench"))
         let listener = try MQTTClient(configuration: .init(host: host, port: port, clientID: "\(topics.prefix)-listener",
                                                            subscriptions: ["\(topics.prefix)/00000000/frames/+"], maxInflight: 200))
-        defer {
-            client.stop()
-            listener.stop()
+        let heard = MQTTEventLog(listener.events)
+        // The core handles the gateway's events; `handled` repeats each one once it has.
+        let (handled, relay) = AsyncStream.makeStream(of: MQTTEvent.self)
+        let pump = Task {
+            for await event in client.events {
+                await core.handle(event)
+                relay.yield(event)
+            }
+            relay.finish()
         }
-        let heard = Arrivals(listener.events)
+        let gateway = MQTTEventLog(handled)
+        do {
+            var run = try await measure(count: count, core: core, gateway: gateway, listener: listener, heard: heard, client: client,
+                                        networkKey: networkKey, limit: limit, broker: "\(host):\(port)")
+            run.outboxLeft = (try? outbox.count()) ?? -1
+            await stop(client, listener, pump)
+            return run
+        } catch {
+            await stop(client, listener, pump)
+            throw error
+        }
+    }
+
+    private static func stop(_ client: MQTTClient, _ listener: MQTTClient, _ pump: Task<Void, Never>) async {
+        await client.stop()
+        await listener.stop()
+        await pump.value
+    }
+
+    /// Connects both clients, offers the frames, and measures until the listener has them all
+    /// and every PUBACK is in (the caller counts what is left in the outbox).
+    private static func measure(count: Int, core: GatewayCore, gateway: MQTTEventLog, listener: MQTTClient, heard: MQTTEventLog,
+                                client: MQTTClient, networkKey: [UInt8], limit: Duration, broker: String) async throws -> Result {
         try listener.start()
-        guard await heard.next(within: .seconds(20), { $0 == .connected }) != nil else {
-            throw BenchmarkError(description: "no MQTT broker answers at \(host):\(port)")
+        guard await heard.event(within: .seconds(20), { $0 == .connected }) != nil else {
+            throw BenchmarkError(description: "no MQTT broker answers at \(broker)")
         }
-        let pump = Task { for await event in client.events { await core.handle(event) } }
-        defer { pump.cancel() }
         try client.start()
-        let clock = ContinuousClock()
-        let connectBy = clock.now + .seconds(20)
-        while await !core.status().connected {
-            guard clock.now < connectBy else { throw BenchmarkError(description: "the gateway did not connect to \(host):\(port)") }
-            try await Task.sleep(for: .milliseconds(20))
+        guard await gateway.event(within: .seconds(20), { $0 == .connected }) != nil else {
+            throw BenchmarkError(description: "the gateway did not connect to \(broker)")
         }
 
         let sealer = try MeshSealer(networkKey: networkKey)
@@ -82,6 +105,7 @@ public enum GatewayBenchmark {
             let bytes = try sealer.seal(header: header, plaintext: Array(repeating: UInt8(index & 0xFF), count: 120))
             return BridgeFrame(bytes: bytes, header: header, firstTime: true, own: false, destinationIsLocal: false)
         }
+        let clock = ContinuousClock()
         var offeredAt = [ContinuousClock.Instant](repeating: clock.now, count: count)
         let started = clock.now
         for batch in stride(from: 0, to: count, by: 50) {
@@ -94,8 +118,8 @@ public enum GatewayBenchmark {
         var seen = Set<UInt32>()
         let deadline = clock.now + limit
         while seen.count < count, clock.now < deadline {
-            guard let (event, at) = await heard.nextArrival(within: deadline - clock.now, { if case .message = $0 { true } else { false } }),
-                  case .message(let message) = event,
+            guard let (event, at) = await heard.next(within: deadline - clock.now, { if case .message = $0 { true } else { false } }) else { break }
+            guard case .message(let message) = event,
                   let frame = try? GatewayFramePayload.decode(message.payload),
                   let header = try? MeshFrameCodec.parse(frame).header
             else { continue }
@@ -104,62 +128,22 @@ public enum GatewayBenchmark {
             delays.append(at - offeredAt[index])
         }
         let allReceived = clock.now - started
+        // Each PUBACK the core has handled; the acknowledged rows leave the outbox on the next tick.
         while await core.counters.published < count, clock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
+            guard await gateway.event(within: deadline - clock.now, { if case .published = $0 { true } else { false } }) != nil else { break }
         }
         let allAcknowledged = clock.now - started
         await core.tick()
+        await core.finish()
 
         func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
         let sorted = delays.map { seconds($0) * 1_000 }.sorted()
         func percentile(_ p: Double) -> Double { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
         return Result(frames: count, frameBytes: frames.first?.bytes.count ?? 0, received: seen.count,
-                      acknowledged: await core.counters.published, outboxLeft: (try? outbox.count()) ?? -1,
+                      acknowledged: await core.counters.published, outboxLeft: 0,
                       receivedPerSecond: Double(count) / seconds(allReceived),
                       acknowledgedPerSecond: Double(count) / seconds(allAcknowledged),
                       delayP50Milliseconds: percentile(0.5), delayP99Milliseconds: percentile(0.99),
                       delayMaxMilliseconds: sorted.last ?? 0)
-    }
-
-    /// A client's events with the instant each arrived, taken off its stream as they come.
-    final class Arrivals: Sendable {
-        private final class Buffer: Sendable {
-            let events = Mutex<[(MQTTEvent, ContinuousClock.Instant)]>([])
-        }
-
-        private let arrived = Buffer()
-        private let task: Task<Void, Never>
-
-        init(_ events: AsyncStream<MQTTEvent>) {
-            let arrived = self.arrived
-            task = Task {
-                for await event in events {
-                    let at = ContinuousClock.now
-                    arrived.events.withLock { $0.append((event, at)) }
-                }
-            }
-        }
-
-        deinit { task.cancel() }
-
-        /// Removes and returns the first event matching `match` and when it arrived (older ones are
-        /// dropped), waiting up to `timeout`.
-        func nextArrival(within timeout: Duration, _ match: (MQTTEvent) -> Bool) async -> (MQTTEvent, ContinuousClock.Instant)? {
-            let deadline = ContinuousClock.now + timeout
-            while true {
-                let found = arrived.events.withLock { events -> (MQTTEvent, ContinuousClock.Instant)? in
-                    guard let index = events.firstIndex(where: { match($0.0) }) else { return nil }
-                    defer { events.removeFirst(index + 1) }
-                    return events[index]
-                }
-                if let found { return found }
-                if ContinuousClock.now >= deadline { return nil }
-                try? await Task.sleep(for: .milliseconds(2))
-            }
-        }
-
-        func next(within timeout: Duration, _ match: (MQTTEvent) -> Bool) async -> MQTTEvent? {
-            await nextArrival(within: timeout, match)?.0
-        }
     }
 }

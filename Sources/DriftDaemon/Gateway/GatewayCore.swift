@@ -9,6 +9,13 @@ import Logging
 ///
 /// The actor runs on a thread of its own: its outbox is SQLite, and every append and removal
 /// is a commit that waits for its fsync, which must not hold a cooperative-pool thread.
+///
+/// Time comes from outside: `clock` for every interval (telemetry, election, settle, the
+/// de-duplication window, batching acknowledgements, retrying a deferred publish) and `now`
+/// for the wall-clock times it writes (outbox rows, telemetry). ``tick()`` does what is due and
+/// answers how long until the next deadline; when a deadline moves earlier than the one last
+/// answered (a connect starts the settle delay, the first acknowledgement of a batch, a
+/// deferred publish), the core calls `rearm` so the timer does not oversleep.
 actor GatewayCore {
     private nonisolated let executor = DedicatedThreadExecutor(name: "gateway")
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
@@ -24,6 +31,17 @@ actor GatewayCore {
         /// QoS 1 publishes in flight at once.
         var window: Int = 200
         var telemetryInterval: Duration = .seconds(60)
+        /// The first telemetry after start.
+        var firstTelemetry: Duration = .seconds(5)
+        /// How often the node's radio neighbours are read again, published, and the election decided.
+        var electionInterval: Duration = .seconds(5)
+        /// Acknowledged rows leave the outbox together (one commit) this long after the first of
+        /// them, or at once when 64 have gathered.
+        var ackBatching: Duration = .milliseconds(250)
+        /// A publish the client refused (the connection dropped meanwhile) is tried again after this.
+        var retryDelay: Duration = .seconds(1)
+        /// How long a published frame is remembered for the de-duplication window.
+        var publishedMemory: Duration = .seconds(4_000)
     }
 
     let me: NodeID
@@ -36,14 +54,18 @@ actor GatewayCore {
     /// Shows why the broker cannot be reached (`nil` once connected) in the box's faults.
     private let reportFault: @Sendable (String?) -> Void
     private let logger: Logger
-    private let clock = ContinuousClock()
+    private let now: @Sendable () -> Date
+    /// Time on `clock` since the core was made: every instant below is such an offset.
+    private let elapsed: @Sendable () -> Duration
+    /// Wakes the timer when a deadline moved earlier than the one ``tick()`` last answered.
+    private let rearm: @Sendable () -> Void
 
     private var election: GatewayElection
     private var forwarder = true
     private var myNeighbours: Set<NodeID> = []
     private var publishedNeighbours: Set<NodeID>?
     private var connected = false
-    private var connectedAt: ContinuousClock.Instant?
+    private var connectedAt: Duration?
     /// Why the last connection attempt failed (refused by the broker, TLS, name lookup).
     private var problem: String?
     /// Message id → outbox row of QoS 1 publishes awaiting their PUBACK.
@@ -51,13 +73,25 @@ actor GatewayCore {
     /// The highest outbox row handed to the client since the last (re)connect.
     private var sentThrough: Int64 = 0
     private var acked: [Int64] = []
-    private var lastPublished: [PacketKey: ContinuousClock.Instant] = [:]
-    private var nextTelemetry: ContinuousClock.Instant
-    private var nextElection: ContinuousClock.Instant
+    /// When the acknowledged rows gathered so far leave the outbox.
+    private var flushAcksAt: Duration?
+    /// When a publish the client refused is tried again.
+    private var retryAt: Duration?
+    private var lastPublished: [PacketKey: Duration] = [:]
+    private var nextTelemetry: Duration
+    private var nextElection: Duration = .zero
+    /// The deadline ``tick()`` last answered (what the timer sleeps until).
+    private var scheduled: Duration = .zero
     private(set) var counters = GatewayCounters()
 
+    /// - Parameters:
+    ///   - clock: every interval; production passes `ContinuousClock()`, tests a manual clock.
+    ///   - now: the wall clock for outbox rows and telemetry.
+    ///   - rearm: called when a deadline moved earlier than the one ``tick()`` last answered.
     init(settings: Settings, client: MQTTClient, outbox: MQTTOutbox, node: MeshNode, wake: @escaping @Sendable () -> Void,
-         telemetry: GatewayTelemetry.Sources, reportFault: @escaping @Sendable (String?) -> Void = { _ in }, logger: Logger) {
+         telemetry: GatewayTelemetry.Sources, reportFault: @escaping @Sendable (String?) -> Void = { _ in }, logger: Logger,
+         clock: any Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() },
+         rearm: @escaping @Sendable () -> Void = {}) {
         self.me = node.me
         self.settings = settings
         self.client = client
@@ -67,9 +101,17 @@ actor GatewayCore {
         self.telemetrySources = telemetry
         self.reportFault = reportFault
         self.logger = logger
+        self.now = now
+        self.elapsed = Self.stopwatch(clock)
+        self.rearm = rearm
         self.election = GatewayElection(me: node.me)
-        self.nextTelemetry = ContinuousClock.now + .seconds(5)
-        self.nextElection = ContinuousClock.now
+        self.nextTelemetry = settings.firstTelemetry
+    }
+
+    /// The time on `clock` since this call.
+    private static func stopwatch<C: Clock>(_ clock: C) -> @Sendable () -> Duration where C.Duration == Duration {
+        let start = clock.now
+        return { start.duration(to: clock.now) }
     }
 
     deinit {
@@ -81,7 +123,7 @@ actor GatewayCore {
     /// Frames the node handed over: those to publish go to the outbox, then out.
     func offer(_ frames: [BridgeFrame], overflow: Int) {
         counters.overflow += overflow
-        let t = clock.now
+        let t = elapsed()
         var messages: [(topic: String, payload: [UInt8], qos: Int)] = []
         for frame in frames {
             counters.offered += 1
@@ -100,27 +142,30 @@ actor GatewayCore {
         }
         guard !messages.isEmpty else { return }
         do {
-            try outbox.append(messages, now: Date())
+            try outbox.append(messages, now: now())
             counters.queued += messages.count
         } catch {
             logger.error("mqtt outbox write failed", metadata: ["error": "\(error)"])
         }
         drain()
+        rearmIfEarlier()
     }
 
     /// Publishes a JSON document through the outbox (QoS 1): camp beacons.
     func enqueue(topic: String, json: [UInt8]) {
         do {
-            try outbox.append([(topic, json, 1)], now: Date())
+            try outbox.append([(topic, json, 1)], now: now())
         } catch {
             logger.error("mqtt outbox write failed", metadata: ["error": "\(error)"])
         }
         drain()
+        rearmIfEarlier()
     }
 
     /// Hands queued messages to the client while connected, settled and within the window.
     private func drain() {
-        guard connected, let since = connectedAt, clock.now - since >= settings.settle else { return }
+        guard connected, let since = connectedAt, elapsed() - since >= settings.settle else { return }
+        retryAt = nil
         while inflight.count < settings.window {
             let batch: [MQTTOutbox.Entry]
             do {
@@ -136,8 +181,10 @@ actor GatewayCore {
                     inflight[mid] = entry.id
                     sentThrough = entry.id
                 } catch {
-                    // Lost the connection meanwhile: everything unacknowledged goes again on reconnect.
+                    // Lost the connection meanwhile: everything unacknowledged goes again on
+                    // reconnect; until then, tried again after a while.
                     logger.debug("mqtt publish deferred", metadata: ["error": "\(error)"])
+                    retryAt = elapsed() + settings.retryDelay
                     return
                 }
             }
@@ -149,21 +196,28 @@ actor GatewayCore {
         do {
             try outbox.remove(acked)
             acked.removeAll(keepingCapacity: true)
+            flushAcksAt = nil
         } catch {
             logger.error("mqtt outbox update failed", metadata: ["error": "\(error)"])
+            flushAcksAt = elapsed() + settings.retryDelay
         }
     }
 
     // MARK: Client events
 
     func handle(_ event: MQTTEvent) async {
+        defer { rearmIfEarlier() }
         switch event {
         case .connected:
             connected = true
-            connectedAt = clock.now
+            connectedAt = elapsed()
             inflight = [:]
             sentThrough = 0
             publishedNeighbours = nil
+            // The neighbours go out at once (the other gateways' election needs them); the
+            // outbox after the settle delay.
+            nextElection = min(nextElection, elapsed())
+            drain()
             counters.connects += 1
             logger.notice("mqtt connected", metadata: ["broker": "\(client.configuration.host):\(client.configuration.port)"])
             if problem != nil {
@@ -188,7 +242,7 @@ actor GatewayCore {
             if let id = inflight.removeValue(forKey: mid) {
                 acked.append(id)
                 counters.published += 1
-                if acked.count >= 64 { flushAcks() }
+                if acked.count >= 64 { flushAcks() } else if flushAcksAt == nil { flushAcksAt = elapsed() + settings.ackBatching }
                 drain()
             }
         case .message(let message):
@@ -256,28 +310,52 @@ actor GatewayCore {
 
     // MARK: Timers
 
-    /// Acks to the store, the settle delay, the election, telemetry.
-    func tick() async {
-        flushAcks()
+    /// Does what is due — acknowledged rows to the store, the outbox after the settle delay or a
+    /// deferred publish, the election, telemetry — and returns how long until the next deadline.
+    @discardableResult
+    func tick() async -> Duration {
+        let t = elapsed()
+        if let at = flushAcksAt, t >= at { flushAcks() }
+        if let at = retryAt, t >= at { retryAt = nil }
         drain()
-        let t = clock.now
         if t >= nextElection {
-            nextElection = t + .seconds(5)
+            nextElection = t + settings.electionInterval
             myNeighbours = await node.neighbourIDs()
             decide()
             if connected, publishedNeighbours != myNeighbours {
                 let message = MQTTMessage(topic: settings.topics.mesh(of: me), payload: GatewayElection.encodeNeighbours(myNeighbours), qos: 1, retain: true)
                 if (try? client.publish(message)) != nil { publishedNeighbours = myNeighbours }
             }
-            lastPublished = lastPublished.filter { t - $0.value < .seconds(4_000) }
+            lastPublished = lastPublished.filter { t - $0.value < settings.publishedMemory }
         }
         if t >= nextTelemetry {
             nextTelemetry = t + settings.telemetryInterval
             if connected {
                 let telemetry = await telemetryNow()
-                _ = try? client.publish(MQTTMessage(topic: settings.topics.telemetry(of: me), payload: telemetry.encoded(), qos: 0))
+                if (try? client.publish(MQTTMessage(topic: settings.topics.telemetry(of: me), payload: telemetry.encoded(), qos: 0))) != nil {
+                    counters.telemetry += 1
+                }
             }
         }
+        scheduled = nextDeadline()
+        return max(.zero, scheduled - elapsed())
+    }
+
+    /// The earliest thing to do: the election, telemetry, and while they wait, the end of the
+    /// settle delay, the acknowledgement batch, a deferred publish.
+    private func nextDeadline() -> Duration {
+        var deadline = min(nextElection, nextTelemetry)
+        if connected, let since = connectedAt, since + settings.settle > elapsed() { deadline = min(deadline, since + settings.settle) }
+        if let at = flushAcksAt { deadline = min(deadline, at) }
+        if let at = retryAt { deadline = min(deadline, at) }
+        return deadline
+    }
+
+    private func rearmIfEarlier() {
+        let deadline = nextDeadline()
+        guard deadline < scheduled else { return }
+        scheduled = deadline
+        rearm()
     }
 
     func telemetryNow() async -> GatewayTelemetry {
@@ -288,7 +366,7 @@ actor GatewayCore {
             delivered: status.counters.delivered, forged: status.counters.forged, duplicates: status.counters.duplicates,
             outboxQueued: status.outbox.queued)
         let s = telemetrySources
-        return GatewayTelemetry(box: s.boxID, node: GatewayTopics.nodeLevel(me), name: s.name, at: Date(), forwarder: forwarder,
+        return GatewayTelemetry(box: s.boxID, node: GatewayTopics.nodeLevel(me), name: s.name, at: now(), forwarder: forwarder,
                                 fix: s.fix(), sensors: s.sensors(), bottles: s.bottles(), mesh: mesh, faults: s.faults(), gateway: counters)
     }
 

@@ -26,6 +26,8 @@ public struct GatewayCounters: Sendable, Codable, Equatable {
     public var disconnects = 0
     /// Connects the broker refused (a wrong username or password, a client id it will not take).
     public var refusals = 0
+    /// Telemetry messages handed to the client.
+    public var telemetry = 0
 
     public init() {}
 }

@@ -21,6 +21,7 @@ public final class GatewayService: Service, Sendable {
     let core: GatewayCore
     private let client: MQTTClient
     private let intake = FrameIntake()
+    private let timer: GatewayTimer
     /// The disconnect under way, started once (on graceful shutdown or when the loops end)
     /// and awaited before ``run()`` returns.
     private let stopping = Mutex<Task<Void, Never>?>(nil)
@@ -29,9 +30,13 @@ public final class GatewayService: Service, Sendable {
     private let logger: Logger
 
     /// Builds the client and the gateway; nothing connects until ``run()``.
+    /// - Parameters:
+    ///   - clock: the gateway's timers (telemetry, election, settle delay); a manual clock in tests.
+    ///   - now: the wall clock for telemetry and outbox rows.
     public init(config: DriftConfiguration.MQTT, networkKey: [UInt8], boxID: String, mesh: MeshService, outbox: MQTTOutbox,
                 telemetry: GatewayTelemetry.Sources, camps: AsyncStream<MeshDelivery>?, password: String?,
-                health: HealthRegistry? = nil, logger: Logger, settle: Duration = .seconds(2)) throws(MQTTError) {
+                health: HealthRegistry? = nil, logger: Logger, settle: Duration = .seconds(2),
+                clock: any Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() }) throws(MQTTError) {
         let me = mesh.node.me
         let topics = GatewayTopics(prefix: config.topicPrefix, network: MeshSealer.networkTag(networkKey: networkKey))
         self.topics = topics
@@ -43,8 +48,11 @@ public final class GatewayService: Service, Sendable {
         var settings = GatewayCore.Settings(topics: topics)
         settings.telemetryInterval = .seconds(config.telemetryIntervalSeconds)
         settings.settle = settle
+        let timer = GatewayTimer(clock: clock)
+        self.timer = timer
         core = GatewayCore(settings: settings, client: client, outbox: outbox, node: mesh.node, wake: { [mesh] in mesh.wake() },
-                           telemetry: telemetry, reportFault: { [health] in health?.setFault(Self.component, $0) }, logger: logger)
+                           telemetry: telemetry, reportFault: { [health] in health?.setFault(Self.component, $0) }, logger: logger,
+                           clock: clock, now: now, rearm: { timer.rearm() })
     }
 
     /// The client's settings from `[mqtt]`: TLS files only with `tls`, credentials only with a
@@ -110,22 +118,15 @@ public final class GatewayService: Service, Sendable {
         await core.finish()
     }
 
-    /// Disconnects with `offline` retained, once, on a thread of its own (joining
-    /// libmosquitto's thread blocks briefly); the returned task ends when that thread has.
+    /// Disconnects with `offline` retained, once. The returned task (awaited by ``run()``
+    /// before it returns) ends when the client's network thread has finished and is joined;
+    /// it waits for that without holding a cooperative-pool thread.
     private func stopClient() -> Task<Void, Never> {
         stopping.withLock { stopping in
             if let stopping { return stopping }
             let client = self.client
             let offline = MQTTMessage(topic: topics.state(of: mesh.node.me), payload: Array("offline".utf8), qos: 1, retain: true)
-            let task = Task {
-                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                    let thread = Thread {
-                        client.stop(lastWords: offline)
-                        done.resume()
-                    }
-                    thread.start()
-                }
-            }
+            let task = Task { await client.stop(lastWords: offline) }
             stopping = task
             return task
         }
@@ -140,10 +141,8 @@ public final class GatewayService: Service, Sendable {
     }
 
     private func timerLoop() async {
-        while !Task.isCancelled {
-            await core.tick()
-            try? await Task.sleep(for: .milliseconds(250))
-        }
+        let core = self.core
+        await timer.run { await core.tick() }
     }
 
     /// Camp beacons heard (or sent) here, as JSON on `camps`.

@@ -6,15 +6,19 @@ import Synchronization
 /// reconnects by itself with exponential back-off, a retained last will and birth message,
 /// re-subscribes on every connect.
 ///
-/// libmosquitto runs its network loop on a thread of its own (`mosquitto_loop_start`); its
-/// callbacks only copy what they get into ``events`` (an `AsyncStream`), so no Swift task
-/// ever blocks on the network. ``publish(_:)`` hands a message to libmosquitto and returns its
-/// message id at once; the PUBACK arrives later as ``MQTTEvent/published(mid:)``.
+/// The network runs on one thread of the client's own (``MQTTNetworkThread``: started by
+/// ``start()``, joined by ``stop(lastWords:)``; why not libmosquitto's own thread is said
+/// there). libmosquitto's callbacks run on that thread and only copy what they get into
+/// ``events`` (an `AsyncStream`), so no Swift task ever blocks on the network.
+/// ``publish(_:)`` hands a message to libmosquitto and returns its message id at once; the
+/// PUBACK arrives later as ``MQTTEvent/published(mid:)``.
 public final class MQTTClient: Sendable {
     /// The callbacks' view of the client: the stream to feed and what to do on connect.
     final class Context: Sendable {
         let continuation: AsyncStream<MQTTEvent>.Continuation
         let configuration: MQTTClientConfiguration
+        /// Whether the broker accepted the current connection attempt (its CONNACK said yes).
+        let accepted = Mutex(false)
 
         init(continuation: AsyncStream<MQTTEvent>.Continuation, configuration: MQTTClientConfiguration) {
             self.continuation = continuation
@@ -22,7 +26,8 @@ public final class MQTTClient: Sendable {
         }
     }
 
-    private struct Handle: @unchecked Sendable {
+    /// libmosquitto's client; its calls are safe from several threads in threaded mode.
+    struct Handle: @unchecked Sendable {
         let pointer: OpaquePointer
     }
 
@@ -31,7 +36,7 @@ public final class MQTTClient: Sendable {
     public let configuration: MQTTClientConfiguration
     private let context: Context
     private let handle: Handle
-    private let state = Mutex((started: false, stopped: false))
+    private let network: MQTTNetworkThread
 
     private static let libraryReady: Bool = {
         mosquitto_lib_init()
@@ -53,8 +58,8 @@ public final class MQTTClient: Sendable {
         do {
             try Self.check("protocol", mosquitto_int_option(mosq, MOSQ_OPT_PROTOCOL_VERSION, Int32(MQTT_PROTOCOL_V311)))
             try Self.check("inflight", mosquitto_max_inflight_messages_set(mosq, UInt32(max(1, configuration.maxInflight))))
-            try Self.check("reconnect delay", mosquitto_reconnect_delay_set(
-                mosq, UInt32(max(1, configuration.reconnectDelay)), UInt32(max(configuration.reconnectDelay, configuration.reconnectDelayMax)), true))
+            // Our own thread runs the network while others publish: libmosquitto must lock.
+            try Self.check("threaded", mosquitto_threaded_set(mosq, true))
             if configuration.username != nil || configuration.password != nil {
                 try Self.check("credentials", mosquitto_username_pw_set(mosq, configuration.username, configuration.password))
             }
@@ -66,9 +71,16 @@ public final class MQTTClient: Sendable {
                     mosquitto_will_set(mosq, will.topic, Int32(raw.count), raw.baseAddress, Int32(will.qos), will.retain)
                 })
             }
-        } catch {
+            let delay = max(1, configuration.reconnectDelay)
+            network = try MQTTNetworkThread(mosq: handle, context: context, settings: .init(
+                host: configuration.host, port: configuration.port, keepalive: max(5, configuration.keepalive),
+                delay: .seconds(delay), delayMax: .seconds(max(delay, configuration.reconnectDelayMax))))
+        } catch let error as MQTTError {
             mosquitto_destroy(mosq)
             throw error
+        } catch {
+            mosquitto_destroy(mosq)
+            throw MQTTError(operation: "network thread", code: MOSQ_ERR_ERRNO.rawValue, reason: "\(error)")
         }
         mosquitto_connect_callback_set(mosq) { mosq, object, rc in
             guard let mosq, let object else { return }
@@ -77,6 +89,7 @@ public final class MQTTClient: Sendable {
                 context.continuation.yield(.refused(reason: String(cString: mosquitto_connack_string(rc))))
                 return
             }
+            context.accepted.withLock { $0 = true }
             for filter in context.configuration.subscriptions {
                 _ = mosquitto_subscribe(mosq, nil, filter, 1)
             }
@@ -113,19 +126,19 @@ public final class MQTTClient: Sendable {
         mosquitto_destroy(handle.pointer)
     }
 
-    /// Starts the network thread and the first connection attempt. A broker that is down is
-    /// retried with back-off; ``MQTTEvent/connected`` says when it worked.
+    /// Starts the network thread, which connects and keeps connecting: a broker that is down is
+    /// retried with back-off; ``MQTTEvent/connected`` says when it worked. Fails only for
+    /// settings no attempt can use (no host, a port out of range) or when no thread can start.
     public func start() throws(MQTTError) {
-        let proceed = state.withLock { state -> Bool in
-            guard !state.started, !state.stopped else { return false }
-            state.started = true
-            return true
+        guard !configuration.host.isEmpty, (1...65_535).contains(configuration.port) else {
+            throw MQTTError(operation: "connect", code: MOSQ_ERR_INVAL.rawValue,
+                            reason: "no broker at host \"\(configuration.host)\" port \(configuration.port)")
         }
-        guard proceed else { return }
-        try Self.check("loop start", mosquitto_loop_start(handle.pointer))
-        let rc = mosquitto_connect_async(handle.pointer, configuration.host, Int32(configuration.port), Int32(max(5, configuration.keepalive)))
-        // A refused or unreachable broker is retried by the loop thread; bad arguments are not.
-        if rc == MOSQ_ERR_INVAL.rawValue { throw Self.error("connect", rc) }
+        do {
+            try network.start()
+        } catch {
+            throw MQTTError(operation: "start", code: MOSQ_ERR_ERRNO.rawValue, reason: "\(error)")
+        }
     }
 
     /// Queues `message` and returns its message id (QoS 0 messages are sent at once).
@@ -138,23 +151,22 @@ public final class MQTTClient: Sendable {
             mosquitto_publish(handle.pointer, &mid, message.topic, Int32(raw.count), raw.baseAddress, Int32(message.qos), message.retain)
         }
         try Self.check("publish", rc)
+        network.wake()
         return mid
     }
 
-    /// Disconnects cleanly (no last will), stops the network thread and ends ``events``.
-    /// Returns when the thread has stopped (a few milliseconds); call it off the cooperative pool
-    /// when that matters.
+    /// Publishes `lastWords` (when connected), disconnects cleanly (no last will), joins the
+    /// network thread and ends ``events``. Blocks for up to about two seconds (a DISCONNECT that
+    /// cannot leave is given up then): from Swift concurrency, the `async` variant.
     public func stop(lastWords: MQTTMessage? = nil) {
-        let proceed = state.withLock { state -> Bool in
-            guard !state.stopped else { return false }
-            state.stopped = true
-            return state.started
-        }
-        if proceed {
-            if let lastWords { _ = try? publish(lastWords) }
-            mosquitto_disconnect(handle.pointer)
-            mosquitto_loop_stop(handle.pointer, false)
-        }
+        network.stop(lastWords: lastWords)
+        context.continuation.finish()
+    }
+
+    /// ``stop(lastWords:)`` that waits for the network thread without holding a thread of the
+    /// cooperative pool (the thread says when it has finished; it is joined then).
+    public func stop(lastWords: MQTTMessage? = nil) async {
+        await network.stop(lastWords: lastWords)
         context.continuation.finish()
     }
 
