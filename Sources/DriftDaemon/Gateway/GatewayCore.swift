@@ -392,4 +392,10 @@ actor GatewayCore {
     func finish() {
         flushAcks()
     }
+
+    /// Ends the core's thread once the work queued on it ran, and waits until it has ended
+    /// (the gateway service's shutdown, after ``finish()``).
+    nonisolated func shutdown() async {
+        await executor.stopAndJoin()
+    }
 }

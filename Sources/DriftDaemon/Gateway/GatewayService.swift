@@ -116,6 +116,7 @@ public final class GatewayService: Service, Sendable {
         }
         await stopClient().value
         await core.finish()
+        await core.shutdown()
     }
 
     /// Disconnects with `offline` retained, once. The returned task (awaited by ``run()``
