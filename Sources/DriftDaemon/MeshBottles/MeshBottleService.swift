@@ -512,6 +512,7 @@ public final class MeshBottleService: Service, Sendable {
             guard await isHost(delivery.origin, of: id) else { return }
             state.recordJoin(.answered(verdict), for: participant, in: id)
         case .join(let id, let participant, let sealed):
+            guard !sentBeforeLeave(participant, in: id, delivery) else { return }
             let password = sealed.flatMap { node.openSealed($0, context: Self.sealContext(id, participant)) }
                 .flatMap { String(validating: $0, as: UTF8.self) }
             let verdict: RemoteAdmission = sealed != nil && password == nil
@@ -519,6 +520,7 @@ public final class MeshBottleService: Service, Sendable {
                 : await admit(participant, in: id, from: delivery.origin, password: password, at: at).verdict
             await answer(verdict, to: participant, in: id, box: delivery.origin)
         case .line(let id, let participant, let language, let text):
+            guard !sentBeforeLeave(participant, in: id, delivery) else { return }
             let (verdict, entered) = await admit(participant, in: id, from: delivery.origin, password: nil, at: at)
             guard verdict == .admitted else {
                 // Never accepted from someone the host did not admit; they hear why (budget allowing).
@@ -537,9 +539,19 @@ public final class MeshBottleService: Service, Sendable {
                 logger.info("remote line refused", metadata: ["bottle": "\(id)", "error": "\(error)"])
             }
         case .leave(let id, let participant):
+            state.recordLeave(participant, in: id, from: delivery.origin, packetID: delivery.key.packetID)
             guard state.remoteLeft(participant, in: id, from: delivery.origin) else { return }
             await processor.leave(participant, in: id, at: at)
         }
+    }
+
+    /// A join or line that `participant`'s box sent before their leave and that reached here after
+    /// it (a lost frame retried later): dropped and counted, so it cannot bring them back in.
+    private func sentBeforeLeave(_ participant: ParticipantID, in id: BottleID, _ delivery: MeshDelivery) -> Bool {
+        guard state.sentBeforeLeave(participant, in: id, from: delivery.origin, packetID: delivery.key.packetID) else { return false }
+        state.countStale()
+        logger.info("remote chat word sent before its leave, dropped", metadata: ["bottle": "\(id)", "box": "\(delivery.origin)"])
+        return true
     }
 
     /// Whether `box` is the host this box knows for `bottle` (relays and answers come from it alone).

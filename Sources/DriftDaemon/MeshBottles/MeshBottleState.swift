@@ -16,6 +16,9 @@ public final class MeshBottleState: Sendable {
         /// Chat lines from the mesh that showed nothing (only invisible or direction-control
         /// characters: the visitor text rule, `VisitorText`), dropped.
         public var refusedText = 0
+        /// Joins and lines that a box sent before the same participant's leave and that arrived
+        /// after it (retried late), dropped.
+        public var staleWords = 0
     }
 
     /// Where a visitor here stands with the host of a chat hosted elsewhere (kept per
@@ -57,6 +60,10 @@ public final class MeshBottleState: Sendable {
         var notices: [BottleID: [BottleMeshWire.Notice.Kind]] = [:]
         /// On the host: each remote participant's last word, by pseudonym and relaying box.
         var remote: [BottleID: [RemoteParticipant: Date]] = [:]
+        /// On the host: the packet id of each remote participant's last leave. A join or line
+        /// sent before it (older id from the same box) that arrives after it — store-and-forward
+        /// retries reorder — must not bring them back in.
+        var leaves: [BottleID: [RemoteParticipant: UInt32]] = [:]
         var budgets: [NodeID: ChatBudget] = [:]
         /// Watch requests for bottles not arrived yet (bounded; oldest dropped).
         var heldWatches: [(bottle: BottleID, box: NodeID)] = []
@@ -92,6 +99,7 @@ public final class MeshBottleState: Sendable {
     func countMalformed() { state.withLock { $0.counters.malformed += 1 } }
     func countRateLimited() { state.withLock { $0.counters.rateLimited += 1 } }
     func countRefusedText() { state.withLock { $0.counters.refusedText += 1 } }
+    func countStale() { state.withLock { $0.counters.staleWords += 1 } }
 
     func rememberParcel(_ bottle: BottleID, frames: BottleMeshWire.Erase.ParcelFrames) {
         state.withLock { $0.parcels[bottle] = frames }
@@ -118,6 +126,29 @@ public final class MeshBottleState: Sendable {
             state.remote[bottle, default: [:]][key] = now
             return !known
         }
+    }
+
+    /// Notes a remote participant's leave, sent through `box` as packet `packetID`.
+    func recordLeave(_ participant: ParticipantID, in bottle: BottleID, from box: NodeID, packetID: UInt32) {
+        state.withLock { state in
+            let key = RemoteParticipant(participant: participant, box: box)
+            if let known = state.leaves[bottle]?[key], !Self.isNewer(packetID, than: known) { return }
+            state.leaves[bottle, default: [:]][key] = packetID
+        }
+    }
+
+    /// Whether a word of `participant` through `box`, sent as packet `packetID`, was sent before
+    /// their last leave (it arrived late, and is ignored).
+    func sentBeforeLeave(_ participant: ParticipantID, in bottle: BottleID, from box: NodeID, packetID: UInt32) -> Bool {
+        state.withLock { state in
+            guard let leave = state.leaves[bottle]?[RemoteParticipant(participant: participant, box: box)] else { return false }
+            return Self.isNewer(leave, than: packetID)
+        }
+    }
+
+    /// Serial-number order of a box's packet ids (RFC 1982): `a` was sent after `b`, across a wrap.
+    static func isNewer(_ a: UInt32, than b: UInt32) -> Bool {
+        a != b && Int32(bitPattern: a &- b) > 0
     }
 
     /// Forgets a remote participant who spoke through `box`; `true` when they were inside.
@@ -185,6 +216,7 @@ public final class MeshBottleState: Sendable {
             state.admissions[bottle] = nil
             state.parcels[bottle] = nil
             state.remote[bottle] = nil
+            state.leaves[bottle] = nil
             state.notices[bottle] = nil
         }
     }
