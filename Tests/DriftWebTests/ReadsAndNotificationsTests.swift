@@ -1,3 +1,4 @@
+import DriftCore
 import Foundation
 import HTTPTypes
 import Testing
@@ -8,7 +9,11 @@ struct ReadsAndNotificationsTests {
     @Test("lines since the visitor last looked, their own not counted; POST …/read clears them; only for chats they see")
     func unreadCounts() async throws {
         let document = try OpenAPIDocument.load()
-        try await APIHarness.run { harness in
+        // The chat must outlive the test: the visitor opened over HTTP and holds no live
+        // socket, so the harness's 2 s countdown would end it on a loaded machine.
+        var options = APIHarness.Options()
+        options.survival = SurvivalPolicy(lifespan: 3600, countdown: 600)
+        try await APIHarness.run(options) { harness in
             let (creator, visitor, stranger) = (try await harness.newVisitor(), try await harness.newVisitor(), try await harness.newVisitor())
             let id = try await harness.createBottleID(creator)
             try await harness.open(id, as: visitor)
