@@ -33,7 +33,11 @@ struct HostileInputTests {
 
     @Test("live sockets: Authorization header accepted, oversized and junk messages do not hurt the server")
     func liveSocketInput() async throws {
-        try await APIHarness.run(.init(presenceGrace: 60)) { harness in
+        // The chat must outlive a loaded machine: between the socket the oversized message
+        // closes and the next one, the opener is inside by grace, then the countdown runs.
+        var options = APIHarness.Options(presenceGrace: 600)
+        options.survival = SurvivalPolicy(lifespan: 3600, countdown: 600)
+        try await APIHarness.run(options) { harness in
             let creator = try await harness.newVisitor()
             let opener = try await harness.newVisitor()
             let id = try await harness.createBottleID(creator)
