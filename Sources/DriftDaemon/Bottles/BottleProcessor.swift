@@ -156,7 +156,8 @@ public actor BottleProcessor {
         var report = await pass(now: now)
         holdingEvents = false
         // What the pass ended is erased on the eraser's lane: the processor serves routes
-        // meanwhile (they see those bottles as expired), then the pass's events go out.
+        // meanwhile (they see those bottles as expired), then the pass's events go out (or
+        // sooner, with the events of a route that publishes during the erase).
         await erasePending(report: &report)
         await deliverEvents()
         return report
