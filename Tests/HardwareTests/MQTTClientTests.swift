@@ -141,27 +141,27 @@ struct MQTTClientTests {
           .enabled(if: FileManager.default.isExecutableFile(atPath: MosquittoBroker.setpriv), "no \(MosquittoBroker.setpriv)"),
           .timeLimit(.minutes(1)))
     func brokerDiesWithParent() async throws {
-        let command = MosquittoBroker.diesWithParent("/bin/sleep", ["600"])
+        let directory = try TemporaryDirectory(prefix: "pdeathsig")
+        defer { directory.remove() }
+        // The child says "ready" through a FIFO once `setpriv` has asked for the signal and
+        // exec'd the shell; then it sleeps 30 s (without the signal it ends by itself, status 0).
+        let fifo = directory.appending("ready")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let command = MosquittoBroker.diesWithParent("/bin/sh", ["-c", "echo ready; exec /bin/sleep 30"])
         // Started from a thread that ends (as every thread of a killed test process does) once the
-        // child runs `sleep`: `setpriv` asks for the signal before it runs it, and a thread that
-        // ends before the child asked is not the parent it asks about (the broker's thread waits
-        // for the broker, so it always is).
+        // child is ready: a thread that ended before the child asked is not the parent it asks
+        // about (the broker's thread waits for the broker, so it always is).
         let child = try await runBlocking { () -> ChildProcess in
-            let child = try ChildProcess(executable: command.executable, arguments: command.arguments)
-            let started = ContinuousClock.now
-            while (try? String(contentsOfFile: "/proc/\(child.pid)/cmdline", encoding: .utf8))?.hasPrefix("/bin/sleep") != true,
-                  ContinuousClock.now - started < .seconds(30) {
-                usleep(1_000)
-            }
+            // Opened before the spawn (read and write, so the open does not wait for a writer): the
+            // child's open of its end then does not block the spawn.
+            let reader = open(fifo, O_RDWR | O_CLOEXEC)
+            defer { close(reader) }
+            let child = try ChildProcess(executable: command.executable, arguments: command.arguments, stdoutPath: fifo, stderrPath: nil)
+            var byte: UInt8 = 0
+            _ = read(reader, &byte, 1)  // blocks until the child wrote its line
             return child
         }
-        // Waits for its exit; a child that did not get the signal is killed after 30 s (status 137).
-        let deadline = Task {
-            try? await Task.sleep(for: .seconds(30))
-            child.send(SIGKILL)
-        }
         let status = try await runBlocking { child.waitUntilExit() }
-        deadline.cancel()
         #expect(status == 128 + SIGTERM, "the child ended with \(status)")
     }
 }
