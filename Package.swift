@@ -188,7 +188,7 @@ let package = Package(
         .testTarget(
             name: "DriftDaemonTests",
             dependencies: [
-                "DriftDaemon", "GNSS", "Sensors", "DriftConfig", "Hardware", "TestSupport", "DriftCore", "DriftStore",
+                "DriftDaemon", "CDriftSys", "GNSS", "Sensors", "DriftConfig", "Hardware", "TestSupport", "DriftCore", "DriftStore",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],

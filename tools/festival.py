@@ -30,7 +30,7 @@ All traffic goes to 127.0.0.0/8. The client is one asyncio process: its scheduli
 every figure (see "client loop lag" in the report), so the figures are an upper bound.
 Needs `websockets` (PyPI).
 """
-import argparse, asyncio, collections, json, os, random, resource, signal, socket, struct, subprocess, sys, threading, time
+import argparse, asyncio, collections, json, os, random, re, resource, signal, socket, struct, subprocess, sys, threading, time
 import urllib.request
 
 import websockets
@@ -139,6 +139,28 @@ def proc_status(pid):
     except (OSError, ValueError, IndexError):
         pass
     return values
+
+
+def thread_cpu(pid):
+    """CPU seconds per thread name (/proc/PID/task/*/stat), largest first: where the daemon's
+    CPU went. Threads sharing a name (the NIO event loops, the cooperative pool's workers) add up."""
+    by_name = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return {}
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/stat") as f:
+                text = f.read()
+        except OSError:
+            continue
+        name = text[text.index("(") + 1:text.rindex(")")]
+        fields = text.rsplit(")", 1)[1].split()
+        name = re.sub(r"[-#]?\d+$", "", name) or name   # NIO-ELT-0-#3 → NIO-ELT-0, passwords-1 → passwords
+        by_name[name] = by_name.get(name, 0) + (int(fields[11]) + int(fields[12])) / tick
+    return dict(sorted(((k, round(v, 1)) for k, v in by_name.items()), key=lambda kv: -kv[1]))
 
 
 class Sampler(threading.Thread):
@@ -789,6 +811,7 @@ def main():
         ready_seconds = listener.first("READY=1") - started
         facts, bursts, fanout, chats = asyncio.run(run(args, daemon, stats))
         end_status = proc_status(daemon.pid)
+        end_threads = thread_cpu(daemon.pid)
         metrics = scrape_metrics(args.metrics) if args.metrics and daemon.poll() is None else None
         crashed_during = daemon.poll() is not None
         stopped_at = time.time()
@@ -893,6 +916,7 @@ def main():
                    "fdsPeak": max([v.get("fds", 0) for v in samples] or [0]), "fdsEnd": end_status.get("fds"),
                    "threadsPeak": max([v.get("Threads", 0) for v in samples] or [0]),
                    "threadsEnd": end_status.get("Threads"), "cpuSeconds": round(end_status.get("cpu", 0), 1),
+                   "cpuByThread": end_threads,
                    "crashedAtSeconds": facts.get("crashedAt"), "exitCode": exit_code,
                    "shutdownSeconds": round(shutdown_seconds, 2) if shutdown_seconds is not None else None,
                    "loggedErrors": logged_errors},
@@ -977,6 +1001,8 @@ def print_report(f, targets):
     else:
         ending = f"SIGTERM → exit status {d['exitCode']} after {d['shutdownSeconds']} s"
     out(f"| driftd CPU, start, end | {d['cpuSeconds']} s of CPU; READY=1 after {f['readySeconds']} s; {ending} |")
+    if d.get("cpuByThread"):
+        out("| driftd CPU by thread | " + ", ".join(f"{name} {seconds} s" for name, seconds in d["cpuByThread"].items() if seconds >= 0.1) + " |")
     w = f["watchdog"]
     out(f"| watchdog (WATCHDOG_USEC {w['intervalSeconds']:g} s) | {w['pings']} pings in {w['seconds']} s, "
         f"longest gap {w['maxGapSeconds']} s, {w['missed']} missed |")

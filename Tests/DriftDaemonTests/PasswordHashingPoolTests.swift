@@ -1,3 +1,4 @@
+import CDriftSys
 @testable import DriftDaemon
 import DriftCore
 import Foundation
@@ -11,6 +12,8 @@ struct PasswordHashingPoolTests {
     final class RecordingHasher: PasswordHashing {
         let gate: ThreadGate
         let threads = Mutex<[pthread_t]>([])
+        /// The niceness of the thread each derivation ran on (Linux keeps one per thread).
+        let niceness = Mutex<[Int32]>([])
         let inner = PasswordHasher(iterations: 1_000)
         var iterations: Int { inner.iterations }
 
@@ -30,6 +33,8 @@ struct PasswordHashingPoolTests {
 
         private func note() {
             threads.withLock { $0.append(pthread_self()) }
+            let nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(drift_gettid()))
+            niceness.withLock { $0.append(nice) }
             gate.pass()
         }
     }
@@ -74,6 +79,20 @@ struct PasswordHashingPoolTests {
         let threads = hasher.threads.withLock { $0 }
         #expect(threads.count == 4 && Set(threads.map { UInt($0) }).count <= 2, "at most two threads derived: \(threads)")
         #expect(gate.releasedByLimit == 0, "the tasks ran only once the held derivations let go")
+    }
+
+    @Test("derivations run niced (10 by default) so lists and chat lines take the CPU first; niceness 0 leaves them as the daemon")
+    func niced() async throws {
+        // The test process's own niceness: a thread may raise its niceness, never lower it unprivileged.
+        let own = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(drift_gettid()))
+        for (configured, expected) in [(Int32(10), max(10, own)), (0, own)] {
+            let hasher = RecordingHasher(gate: ThreadGate(open: true))
+            let pool = PasswordHashingPool(hasher: hasher, configuration: .init(threads: 1, waiting: 1, niceness: configured))
+            _ = try await pool.hash("pass")
+            await pool.stopAndJoin()
+            #expect(hasher.niceness.withLock { $0 } == [expected], "niceness \(configured)")
+        }
+        #expect(PasswordHashingPool.Configuration().niceness == 10)
     }
 
     @Test("a full queue refuses at once with Busy and counts it; what was taken completes")

@@ -1,3 +1,4 @@
+import CDriftSys
 import DriftCore
 import Foundation
 
@@ -22,14 +23,24 @@ public final class PasswordHashingPool: @unchecked Sendable {
         public var threads: Int
         /// Jobs that may wait for a thread; one more is refused with ``Busy``.
         public var waiting: Int
+        /// The threads' niceness (Linux: per thread), above the rest of the daemon's 0: a key
+        /// derivation is the box's heaviest single job and nobody watches it happen, so lists,
+        /// chat lines and opens take the CPU first and hashing gets what they leave. With both
+        /// cores busy (a slow board, a festival) the CFS weights give a nice-10 thread about a
+        /// tenth of a nice-0 one's share: a drop with a password waits longer, every other
+        /// visitor does not. 0 turns it off.
+        public var niceness: Int32
 
         /// - Parameters:
         ///   - threads: default: one on up to three cores, two on four or more (a Pi 4 or Zero 2 W).
         ///   - waiting: default 8 (with 2 threads at ~1 s a hash on a Pi, a wait of ≤ 5 s).
-        public init(threads: Int = Configuration.defaultThreads, waiting: Int = 8) {
+        ///   - niceness: default 10 (0–19).
+        public init(threads: Int = Configuration.defaultThreads, waiting: Int = 8, niceness: Int32 = 10) {
             precondition(threads >= 1 && waiting >= 0, "a hashing pool needs a thread and a queue of zero or more")
+            precondition((0...19).contains(niceness), "a hashing pool's niceness is 0–19")
             self.threads = threads
             self.waiting = waiting
+            self.niceness = niceness
         }
 
         public static var defaultThreads: Int {
@@ -184,6 +195,11 @@ public final class PasswordHashingPool: @unchecked Sendable {
     private func runLoop(name: String) {
         // Named from inside: on Linux a name set before start does not reach the OS thread.
         Thread.current.name = name
+        if configuration.niceness != 0 {
+            // Linux keeps a niceness per thread (the "process" of PRIO_PROCESS is the thread id);
+            // raising one's own needs no privilege. A failure leaves the thread at the default.
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(drift_gettid()), configuration.niceness)
+        }
         while true {
             condition.lock()
             while jobs.isEmpty, !stopped { condition.wait() }
