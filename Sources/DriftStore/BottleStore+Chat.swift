@@ -89,16 +89,20 @@ extension BottleStore {
     /// of them at once instead of one read each); bottles without participants are absent.
     public func participants(ofEach bottles: [BottleID]) throws -> [BottleID: [StoredParticipant]] {
         guard !bottles.isEmpty else { return [:] }
-        return try database.writer.read { db in
-            let records = try ParticipantRecord.filter(bottles.map(\.description).contains(ParticipantRecord.Columns.bottleID))
-                .order(ParticipantRecord.Columns.joinedAt, ParticipantRecord.Columns.participant)
-                .fetchAll(db)
-            var result: [BottleID: [StoredParticipant]] = [:]
-            for record in records {
-                guard let id = BottleID(record.bottleID) else { continue }
-                result[id, default: []].append(try record.participantInfo)
+        // Kept while the participant table is unchanged (the list asks on every request).
+        let generation = database.generations.generation(of: [ParticipantRecord.databaseTableName, BottleRecord.databaseTableName])
+        return try database.participantReads.value(for: bottles, at: generation) {
+            try database.writer.read { db in
+                let records = try ParticipantRecord.filter(bottles.map(\.description).contains(ParticipantRecord.Columns.bottleID))
+                    .order(ParticipantRecord.Columns.joinedAt, ParticipantRecord.Columns.participant)
+                    .fetchAll(db)
+                var result: [BottleID: [StoredParticipant]] = [:]
+                for record in records {
+                    guard let id = BottleID(record.bottleID) else { continue }
+                    result[id, default: []].append(try record.participantInfo)
+                }
+                return result
             }
-            return result
         }
     }
 

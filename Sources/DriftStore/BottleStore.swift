@@ -139,11 +139,18 @@ public struct BottleStore: Sendable {
     }
 
     /// Bottles in any of `states`, oldest first (the lifecycle processor's working set).
+    ///
+    /// Kept while the `bottle` and `bottleCondition` tables are unchanged
+    /// (``DriftDatabase/generations``): every visitor's list asks for the live bottles, and
+    /// decoding them (conditions are stored as JSON) was most of the read.
     public func bottles(in states: Set<BottleState>) throws -> [Bottle] {
-        try database.writer.read { db in
-            let records = try BottleRecord.filter(states.map(\.rawValue).contains(BottleRecord.Columns.state))
-                .order(BottleRecord.Columns.createdAt, BottleRecord.Columns.id).fetchAll(db)
-            return try Self.assemble(db, records)
+        let generation = database.generations.generation(of: [BottleRecord.databaseTableName, ConditionRecord.databaseTableName])
+        return try database.bottleReads.value(for: states, at: generation) {
+            try database.writer.read { db in
+                let records = try BottleRecord.filter(states.map(\.rawValue).contains(BottleRecord.Columns.state))
+                    .order(BottleRecord.Columns.createdAt, BottleRecord.Columns.id).fetchAll(db)
+                return try Self.assemble(db, records)
+            }
         }
     }
 

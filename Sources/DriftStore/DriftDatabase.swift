@@ -1,3 +1,4 @@
+import DriftCore
 import DriftSystem
 import Foundation
 import GRDB
@@ -12,10 +13,17 @@ public final class DriftDatabase: Sendable {
     public let writer: any DatabaseWriter
     /// The database file, `nil` in memory.
     public let path: String?
+    /// A counter per table, raised by each commit that changed it (what cached reads key on).
+    public let generations = TableGenerations()
+    /// Live bottles by state set, as ``BottleStore/bottles(in:)`` reads them.
+    let bottleReads = GenerationCache<Set<BottleState>, [Bottle]>()
+    /// Participants of a set of bottles, as ``BottleStore/participants(ofEach:)`` reads them.
+    let participantReads = GenerationCache<[BottleID], [BottleID: [StoredParticipant]]>()
 
     private init(writer: any DatabaseWriter, path: String?) {
         self.writer = writer
         self.path = path
+        writer.add(transactionObserver: generations, extent: .databaseLifetime)
     }
 
     /// Opens (creating if needed) the database at `path` and migrates it.
