@@ -209,6 +209,15 @@ def tap(driver, element):
     return element
 
 
+def tap_selector(driver, css, timeout=TIMEOUT):
+    """Finds the element matching `css` and taps it, finding it again if the page re-rendered it
+    between the two (a list the page refreshes while the test reaches for one of its buttons)."""
+    def tapped(d):
+        tap(d, d.find_element(By.CSS_SELECTOR, css))
+        return True
+    return wait(driver, timeout).until(tapped)
+
+
 def ctl(*args):
     """`driftd ctl ARGS` against the box under test (the simulated board's buttons, weather, camps)."""
     driftd, data = os.environ.get("DRIFTD"), os.environ.get("DRIFT_DATA_DIR")

@@ -8,7 +8,7 @@ import time
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from helpers import accessibility_problems, by_id, click, goto, open_page, shot, tap, type_into, wait, wait_text
+from helpers import accessibility_problems, by_id, click, goto, open_page, shot, tap, tap_selector, type_into, wait, wait_text
 
 SECRET = "A letter that crossed the field"
 LINE = "Hello from the other box"
@@ -71,7 +71,8 @@ def test_a_bottle_sent_to_another_box_opens_there_and_its_chat_is_joined_from_he
         time.sleep(1)
         return here.find_element(By.ID, "remote-box").is_displayed()
     wait_until(listed, 120, "the opened chat was never listed here")
-    tap(here, here.find_element(By.CSS_SELECTOR, "#remote-list li button"))
+    # The list is re-rendered as the other box's listing arrives: find the button as it is now.
+    tap_selector(here, "#remote-list li button")
     by_id(here, "remote-chat")
     type_into(here, "remote-text", LINE)
     tap(here, here.find_element(By.CSS_SELECTOR, "#remote-form button[type=submit]"))
