@@ -26,6 +26,19 @@ def wire_bytes(driver):
     return [(*requests.get(rid, ("?", 0, "")), size) for rid, size in done.items()]
 
 
+def first_of_each(requests):
+    """Each URL's first response only: what loading the page costs. The page fetches the list
+    again when the box says something changed, and on a busy machine such an event (a bottle of
+    an earlier test opening on time) can fall inside the settle window — a second copy of the
+    list is the box's news, not the page's weight."""
+    seen, kept = set(), []
+    for request in requests:
+        if request[0] not in seen:
+            seen.add(request[0])
+            kept.append(request)
+    return kept
+
+
 def settle(driver):
     """Waits for the page to show the box and for the network to go quiet."""
     wait_nonempty(driver, "box-time")
@@ -46,11 +59,11 @@ def test_first_load_and_reload_weight_and_first_render_at_4x_cpu_slowdown(base_u
     d.get_log("performance")
     d.get(f"{base_url}/")
     settle(d)
-    first = wire_bytes(d)
+    first = first_of_each(wire_bytes(d))
     first_render = first_paint(d)
     d.refresh()
     settle(d)
-    reload = wire_bytes(d)
+    reload = first_of_each(wire_bytes(d))
     reload_render = first_paint(d)
     d.execute_cdp_cmd("Emulation.setCPUThrottlingRate", {"rate": 1})
     figures = {
