@@ -368,8 +368,9 @@ public enum Daemon {
                                           port: config.metrics.listen.port, logger: logger))
         }
         let diskCheck = DiskSpaceCheck(path: dataDirectory, minimumFreeMB: Int64(config.storage.minFreeMB), health: health, logger: logger)
-        // A beacon kit wakes rarely: housekeeping every 30 s instead of every second.
-        services.append(HousekeepingService(interval: beaconKit ? .seconds(30) : .seconds(1), health: health, logger: logger,
+        // Housekeeping (the disk-space check) every 30 s: a disk does not fill in a second, and an
+        // idle box should not wake for it.
+        services.append(HousekeepingService(interval: .seconds(30), health: health, logger: logger,
                                             jobs: [("disk-space", { diskCheck.run() })]))
         services.append(control)
         // READY=1 once the visitor page listens (a box whose port is taken is ready after 10 s

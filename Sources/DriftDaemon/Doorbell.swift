@@ -2,8 +2,9 @@ import Synchronization
 
 /// Wakes one waiting task early: ``ring()`` ends the current (or next) ``wait(timeout:)``.
 ///
-/// The mesh's scheduler sleeps until its next deadline and is rung when new work is
-/// queued, so an idle mesh wakes only for its own timers.
+/// The mesh's scheduler and the bottle lifecycle service sleep until their next deadline and
+/// are rung when new work is queued or a sooner deadline appears, so an idle box wakes only
+/// for its own timers.
 final class Doorbell: Sendable {
     private struct State {
         var rung = false

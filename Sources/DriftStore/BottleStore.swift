@@ -154,6 +154,12 @@ public struct BottleStore: Sendable {
         }
     }
 
+    /// Raised by every commit that changed a bottle or its conditions (``DriftDatabase/generations``):
+    /// what the processor compares to know whether bottles appeared or changed around it.
+    public var bottlesGeneration: UInt64 {
+        database.generations.generation(of: [BottleRecord.databaseTableName, ConditionRecord.databaseTableName])
+    }
+
     /// How many bottles are in each state (states without bottles are left out): one
     /// `GROUP BY`, for status, metrics and telemetry, without loading any bottle.
     public func stateCounts() throws -> [BottleState: Int] {

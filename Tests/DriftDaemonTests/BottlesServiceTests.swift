@@ -76,4 +76,102 @@ struct BottlesServiceTests {
         }
         #expect(health.evaluate().components.isEmpty)
     }
+
+    @Test("sleeps until the next deadline: a delay opens its bottle at that instant, a sooner one rings it awake, a chat's countdown ends on time, and nothing runs in between")
+    func sleepsUntilDeadlines() async throws {
+        let directory = try TemporaryDirectory(prefix: "bottles-deadlines")
+        defer { directory.remove() }
+        let database = try DriftDatabase.open(path: directory.appending("drift.sqlite"))
+        let store = BottleStore(database: database)
+        let start = Date(timeIntervalSince1970: 1_717_236_000)   // 2024-06-01T10:00:00Z
+        let clock = ManualClock()
+        let now: @Sendable () -> Date = {
+            let offset = clock.now.offset.components
+            return start.addingTimeInterval(Double(offset.seconds) + Double(offset.attoseconds) / 1e18)
+        }
+        let origin = BottleOrigin(boxID: BottlesFixtures.boxID, position: nil, countryCode: nil)
+        let later = BottlesFixtures.bottleID(1)
+        _ = try store.create(BottleDraft(content: BottleContent(text: "in five minutes"), conditions: [BottleCondition(.delay(UnlockDelay(seconds: 300)))]),
+                             id: later, origin: origin, creator: BottlesFixtures.creator, now: start)
+        let bus = EventBus()
+        let events = await bus.subscribe()
+        let (inputs, _) = AsyncStream.makeStream(of: AmbientInput.self)
+        // No sweep and a heartbeat far away: only deadlines wake it.
+        let service = BottleLifecycleService(database: database, dataDirectory: directory.path, settings: BottlesFixtures.settings,
+                                             events: bus, inputs: inputs, logger: Logger(label: "test"),
+                                             interval: .seconds(86_400), heartbeat: .seconds(3600), clock: clock, now: now)
+        let processor = service.processor
+        let group = ServiceGroup(services: [service], gracefulShutdownSignals: [], logger: Logger(label: "test"))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            await clock.waitForSleepers()
+            #expect(clock.nextDeadline == ManualClock.Instant(offset: .seconds(300)), "asleep until the delay ends")
+
+            // A bottle dropped now with a one-minute delay: the route's refresh rings the service.
+            let sooner = BottlesFixtures.bottleID(2)
+            _ = try store.create(BottleDraft(content: BottleContent(text: "in a minute"), conditions: [BottleCondition(.delay(UnlockDelay(seconds: 60)))]),
+                                 id: sooner, origin: origin, creator: BottlesFixtures.creator, now: now())
+            let begun = clock.sleepsBegun
+            await processor.refresh(sooner, now: now())
+            await clock.waitForSleepsBegun(begun + 1)
+            #expect(clock.nextDeadline == ManualClock.Instant(offset: .seconds(60)), "woken, asleep until the sooner deadline")
+
+            clock.advance(to: ManualClock.Instant(offset: .seconds(60)))
+            let first = try await Self.first(events) { $0.kind == .becameOpenable }
+            #expect(first == DriftEvent(bottle: sooner, at: start.addingTimeInterval(60), kind: .becameOpenable))
+            #expect(await clock.run(until: { clock.nextDeadline == ManualClock.Instant(offset: .seconds(300)) }))
+            #expect(try store.bottle(later)?.state == .locked, "nothing opened early")
+
+            clock.advance(to: ManualClock.Instant(offset: .seconds(300)))
+            let second = try await Self.first(events) { $0.kind == .becameOpenable }
+            #expect(second == DriftEvent(bottle: later, at: start.addingTimeInterval(300), kind: .becameOpenable))
+
+            // Opened and left: the chat's countdown end is the next deadline, met to the instant.
+            let visitor = ParticipantID(visitor: BottlesFixtures.alice, bottle: later, secret: BottlesFixtures.secret)
+            await clock.waitForSleepers()
+            let asleep = clock.sleepsBegun
+            _ = try await processor.open(later, visitor: BottlesFixtures.alice, password: nil, at: now())
+            await processor.leave(visitor, in: later, at: now())
+            // The open rang it (the presence refresh of an occupied chat comes sooner): let it settle.
+            await clock.waitForSleepsBegun(asleep + 1)
+            let countdown = try #require(await processor.survival(of: later)?.nextDeadline)
+            let offset = Duration.milliseconds(Int64((countdown.timeIntervalSince(start) * 1000).rounded()))
+            #expect(await clock.run(until: { clock.nextDeadline == ManualClock.Instant(offset: offset) }))
+            clock.advance(to: ManualClock.Instant(offset: offset))
+            let ended = try await Self.first(events) { $0.isExpiry }
+            #expect(ended == DriftEvent(bottle: later, at: countdown, kind: .expired(reason: .countdownEnded)))
+            #expect(try store.bottle(later) == nil)
+
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
+
+    @Test("an input no unopened bottle reads (a GPS fix, with no position condition) starts no pass; one that is read does")
+    func unreadInputsWakeNothing() async throws {
+        let directory = try TemporaryDirectory(prefix: "bottles-needs")
+        defer { directory.remove() }
+        let database = try DriftDatabase.open(path: directory.appending("drift.sqlite"))
+        let store = BottleStore(database: database)
+        let processor = BottleProcessor(database: database, dataDirectory: directory.path, settings: BottlesFixtures.settings,
+                                        events: EventBus(), logger: Logger(label: "test"))
+        let now = Date()
+        let origin = BottleOrigin(boxID: BottlesFixtures.boxID, position: nil, countryCode: nil)
+        _ = try store.create(BottleDraft(content: BottleContent(text: "a delay only"), conditions: [BottleCondition(.delay(UnlockDelay(seconds: 60)))]),
+                             id: BottlesFixtures.bottleID(1), origin: origin, creator: BottlesFixtures.creator, now: now)
+        await processor.start(now: now)
+        let fix = AmbientInput.gps(BottlesFixtures.goodFix(at: now))
+        // The first fix gives the sun a position (no sun condition here either): no pass.
+        #expect(await processor.ingest(fix, now: now).evaluated == 0)
+        #expect(await processor.ingest(.reading(.temperature, SensorReading(time: now, value: 20)), now: now).evaluated == 0)
+        #expect(await processor.ingest(.clockSynchronized(true), now: now).evaluated == 1, "the clock is read by every time condition")
+
+        let nearby = BottlesFixtures.bottleID(2)
+        _ = try store.create(BottleDraft(content: BottleContent(text: "here"),
+                                         conditions: [BottleCondition(.boxPosition(BoxPositionCondition(center: BottlesFixtures.berlin, radiusMeters: 50)))]),
+                             id: nearby, origin: origin, creator: BottlesFixtures.creator, now: now)
+        await processor.refresh(nearby, now: now)
+        #expect(await processor.ingest(fix, now: now).evaluated == 2, "a position condition reads every fix")
+        await processor.shutdown()
+    }
 }

@@ -19,8 +19,15 @@ public struct BottleEvaluation: Sendable, Equatable, Codable {
         reports.filter { $0.kind.isAmbient }.compactMap(\.outcome.reason)
     }
 
-    /// The earliest time-driven change among all reports, for scheduling the next evaluation.
+    /// The earliest time-driven change among all reports, for watch timers.
     public var nextChange: Date? {
         reports.compactMap(\.changesAt).min()
+    }
+
+    /// The earliest instant at which evaluating again may give another verdict with no new
+    /// input (``ConditionReport/changesAt`` and ``ConditionReport/recheckAt``): what the bottle
+    /// processor sleeps until. `nil`: only an input (a reading, a fix, the clock) can change it.
+    public var nextRecheck: Date? {
+        reports.flatMap { [$0.changesAt, $0.recheckAt] }.compactMap { $0 }.min()
     }
 }

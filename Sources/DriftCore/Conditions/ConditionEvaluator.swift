@@ -223,7 +223,8 @@ public enum ConditionEvaluator {
                 kind: .boxPosition, summary: summary,
                 outcome: distance <= condition.radiusMeters
                     ? .satisfied
-                    : .notSatisfied(reason: "the box is \(Text.distance(distance)) away"))
+                    : .notSatisfied(reason: "the box is \(Text.distance(distance)) away"),
+                recheckAt: fixStaleAt(fix, context))
         }
     }
 
@@ -245,7 +246,13 @@ public enum ConditionEvaluator {
                 kind: .distanceFromOrigin, summary: summary,
                 outcome: distance <= condition.maximumKilometres * 1000
                     ? .satisfied
-                    : .notSatisfied(reason: "the box is \(Text.distance(distance)) from where it was dropped"))
+                    : .notSatisfied(reason: "the box is \(Text.distance(distance)) from where it was dropped"),
+                recheckAt: fixStaleAt(fix, context))
         }
+    }
+
+    /// When `fix` stops counting as a good fix (``ConditionLimits/maximumFixAge``).
+    static func fixStaleAt(_ fix: PositionFix, _ context: AmbientContext) -> Date {
+        fix.time.addingTimeInterval(context.limits.maximumFixAge)
     }
 }

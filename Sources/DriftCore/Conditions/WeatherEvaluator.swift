@@ -34,6 +34,12 @@ enum WeatherEvaluator {
         return .success(latest)
     }
 
+    /// When `reading` stops counting (``ConditionLimits/maximumReadingAge``): the outcome turns
+    /// unknown then unless a newer reading came.
+    static func staleAt(_ reading: SensorReading, _ context: AmbientContext) -> Date {
+        reading.time.addingTimeInterval(context.limits.maximumReadingAge)
+    }
+
     static func level(kind: ConditionKind, name: String, unit: String, range: ValueRange,
                       series: SensorSeries?, _ context: AmbientContext) -> ConditionReport {
         let summary = "opens when the \(name) is \(range.phrase(unit: unit))"
@@ -45,7 +51,8 @@ enum WeatherEvaluator {
                 kind: kind, summary: summary,
                 outcome: range.contains(reading.value)
                     ? .satisfied
-                    : .notSatisfied(reason: "the \(name) is \(Text.number(reading.value)) \(unit)"))
+                    : .notSatisfied(reason: "the \(name) is \(Text.number(reading.value)) \(unit)"),
+                recheckAt: staleAt(reading, context))
         }
     }
 
@@ -75,7 +82,8 @@ enum WeatherEvaluator {
             kind: .pressureTrend, summary: summary,
             outcome: observed == condition.trend
                 ? .satisfied
-                : .notSatisfied(reason: "the pressure is \(observed.rawValue) (\(signed) hPa in \(Text.duration(period)))"))
+                : .notSatisfied(reason: "the pressure is \(observed.rawValue) (\(signed) hPa in \(Text.duration(period)))"),
+            recheckAt: staleAt(latest, context))
     }
 
     static func rain(_ condition: RainCondition, gauge: RainGaugeHistory?, _ context: AmbientContext) -> ConditionReport {
@@ -86,13 +94,18 @@ enum WeatherEvaluator {
         }
         let fallen = gauge.millimetres(inLast: window, before: context.now)
         if fallen + 1e-9 >= condition.minimumMillimetres {
-            return ConditionReport(kind: .rain, summary: summary, outcome: .satisfied)
+            // Holds until enough tips have left the window: the earliest tip in it leaving is
+            // the first instant the sum can drop (a recheck then is never late, at worst early).
+            let oldest = gauge.tips.first { $0 > context.now.addingTimeInterval(-window) && $0 <= context.now }
+            return ConditionReport(kind: .rain, summary: summary, outcome: .satisfied,
+                                   recheckAt: oldest.map { $0.addingTimeInterval(window) })
         }
         let listened = context.now.timeIntervalSince(gauge.listeningSince)
         if listened < window {
             return ConditionReport(
                 kind: .rain, summary: summary,
-                outcome: .unknown(reason: "the rain gauge has listened for \(Text.duration(listened)) of the \(Text.duration(window)) needed"))
+                outcome: .unknown(reason: "the rain gauge has listened for \(Text.duration(listened)) of the \(Text.duration(window)) needed"),
+                recheckAt: gauge.listeningSince.addingTimeInterval(window))
         }
         let amount = fallen == 0 ? "no rain" : "\(Text.number(fallen, decimals: 2)) mm of rain"
         return ConditionReport(kind: .rain, summary: summary,

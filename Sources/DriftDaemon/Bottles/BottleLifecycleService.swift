@@ -6,13 +6,20 @@ import ServiceLifecycle
 
 /// The bottle lifecycle processor as a service: on start it finishes interrupted
 /// erasures and resumes persisted chat countdowns, then it runs
-/// ``BottleProcessor/process(now:)`` on every clock tick (1 s in production) and
-/// ``BottleProcessor/ingest(_:now:)`` on every ambient input (GPS, sensors, clock
-/// sync, the presence button) as it arrives.
+/// ``BottleProcessor/process(now:)`` when the next deadline comes
+/// (``BottleProcessor/nextDeadline(after:)``: a window edge, a sun phase, a delay, an expiry,
+/// a reading going stale, a countdown…) and ``BottleProcessor/ingest(_:now:)`` on every
+/// ambient input (GPS, sensors, clock sync, the presence button) as it arrives.
+///
+/// Between deadlines it sleeps: nothing wakes it without a reason. A route that makes a sooner
+/// deadline (a new bottle with a delay, a chat whose last visitor left) rings
+/// ``BottleProcessor/deadlineMoved``; every `interval` (a minute in production) a pass runs
+/// anyway, so a write made around the processor, or a wall-clock step, is caught within it.
+/// Every `heartbeat` it asks the processor for its deadline — proof that the processor's
+/// thread answers — and beats `bottles` in the ``HealthRegistry``.
 ///
 /// The API reaches the rules through ``processor`` (open, enter, leave, Keep Alive,
-/// post, retire). Beats `bottles` in the ``HealthRegistry`` each tick. Ends on
-/// graceful shutdown; the input stream ending does not stop the ticks.
+/// post, retire). Ends on graceful shutdown; the input stream ending does not stop it.
 public struct BottleLifecycleService<TickClock: Clock>: Service where TickClock.Duration == Duration {
     /// The health-registry component name.
     public static var componentName: String { "bottles" }
@@ -21,6 +28,7 @@ public struct BottleLifecycleService<TickClock: Clock>: Service where TickClock.
     public let processor: BottleProcessor
     let inputs: AsyncStream<AmbientInput>
     let interval: Duration
+    let heartbeat: Duration
     let clock: TickClock
     let now: @Sendable () -> Date
     let health: HealthRegistry?
@@ -32,25 +40,27 @@ public struct BottleLifecycleService<TickClock: Clock>: Service where TickClock.
     ///   - settings: box values from the configuration (id, secret, time zone, position, country…).
     ///   - events: where events go out (API, LEDs, mesh subscribe).
     ///   - inputs: ambient inputs as they arrive.
-    ///   - health: beats `bottles` each tick when given.
-    ///   - interval: the tick (default 1 s).
-    ///   - clock: sleeps between ticks (inject a test clock).
+    ///   - health: beats `bottles` every heartbeat when given.
+    ///   - interval: the longest time between two passes (default a minute).
+    ///   - heartbeat: how often, while it sleeps, it checks the processor answers (default 10 s).
+    ///   - clock: sleeps until deadlines (inject a test clock).
     ///   - now: the wall clock for domain times.
     public init(
         database: DriftDatabase, dataDirectory: String, settings: BottleSettings, events: EventBus,
         inputs: AsyncStream<AmbientInput>, health: HealthRegistry? = nil, logger: Logger,
-        interval: Duration = .seconds(1), clock: TickClock, now: @escaping @Sendable () -> Date = { Date() },
-        ambient: AmbientState = AmbientState()
+        interval: Duration = .seconds(60), heartbeat: Duration = .seconds(10), clock: TickClock,
+        now: @escaping @Sendable () -> Date = { Date() }, ambient: AmbientState = AmbientState()
     ) {
         processor = BottleProcessor(database: database, dataDirectory: dataDirectory, settings: settings, events: events,
                                     logger: logger, ambient: ambient)
         self.inputs = inputs
         self.interval = interval
+        self.heartbeat = min(heartbeat, interval)
         self.clock = clock
         self.now = now
         self.health = health
         self.logger = logger
-        health?.register(Self.componentName, maximumSilence: max(interval * 5, .seconds(5)))
+        health?.register(Self.componentName, maximumSilence: max(self.heartbeat * 3, .seconds(5)))
     }
 
     public func run() async throws {
@@ -65,19 +75,42 @@ public struct BottleLifecycleService<TickClock: Clock>: Service where TickClock.
                             await processor.ingest(input, now: now())
                         }
                     }
-                    group.addTask {
-                        while true {
-                            try await clock.sleep(for: interval)
-                            health?.beat(Self.componentName)
-                            await processor.process(now: now())
-                        }
-                    }
+                    group.addTask { try await sleepUntilDeadlines() }
                     try await group.waitForAll()
                 }
             }
         } catch is CancellationError {}
         health?.unregister(Self.componentName)
         await processor.shutdown()
+    }
+
+    /// Runs a pass whenever the processor's next deadline comes or `interval` has gone by since
+    /// the last one, and sleeps in between (rung awake by a sooner deadline).
+    private func sleepUntilDeadlines() async throws {
+        var deadline = await processor.nextDeadline(after: now())
+        var lastPass = clock.now
+        while true {
+            let wallNow = now()
+            var wait = min(heartbeat, interval - lastPass.duration(to: clock.now))
+            if let deadline {
+                let untilDeadline = deadline.timeIntervalSince(wallNow)
+                // A deadline the pass just ran should have moved on; if it did not, wait a
+                // second rather than spin (the old tick's pace).
+                wait = min(wait, untilDeadline > 0 ? .seconds(untilDeadline) : .seconds(1))
+            }
+            if wait > .zero { await processor.deadlineMoved.wait(timeout: wait, clock: clock) }
+            try Task.checkCancellation()
+            health?.beat(Self.componentName)
+            let current = now()
+            let scheduled = await processor.scheduledDeadline
+            if scheduled.map({ $0 <= current }) ?? false || lastPass.duration(to: clock.now) >= interval {
+                await processor.process(now: current)
+                lastPass = clock.now
+                deadline = await processor.nextDeadline(after: current)
+            } else {
+                deadline = scheduled
+            }
+        }
     }
 }
 
@@ -86,10 +119,10 @@ extension BottleLifecycleService where TickClock == ContinuousClock {
     public init(
         database: DriftDatabase, dataDirectory: String, settings: BottleSettings, events: EventBus,
         inputs: AsyncStream<AmbientInput>, health: HealthRegistry? = nil, logger: Logger,
-        interval: Duration = .seconds(1), ambient: AmbientState = AmbientState()
+        interval: Duration = .seconds(60), heartbeat: Duration = .seconds(10), ambient: AmbientState = AmbientState()
     ) {
         self.init(database: database, dataDirectory: dataDirectory, settings: settings, events: events, inputs: inputs,
-                  health: health, logger: logger, interval: interval, clock: ContinuousClock(), now: { Date() },
-                  ambient: ambient)
+                  health: health, logger: logger, interval: interval, heartbeat: heartbeat, clock: ContinuousClock(),
+                  now: { Date() }, ambient: ambient)
     }
 }

@@ -8,8 +8,8 @@ import Logging
 /// bottle's ``DriftCore/ChatSurvival`` while the daemon runs.
 ///
 /// Every method takes the time explicitly (`now`/`at`), so tests drive it with chosen
-/// instants and no sleeping; ``BottleLifecycleService`` calls ``process(now:)`` once a
-/// second and on every ambient input. State changes are committed to the store (one
+/// instants and no sleeping; ``BottleLifecycleService`` calls ``process(now:)`` at
+/// ``nextDeadline(after:)`` and on every ambient input an unopened bottle reads. State changes are committed to the store (one
 /// transaction each, survival and bottle state together) before events go out on the
 /// ``DriftCore/EventBus``; an expired bottle is erased (rows, media, WAL) before its
 /// `expired` event is published, and nothing is published for it afterwards.
@@ -45,7 +45,7 @@ public actor BottleProcessor {
     private var notifications: CreatorNotificationLimiter
     private var passwordLimiter: PasswordRateLimiter
     private var presence = PresenceBinder()
-    /// Bottles whose erase failed (I/O); retried every tick.
+    /// Bottles whose erase failed (I/O); retried ``eraseRetry`` later.
     private var pendingErase: Set<BottleID> = []
     /// Events made and not yet handed to the bus, oldest first.
     private var eventsToDeliver: [DriftEvent] = []
@@ -58,11 +58,26 @@ public actor BottleProcessor {
     private nonisolated let eraseLane = BlockingLane(name: "bottle-eraser")
     /// ``erasePending(report:)`` is under way.
     private var erasing = false
-    /// The latest ambient evaluation of each unopened bottle (every tick makes one), so
+    /// The latest ambient evaluation of each unopened bottle (every pass makes one), so
     /// the API can show reports without evaluating every bottle again per request.
     private var evaluations: [BottleID: Evaluated] = [:]
     /// Failures since start (per bottle operations that threw), for status and tests.
     public private(set) var failureCount = 0
+    /// What the unopened bottles' conditions read from the ambient inputs (from the last pass
+    /// and every evaluation since): an input nobody reads starts no pass.
+    private var needs = AmbientNeeds()
+    /// Where the sun was reckoned at the last pass (``AmbientNeeds/isRead(by:solarJudged:solarNow:)``).
+    private var solarJudged: GeoPoint?
+    /// ``DriftStore/BottleStore/bottlesGeneration`` when ``needs`` was last made from every live bottle.
+    private var needsGeneration: UInt64?
+    /// The earliest deadline the lifecycle service was told of (``nextDeadline(after:)``, or a
+    /// sooner one a route made since): it sleeps until then unless rung (``deadlineMoved``).
+    private var scheduled: Date?
+    /// Rung when a deadline sooner than ``scheduled`` appears (a new bottle's delay, a chat
+    /// whose last visitor left, a presence burst): the lifecycle service wakes and asks again.
+    nonisolated let deadlineMoved = Doorbell()
+    /// How long after a failed erase it is tried again (seconds).
+    static let eraseRetry: TimeInterval = 5
 
     public init(database: DriftDatabase, dataDirectory: String, settings: BottleSettings, events: EventBus,
                 logger: Logger, ambient: AmbientState = AmbientState()) {
@@ -167,6 +182,8 @@ public actor BottleProcessor {
         var report = ProcessReport()
         if let proof = presence.settle(now: now) { await proved(proof) }
         presence.prune(now: now)
+        // Taken before the read: a bottle written during it makes the next input count.
+        let generation = store.bottlesGeneration
         let live: [Bottle]
         do { live = try store.bottles(in: [.locked, .openable, .active, .dying]) } catch {
             fail("cannot load bottles", error)
@@ -174,12 +191,17 @@ public actor BottleProcessor {
         }
         let context = ambient.context(at: now, settings: settings)
         var seen = Set<BottleID>()
+        needs = AmbientNeeds()
+        needsGeneration = generation
+        solarJudged = context.solarPosition()
         for bottle in live {
             seen.insert(bottle.id)
             switch bottle.state {
             case .locked, .openable:
                 await evaluate(bottle, in: context, report: &report)
             case .active, .dying:
+                // Opened: its conditions are judged no more (nor their deadlines).
+                evaluations[bottle.id] = nil
                 if survivals[bottle.id] == nil {
                     // Opened by someone else than this processor (or loaded late): judge like a restart.
                     let stored = try? store.survival(of: bottle.id)
@@ -215,6 +237,7 @@ public actor BottleProcessor {
     public func ingest(_ input: AmbientInput, now: Date) async -> ProcessReport {
         if case .buttonPressed(let at) = input {
             if let proof = presence.buttonPressed(at: at) { await proved(proof) }
+            note(presence.deadline)
             return ProcessReport()
         }
         if case .keepAliveButtonPressed(let at) = input {
@@ -222,7 +245,64 @@ public actor BottleProcessor {
             return ProcessReport()
         }
         guard ambient.ingest(input) else { return ProcessReport() }
+        // Bottles written around the processor since the last pass (a test, a tool) may read
+        // anything: then every input counts until a pass has judged them.
+        let solarNow = ambient.context(at: now, settings: settings).solarPosition()
+        guard store.bottlesGeneration != needsGeneration || needs.isRead(by: input, solarJudged: solarJudged, solarNow: solarNow) else {
+            return ProcessReport()
+        }
         return await process(now: now)
+    }
+
+    /// The next instant a pass is due after the one that ran at `now`: the earliest time an
+    /// unopened bottle's evaluation may change with no new input (window edges, sun phases,
+    /// delays, expiry, a reading or fix going stale, rain leaving its window), a chat's
+    /// countdown or hard expiry, the presence refresh of an occupied chat, the end of a presence
+    /// burst, a held creator notification, an erase to retry. `nil`: only an input or a route
+    /// can make one due. The lifecycle service sleeps until then; a route that makes a sooner
+    /// deadline rings ``deadlineMoved``.
+    public func nextDeadline(after now: Date) -> Date? {
+        var earliest: Date?
+        func consider(_ date: Date?) {
+            guard let date else { return }
+            if earliest.map({ date < $0 }) ?? true { earliest = date }
+        }
+        // The pass at `now` re-evaluated every unopened bottle, so their rechecks lie ahead; an
+        // earlier one belongs to no bottle the pass judged and is no deadline (never a spin).
+        for evaluated in evaluations.values {
+            if let recheck = evaluated.evaluation.nextRecheck, recheck > now { consider(recheck) }
+        }
+        for (id, survival) in survivals {
+            consider(survival.nextDeadline)
+            if !survival.present.isEmpty {
+                consider((persistedAt[id] ?? now).addingTimeInterval(settings.presencePersistInterval))
+            }
+        }
+        consider(presence.deadline)
+        consider(notifications.nextFlush)
+        if !pendingErase.isEmpty { consider(now.addingTimeInterval(Self.eraseRetry)) }
+        scheduled = earliest
+        return earliest
+    }
+
+    /// The earliest deadline known now: the last ``nextDeadline(after:)``, or a sooner one a
+    /// route or input made since. Reading it also proves the processor's thread answers (the
+    /// lifecycle service's heartbeat while it sleeps).
+    public var scheduledDeadline: Date? { scheduled }
+
+    /// A chat's deadlines (countdown, hard expiry) and, while someone is inside, its presence refresh.
+    private func noteDeadlines(of survival: ChatSurvival, persistedAt: Date) {
+        note(survival.nextDeadline)
+        if !survival.present.isEmpty { note(persistedAt.addingTimeInterval(settings.presencePersistInterval)) }
+    }
+
+    /// A deadline a route or an input just made: rings ``deadlineMoved`` when it comes before
+    /// the one the lifecycle service sleeps until.
+    private func note(_ deadline: Date?) {
+        guard let deadline else { return }
+        if let scheduled, scheduled <= deadline { return }
+        scheduled = deadline
+        deadlineMoved.ring()
     }
 
     /// A burst of presses proved `proof.visitor`'s presence: their page hears it, and if they
@@ -334,6 +414,7 @@ public actor BottleProcessor {
                                                                label: label, at: now, survivalPolicy: settings.survival)
             survivals[id] = survival
             persistedAt[id] = now
+            noteDeadlines(of: survival, persistedAt: now)
             if wasLocked { await publish(DriftEvent(bottle: id, at: now, kind: .becameOpenable), keepFor: nil) }
             let preferences = (try? store.preferences(of: id)) ?? NotificationPreferences()
             if let event = notifications.firstOpen(id, at: now, distance: opened.distanceTravelledMeters, preferences: preferences) {
@@ -388,6 +469,7 @@ public actor BottleProcessor {
             if let event = notifications.participantJoined(participant, in: id, at: now, preferences: preferences) {
                 await publish(event, keepFor: .creator)
             }
+            note(notifications.nextFlush)
         }
     }
 
@@ -475,6 +557,8 @@ public actor BottleProcessor {
                                                 preferences: preferences) {
             await publish(event, keepFor: .creator)
         }
+        // Lines the limiter held go out together at its next flush.
+        note(notifications.nextFlush)
     }
 
     /// The creator retires a bottle before its first open; it is erased at once.
@@ -505,6 +589,28 @@ public actor BottleProcessor {
         }
     }
 
+    /// The evaluations of the unopened ones among `bottles` at `now`, none older than `maxAge`:
+    /// those a pass (or an earlier caller) made recently, the rest made now and kept for the next
+    /// caller. Passes run only at deadlines now, so a crowd's lists share one evaluation per
+    /// bottle every `maxAge` instead of each list evaluating every bottle. Transitions stay with
+    /// the passes: this only reports.
+    public func evaluations(of bottles: [Bottle], maxAge: TimeInterval, now: Date) -> [BottleID: BottleEvaluation] {
+        var found: [BottleID: BottleEvaluation] = [:]
+        var context: AmbientContext?
+        for bottle in bottles where bottle.state == .locked || bottle.state == .openable {
+            if let kept = evaluations[bottle.id], (0...maxAge).contains(now.timeIntervalSince(kept.at)) {
+                found[bottle.id] = kept.evaluation
+                continue
+            }
+            let current = context ?? self.context(at: now)
+            context = current
+            let evaluation = ConditionEvaluator.evaluate(bottle, in: current)
+            evaluations[bottle.id] = Evaluated(at: now, evaluation: evaluation)
+            found[bottle.id] = evaluation
+        }
+        return found
+    }
+
     /// The chat survival state of an opened bottle, as the processor holds it.
     public func survival(of id: BottleID) -> ChatSurvival? {
         survivals[id]
@@ -522,6 +628,9 @@ public actor BottleProcessor {
     private func evaluate(_ bottle: Bottle, in context: AmbientContext, report: inout ProcessReport) async {
         let evaluation = ConditionEvaluator.evaluate(bottle, in: context)
         evaluations[bottle.id] = Evaluated(at: context.now, evaluation: evaluation)
+        needs.add(bottle, box: settings.boxID)
+        note(evaluation.nextRecheck)
+        report.evaluated += 1
         guard let trigger = Lifecycle.ambientTrigger(for: bottle, evaluation: evaluation) else { return }
         do {
             try store.apply(trigger, to: bottle.id, at: context.now)
@@ -617,6 +726,7 @@ public actor BottleProcessor {
         }
         survivals[id] = survival
         persistedAt[id] = now
+        noteDeadlines(of: survival, persistedAt: now)
         var ended: (LifecycleTrigger, Date)?
         for (index, action) in actions.enumerated() {
             guard case .transition(let trigger, let at) = action else { continue }
@@ -652,7 +762,7 @@ public actor BottleProcessor {
             // Stored as expired already; erased when the pass is over (erasePending).
             pendingErase.insert(id)
         } else {
-            await erase([id], report: &report)
+            await erase([id], at: at, report: &report)
         }
         await publish(DriftEvent(bottle: id, at: at, kind: .expired(reason: reason)), keepFor: nil)
     }
@@ -677,7 +787,7 @@ public actor BottleProcessor {
         }
     }
 
-    private func erase(_ ids: [BottleID], report: inout ProcessReport) async {
+    private func erase(_ ids: [BottleID], at now: Date, report: inout ProcessReport) async {
         do {
             recentLines.forget(bottles: Set(ids))
             let result = try eraser.erase(ids)
@@ -688,11 +798,13 @@ public actor BottleProcessor {
         } catch {
             pendingErase.formUnion(ids)
             fail("erase failed; will retry", error)
+            note(now.addingTimeInterval(Self.eraseRetry))
         }
     }
 
     /// Publishes on the bus and, for an audience that may be offline, keeps it in the store.
     private func publish(_ event: DriftEvent, keepFor audience: EventAudience?) async {
+        if audience == .creator { note(notifications.nextFlush) }
         if let audience {
             do { try store.enqueue(event, for: audience) } catch {
                 logger.debug("event not kept", metadata: ["bottle": "\(event.bottle)", "error": "\(error)"])

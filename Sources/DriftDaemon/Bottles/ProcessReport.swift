@@ -19,11 +19,14 @@ public struct ProcessReport: Sendable, Equatable {
     public var transitions: [Transition] = []
     /// Bottles erased in this pass.
     public var erased: [BottleID] = []
+    /// Unopened bottles evaluated (0 when no pass ran: an input nobody reads).
+    public var evaluated = 0
 
     public init() {}
 
     mutating func merge(_ other: ProcessReport) {
         transitions += other.transitions
         erased += other.erased
+        evaluated += other.evaluated
     }
 }

@@ -57,9 +57,13 @@ public actor ChatHub {
     private var graces: [BottleID: [ParticipantID: Date]] = [:]
     private let clock: any Clock<Duration>
     private(set) var droppedMessages = 0
+    /// Rung when something starts needing the once-a-second sweep (a typist, a grace period, a
+    /// box connection waiting for weather); with none of them the sweep sleeps.
+    private nonisolated let sweepNeeded = Doorbell()
 
     /// - Parameters:
-    ///   - clock: what the typing and presence sweep sleeps on (once a second); `now` is the
+    ///   - clock: what the typing and presence sweep sleeps on (once a second while a typist, a grace
+    ///     period or a box connection needs it; otherwise it sleeps until one starts); `now` is the
     ///     wall clock the sweep compares against. Tests give both a manual clock.
     public init(processor: BottleProcessor, events: EventBus, logger: Logger, presenceGrace: TimeInterval = 20,
                 queueLimit: Int = 256, weather: @escaping @Sendable () -> LatestReadings.Weather? = { nil },
@@ -86,9 +90,18 @@ public actor ChatHub {
                     await self.handle(event)
                 }
             }
-            group.addTask { [weak self, clock] in
+            group.addTask { [weak self, clock, sweepNeeded] in
                 while !Task.isCancelled {
-                    do { try await clock.sleep(for: .seconds(1)) } catch { return }
+                    guard let needed = await self?.needsSweep else { return }
+                    if needed {
+                        do { try await clock.sleep(for: .seconds(1)) } catch { return }
+                    } else {
+                        // Nobody typing, in a grace period or listening for weather: nothing to
+                        // time, so no wake-up until something starts (an idle box sleeps), or an
+                        // hour (on the same clock, so a test's clock sees the sweep asleep).
+                        await sweepNeeded.wait(timeout: .seconds(3600), clock: clock)
+                        continue
+                    }
                     guard let self else { return }
                     await self.tick()
                 }
@@ -150,6 +163,11 @@ public actor ChatHub {
         }
     }
 
+    /// Whether a typist, a grace period or a box connection needs the once-a-second sweep.
+    var needsSweep: Bool {
+        !boxClients.isEmpty || !graces.isEmpty || rooms.values.contains { $0.typing.nextExpiry != nil }
+    }
+
     /// A message from a chat page: `{"type":"typing"}` or `{"type":"stopTyping"}`; others are ignored.
     public func received(_ text: String, on connection: Connection) {
         guard let bottle = connection.bottle, var room = rooms[bottle], let client = room.clients[connection.id],
@@ -164,6 +182,7 @@ public actor ChatHub {
         }
         rooms[bottle] = room
         if room.typing.typing(at: now()) != before { broadcastTyping(bottle) }
+        if type == "typing" { sweepNeeded.ring() }
     }
 
     /// A visitor opened (or re-entered) over HTTP: they count as present for the grace
@@ -171,6 +190,7 @@ public actor ChatHub {
     public func openedOverHTTP(_ participant: ParticipantID, in bottle: BottleID) {
         guard (rooms[bottle]?.connections(of: participant) ?? 0) == 0 else { return }
         graces[bottle, default: [:]][participant] = now().addingTimeInterval(presenceGrace)
+        sweepNeeded.ring()
     }
 
     /// `keeper` claimed Keep Alive in a chat that was not dying (a rescue is announced by
@@ -204,6 +224,7 @@ public actor ChatHub {
         let id = UUID()
         let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(queueLimit))
         boxClients[id] = BoxClient(visitor: visitor, continuation: continuation)
+        sweepNeeded.ring()
         if let reading = weather() { send(Self.weatherLine(reading), to: continuation) }
         return (Connection(id: id, bottle: nil), stream)
     }

@@ -13,9 +13,9 @@ extension VisitorAPI {
             let caller = try await visitor(request)
             let at = now()
             let context = await processor.context(at: at)
-            // The processor evaluates every unopened bottle each second; reuse those reports.
-            let evaluations = await processor.recentEvaluations(maxAge: 2, now: at)
             let live = (try await processor.read { try $0.bottles(in: [.locked, .openable, .active, .dying]) })
+            // Evaluations at most 2 s old, shared by every list (the processor keeps them).
+            let evaluations = await processor.evaluations(of: live, maxAge: 2, now: at)
             let watched = Set(try await processor.read { try $0.watches(by: caller) }.map(\.bottle))
             // Participants, line counts, survivals and who is present for every listed chat at once.
             let facts = await listFacts(for: live)
