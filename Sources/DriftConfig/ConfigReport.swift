@@ -10,11 +10,14 @@ public struct ConfigReport: Sendable, Equatable {
     /// Files read (board profile, then the file); empty when loading stopped early.
     public var files: [String]
     public var issues: [ConfigIssue]
+    /// The power profile the valid file runs (`power.profile`, or `beacon` for `camp.beacon_kit`).
+    public var powerProfile: PowerProfile?
 
-    public init(file: String, files: [String], issues: [ConfigIssue]) {
+    public init(file: String, files: [String], issues: [ConfigIssue], powerProfile: PowerProfile? = nil) {
         self.file = file
         self.files = files
         self.issues = issues
+        self.powerProfile = powerProfile
     }
 
     public var isValid: Bool { issues.isEmpty }
@@ -25,7 +28,7 @@ public struct ConfigReport: Sendable, Equatable {
     public static func check(path: String, loader: ConfigLoader = ConfigLoader()) -> ConfigReport {
         do {
             let loaded = try loader.load(path: path)
-            return ConfigReport(file: path, files: loaded.files, issues: [])
+            return ConfigReport(file: path, files: loaded.files, issues: [], powerProfile: loaded.configuration.powerProfile)
         } catch {
             return ConfigReport(file: path, files: [], issues: error.issues)
         }
@@ -35,20 +38,23 @@ public struct ConfigReport: Sendable, Equatable {
     public func renderText() -> String {
         if isValid {
             let profile = files.count > 1 ? " (on board profile \(files[0]))" : ""
-            return "\(file): OK\(profile)\n"
+            // The default profile goes unsaid; a beacon kit says so (docs/power.md).
+            let power = powerProfile.map { $0 == .default ? "" : ", power profile \($0.rawValue)" } ?? ""
+            return "\(file): OK\(profile)\(power)\n"
         }
         let count = issues.count == 1 ? "1 problem" : "\(issues.count) problems"
         return issues.map(\.description).joined(separator: "\n") + "\n\(file): \(count)\n"
     }
 
-    /// `{"file": …, "valid": …, "files": […], "issues": [{file, line, column, key, kind, message, hint, description}]}`.
+    /// `{"file": …, "valid": …, "files": […], "powerProfile": "default"|"beacon" (valid files), "issues": [{file, line, column, key, kind, message, hint, description}]}`.
     public func renderJSON() -> String {
-        let object: [String: Any] = [
+        var object: [String: Any] = [
             "file": file,
             "valid": isValid,
             "files": files,
             "issues": issues.map(Self.jsonObject),
         ]
+        if let powerProfile { object["powerProfile"] = powerProfile.rawValue }
         return Self.serialise(object)
     }
 

@@ -85,8 +85,16 @@ note = ""                     # short note sent with every announce (≤ 64 byte
 announce_interval_s = 300     # seconds between announces (60–86400), ±10 % jitter
 forget_after_h = 24           # camps unheard this long are forgotten
 forget_after_s = 0            # non-zero: overrides forget_after_h, in seconds (tests)
-beacon_kit = false            # true: no visitor page or metrics endpoint, few wakeups
+beacon_kit = false            # true: the same as power.profile = "beacon" (needs a name)
 meshtastic_text = false       # also publish camp messages as text on a Meshtastic channel
+
+[power]
+# docs/power.md. "beacon": a camp beacon kit on a battery (no HTTP server, no access
+# point, only the status LED, HDMI off, the GPS asleep between position checks).
+profile = "default"
+gps_receiver = "auto"         # auto, ublox, mediatek or none: the GPS's sleep commands
+gps_wake_interval_s = 1800    # beacon: the GPS sleeps this long between position checks
+gps_check_s = 120             # beacon: the longest one position check keeps it awake
 
 [radio]
 kind = "sim"

@@ -36,6 +36,13 @@ extension DriftConfiguration {
             }
         }
 
+        // A beacon keeps its radio listening: the mesh is what it is for.
+        if power.profile == .beacon, !features.mesh, decoder.hasNoIssue("power.profile"), decoder.hasNoIssue("features.mesh") {
+            decoder.report(.invalidValue, path: "power.profile",
+                           message: "the beacon profile keeps the radio listening for the mesh, but features.mesh = false",
+                           hint: "set features.mesh = true (with a network key and a radio), or profile = \"default\"")
+        }
+
         checkLineNames(decoder)
 
         // Fixed position: both or neither.

@@ -16,6 +16,7 @@ public struct DriftConfiguration: Sendable, Equatable {
     public var metrics: Metrics
     public var mesh: Mesh
     public var camp: Camp
+    public var power: Power
     public var radio: Radio
     public var gps: GPS
     public var sim: Sim
@@ -48,6 +49,7 @@ public struct DriftConfiguration: Sendable, Equatable {
         metrics = Metrics(reading: decoder.section("metrics"))
         mesh = Mesh(reading: decoder.section("mesh"))
         camp = Camp(reading: decoder.section("camp"))
+        power = Power(reading: decoder.section("power"))
         radio = Radio(reading: decoder.section("radio"))
         gps = GPS(reading: decoder.section("gps"))
         sim = Sim(reading: decoder.section("sim"))

@@ -58,8 +58,17 @@ public struct DaemonStartupError: Error, CustomStringConvertible {
 public enum Daemon {
     /// What counts as a usable GPS fix for position conditions: `gps.max_fix_age_s` (an older
     /// fix counts as no fix) and `gps.max_hdop`, as docs/config.md says.
+    ///
+    /// In the beacon profile a receiver that sleeps between position checks gives a fix once per
+    /// `power.gps_wake_interval_s` + `power.gps_check_s`: a fix (the stable position) counts as
+    /// fresh for that long, so a standing beacon's position stays known while its GPS sleeps;
+    /// a failed check lets it age out like any other (docs/power.md, "The GPS asleep").
     static func conditionLimits(_ config: DriftConfiguration) -> ConditionLimits {
-        ConditionLimits(maximumFixAge: TimeInterval(config.gps.maxFixAge.components.seconds), maximumHDOP: config.gps.maxHDOP)
+        var age = config.gps.maxFixAge
+        if config.powerProfile == .beacon, config.gps.kind == .nmea || config.gps.kind == .sim, config.power.gpsReceiver != .none {
+            age = max(age, config.power.gpsWakeInterval + config.power.gpsCheck)
+        }
+        return ConditionLimits(maximumFixAge: TimeInterval(age.components.seconds), maximumHDOP: config.gps.maxHDOP)
     }
 
     /// Runs the daemon; returns when it has shut down cleanly.
@@ -265,8 +274,10 @@ public enum Daemon {
             logger: logger)
         CampControl.register(&commands, service: camps, wake: { [mesh] in mesh?.wake() })
         let beaconKit = config.camp.beaconKit
+        let beacon = config.powerProfile == .beacon
         commands.register("status") { [mesh] _ in
             var status = await statusSnapshot()
+            status.powerProfile = config.powerProfile.rawValue
             if let mesh { status.mesh = DaemonStatus.Mesh(await mesh.status()) }
             if let listing = try? await camps.listing() {
                 status.camps = DaemonStatus.Camps(me: campSettings.name, beaconKit: beaconKit, listing: listing)
@@ -300,6 +311,7 @@ public enum Daemon {
         let statusLine: @Sendable () -> String = {
             let report = health.evaluate()
             var parts = ["\(config.box.name)", "board \(config.box.board)"]
+            if beacon { parts.append("beacon profile") }
             if configSource == "last-known-good" { parts.append("CONFIG INVALID (running last known good)") }
             if !report.isAlive { parts.append("stalled: \(report.stalled.joined(separator: ","))") }
             if !report.faults.isEmpty { parts.append("faults: \(report.faults.keys.sorted().joined(separator: ","))") }
@@ -323,8 +335,8 @@ public enum Daemon {
         if let gateway { services.append(gateway) }
         services.append(camps)
         var liveHub: ChatHub?
-        // A beacon kit runs no HTTP server at all (no visitor page, no metrics endpoint).
-        let servesPage = config.features.visitorPage && !beaconKit
+        // The beacon profile runs no visitor page (no HTTP server unless metrics are asked for).
+        let servesPage = config.features.visitorPage && !beacon
         let pageListening = StartupGate()
         if servesPage {
             var limits = APILimits()
@@ -353,7 +365,7 @@ public enum Daemon {
                                               await onListening(port)
                                           }))
         }
-        if config.features.metrics, !beaconKit {
+        if config.features.metrics {
             let hub = liveHub
             var sources = BoxMetrics.Sources(
                 weather: { latest.latestWeather }, gps: { gpsStatus.snapshot },
@@ -390,6 +402,7 @@ public enum Daemon {
         logger.info("starting", metadata: [
             "board": "\(config.box.board)", "dataDir": "\(dataDirectory)",
             "control": "\(config.controlSocketPath)", "config": "\(configSource)",
+            "power": "\(config.powerProfile.rawValue)",
         ])
         let group = ServiceGroup(configuration: groupConfiguration)
         try await group.run()

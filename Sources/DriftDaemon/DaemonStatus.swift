@@ -46,6 +46,8 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var mesh: Mesh?
     /// The camp directory; `nil` when the camp service does not run.
     public var camps: Camps?
+    /// The power profile that runs: `default` or `beacon` (docs/power.md).
+    public var powerProfile: String?
 
     /// The camps heard (`driftd ctl camp list` has the rest).
     public struct Camps: Codable, Sendable, Equatable {
@@ -98,6 +100,11 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
         default:
             lines.append("config: \(config.files.joined(separator: " + "))")
         }
+        if let powerProfile {
+            lines.append(powerProfile == "beacon"
+                ? "power: beacon profile (no HTTP server, no access point, status LED only, GPS asleep between checks)"
+                : "power: default profile")
+        }
         let order = ["locked", "openable", "active", "dying"]
         lines.append("bottles: " + order.map { "\(bottles[$0] ?? 0) \($0)" }.joined(separator: ", "))
         if let weather {
@@ -113,6 +120,13 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
             let age = gps.at.map { Int(Date().timeIntervalSince($0)) } ?? 0
             lines.append(String(format: "gps: %@ fix %.6f, %.6f, hdop %@ (%d s ago, %@)", gps.mode ?? "?", gps.latitude ?? 0, gps.longitude ?? 0,
                                 gps.hdop.map { String(format: "%.1f", $0) } ?? "?", age, gps.source))
+        }
+        if let power = gps.power {
+            var line = "gps power: \(power.phase)"
+            if let next = power.nextInSeconds { line += power.phase == "asleep" ? ", woken in \(Int(next)) s" : ", check ends in \(Int(next)) s" }
+            line += power.receiver.map { " (\($0)" } ?? " (receiver not recognised yet: nothing sent"
+            line += ", \(power.sleeps) sleep(s))"
+            lines.append(line)
         }
         if let clock { lines.append("clock: \(clock)") }
         if let mesh {

@@ -42,6 +42,8 @@ struct ApCommand: ParsableCommand {
                     for path in paths { print("  \(path)") }
                 case .disabled:
                     print("access point disabled (access_point.enabled = false): nothing rendered")
+                case .beaconProfile:
+                    print("no access point in the beacon power profile (power.profile = \"beacon\"): nothing rendered")
                 case .noInterface(let name):
                     print("no interface \(name) on this machine: nothing rendered")
                 }

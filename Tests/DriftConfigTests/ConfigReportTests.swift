@@ -10,6 +10,22 @@ struct ConfigReportTests {
         #expect(report.isValid)
         #expect(report.exitCode == 0)
         #expect(report.renderText() == "\(ConfigFixtures.boardPath("sim")): OK\n")
+        #expect(report.powerProfile == .default)
+    }
+
+    @Test("a valid beacon-profile file says which power profile it runs, in text and JSON")
+    func beaconProfileShown() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let path = try scratch.write("driftd.toml", try ConfigFixtures.simText(replacing: [
+            ("profile = \"default\"", "profile = \"beacon\""),
+        ]))
+        let report = ConfigReport.check(path: path, loader: ConfigFixtures.loader)
+        #expect(report.isValid && report.powerProfile == .beacon)
+        #expect(report.renderText() == "\(path): OK, power profile beacon\n")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(report.renderJSON().utf8)) as? [String: Any])
+        #expect(object["powerProfile"] as? String == "beacon")
     }
 
     @Test("JSON lists every issue with its location")

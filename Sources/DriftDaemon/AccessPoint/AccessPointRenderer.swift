@@ -11,6 +11,8 @@ public struct AccessPointRenderer: Sendable {
         case rendered([String])
         /// `access_point.enabled = false`: nothing written, stale files removed.
         case disabled
+        /// The beacon power profile runs no access point: nothing written, stale files removed.
+        case beaconProfile
         /// The interface does not exist on this machine: nothing written, stale files removed.
         case noInterface(String)
     }
@@ -38,6 +40,10 @@ public struct AccessPointRenderer: Sendable {
         guard config.accessPoint.enabled else {
             try clear()
             return .disabled
+        }
+        guard config.powerProfile != .beacon else {
+            try clear()
+            return .beaconProfile
         }
         if requireInterface, !FileManager.default.fileExists(atPath: interfacesDirectory + "/" + config.accessPoint.interface) {
             try clear()

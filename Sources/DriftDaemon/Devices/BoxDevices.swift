@@ -98,11 +98,15 @@ public struct BoxDevices: Sendable {
                 replayPath: config.sim.nmeaReplay
             )
             simulatedGPS = gps
-            services.append(GPSService(source: .stream({ gps.bytes() }), ambient: ambient, status: gpsStatus, health: health, logger: logger, stablePosition: stablePosition))
+            // In the beacon profile the simulated receiver is put to sleep like a MediaTek one.
+            let saver = gpsPowerSaver(config, logger: logger)
+            saver?.attach(sink: { bytes in gps.receive(bytes) })
+            services.append(GPSService(source: .stream({ gps.bytes() }), ambient: ambient, status: gpsStatus, health: health, logger: logger,
+                                       stablePosition: stablePosition, powerSaver: saver))
         case .nmea:
             // baud 0 asks for detection (BaudDetector).
             services.append(GPSService(source: .serial(path: config.gps.port, baud: config.gps.baud), ambient: ambient, status: gpsStatus, health: health, logger: logger,
-                                       stablePosition: stablePosition, timeSource: gpsTime))
+                                       stablePosition: stablePosition, timeSource: gpsTime, powerSaver: gpsPowerSaver(config, logger: logger)))
         case .gpsd:
             let address = config.gps.gpsdAddress
             services.append(GPSService(source: .gpsd(host: address.host, port: address.port), ambient: ambient, status: gpsStatus,
@@ -141,15 +145,25 @@ public struct BoxDevices: Sendable {
             ))
         }
         var outputs: [LEDRole: GPIOOutputRequest] = [:]
+        var heldOff: [GPIOOutputRequest] = []
         let ledLines: [(LEDRole, String)] = [(.status, config.leds.status), (.bottle, config.leds.bottle), (.radio, config.leds.radio), (.gps, config.leds.gps)]
         for (role, line) in ledLines where !line.isEmpty {
             do {
-                outputs[role] = try chip.requestOutput(named: [line], consumer: "driftd-\(role.rawValue)-led")
+                let request = try chip.requestOutput(named: [line], consumer: "driftd-\(role.rawValue)-led")
+                // The beacon profile lights only the status LED (health and fault codes, what a kit
+                // builder needs); the others are held dark.
+                if config.powerProfile == .beacon, role != .status {
+                    try request.set(false)
+                    heldOff.append(request)
+                } else {
+                    outputs[role] = request
+                }
             } catch {
                 logger.error("LED line unavailable", metadata: ["led": "\(role.rawValue)", "line": "\(line)", "error": "\(error)"])
             }
         }
         services.append(LEDService(outputs: outputs, changes: ledChanges, health: health, logger: logger, ledTest: ledTest, state: bodyState))
+        if !heldOff.isEmpty { services.append(DarkLEDs(requests: heldOff)) }
 
         let register: @Sendable (inout ControlCommands) -> Void = { commands in
             simulatedWorld(&commands)
@@ -157,6 +171,24 @@ public struct BoxDevices: Sendable {
             SimulatedWorldCommands.register(in: &commands, driver: simulated, config: config)
         }
         return BoxDevices(services: services, registerControlCommands: register, gpsTime: gpsTime)
+    }
+
+    /// The GPS power saver of the beacon profile, for an NMEA receiver on a serial port whose
+    /// family is configured or may be recognised, or the simulated receiver (which answers
+    /// MediaTek's commands); `nil` otherwise.
+    static func gpsPowerSaver(_ config: DriftConfiguration, logger: Logger,
+                              clock: any Clock<Duration> = ContinuousClock()) -> GPSPowerSaver? {
+        guard config.powerProfile == .beacon, config.gps.kind == .nmea || config.gps.kind == .sim else { return nil }
+        let family: GNSSReceiverFamily?
+        switch config.power.gpsReceiver {
+        case .none: return nil
+        case .auto: family = config.gps.kind == .sim ? .mediatek : nil   // the simulated receiver speaks PMTK
+        case .ublox: family = .ublox
+        case .mediatek: family = .mediatek
+        }
+        return GPSPowerSaver(
+            settings: .init(wakeInterval: config.power.gpsWakeInterval, checkLimit: config.power.gpsCheck),
+            family: family, detect: config.power.gpsReceiver == .auto, clock: clock, logger: logger)
     }
 
     /// Every line name the config uses, for the simulated chip.
@@ -301,5 +333,16 @@ enum SimulatedWorldCommands {
             }
             return LineLevels(lines: levels)
         }
+    }
+}
+
+/// LED lines the beacon profile keeps dark: requested (so nothing else drives them), set low,
+/// held until the daemon stops. Wakes for nothing.
+struct DarkLEDs: Service {
+    let requests: [GPIOOutputRequest]
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        withExtendedLifetime(requests) {}
     }
 }

@@ -33,15 +33,27 @@ public final class GPSStatus: Sendable {
         public var stableSpreadM: Double?
         /// Good fixes the stable position is averaged from.
         public var stableFixes: Int?
+        /// The receiver's power saving (beacon profile): asleep, checking or tracking.
+        public var power: GPSPowerSaver.Snapshot?
     }
 
     private let state: Mutex<Snapshot>
+    private let powerSaver = Mutex<GPSPowerSaver?>(nil)
 
     public init(source: String) {
         state = Mutex(Snapshot(reception: .absent, source: source))
     }
 
-    public var snapshot: Snapshot { state.withLock { $0 } }
+    public var snapshot: Snapshot {
+        var snapshot = state.withLock { $0 }
+        snapshot.power = powerSaver.withLock { $0 }?.snapshot
+        return snapshot
+    }
+
+    /// Shows `saver`'s state in ``snapshot``.
+    func attach(_ saver: GPSPowerSaver) {
+        powerSaver.withLock { $0 = saver }
+    }
 
     func update(_ body: (inout Snapshot) -> Void) {
         state.withLock { body(&$0) }
@@ -87,6 +99,8 @@ public struct GPSService: Service {
     private let connector = BlockingLane(name: "gpsd-connect")
     /// The rate detection found last (tried first after a replug).
     let detectedBaud = DetectedBaud()
+    /// Sleeps the receiver between position checks (beacon profile, serial receivers only).
+    let powerSaver: GPSPowerSaver?
 
     /// - Parameter stablePosition: quality gates and moved rule of the stable box position
     ///   (`gps.max_hdop`, `gps.max_fix_age_s`, `gps.moved_threshold_m`).
@@ -94,8 +108,10 @@ public struct GPSService: Service {
         source: Source, ambient: AsyncStream<AmbientInput>.Continuation, status: GPSStatus,
         health: HealthRegistry, logger: Logger, silenceLimit: Duration = .seconds(10),
         stablePosition: StablePosition.Settings = StablePosition.Settings(), timeSource: GPSTimeSource? = nil,
-        baudDetector: BaudDetector = BaudDetector()
+        baudDetector: BaudDetector = BaudDetector(), powerSaver: GPSPowerSaver? = nil
     ) {
+        self.powerSaver = powerSaver
+        if let powerSaver { status.attach(powerSaver) }
         self.baudDetector = baudDetector
         self.timeSource = timeSource
         self.source = source
@@ -110,7 +126,16 @@ public struct GPSService: Service {
 
     public func run() async throws {
         do {
-            try await cancelWhenGracefulShutdown { try await readLoop() }
+            try await cancelWhenGracefulShutdown {
+                guard let powerSaver else { return try await readLoop() }
+                // The power saver writes the receiver's commands while the loop reads it.
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { await powerSaver.run() }
+                    group.addTask { try await readLoop() }
+                    defer { group.cancelAll() }
+                    _ = try await group.next()
+                }
+            }
         } catch is CancellationError {}
     }
 
@@ -163,12 +188,20 @@ public struct GPSService: Service {
                 return "cannot open \(path): \(error)"
             }
         }
-        defer { port.close() }
+        powerSaver?.attach(port)
+        defer {
+            powerSaver?.attach(nil)
+            port.close()
+        }
         logger.info("GPS port open", metadata: ["port": "\(path)", "baud": "\(port.settings.baudRate)", "backend": "\(port.backend)"])
         while !Task.isCancelled {
             do {
-                let bytes = try await port.read(upTo: 1024, timeout: silenceLimit)
+                // A receiver put to sleep is silent on purpose: no fault, and a wake-up a minute
+                // at most (its own wake-up ends this read as soon as it talks again).
+                let asleep = powerSaver?.isAsleep == true
+                let bytes = try await port.read(upTo: 1024, timeout: asleep ? .seconds(60) : silenceLimit)
                 if bytes.isEmpty {
+                    if asleep || powerSaver?.isAsleep == true { continue }
                     return "receiver on \(path) silent for \(silenceLimit)"
                 }
                 decoder.feed(bytes, service: self)
@@ -259,6 +292,7 @@ public struct GPSService: Service {
 
         mutating func feed(_ bytes: [UInt8], service: GPSService) {
             for sentence in framer.push(bytes) {
+                service.powerSaver?.heard(sentence)
                 if !heardAnything {
                     heardAnything = true
                     service.heard(listeningSince: listeningSince)
@@ -291,9 +325,11 @@ public struct GPSService: Service {
             return
         }
         var estimate: StablePosition.Estimate?
+        var good = false
         if let sample = StablePosition.Sample(epoch: epoch, time: now) {
-            let (event, current) = stable.add(sample, now: now)
+            let (event, current, accepted) = stable.add(sample, now: now)
             estimate = current
+            good = accepted
             switch event {
             case .established(let estimate)?:
                 logger.notice("stable box position established", metadata: [
@@ -308,6 +344,10 @@ public struct GPSService: Service {
             case nil:
                 break
             }
+        }
+        if let powerSaver {
+            powerSaver.setEstablished(estimate != nil)
+            powerSaver.fix(good: good, established: estimate != nil)
         }
         let stablePoint = estimate.flatMap { try? GeoPoint(latitude: $0.latitude, longitude: $0.longitude) }
         let position = PositionFix(position: stablePoint ?? point, mode: fix.mode == .threeD ? .threeD : .twoD,
@@ -346,11 +386,13 @@ final class StablePositionTracker: Sendable {
         state = Mutex(StablePosition(settings: settings))
     }
 
-    /// Adds a fix; returns what changed and the estimate after it.
-    func add(_ sample: StablePosition.Sample, now: Date) -> (StablePosition.Event?, StablePosition.Estimate?) {
+    /// Adds a fix; returns what changed, the estimate after it, and whether the fix passed the
+    /// quality gates.
+    func add(_ sample: StablePosition.Sample, now: Date) -> (StablePosition.Event?, StablePosition.Estimate?, Bool) {
         state.withLock { stable in
+            let accepted = stable.check(sample, now: now) == nil
             let event = stable.add(sample, now: now)
-            return (event, stable.estimate)
+            return (event, stable.estimate, accepted)
         }
     }
 

@@ -27,6 +27,9 @@ public final class SimulatedGPS: Sendable {
     }
 
     private let position: Mutex<Position>
+    /// Put to sleep by `$PMTK161` (it answers like a MediaTek receiver); any byte wakes it.
+    private let asleep = Mutex(false)
+    private let wakeUp = Doorbell()
     let replayPath: String?
     let sleep: @Sendable (Duration) async throws -> Void
 
@@ -44,6 +47,31 @@ public final class SimulatedGPS: Sendable {
         position.withLock { update(&$0) }
     }
 
+    /// Whether `$PMTK161` put it to sleep (no sentences until a byte wakes it).
+    public var isAsleep: Bool { asleep.withLock { $0 } }
+
+    /// Bytes the box sends the receiver: `$PMTK161,…` (standby) stops its output; any other
+    /// byte while it sleeps wakes it, as on a MediaTek receiver (docs/gnss.md, "Power save").
+    public func receive(_ bytes: [UInt8]) {
+        let standby = String(decoding: bytes, as: UTF8.self).contains("$PMTK161,")
+        let woke = asleep.withLock { asleep -> Bool in
+            if standby {
+                asleep = true
+                return false
+            }
+            defer { asleep = false }
+            return asleep
+        }
+        if woke { wakeUp.ring() }
+    }
+
+    /// Returns at once when awake; otherwise when ``receive(_:)`` wakes it (or on cancellation).
+    private func waitWhileAsleep() async {
+        while isAsleep, !Task.isCancelled {
+            await wakeUp.wait(orUntil: { try await Task.sleep(for: .seconds(3_600)) })
+        }
+    }
+
     /// The receiver's output: one chunk per second, or per replayed cycle at the capture's pace.
     public func bytes() -> AsyncStream<[UInt8]> {
         AsyncStream { continuation in
@@ -53,6 +81,7 @@ public final class SimulatedGPS: Sendable {
                     await replay(cycles, into: continuation)
                 } else {
                     while !Task.isCancelled {
+                        await waitWhileAsleep()
                         continuation.yield(Array(Self.sentences(for: current, at: Date()).utf8))
                         do { try await sleep(.seconds(1)) } catch { break }
                     }

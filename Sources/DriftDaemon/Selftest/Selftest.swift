@@ -49,7 +49,8 @@ public struct Selftest: Sendable {
     // MARK: - Checks
 
     func configCheck() -> SelftestReport.Check {
-        if configProblems.isEmpty { return .init("config", .pass, "valid") }
+        // The power profile is said here, so a kit builder sees the box will serve no page.
+        if configProblems.isEmpty { return .init("config", .pass, "valid, power profile \(config.powerProfile.rawValue)") }
         return .init("config", .fail, "the config file is invalid (checking the last known good copy): " + configProblems.joined(separator: "; "))
     }
 

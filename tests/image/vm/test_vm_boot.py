@@ -12,6 +12,9 @@ What it proves, each as an assertion (exit status 1 and a FAIL line naming what 
   * a bottle dropped through the visitor API survives a hard power cut (kill -9 qemu) and a
     reboot, and `driftd selftest` finds the store's integrity_check ok
   * a config change written to the BOXCONF partition with mtools applies at the next boot
+  * the beacon power profile boots (third boot, `[power] profile = "beacon"`): driftd READY with
+    `powerProfile` beacon in `driftd status`, no visitor page behind the port forward, and
+    driftbox-power.service ran (VMTEST_BEACON=0 skips it)
 
 How the test talks to the guest: the visitor API through QEMU's user-network port forward,
 and "VMTEST key value" lines a test-only probe prints on the serial console. The product
@@ -122,8 +125,9 @@ class Disk:
 MTOOLS_ENV = dict(os.environ, MTOOLS_SKIP_CHECK="1")
 
 
-def box_config(name):
+def box_config(name, beacon=False):
     """The VM box's /config/driftd.toml: the x86-vm board plus what this test sets."""
+    power = '\n[power]\nprofile = "beacon"\n' if beacon else ""
     return f"""# VM boot test (tests/image/vm): board x86-vm, see board/x86-vm.toml.
 [box]
 board = "x86-vm"
@@ -138,7 +142,7 @@ hello_interval_s = 15
 [gps]
 set_clock = false     # the capture is from 2015
 max_fix_age_s = 30
-"""
+{power}"""
 
 
 def sim_config(path, *, http, udp, peers, data, name, latitude, longitude):
@@ -619,6 +623,38 @@ def main():
 
         vm.power_cut()
         log(f"boot times: {boot1:.0f} s, {boot2:.0f} s (qemu start → visitor API answers)")
+
+        # --- Boot 3: the beacon power profile (docs/power.md) ---------------------------------
+        if os.environ.get("VMTEST_BEACON", "1") == "0":
+            checks.skip("the beacon power profile boots", "VMTEST_BEACON=0")
+        else:
+            with open(staged_config, "w") as f:
+                f.write(box_config(NAME_2, beacon=True))
+            disk.put("BOXCONF", staged_config, "/driftd.toml")
+            log("BOXCONF: power.profile = beacon; boot 3")
+            vm = VM(work, disk, vars_path, api_port, gps_socket, e22_tty, 3, feeder, module)
+
+            def beacon_boot():
+                def status():
+                    vm.check_alive()
+                    active = vm.console.get("driftd") or ""
+                    text = (vm.console.get("status") or "").replace(" ", "")
+                    return text if active.startswith("active") and '"powerProfile":"beacon"' in text else None
+                try:
+                    wait_for("boot 3: driftd active with powerProfile beacon in driftd status", status, BOOT_LIMIT_S)
+                except Failure:
+                    raise Failure(f"driftd {vm.console.get('driftd')!r}, status {(vm.console.get('status') or '')[:300]!r}")
+                power = wait_for("driftbox-power.service result from the probe", lambda: vm.console.get("power"), 60)
+                if not power.startswith("active"):
+                    raise Failure(f"driftbox-power.service: {power!r}")
+                try:
+                    API(api_port).box()
+                    raise Failure("the visitor API answered in the beacon profile")
+                except (OSError, urllib.error.URLError, json.JSONDecodeError):
+                    pass
+                return f"READY, powerProfile beacon, no visitor page; driftbox-power {power}; boot 3 after {vm.elapsed():.0f} s"
+            checks.check("the beacon power profile boots (READY, status says beacon, no visitor page)", beacon_boot)
+            vm.power_cut()
     except Failure as error:
         checks.failed.append("setup")
         log(f"FAIL: {error}")

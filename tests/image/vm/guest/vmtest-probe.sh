@@ -17,6 +17,7 @@ while [ $i -lt 120 ]; do
   say datapart "$(lsblk -b -n -d -o SIZE /dev/disk/by-label/BOXDATA 2>/dev/null || echo -)"
   say datafs "$(df -B1 --output=size /data 2>/dev/null | tail -n 1 | tr -d ' ')"
   say repart "$(systemctl is-active systemd-repart.service 2>/dev/null)"
+  say power "$(systemctl is-active driftbox-power.service 2>/dev/null) $(journalctl -b -u driftbox-power.service -o cat 2>/dev/null | grep -m1 'power-profile:' | tr -d '\n')"
   active=$(systemctl is-active driftd.service 2>/dev/null)
   say driftd "$active $(systemctl show -p NRestarts --value driftd.service 2>/dev/null) $(systemctl show -p StatusText --value driftd.service 2>/dev/null)"
   if [ "$active" = active ]; then
