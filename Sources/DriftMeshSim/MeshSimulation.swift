@@ -65,6 +65,8 @@ struct Engine {
     let topology: Topology
     let channel: ChannelModel
     let slotUs: Int64
+    /// How long a transmission must be on air before channel-activity detection sees it.
+    let cadUs: Int64
     let lockUs: Int64
     let dataAirUs: Int64
     var macRng: MeshRandom
@@ -143,11 +145,13 @@ struct Engine {
         self.macRng = MeshRandom(seed: p.seed ^ 0xA5A5_A5A5_5A5A_5A5A)
         self.messageRng = MeshRandom(seed: p.seed ^ 0x0123_4567_89AB_CDEF)
         self.slotUs = Int64(channel.slotMs * 1000)
+        self.cadUs = Int64((p.legacyModel ? channel.slotMs : channel.meshtasticSlotMs) * 1000)
         self.lockUs = Int64(channel.lockSeconds * 1_000_000)
         self.dataAirUs = Int64(LoRaAirtime.seconds(payloadBytes: p.dataFrameBytes, modulation: p.channel.modulation) * 1_000_000)
         self.activeRx = Array(repeating: [], count: p.nodes)
+        let ids = Engine.nodeIDs(count: p.nodes, seed: p.seed, random: p.randomNodeIDs)
         for i in 0..<p.nodes {
-            let id = NodeID(UInt32(0x1000_0000) + UInt32(i) &* 0x0101_0101 &+ UInt32(i))
+            let id = ids[i]
             let router: NodeRouter
             switch p.router {
             case .ours:
@@ -160,12 +164,31 @@ struct Engine {
                 config.decodeSnrDb = channel.sensitivityDbm - channel.noiseLevelDbm
                 router = .ours(MeshRouter(me: id, configuration: config, seed: p.seed))
             case .meshtastic:
-                router = .flooding(ManagedFloodingRouter(me: id, slotMs: channel.slotMs, packetAirtime: .microseconds(dataAirUs), seed: p.seed))
+                let calibrating = p.meshtasticatorScenario
+                router = .flooding(ManagedFloodingRouter(me: id, slotMs: calibrating || p.legacyModel ? channel.slotMs : channel.meshtasticSlotMs, packetAirtime: .microseconds(dataAirUs),
+                                                         retransmissions: calibrating ? 3 : 2, cwMin: calibrating ? 2 : 3,
+                                                         cancelQueued: p.baselineCancelsQueued, meshtasticatorMAC: calibrating, legacy: p.legacyModel, seed: p.seed))
             }
             var key = [UInt8](repeating: 0, count: 32)
             for b in 0..<4 { key[b] = UInt8(truncatingIfNeeded: id.rawValue >> (8 * b)) }
             nodes.append(Node(id: id, router: router, key: key))
         }
+    }
+
+    /// Node ids: random 32-bit ids as real boxes draw them (distinct, seeded; their low
+    /// bytes — the relayer field — may collide), or the old collision-free `2i` scheme.
+    static func nodeIDs(count: Int, seed: UInt64, random: Bool) -> [NodeID] {
+        guard random else {
+            return (0..<count).map { i in NodeID(UInt32(0x1000_0000) + UInt32(i) &* 0x0101_0101 &+ UInt32(i)) }
+        }
+        var rng = MeshRandom(seed: seed ^ 0x1D1D_1D1D_0000_0001)
+        var ids: [NodeID] = []
+        var taken: Set<UInt32> = [0, .max]
+        while ids.count < count {
+            let raw = UInt32(truncatingIfNeeded: rng.next())
+            if taken.insert(raw).inserted { ids.append(NodeID(raw)) }
+        }
+        return ids
     }
 
     mutating func schedule(_ time: Int64, _ kind: EventKind) {
@@ -295,10 +318,11 @@ struct Engine {
         schedule(at, .timer(n))
     }
 
-    func channelBusy(_ n: Int) -> Bool {
+    mutating func channelBusy(_ n: Int) -> Bool {
+        if p.meshtasticatorScenario, macRng.int(in: 0...9) == 0 { return true }
         for tx in onAir {
             let t = transmissions[tx]
-            if t.sender != n, topology.rssi[t.sender][n] - t.reductionDb >= channel.cadThresholdDbm, t.start + slotUs <= now { return true }
+            if t.sender != n, topology.rssi[t.sender][n] - t.reductionDb >= channel.cadThresholdDbm, t.start + cadUs <= now { return true }
         }
         return false
     }
@@ -306,12 +330,22 @@ struct Engine {
     mutating func tryTransmit(_ n: Int) {
         guard nodes[n].transmitting == nil, !nodes[n].queue.isEmpty, !nodes[n].macScheduled else { return }
         if channelBusy(n) {
-            // Listen before talk: back off a random number of slots (getTxDelayMsec at CWmin).
+            // Listen before talk: the router says how long to wait (the baseline re-draws its
+            // whole delay); else back off 1…8 slots.
             nodes[n].macScheduled = true
-            schedule(now + slotUs * Int64(macRng.int(in: 1...(1 << 3))), .mac(n))
+            var wait: Int64?
+            if case .data(let header, _) = nodes[n].queue[0] {
+                let nowD = Engine.duration(now)
+                wait = nodes[n].router.with { $0.channelBusyDelay(for: header, now: nowD) }.map(Engine.micros)
+            }
+            schedule(now + max(1, wait ?? slotUs * Int64(macRng.int(in: 1...(1 << 3)))), .mac(n))
             return
         }
         let frame = nodes[n].queue.removeFirst()
+        if case .data(let header, _) = frame {
+            let nowD = Engine.duration(now)
+            nodes[n].router.with { $0.wentOnAir(header, now: nowD) }
+        }
         startTransmission(n, frame)
     }
 
@@ -419,7 +453,8 @@ struct Engine {
                 connectedAfter += comp.filter { $0 != originNode[key]! && nodes[$0].seen.contains(key) }.count
             }
         }
-        var counters = (cancelled: 0, pruned: 0, retries: 0)
+        // Relays cancelled by the router before they were handed out, plus those dropped from the radio queue.
+        var counters = (cancelled: cancelled, pruned: 0, retries: 0)
         for node in nodes {
             switch node.router {
             case .ours(let r):

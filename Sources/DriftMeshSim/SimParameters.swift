@@ -33,6 +33,20 @@ public struct SimParameters: Sendable {
     public var ourConfiguration = MeshRouterConfiguration.standard
     /// Run the reconciliation phase after the one-shot phase (our router only).
     public var reconcile = true
+    /// Random 32-bit node ids as on real boxes (seeded; low bytes may collide). `false`:
+    /// the old scheme whose low bytes (`2i`) never collide (review finding 6).
+    public var randomNodeIDs = true
+    /// The baseline keeps relays cancellable in the radio queue (the firmware). `false`
+    /// reproduces the old model (review finding 1).
+    public var baselineCancelsQueued = true
+    /// Calibration against Meshtasticator: the baseline uses its MAC (lib/mac.py) and slot
+    /// (8.5 symbols), 3 retransmissions, and the channel is falsely busy at 10 % of checks
+    /// (lib/phy.py `is_channel_active` with `INTERFERENCE_LEVEL` 0.05).
+    public var meshtasticatorScenario = false
+    /// The simulator as it was before issue 19 (review reproduction only): the baseline's
+    /// old MAC and 77.2 ms slot, channel activity seen after 77.2 ms, and (set by the
+    /// caller) σ = 2 dB and collision-free ids.
+    public var legacyModel = false
 
     public init(nodes: Int, seed: UInt64, router: SimRouterKind, messages: Int = 20, hopLimit: UInt8? = nil) {
         self.nodes = nodes

@@ -37,8 +37,11 @@ extension SimCommand {
         @Option(help: "Broadcasts per run.")
         var messages = 20
 
-        @Option(help: "Hop limit for our router (Meshtastic always uses 3).")
+        @Option(help: "Hop limit for our router.")
         var hopLimit: UInt8 = 7
+
+        @Option(help: "Hop limit for the Meshtastic baseline (its default 3; the firmware allows 7).")
+        var baselineHopLimit: UInt8 = 3
 
         @Option(help: "Side of the square area, metres (Meshtasticator: 15000).")
         var area = 15_000.0
@@ -76,11 +79,26 @@ extension SimCommand {
         @Flag(help: "One JSON object per run.")
         var json = false
 
+        @Flag(help: "Review reproduction: the old baseline that lets a relay whose delay ran out on a busy channel go out despite a duplicate.")
+        var oldBaselineQueue = false
+
+        @Flag(help: "Review reproduction: the simulator before issue 19 (old baseline MAC and slot, σ 2 dB, collision-free ids; add --old-baseline-queue for finding 1).")
+        var legacyModel = false
+
+        @Flag(help: "Review reproduction: the old node ids whose low bytes never collide.")
+        var sequentialIds = false
+
+        @Option(help: "Standard deviation of the per-direction link offset, dB (default 3, Meshtasticator).")
+        var linkSigma: Double?
+
+        @Flag(help: "Calibration: the baseline with Meshtasticator's MAC, slot, retransmissions and random channel interference.")
+        var meshtasticatorScenario = false
+
         func validate() throws {
             guard (2...200).contains(nodes) else { throw ValidationError("--nodes must be 2…200") }
             guard (1...1000).contains(seeds) else { throw ValidationError("--seeds must be 1…1000") }
             guard (1...10_000).contains(messages) else { throw ValidationError("--messages must be 1…10000") }
-            guard (1...7).contains(hopLimit) else { throw ValidationError("--hop-limit must be 1…7") }
+            guard (1...7).contains(hopLimit), (1...7).contains(baselineHopLimit) else { throw ValidationError("--hop-limit and --baseline-hop-limit must be 1…7") }
             guard area >= 100, area <= 1_000_000 else { throw ValidationError("--area must be 100…1000000") }
             guard (jitterSlots ?? 0) >= 0, (slotsPerRank ?? 0) >= 0 else { throw ValidationError("--jitter-slots and --slots-per-rank must be ≥ 0") }
             guard (1...1_000_000).contains(period) else { throw ValidationError("--period must be 1…1000000 s") }
@@ -103,9 +121,15 @@ extension SimCommand {
             for offset in 0..<UInt64(seeds) {
                 for kind in kinds ?? [] {
                     var parameters = SimParameters(nodes: nodes, seed: seed &+ offset, router: kind, messages: messages,
-                                                   hopLimit: kind == .ours ? hopLimit : 3)
+                                                   hopLimit: kind == .ours ? hopLimit : baselineHopLimit)
                     parameters.areaM = area
                     parameters.periodPerNode = .seconds(period)
+                    parameters.meshtasticatorScenario = meshtasticatorScenario
+                    parameters.baselineCancelsQueued = !oldBaselineQueue
+                    parameters.randomNodeIDs = !sequentialIds && !legacyModel
+                    parameters.legacyModel = legacyModel
+                    if legacyModel { parameters.channel.linkOffsetSigmaDb = 2 }
+                    if let linkSigma { parameters.channel.linkOffsetSigmaDb = linkSigma }
                     if let cancelAfterCopies { parameters.ourConfiguration.cancelAfterCopies = cancelAfterCopies }
                     if let cancelUncoveredShare { parameters.ourConfiguration.cancelWhenUncoveredShare = cancelUncoveredShare }
                     if let jitterSlots { parameters.ourConfiguration.jitterSlots = jitterSlots }

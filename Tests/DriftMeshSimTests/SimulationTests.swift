@@ -67,7 +67,8 @@ import Testing
         func mean(_ rs: [SimResult], _ f: (SimResult) -> Double) -> Double { rs.map(f).reduce(0, +) / Double(rs.count) }
         #expect(mean(ours, \.reachability) > mean(theirs, \.reachability) + 0.1)
         #expect(mean(ours, \.airtimePerDeliveredMs) < mean(theirs, \.airtimePerDeliveredMs))
-        #expect(mean(ours, \.usefulness) > mean(theirs, \.usefulness))
+        // Usefulness: the faithful baseline (queued relays cancellable) is level with or above
+        // ours now — docs/mesh-simulation.md.
         for r in ours {
             #expect(r.reachabilityAfterSync == 1, "seed \(r.seed): reconciliation must reach every connected box")
             // The centralised, collision-free plan bounds what any router can do here.
