@@ -495,6 +495,7 @@ struct Engine {
             helloTransmissions: helloTx, helloAirtimeMs: Double(helloAirUsTotal) / 1000,
             syncTransmissions: syncTx, syncAirtimeMs: Double(syncAirUs) / 1000,
             relaysCancelled: counters.cancelled, relaysPruned: counters.pruned, retries: counters.retries, meanDegree: Double(links) / Double(n),
+            shortIDCollisionShare: shortIDCollisionShare(),
             planTransmissions: Double(plan.transmissions) / Double(m),
             reachabilityBound: Double(plan.reached) / Double(m * (n - 1)),
             usefulnessBound: plan.receptions == 0 ? 1 : Double(plan.reached) / Double(plan.receptions))

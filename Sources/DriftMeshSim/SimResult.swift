@@ -33,6 +33,9 @@ public struct SimResult: Sendable, Hashable, Codable {
     /// Retransmissions without a relay heard (ours: implicit-ack retry; Meshtastic: the origin's want-ack retransmissions).
     public var retries: Int
     public var meanDegree: Double
+    /// Share of boxes with two ids of the same low byte (the relayer field) among themselves
+    /// and the boxes they share a link with.
+    public var shortIDCollisionShare: Double
     /// Feasibility reference (`BroadcastPlan`, centralised greedy, no collisions), per
     /// message from its origin on this run's topology: frames needed per broadcast…
     public var planTransmissions: Double

@@ -186,6 +186,7 @@ extension SimCommand {
             m.helloAirtimeMs = avg(\.helloAirtimeMs)
             m.syncAirtimeMs = avg(\.syncAirtimeMs)
             m.meanDegree = avg(\.meanDegree)
+            m.shortIDCollisionShare = avg(\.shortIDCollisionShare)
             m.planTransmissions = avg(\.planTransmissions)
             m.reachabilityBound = avg(\.reachabilityBound)
             m.usefulnessBound = avg(\.usefulnessBound)

@@ -54,6 +54,10 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     /// Headroom kept above `decodeSnrDb` at the weakest uncovered neighbour (covers link
     /// asymmetry and fading), dB.
     public var powerMarginDb: Double
+    /// Colliding short ids: a neighbour is taken as a copy's possible transmitter only if
+    /// the copy's SNR is within this many dB of the SNR of its hellos (data at full power,
+    /// so without `powerControl`); `nil` turns the check off.
+    public var transmitterSnrToleranceDb: Double? = 10
 
     public init(
         helloPeriod: Duration = .seconds(300), helloJitter: Duration = .seconds(30),
