@@ -31,8 +31,23 @@ public struct SimParameters: Sendable {
     public var drain: Duration = .seconds(120)
     /// Tuning of our router (slot and hello periods are set by the simulator).
     public var ourConfiguration = MeshRouterConfiguration.standard
-    /// Run the reconciliation phase after the one-shot phase (our router only).
+    /// Repair under contention (our router only): from the first message on, every box runs a
+    /// Trickle timer (RFC 6206) and broadcasts its `SyncDigest`s when it fires; a box that
+    /// hears a digest lacking packets it has held for `repairSettle` sends them again after a
+    /// random delay up to `repairJitter` (not again within `repairMinimumInterval`, and not
+    /// when it overhears another box's repair first). Digests and repairs go through the same
+    /// queue, listen-before-talk and collisions as data.
     public var reconcile = true
+    /// Trickle Imin, doublings to Imax, redundancy k.
+    public var repairMinimumInterval: Duration = .seconds(30)
+    public var repairDoublings = 4
+    public var repairRedundancy = 1
+    /// A box resets its Trickle timer when it receives a packet for the first time (new data).
+    public var repairResetOnNewPacket = false
+    public var repairSettle: Duration = .seconds(20)
+    public var repairJitter: Duration = .seconds(4)
+    /// The window for `connectedReachWithinRepairWindow`; the run lasts at least this long after the last message.
+    public var repairWindow: Duration = .seconds(300)
     /// Random 32-bit node ids as on real boxes (seeded; low bytes may collide). `false`:
     /// the old scheme whose low bytes (`2i`) never collide (review finding 6).
     public var randomNodeIDs = true

@@ -79,6 +79,27 @@ extension SimCommand {
         @Flag(help: "One JSON object per run.")
         var json = false
 
+        @Flag(help: "Print each run's links and message origins as JSON lines (input of tools/mesh-optimum/make_optimum.py) instead of running it.")
+        var exportTopology = false
+
+        @Option(help: "Exact-optimum data from tools/mesh-optimum (e.g. Tests/DriftMeshSimTests/Resources/mesh-optimum.json): adds the optimum fields for the runs it holds.")
+        var optimum: String?
+
+        @Option(help: "Repair: Trickle Imin, seconds (default 30).")
+        var repairImin: Int?
+
+        @Option(help: "Repair: Trickle doublings from Imin to Imax (default 4).")
+        var repairDoublings: Int?
+
+        @Option(help: "Repair: Trickle redundancy k (default 1).")
+        var repairRedundancy: Int?
+
+        @Flag(help: "Repair: reset the Trickle timer on every new packet.")
+        var repairResetOnNew = false
+
+        @Flag(help: "No repair (our router's one-shot flood only).")
+        var noRepair = false
+
         @Flag(help: "Review reproduction: the old baseline that lets a relay whose delay ran out on a busy channel go out despite a duplicate.")
         var oldBaselineQueue = false
 
@@ -117,6 +138,25 @@ extension SimCommand {
         func run() throws {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
+            if exportTopology {
+                for offset in 0..<UInt64(seeds) {
+                    var parameters = SimParameters(nodes: nodes, seed: seed &+ offset, router: .ours, messages: messages)
+                    parameters.areaM = area
+                    parameters.periodPerNode = .seconds(period)
+                    print(String(decoding: try encoder.encode(MeshSimulation(parameters).exportTopology()), as: UTF8.self))
+                }
+                return
+            }
+            let reference: MeshOptimum?
+            if let optimum {
+                do {
+                    reference = try MeshOptimum(json: Data(contentsOf: URL(fileURLWithPath: optimum)))
+                } catch {
+                    throw ValidationError("--optimum \(optimum): \(error)")
+                }
+            } else {
+                reference = nil
+            }
             var byRouter: [SimRouterKind: [SimResult]] = [:]
             for offset in 0..<UInt64(seeds) {
                 for kind in kinds ?? [] {
@@ -125,6 +165,11 @@ extension SimCommand {
                     parameters.areaM = area
                     parameters.periodPerNode = .seconds(period)
                     parameters.meshtasticatorScenario = meshtasticatorScenario
+                    parameters.reconcile = !noRepair
+                    parameters.repairResetOnNewPacket = repairResetOnNew
+                    if let repairImin { parameters.repairMinimumInterval = .seconds(max(1, repairImin)) }
+                    if let repairDoublings { parameters.repairDoublings = max(0, repairDoublings) }
+                    if let repairRedundancy { parameters.repairRedundancy = max(1, repairRedundancy) }
                     parameters.baselineCancelsQueued = !oldBaselineQueue
                     parameters.randomNodeIDs = !sequentialIds && !legacyModel
                     parameters.legacyModel = legacyModel
@@ -139,7 +184,7 @@ extension SimCommand {
                     if let powerMargin { parameters.ourConfiguration.powerMarginDb = powerMargin }
                     if retryRelays { parameters.ourConfiguration.retryRelays = true }
                     if let cancelUncoveredAtMost { parameters.ourConfiguration.cancelWhenUncoveredAtMost = cancelUncoveredAtMost }
-                    let result = MeshSimulation(parameters).run()
+                    let result = MeshSimulation(parameters).run(optimum: reference)
                     byRouter[kind, default: []].append(result)
                     if json {
                         print(String(decoding: try encoder.encode(result), as: UTF8.self))
@@ -159,14 +204,17 @@ extension SimCommand {
             }
         }
 
-        static let header = "router                 nodes reach  reach(conn) after-sync useful tx/bcast airtime/deliv(ms) collisions p50(ms) p95(ms) hello-tx sync-tx | bound: reach useful tx/bcast"
+        static let header = "router                 nodes reach  reach(conn) conn<5min after-sync useful tx/bcast airtime/deliv(ms) collisions p50(ms) p95(ms) hello-tx sync-tx total-air(s) data-air(s) | greedy: reach useful tx/bcast | optimum: useful tx/bcast equal-reach useful/opt tx/opt"
 
         static func row(_ r: SimResult, label: String) -> String {
             func f(_ x: Double, _ digits: Int = 3) -> String { String(format: "%.\(digits)f", x) }
+            func o(_ x: Double?, _ digits: Int = 3) -> String { x.map { f($0, digits) } ?? "-" }
             return [label.padding(toLength: 22, withPad: " ", startingAt: 0), String(r.nodes), f(r.reachability), f(r.connectedReachability),
-                    f(r.reachabilityAfterSync), f(r.usefulness), f(r.transmissionsPerBroadcast, 2), f(r.airtimePerDeliveredMs, 1),
+                    f(r.connectedReachWithinRepairWindow), f(r.reachabilityAfterSync), f(r.usefulness), f(r.transmissionsPerBroadcast, 2), f(r.airtimePerDeliveredMs, 1),
                     f(Double(r.collisions), 1), f(r.latencyP50Ms, 0), f(r.latencyP95Ms, 0), String(r.helloTransmissions), String(r.syncTransmissions),
-                    "|", f(r.reachabilityBound), f(r.usefulnessBound), f(r.planTransmissions, 2)]
+                    f(r.totalAirtimeMs / 1000, 1), f(r.dataAirtimeMs / 1000, 1),
+                    "|", f(r.reachabilityBound), f(r.usefulnessBound), f(r.planTransmissions, 2),
+                    "|", o(r.optimumUsefulness), o(r.optimumFrames, 2), o(r.equalReachShare), o(r.usefulnessVsOptimum), o(r.framesVsOptimum)]
                 .joined(separator: " ")
         }
 
@@ -194,6 +242,21 @@ extension SimCommand {
             m.helloTransmissions = Int(avg { Double($0.helloTransmissions) }.rounded())
             m.syncTransmissions = Int(avg { Double($0.syncTransmissions) }.rounded())
             m.relaysCancelled = Int(avg { Double($0.relaysCancelled) }.rounded())
+            m.connectedReachWithinRepairWindow = avg(\.connectedReachWithinRepairWindow)
+            m.dataAirtimeMs = avg(\.dataAirtimeMs)
+            m.totalAirtimeMs = avg(\.totalAirtimeMs)
+            func optionalMean(_ f: (SimResult) -> Double?) -> Double? {
+                let values = results.compactMap(f)
+                return values.count == results.count ? values.reduce(0, +) / k : nil
+            }
+            m.optimumFrames = optionalMean(\.optimumFrames)
+            m.optimumUsefulness = optionalMean(\.optimumUsefulness)
+            m.equalReachShare = optionalMean(\.equalReachShare)
+            // Ratios over the runs that have equal-reach messages.
+            let withEqual = results.filter { $0.framesVsOptimum != nil }
+            m.framesVsOptimum = withEqual.isEmpty || m.optimumFrames == nil ? nil : withEqual.map { $0.framesVsOptimum! }.reduce(0, +) / Double(withEqual.count)
+            m.usefulnessVsOptimum = withEqual.isEmpty || m.optimumFrames == nil ? nil : withEqual.map { $0.usefulnessVsOptimum! }.reduce(0, +) / Double(withEqual.count)
+            m.optimumProven = m.optimumFrames == nil ? nil : results.allSatisfy { $0.optimumProven == true }
             return m
         }
     }
