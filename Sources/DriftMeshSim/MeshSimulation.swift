@@ -117,6 +117,8 @@ struct Engine {
         /// Repairs planned (at), and when each packet was last sent as a repair.
         var repairAt: [PacketKey: Int64] = [:]
         var repairSentAt: [PacketKey: Int64] = [:]
+        /// Frames heard lately (start, end), for the channel utilisation our router sees.
+        var heard: [(start: Int64, end: Int64)] = []
     }
 
     struct Reception {
@@ -408,6 +410,17 @@ struct Engine {
         }
     }
 
+    /// Updates our router's `channelBusy` at `r` from the airtime it heard in the last window.
+    mutating func noteHeard(_ r: Int, start: Int64) {
+        guard case .ours(var router) = nodes[r].router, router.configuration.cancelAfterCopiesOnlyWhenBusy else { return }
+        let windowUs = Engine.micros(p.busyWindow)
+        nodes[r].heard.append((start, now))
+        nodes[r].heard.removeAll { $0.end < now - windowUs }
+        let busyUs = nodes[r].heard.reduce(Int64(0)) { $0 + ($1.end - max($1.start, now - windowUs)) }
+        router.channelBusy = Double(busyUs) >= p.busyUtilisation * Double(windowUs)
+        nodes[r].router = .ours(router)
+    }
+
     mutating func originate(at n: Int) {
         let id = nodes[n].id
         let header = MeshHeader(kind: .broadcast, origin: id, packetID: nodes[n].nextPacketID, hopStart: p.hopLimit, expiresAtMinute: 0)
@@ -557,6 +570,7 @@ struct Engine {
         for reception in tx.receptions {
             let r = reception.receiver
             activeRx[r].removeAll { $0 == index }
+            noteHeard(r, start: tx.start)
             guard !reception.lost else { continue }
             let link = LinkQuality(rssi: reception.rssi, snr: reception.rssi - channel.noiseLevelDbm)
             let actions: [RouterAction]

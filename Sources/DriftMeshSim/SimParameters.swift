@@ -44,6 +44,10 @@ public struct SimParameters: Sendable {
     public var repairRedundancy = 1
     /// A box resets its Trickle timer when it receives a packet for the first time (new data).
     public var repairResetOnNewPacket = false
+    /// Our router's `channelBusy`: the share of the last `busyWindow` a box heard frames
+    /// above this (only used with `cancelAfterCopiesOnlyWhenBusy`).
+    public var busyUtilisation = 0.10
+    public var busyWindow: Duration = .seconds(30)
     public var repairSettle: Duration = .seconds(20)
     public var repairJitter: Duration = .seconds(4)
     /// The window for `connectedReachWithinRepairWindow`; the run lasts at least this long after the last message.

@@ -94,6 +94,12 @@ extension SimCommand {
         @Option(help: "Repair: Trickle redundancy k (default 1).")
         var repairRedundancy: Int?
 
+        @Flag(help: "Our router: the copy counter cancels relays only while the channel is busy.")
+        var cancelOnlyWhenBusy = false
+
+        @Option(help: "…busy meaning this share of the last 30 s heard on air (default 0.10).")
+        var busyUtilisation: Double?
+
         @Flag(help: "Repair: reset the Trickle timer on every new packet.")
         var repairResetOnNew = false
 
@@ -167,6 +173,8 @@ extension SimCommand {
                     parameters.meshtasticatorScenario = meshtasticatorScenario
                     parameters.reconcile = !noRepair
                     parameters.repairResetOnNewPacket = repairResetOnNew
+                    parameters.ourConfiguration.cancelAfterCopiesOnlyWhenBusy = cancelOnlyWhenBusy
+                    if let busyUtilisation { parameters.busyUtilisation = busyUtilisation }
                     if let repairImin { parameters.repairMinimumInterval = .seconds(max(1, repairImin)) }
                     if let repairDoublings { parameters.repairDoublings = max(0, repairDoublings) }
                     if let repairRedundancy { parameters.repairRedundancy = max(1, repairRedundancy) }

@@ -23,6 +23,9 @@ public struct MeshRouter: Sendable {
     private var table: [NodeID: Neighbour] = [:]
     private var packets: [PacketKey: PacketState] = [:]
     private var nextHelloAt: Duration?
+    /// The caller's view of the channel (utilisation above its threshold); read by
+    /// `cancelAfterCopiesOnlyWhenBusy`.
+    public var channelBusy = false
     /// What the router did, for `driftd status` and the simulator.
     public private(set) var counters = Counters()
 
@@ -233,6 +236,7 @@ public struct MeshRouter: Sendable {
     private func stillNeeded(_ state: PacketState) -> Bool {
         let missing = uncovered(state).count
         if configuration.cancelAfterCopies > 0, state.copies >= configuration.cancelAfterCopies,
+           !configuration.cancelAfterCopiesOnlyWhenBusy || channelBusy,
            missing <= max(configuration.cancelWhenUncoveredAtMost, Int(configuration.cancelWhenUncoveredShare * Double(table.count))) {
             return false
         }
