@@ -14,7 +14,7 @@ import Testing
 
     @Test func storedTopologiesAreTheSimulatorsOwn() throws {
         let optimum = try Self.optimum()
-        #expect(optimum.instances.count >= 90)
+        #expect(optimum.instances.count >= 120)
         for instance in optimum.instances where instance.nodes <= 20 {
             let export = MeshSimulation(SimParameters(nodes: instance.nodes, seed: instance.seed, router: .ours)).exportTopology()
             #expect(export.linkChecksum == instance.linkChecksum, "nodes \(instance.nodes) seed \(instance.seed)")
