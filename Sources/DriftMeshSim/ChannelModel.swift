@@ -19,8 +19,9 @@ public struct ChannelModel: Sendable, Hashable {
     public var cadThresholdDbm = -134.5
     /// Noise floor used to turn RSSI into SNR.
     public var noiseLevelDbm = -119.25
-    /// Standard deviation of the per-direction link offset (asymmetric links), dB.
-    public var linkOffsetSigmaDb = 2.0
+    /// Standard deviation of the per-direction link offset (asymmetric links), dB
+    /// (Meshtasticator `MODEL_ASYMMETRIC_LINKS_STDDEV`).
+    public var linkOffsetSigmaDb = 3.0
     /// A packet survives an overlap when it is this much stronger than the other.
     public var captureThresholdDb = 6.0
     public var modulation = LoRaModulation.longFast
@@ -40,9 +41,18 @@ public struct ChannelModel: Sendable, Hashable {
         txPowerDbm + 2 * antennaGainDbi - pathLoss(distance: distance)
     }
 
-    /// Meshtastic's slot time in milliseconds (`LoRaModulation.slot`, the daemon's relay slot too).
+    /// Our router's relay slot in milliseconds (`LoRaModulation.slot`: 8.5 symbols + 7.6 ms,
+    /// the slot of older Meshtastic firmware, kept as the daemon's relay-delay unit).
     public var slotMs: Double {
         Double(modulation.slot / .nanoseconds(1)) / 1_000_000
+    }
+
+    /// The current firmware's slot (`RadioInterface::computeSlotTimeMsec`, SX126x):
+    /// `max(2.25, NUM_SYM_CAD 2 + 0.5)` symbols + 0.2 + 0.4 + 7 ms, truncated to whole
+    /// milliseconds (`uint32_t`). LongFast: 28 ms. Also how long a transmission must have
+    /// been on air before channel-activity detection sees it.
+    public var meshtasticSlotMs: Double {
+        (2.5 * modulation.symbolSeconds * 1000 + 0.2 + 0.4 + 7).rounded(.down)
     }
 
     /// Preamble symbols a receiver needs clear to lock onto a packet (Meshtasticator: all but the last 5).

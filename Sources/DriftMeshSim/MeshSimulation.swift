@@ -17,6 +17,28 @@ public struct MeshSimulation: Sendable {
         var engine = Engine(parameters)
         return engine.run()
     }
+
+    /// A run compared with the exact optimum (`MeshOptimum`, from tools/mesh-optimum).
+    public func run(optimum: MeshOptimum?) -> SimResult {
+        var engine = Engine(parameters)
+        var result = engine.run()
+        if let optimum { engine.compare(&result, with: optimum) }
+        return result
+    }
+
+    /// This run's links and message origins, exactly as `run()` uses them (for the
+    /// exact-optimum tool: `driftd sim mesh --export-topology`).
+    public func exportTopology() -> TopologyExport {
+        var engine = Engine(parameters)
+        let origins = engine.drawMessages(from: 0).map(\.origin)
+        var links: [[Int]] = []
+        for s in 0..<parameters.nodes {
+            for r in 0..<parameters.nodes where r != s && engine.topology.rssi[s][r] >= engine.channel.sensitivityDbm {
+                links.append([s, r])
+            }
+        }
+        return TopologyExport(nodes: parameters.nodes, seed: parameters.seed, links: links, linkChecksum: TopologyExport.checksum(links), origins: origins)
+    }
 }
 
 /// Either router, without existential overhead.
@@ -58,6 +80,10 @@ enum Frame: Sendable {
     /// A data frame and its transmit power below the channel's full power, dB (≥ 0).
     case data(MeshHeader, reductionDb: Double)
     case hello(HelloPayload)
+    /// Reconciliation: a digest of what the sender holds…
+    case digest(SyncDigest)
+    /// …and a held packet sent again for a neighbour whose digest lacks it.
+    case repair(MeshHeader)
 }
 
 struct Engine {
@@ -65,6 +91,8 @@ struct Engine {
     let topology: Topology
     let channel: ChannelModel
     let slotUs: Int64
+    /// How long a transmission must be on air before channel-activity detection sees it.
+    let cadUs: Int64
     let lockUs: Int64
     let dataAirUs: Int64
     var macRng: MeshRandom
@@ -80,6 +108,17 @@ struct Engine {
         var timerAt: Int64?
         var nextPacketID: UInt32 = 1
         var key: [UInt8]
+        /// When the box first held each packet (any path: origin, flood, repair).
+        var heldAt: [PacketKey: Int64] = [:]
+        /// Packets first received from the flood (not from a repair).
+        var floodHeld: Set<PacketKey> = []
+        var trickle: TrickleTimer?
+        var trickleAt: Int64?
+        /// Repairs planned (at), and when each packet was last sent as a repair.
+        var repairAt: [PacketKey: Int64] = [:]
+        var repairSentAt: [PacketKey: Int64] = [:]
+        /// Frames heard lately (start, end), for the channel utilisation our router sees.
+        var heard: [(start: Int64, end: Int64)] = []
     }
 
     struct Reception {
@@ -104,6 +143,8 @@ struct Engine {
         case txEnd(Int)
         case originate(Int)
         case endWarmUp
+        case trickle(Int)
+        case repair(Int, PacketKey)
     }
 
     struct Event: Comparable {
@@ -129,11 +170,20 @@ struct Engine {
     var dataReceptions = 0
     var dataTx = 0
     var dataAirUsTotal: Int64 = 0
+    /// Hellos sent from the first message on (the warm-up's are not counted).
     var helloTx = 0
     var helloAirUsTotal: Int64 = 0
+    var measuredFromUs: Int64 = 0
     var collisions = 0
     var latenciesUs: [Int64] = []
     var cancelled = 0
+    var headers: [PacketKey: MeshHeader] = [:]
+    /// Per message: data frames, decoded data frames, useful receptions (flood only).
+    var framesByKey: [PacketKey: Int] = [:]
+    var receptionsByKey: [PacketKey: Int] = [:]
+    var reachedByKey: [PacketKey: Int] = [:]
+    var syncTx = 0
+    var syncAirUsTotal: Int64 = 0
 
     init(_ p: SimParameters) {
         self.p = p
@@ -143,11 +193,13 @@ struct Engine {
         self.macRng = MeshRandom(seed: p.seed ^ 0xA5A5_A5A5_5A5A_5A5A)
         self.messageRng = MeshRandom(seed: p.seed ^ 0x0123_4567_89AB_CDEF)
         self.slotUs = Int64(channel.slotMs * 1000)
+        self.cadUs = Int64((p.legacyModel ? channel.slotMs : channel.meshtasticSlotMs) * 1000)
         self.lockUs = Int64(channel.lockSeconds * 1_000_000)
         self.dataAirUs = Int64(LoRaAirtime.seconds(payloadBytes: p.dataFrameBytes, modulation: p.channel.modulation) * 1_000_000)
         self.activeRx = Array(repeating: [], count: p.nodes)
+        let ids = Engine.nodeIDs(count: p.nodes, seed: p.seed, random: p.randomNodeIDs)
         for i in 0..<p.nodes {
-            let id = NodeID(UInt32(0x1000_0000) + UInt32(i) &* 0x0101_0101 &+ UInt32(i))
+            let id = ids[i]
             let router: NodeRouter
             switch p.router {
             case .ours:
@@ -160,12 +212,31 @@ struct Engine {
                 config.decodeSnrDb = channel.sensitivityDbm - channel.noiseLevelDbm
                 router = .ours(MeshRouter(me: id, configuration: config, seed: p.seed))
             case .meshtastic:
-                router = .flooding(ManagedFloodingRouter(me: id, slotMs: channel.slotMs, packetAirtime: .microseconds(dataAirUs), seed: p.seed))
+                let calibrating = p.meshtasticatorScenario
+                router = .flooding(ManagedFloodingRouter(me: id, slotMs: calibrating || p.legacyModel ? channel.slotMs : channel.meshtasticSlotMs, packetAirtime: .microseconds(dataAirUs),
+                                                         retransmissions: calibrating ? 3 : 2, cwMin: calibrating ? 2 : 3,
+                                                         cancelQueued: p.baselineCancelsQueued, meshtasticatorMAC: calibrating, legacy: p.legacyModel, seed: p.seed))
             }
             var key = [UInt8](repeating: 0, count: 32)
             for b in 0..<4 { key[b] = UInt8(truncatingIfNeeded: id.rawValue >> (8 * b)) }
             nodes.append(Node(id: id, router: router, key: key))
         }
+    }
+
+    /// Node ids: random 32-bit ids as real boxes draw them (distinct, seeded; their low
+    /// bytes — the relayer field — may collide), or the old collision-free `2i` scheme.
+    static func nodeIDs(count: Int, seed: UInt64, random: Bool) -> [NodeID] {
+        guard random else {
+            return (0..<count).map { i in NodeID(UInt32(0x1000_0000) + UInt32(i) &* 0x0101_0101 &+ UInt32(i)) }
+        }
+        var rng = MeshRandom(seed: seed ^ 0x1D1D_1D1D_0000_0001)
+        var ids: [NodeID] = []
+        var taken: Set<UInt32> = [0, .max]
+        while ids.count < count {
+            let raw = UInt32(truncatingIfNeeded: rng.next())
+            if taken.insert(raw).inserted { ids.append(NodeID(raw)) }
+        }
+        return ids
     }
 
     mutating func schedule(_ time: Int64, _ kind: EventKind) {
@@ -206,6 +277,7 @@ struct Engine {
 
     mutating func run() -> SimResult {
         let warmUpUs = p.router == .ours ? Engine.micros(p.warmUp) : 0
+        measuredFromUs = warmUpUs
         // Every box starts its router (ours sends its first hello at a random moment in the first period).
         for i in nodes.indices {
             let start = Int64(macRng.unit() * Double(Engine.micros(p.warmUpHelloPeriod)))
@@ -214,12 +286,19 @@ struct Engine {
         }
         if p.router == .ours { schedule(warmUpUs, .endWarmUp) }
         var t = warmUpUs
-        let meanGap = Double(Engine.micros(p.periodPerNode)) / Double(p.nodes)
-        for _ in 0..<p.messages {
-            t += Int64(-meanGap * log(max(messageRng.unit(), 1e-12)))
-            schedule(t, .originate(messageRng.int(in: 0...(p.nodes - 1))))
+        for message in drawMessages(from: warmUpUs) {
+            t = message.time
+            schedule(t, .originate(message.origin))
         }
-        let endUs = t + Engine.micros(p.drain)
+        let repairing = p.router == .ours && p.reconcile
+        if repairing {
+            for i in nodes.indices {
+                nodes[i].trickle = TrickleTimer(minimumInterval: p.repairMinimumInterval, doublings: p.repairDoublings, redundancy: p.repairRedundancy,
+                                                now: Engine.duration(warmUpUs), seed: p.seed ^ UInt64(nodes[i].id.rawValue) ^ 0x7121_C1E5)
+                rescheduleTrickle(i)
+            }
+        }
+        let endUs = t + Engine.micros(repairing ? max(p.drain, p.repairWindow + .seconds(10)) : p.drain)
         while let event = pop(), event.time <= endUs {
             now = event.time
             switch event.kind {
@@ -236,6 +315,16 @@ struct Engine {
                 finish(tx)
             case .originate(let n):
                 originate(at: n)
+            case .trickle(let n):
+                guard nodes[n].trickleAt == now else { continue }
+                nodes[n].trickleAt = nil
+                trickleFired(n)
+            case .repair(let n, let key):
+                guard nodes[n].repairAt[key] == now, let header = headers[key] else { continue }
+                nodes[n].repairAt[key] = nil
+                nodes[n].repairSentAt[key] = now
+                nodes[n].queue.append(.repair(header))
+                tryTransmit(n)
             case .endWarmUp:
                 for i in nodes.indices {
                     if case .ours(var r) = nodes[i].router {
@@ -249,11 +338,96 @@ struct Engine {
         return result()
     }
 
+    /// The message schedule: exponential gaps (mean `period / nodes`) from `start`, random origins.
+    mutating func drawMessages(from start: Int64) -> [(time: Int64, origin: Int)] {
+        var t = start
+        let meanGap = Double(Engine.micros(p.periodPerNode)) / Double(p.nodes)
+        var out: [(time: Int64, origin: Int)] = []
+        for _ in 0..<p.messages {
+            t += Int64(-meanGap * log(max(messageRng.unit(), 1e-12)))
+            out.append((t, messageRng.int(in: 0...(p.nodes - 1))))
+        }
+        return out
+    }
+
+    // MARK: Repair (reconciliation under contention)
+
+    mutating func rescheduleTrickle(_ n: Int) {
+        guard let timer = nodes[n].trickle else { return }
+        let at = max(now, Engine.micros(timer.nextDeadline))
+        if nodes[n].trickleAt == at { return }
+        nodes[n].trickleAt = at
+        schedule(at, .trickle(n))
+    }
+
+    mutating func trickleFired(_ n: Int) {
+        guard var timer = nodes[n].trickle else { return }
+        let send = timer.due(now: Engine.duration(now))
+        nodes[n].trickle = timer
+        if send, !nodes[n].seen.isEmpty {
+            for digest in Engine.digests(of: nodes[n].seen) { nodes[n].queue.append(.digest(digest)) }
+            tryTransmit(n)
+        }
+        rescheduleTrickle(n)
+    }
+
+    /// `r` decoded `digest`: plan repairs of what the sender lacks (packets `r` has held for
+    /// a while, each after a random delay, unless sent lately), and feed the Trickle timer.
+    mutating func heardDigest(_ digest: SyncDigest, at r: Int) {
+        let settleUs = Engine.micros(p.repairSettle)
+        let settled = nodes[r].seen.filter { (nodes[r].heldAt[$0] ?? 0) <= now - settleUs }
+        let missing = Reconciler.missing(held: settled, digest: digest)
+        let minimumUs = Engine.micros(p.repairMinimumInterval)
+        for key in missing where nodes[r].repairAt[key] == nil {
+            if let last = nodes[r].repairSentAt[key], now - last < minimumUs { continue }
+            let at = now + Int64(macRng.unit() * Double(Engine.micros(p.repairJitter)))
+            nodes[r].repairAt[key] = at
+            schedule(at, .repair(r, key))
+        }
+        let lacking = !Reconciler.wanted(held: nodes[r].seen, digest: digest, limit: 1).isEmpty
+        if var timer = nodes[r].trickle {
+            if lacking {
+                timer.inconsistent(now: Engine.duration(now))
+            } else if missing.isEmpty {
+                timer.consistent()
+            }
+            nodes[r].trickle = timer
+            rescheduleTrickle(r)
+        }
+    }
+
+    /// `r` decoded a repair of `header`: it holds the packet now; its own planned repair of
+    /// the same packet is left to the box that already sent one.
+    mutating func heardRepair(_ header: MeshHeader, at r: Int) {
+        let key = header.key
+        if nodes[r].seen.insert(key).inserted { nodes[r].heldAt[key] = now }
+        if nodes[r].repairAt.removeValue(forKey: key) != nil {
+            nodes[r].repairSentAt[key] = now
+        }
+        nodes[r].queue.removeAll {
+            if case .repair(let h) = $0 { return h.key == key }
+            return false
+        }
+    }
+
+    /// Updates our router's `channelBusy` at `r` from the airtime it heard in the last window.
+    mutating func noteHeard(_ r: Int, start: Int64) {
+        guard case .ours(var router) = nodes[r].router, router.configuration.cancelAfterCopiesOnlyWhenBusy else { return }
+        let windowUs = Engine.micros(p.busyWindow)
+        nodes[r].heard.append((start, now))
+        nodes[r].heard.removeAll { $0.end < now - windowUs }
+        let busyUs = nodes[r].heard.reduce(Int64(0)) { $0 + ($1.end - max($1.start, now - windowUs)) }
+        router.channelBusy = Double(busyUs) >= p.busyUtilisation * Double(windowUs)
+        nodes[r].router = .ours(router)
+    }
+
     mutating func originate(at n: Int) {
         let id = nodes[n].id
         let header = MeshHeader(kind: .broadcast, origin: id, packetID: nodes[n].nextPacketID, hopStart: p.hopLimit, expiresAtMinute: 0)
         nodes[n].nextPacketID += 1
         nodes[n].seen.insert(header.key)
+        nodes[n].heldAt[header.key] = now
+        headers[header.key] = header
         originTime[header.key] = now
         originNode[header.key] = n
         let nowD = Engine.duration(now)
@@ -295,10 +469,11 @@ struct Engine {
         schedule(at, .timer(n))
     }
 
-    func channelBusy(_ n: Int) -> Bool {
+    mutating func channelBusy(_ n: Int) -> Bool {
+        if p.meshtasticatorScenario, macRng.int(in: 0...9) == 0 { return true }
         for tx in onAir {
             let t = transmissions[tx]
-            if t.sender != n, topology.rssi[t.sender][n] - t.reductionDb >= channel.cadThresholdDbm, t.start + slotUs <= now { return true }
+            if t.sender != n, topology.rssi[t.sender][n] - t.reductionDb >= channel.cadThresholdDbm, t.start + cadUs <= now { return true }
         }
         return false
     }
@@ -306,12 +481,22 @@ struct Engine {
     mutating func tryTransmit(_ n: Int) {
         guard nodes[n].transmitting == nil, !nodes[n].queue.isEmpty, !nodes[n].macScheduled else { return }
         if channelBusy(n) {
-            // Listen before talk: back off a random number of slots (getTxDelayMsec at CWmin).
+            // Listen before talk: the router says how long to wait (the baseline re-draws its
+            // whole delay); else back off 1…8 slots.
             nodes[n].macScheduled = true
-            schedule(now + slotUs * Int64(macRng.int(in: 1...(1 << 3))), .mac(n))
+            var wait: Int64?
+            if case .data(let header, _) = nodes[n].queue[0] {
+                let nowD = Engine.duration(now)
+                wait = nodes[n].router.with { $0.channelBusyDelay(for: header, now: nowD) }.map(Engine.micros)
+            }
+            schedule(now + max(1, wait ?? slotUs * Int64(macRng.int(in: 1...(1 << 3)))), .mac(n))
             return
         }
         let frame = nodes[n].queue.removeFirst()
+        if case .data(let header, _) = frame {
+            let nowD = Engine.duration(now)
+            nodes[n].router.with { $0.wentOnAir(header, now: nowD) }
+        }
         startTransmission(n, frame)
     }
 
@@ -319,15 +504,26 @@ struct Engine {
         let airUs: Int64
         var reductionDb = 0.0
         switch frame {
-        case .data(_, let reduction):
+        case .data(let header, let reduction):
             reductionDb = reduction
             airUs = dataAirUs
             dataTx += 1
             dataAirUsTotal += airUs
+            framesByKey[header.key, default: 0] += 1
         case .hello(let payload):
             airUs = Int64(LoRaAirtime.seconds(payloadBytes: payload.encoded().count + p.helloOverheadBytes, modulation: channel.modulation) * 1_000_000)
-            helloTx += 1
-            helloAirUsTotal += airUs
+            if now >= measuredFromUs {
+                helloTx += 1
+                helloAirUsTotal += airUs
+            }
+        case .digest(let digest):
+            airUs = Int64(LoRaAirtime.seconds(payloadBytes: digest.encoded().count + p.helloOverheadBytes, modulation: channel.modulation) * 1_000_000)
+            syncTx += 1
+            syncAirUsTotal += airUs
+        case .repair:
+            airUs = dataAirUs
+            syncTx += 1
+            syncAirUsTotal += airUs
         }
         let index = transmissions.count
         // Half duplex: whatever the sender was receiving is lost.
@@ -374,21 +570,38 @@ struct Engine {
         for reception in tx.receptions {
             let r = reception.receiver
             activeRx[r].removeAll { $0 == index }
+            noteHeard(r, start: tx.start)
             guard !reception.lost else { continue }
             let link = LinkQuality(rssi: reception.rssi, snr: reception.rssi - channel.noiseLevelDbm)
             let actions: [RouterAction]
             switch tx.frame {
             case .data(let header, _):
                 dataReceptions += 1
+                receptionsByKey[header.key, default: 0] += 1
                 let first = nodes[r].seen.insert(header.key).inserted
                 if first, let t0 = originTime[header.key] {
                     useful += 1
+                    reachedByKey[header.key, default: 0] += 1
                     latenciesUs.append(now - t0)
+                    nodes[r].heldAt[header.key] = now
+                    nodes[r].floodHeld.insert(header.key)
+                    if p.repairResetOnNewPacket, var timer = nodes[r].trickle {
+                        // New data (RFC 6206): tell the neighbourhood soon.
+                        timer.inconsistent(now: nowD)
+                        nodes[r].trickle = timer
+                        rescheduleTrickle(r)
+                    }
                 }
                 actions = nodes[r].router.with { $0.heard(header, link: link, firstTime: first, now: nowD) }
             case .hello(let payload):
                 let from = nodes[tx.sender].id
                 actions = nodes[r].router.with { $0.heardHello(from: from, payload: payload, link: link, now: nowD) }
+            case .digest(let digest):
+                heardDigest(digest, at: r)
+                actions = []
+            case .repair(let header):
+                heardRepair(header, at: r)
+                actions = []
             }
             apply(actions, at: r)
         }
@@ -403,23 +616,24 @@ struct Engine {
         var connectedPossible = 0
         var connectedBefore = 0
         var components: [PacketKey: Set<Int>] = [:]
+        var connectedAfter = 0
+        var connectedWithin = 0
+        let windowUs = Engine.micros(p.repairWindow)
         for key in originNode.keys.sorted() {
-            let comp = topology.connected(from: originNode[key]!, sensitivity: channel.sensitivityDbm)
+            let origin = originNode[key]!
+            let comp = topology.connected(from: origin, sensitivity: channel.sensitivityDbm)
             components[key] = comp
             connectedPossible += comp.count - 1
-            connectedBefore += comp.filter { $0 != originNode[key]! && nodes[$0].seen.contains(key) }.count
-        }
-        var syncTx = 0
-        var syncAirUs: Int64 = 0
-        var connectedAfter = connectedBefore
-        if p.router == .ours && p.reconcile {
-            (syncTx, syncAirUs) = reconcile()
-            connectedAfter = 0
-            for (key, comp) in components {
-                connectedAfter += comp.filter { $0 != originNode[key]! && nodes[$0].seen.contains(key) }.count
+            for box in comp where box != origin {
+                if nodes[box].floodHeld.contains(key) { connectedBefore += 1 }
+                if nodes[box].seen.contains(key) { connectedAfter += 1 }
+                if let at = nodes[box].heldAt[key], at <= originTime[key]! + windowUs { connectedWithin += 1 }
             }
         }
-        var counters = (cancelled: 0, pruned: 0, retries: 0)
+        let syncTx = self.syncTx
+        let syncAirUs = syncAirUsTotal
+        // Relays cancelled by the router before they were handed out, plus those dropped from the radio queue.
+        var counters = (cancelled: cancelled, pruned: 0, retries: 0)
         for node in nodes {
             switch node.router {
             case .ours(let r):
@@ -457,54 +671,16 @@ struct Engine {
             messages: p.messages, hopLimit: Int(p.hopLimit),
             connectedReachability: connectedPossible == 0 ? 1 : Double(connectedBefore) / Double(connectedPossible),
             reachabilityAfterSync: connectedPossible == 0 ? 1 : Double(connectedAfter) / Double(connectedPossible),
+            connectedReachWithinRepairWindow: connectedPossible == 0 ? 1 : Double(connectedWithin) / Double(connectedPossible),
+            dataAirtimeMs: Double(dataAirUsTotal) / 1000,
+            totalAirtimeMs: Double(dataAirUsTotal + helloAirUsTotal + syncAirUs) / 1000,
             helloTransmissions: helloTx, helloAirtimeMs: Double(helloAirUsTotal) / 1000,
             syncTransmissions: syncTx, syncAirtimeMs: Double(syncAirUs) / 1000,
             relaysCancelled: counters.cancelled, relaysPruned: counters.pruned, retries: counters.retries, meanDegree: Double(links) / Double(n),
+            shortIDCollisionShare: shortIDCollisionShare(),
             planTransmissions: Double(plan.transmissions) / Double(m),
             reachabilityBound: Double(plan.reached) / Double(m * (n - 1)),
             usefulnessBound: plan.receptions == 0 ? 1 : Double(plan.reached) / Double(plan.receptions))
-    }
-
-    /// The reconciliation phase: rounds in which every box broadcasts its digest (as many
-    /// frames as its holdings need) and every box sends, once, each packet some neighbour's
-    /// digest shows missing. Frames are sent one at a time (no contention): this phase
-    /// measures what reconciliation can repair and what it costs, not its MAC.
-    mutating func reconcile() -> (Int, Int64) {
-        var tx = 0
-        var airUs: Int64 = 0
-        let digestAirUs = Int64(LoRaAirtime.seconds(payloadBytes: 183 + p.helloOverheadBytes, modulation: channel.modulation) * 1_000_000)
-        func hears(_ s: Int, _ r: Int) -> Bool { topology.rssi[s][r] >= channel.sensitivityDbm }
-        for _ in 0..<20 {
-            // Digests: a box's holdings may need several frames (origins rotated through).
-            var digests: [[SyncDigest]] = []
-            for i in nodes.indices {
-                let list = Engine.digests(of: nodes[i].seen)
-                digests.append(list)
-                tx += list.count
-                airUs += digestAirUs * Int64(list.count)
-            }
-            var changed = false
-            for s in nodes.indices {
-                var toSend: Set<PacketKey> = []
-                for r in nodes.indices where r != s && hears(r, s) && hears(s, r) {
-                    if digests[r].count == 1 {
-                        for key in Reconciler.missing(held: nodes[s].seen, digest: digests[r][0]) { toSend.insert(key) }
-                    } else {
-                        // A series of digests (or none) describes r's holdings as a whole.
-                        for key in nodes[s].seen where !digests[r].contains(where: { $0.contains(key) }) { toSend.insert(key) }
-                    }
-                }
-                for key in toSend.sorted() {
-                    tx += 1
-                    airUs += dataAirUs
-                    for r in nodes.indices where r != s && hears(s, r) {
-                        if nodes[r].seen.insert(key).inserted { changed = true }
-                    }
-                }
-            }
-            if !changed { break }
-        }
-        return (tx, airUs)
     }
 
     /// Digests covering all of `held`: origins split into groups whose runs fit one frame.
@@ -526,6 +702,9 @@ struct Engine {
             batchRuns += runs
         }
         if !batch.isEmpty { out.append(SyncDigest(held: batch)) }
+        // Several frames each describe part of the holdings: mark them incomplete, so a
+        // peer judges only the origins a frame lists.
+        if out.count > 1 { out = out.map { SyncDigest(runs: $0.runs, complete: false) } }
         return out
     }
 }

@@ -20,8 +20,17 @@ public struct SimResult: Sendable, Hashable, Codable {
     public var hopLimit: Int
     /// Useful receptions / reachable-in-principle receptions (boxes connected to the origin).
     public var connectedReachability: Double
-    /// After the reconciliation phase, share of connected boxes holding each message (ours only; else equal to `connectedReachability`).
+    /// At the end of the run (≥ 5 minutes after the last message), share of connected boxes
+    /// holding each message, repairs included (ours; the baseline has no repair).
     public var reachabilityAfterSync: Double
+    /// Share of connected boxes holding each message within `repairWindow` (5 minutes) of
+    /// its origination, flood and repairs under contention together.
+    public var connectedReachWithinRepairWindow: Double
+    /// Airtime of data frames (the one-shot flood), and of everything: hellos + repair
+    /// (digests and repaired packets) + data, ms.
+    public var dataAirtimeMs: Double
+    public var totalAirtimeMs: Double
+    /// Hellos from the first message to the end of the run (the warm-up's are left out).
     public var helloTransmissions: Int
     public var helloAirtimeMs: Double
     public var syncTransmissions: Int
@@ -33,11 +42,27 @@ public struct SimResult: Sendable, Hashable, Codable {
     /// Retransmissions without a relay heard (ours: implicit-ack retry; Meshtastic: the origin's want-ack retransmissions).
     public var retries: Int
     public var meanDegree: Double
+    /// Share of boxes with two ids of the same low byte (the relayer field) among themselves
+    /// and the boxes they share a link with.
+    public var shortIDCollisionShare: Double
     /// Feasibility reference (`BroadcastPlan`, centralised greedy, no collisions), per
     /// message from its origin on this run's topology: frames needed per broadcast…
     public var planTransmissions: Double
     /// …the share of (messages × (nodes − 1)) it reaches (every box reachable over links usable one way)…
     public var reachabilityBound: Double
-    /// …and its usefulness (reached / all receptions): about the best any router can get here.
+    /// …and its usefulness (reached / all receptions). Greedy: not a bound (the exact optimum is below).
     public var usefulnessBound: Double
+    // Against the exact optimum (tools/mesh-optimum), when its stored data holds this topology.
+    /// Fewest frames per broadcast reaching every reachable box, collision-free.
+    public var optimumFrames: Double?
+    /// Best usefulness of such a broadcast (reached / fewest receptions).
+    public var optimumUsefulness: Double?
+    /// Every MILP of this run was solved to optimality (else: best found within the time limit).
+    public var optimumProven: Bool?
+    /// Share of messages our router delivered to every box the optimum reaches (equal reach).
+    public var equalReachShare: Double?
+    /// On those messages: our frames / the optimum's…
+    public var framesVsOptimum: Double?
+    /// …and our usefulness / the optimum's (its fewest receptions / ours).
+    public var usefulnessVsOptimum: Double?
 }

@@ -9,6 +9,16 @@ public protocol SimRouting: Sendable {
     func helloPayload(publicKey: [UInt8], now: Duration) -> HelloPayload
     mutating func due(now: Duration) -> [RouterAction]
     var nextDeadline: Duration? { get }
+    /// The channel was busy when `header`'s frame came to the front of the radio queue:
+    /// how long to wait before trying again (`nil`: the simulator's default back-off).
+    mutating func channelBusyDelay(for header: MeshHeader, now: Duration) -> Duration?
+    /// `header`'s frame left the radio queue and went on air.
+    mutating func wentOnAir(_ header: MeshHeader, now: Duration)
+}
+
+extension SimRouting {
+    public mutating func channelBusyDelay(for header: MeshHeader, now: Duration) -> Duration? { nil }
+    public mutating func wentOnAir(_ header: MeshHeader, now: Duration) {}
 }
 
 extension MeshRouter: SimRouting {}

@@ -37,8 +37,11 @@ extension SimCommand {
         @Option(help: "Broadcasts per run.")
         var messages = 20
 
-        @Option(help: "Hop limit for our router (Meshtastic always uses 3).")
+        @Option(help: "Hop limit for our router.")
         var hopLimit: UInt8 = 7
+
+        @Option(help: "Hop limit for the Meshtastic baseline (its default 3; the firmware allows 7).")
+        var baselineHopLimit: UInt8 = 3
 
         @Option(help: "Side of the square area, metres (Meshtasticator: 15000).")
         var area = 15_000.0
@@ -76,11 +79,53 @@ extension SimCommand {
         @Flag(help: "One JSON object per run.")
         var json = false
 
+        @Flag(help: "Print each run's links and message origins as JSON lines (input of tools/mesh-optimum/make_optimum.py) instead of running it.")
+        var exportTopology = false
+
+        @Option(help: "Exact-optimum data from tools/mesh-optimum (e.g. Tests/DriftMeshSimTests/Resources/mesh-optimum.json): adds the optimum fields for the runs it holds.")
+        var optimum: String?
+
+        @Option(help: "Repair: Trickle Imin, seconds (default 30).")
+        var repairImin: Int?
+
+        @Option(help: "Repair: Trickle doublings from Imin to Imax (default 4).")
+        var repairDoublings: Int?
+
+        @Option(help: "Repair: Trickle redundancy k (default 1).")
+        var repairRedundancy: Int?
+
+        @Flag(help: "Our router: the copy counter cancels relays only while the channel is busy.")
+        var cancelOnlyWhenBusy = false
+
+        @Option(help: "…busy meaning this share of the last 30 s heard on air (default 0.10).")
+        var busyUtilisation: Double?
+
+        @Flag(help: "Repair: reset the Trickle timer on every new packet.")
+        var repairResetOnNew = false
+
+        @Flag(help: "No repair (our router's one-shot flood only).")
+        var noRepair = false
+
+        @Flag(help: "Review reproduction: the old baseline that lets a relay whose delay ran out on a busy channel go out despite a duplicate.")
+        var oldBaselineQueue = false
+
+        @Flag(help: "Review reproduction: the simulator before issue 19 (old baseline MAC and slot, σ 2 dB, collision-free ids; add --old-baseline-queue for finding 1).")
+        var legacyModel = false
+
+        @Flag(help: "Review reproduction: the old node ids whose low bytes never collide.")
+        var sequentialIds = false
+
+        @Option(help: "Standard deviation of the per-direction link offset, dB (default 3, Meshtasticator).")
+        var linkSigma: Double?
+
+        @Flag(help: "Calibration: the baseline with Meshtasticator's MAC, slot, retransmissions and random channel interference.")
+        var meshtasticatorScenario = false
+
         func validate() throws {
             guard (2...200).contains(nodes) else { throw ValidationError("--nodes must be 2…200") }
             guard (1...1000).contains(seeds) else { throw ValidationError("--seeds must be 1…1000") }
             guard (1...10_000).contains(messages) else { throw ValidationError("--messages must be 1…10000") }
-            guard (1...7).contains(hopLimit) else { throw ValidationError("--hop-limit must be 1…7") }
+            guard (1...7).contains(hopLimit), (1...7).contains(baselineHopLimit) else { throw ValidationError("--hop-limit and --baseline-hop-limit must be 1…7") }
             guard area >= 100, area <= 1_000_000 else { throw ValidationError("--area must be 100…1000000") }
             guard (jitterSlots ?? 0) >= 0, (slotsPerRank ?? 0) >= 0 else { throw ValidationError("--jitter-slots and --slots-per-rank must be ≥ 0") }
             guard (1...1_000_000).contains(period) else { throw ValidationError("--period must be 1…1000000 s") }
@@ -99,13 +144,45 @@ extension SimCommand {
         func run() throws {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
+            if exportTopology {
+                for offset in 0..<UInt64(seeds) {
+                    var parameters = SimParameters(nodes: nodes, seed: seed &+ offset, router: .ours, messages: messages)
+                    parameters.areaM = area
+                    parameters.periodPerNode = .seconds(period)
+                    print(String(decoding: try encoder.encode(MeshSimulation(parameters).exportTopology()), as: UTF8.self))
+                }
+                return
+            }
+            let reference: MeshOptimum?
+            if let optimum {
+                do {
+                    reference = try MeshOptimum(json: Data(contentsOf: URL(fileURLWithPath: optimum)))
+                } catch {
+                    throw ValidationError("--optimum \(optimum): \(error)")
+                }
+            } else {
+                reference = nil
+            }
             var byRouter: [SimRouterKind: [SimResult]] = [:]
             for offset in 0..<UInt64(seeds) {
                 for kind in kinds ?? [] {
                     var parameters = SimParameters(nodes: nodes, seed: seed &+ offset, router: kind, messages: messages,
-                                                   hopLimit: kind == .ours ? hopLimit : 3)
+                                                   hopLimit: kind == .ours ? hopLimit : baselineHopLimit)
                     parameters.areaM = area
                     parameters.periodPerNode = .seconds(period)
+                    parameters.meshtasticatorScenario = meshtasticatorScenario
+                    parameters.reconcile = !noRepair
+                    parameters.repairResetOnNewPacket = repairResetOnNew
+                    parameters.ourConfiguration.cancelAfterCopiesOnlyWhenBusy = cancelOnlyWhenBusy
+                    if let busyUtilisation { parameters.busyUtilisation = busyUtilisation }
+                    if let repairImin { parameters.repairMinimumInterval = .seconds(max(1, repairImin)) }
+                    if let repairDoublings { parameters.repairDoublings = max(0, repairDoublings) }
+                    if let repairRedundancy { parameters.repairRedundancy = max(1, repairRedundancy) }
+                    parameters.baselineCancelsQueued = !oldBaselineQueue
+                    parameters.randomNodeIDs = !sequentialIds && !legacyModel
+                    parameters.legacyModel = legacyModel
+                    if legacyModel { parameters.channel.linkOffsetSigmaDb = 2 }
+                    if let linkSigma { parameters.channel.linkOffsetSigmaDb = linkSigma }
                     if let cancelAfterCopies { parameters.ourConfiguration.cancelAfterCopies = cancelAfterCopies }
                     if let cancelUncoveredShare { parameters.ourConfiguration.cancelWhenUncoveredShare = cancelUncoveredShare }
                     if let jitterSlots { parameters.ourConfiguration.jitterSlots = jitterSlots }
@@ -115,7 +192,7 @@ extension SimCommand {
                     if let powerMargin { parameters.ourConfiguration.powerMarginDb = powerMargin }
                     if retryRelays { parameters.ourConfiguration.retryRelays = true }
                     if let cancelUncoveredAtMost { parameters.ourConfiguration.cancelWhenUncoveredAtMost = cancelUncoveredAtMost }
-                    let result = MeshSimulation(parameters).run()
+                    let result = MeshSimulation(parameters).run(optimum: reference)
                     byRouter[kind, default: []].append(result)
                     if json {
                         print(String(decoding: try encoder.encode(result), as: UTF8.self))
@@ -135,14 +212,17 @@ extension SimCommand {
             }
         }
 
-        static let header = "router                 nodes reach  reach(conn) after-sync useful tx/bcast airtime/deliv(ms) collisions p50(ms) p95(ms) hello-tx sync-tx | bound: reach useful tx/bcast"
+        static let header = "router                 nodes reach  reach(conn) conn<5min after-sync useful tx/bcast airtime/deliv(ms) collisions p50(ms) p95(ms) hello-tx sync-tx total-air(s) data-air(s) | greedy: reach useful tx/bcast | optimum: useful tx/bcast equal-reach useful/opt tx/opt"
 
         static func row(_ r: SimResult, label: String) -> String {
             func f(_ x: Double, _ digits: Int = 3) -> String { String(format: "%.\(digits)f", x) }
+            func o(_ x: Double?, _ digits: Int = 3) -> String { x.map { f($0, digits) } ?? "-" }
             return [label.padding(toLength: 22, withPad: " ", startingAt: 0), String(r.nodes), f(r.reachability), f(r.connectedReachability),
-                    f(r.reachabilityAfterSync), f(r.usefulness), f(r.transmissionsPerBroadcast, 2), f(r.airtimePerDeliveredMs, 1),
+                    f(r.connectedReachWithinRepairWindow), f(r.reachabilityAfterSync), f(r.usefulness), f(r.transmissionsPerBroadcast, 2), f(r.airtimePerDeliveredMs, 1),
                     f(Double(r.collisions), 1), f(r.latencyP50Ms, 0), f(r.latencyP95Ms, 0), String(r.helloTransmissions), String(r.syncTransmissions),
-                    "|", f(r.reachabilityBound), f(r.usefulnessBound), f(r.planTransmissions, 2)]
+                    f(r.totalAirtimeMs / 1000, 1), f(r.dataAirtimeMs / 1000, 1),
+                    "|", f(r.reachabilityBound), f(r.usefulnessBound), f(r.planTransmissions, 2),
+                    "|", o(r.optimumUsefulness), o(r.optimumFrames, 2), o(r.equalReachShare), o(r.usefulnessVsOptimum), o(r.framesVsOptimum)]
                 .joined(separator: " ")
         }
 
@@ -162,6 +242,7 @@ extension SimCommand {
             m.helloAirtimeMs = avg(\.helloAirtimeMs)
             m.syncAirtimeMs = avg(\.syncAirtimeMs)
             m.meanDegree = avg(\.meanDegree)
+            m.shortIDCollisionShare = avg(\.shortIDCollisionShare)
             m.planTransmissions = avg(\.planTransmissions)
             m.reachabilityBound = avg(\.reachabilityBound)
             m.usefulnessBound = avg(\.usefulnessBound)
@@ -169,6 +250,21 @@ extension SimCommand {
             m.helloTransmissions = Int(avg { Double($0.helloTransmissions) }.rounded())
             m.syncTransmissions = Int(avg { Double($0.syncTransmissions) }.rounded())
             m.relaysCancelled = Int(avg { Double($0.relaysCancelled) }.rounded())
+            m.connectedReachWithinRepairWindow = avg(\.connectedReachWithinRepairWindow)
+            m.dataAirtimeMs = avg(\.dataAirtimeMs)
+            m.totalAirtimeMs = avg(\.totalAirtimeMs)
+            func optionalMean(_ f: (SimResult) -> Double?) -> Double? {
+                let values = results.compactMap(f)
+                return values.count == results.count ? values.reduce(0, +) / k : nil
+            }
+            m.optimumFrames = optionalMean(\.optimumFrames)
+            m.optimumUsefulness = optionalMean(\.optimumUsefulness)
+            m.equalReachShare = optionalMean(\.equalReachShare)
+            // Ratios over the runs that have equal-reach messages.
+            let withEqual = results.filter { $0.framesVsOptimum != nil }
+            m.framesVsOptimum = withEqual.isEmpty || m.optimumFrames == nil ? nil : withEqual.map { $0.framesVsOptimum! }.reduce(0, +) / Double(withEqual.count)
+            m.usefulnessVsOptimum = withEqual.isEmpty || m.optimumFrames == nil ? nil : withEqual.map { $0.usefulnessVsOptimum! }.reduce(0, +) / Double(withEqual.count)
+            m.optimumProven = m.optimumFrames == nil ? nil : results.allSatisfy { $0.optimumProven == true }
             return m
         }
     }

@@ -48,32 +48,29 @@ import Testing
     }
 }
 
-/// What our router achieves against managed flooding at 30 nodes, over fixed seeds.
-///
-/// Deterministic (same seeds, same numbers), not timed. It asserts what the design
-/// delivers today: more boxes reached in one shot, higher usefulness, less airtime per
-/// delivery, and every connected box reached after reconciliation. The stricter
-/// one-shot targets are NOT met in this channel model, and the feasibility bound shows
-/// usefulness ≥ 0.75 is out of reach for any router here — see docs/mesh-simulation.md.
+/// What our router achieves against the faithful managed flooding at 30 nodes, over fixed
+/// seeds (deterministic, not timed). Review finding 2: most of our reach lead over the
+/// hop-3 baseline comes from the hop limit — at equal hop limits (7) reach is level, and
+/// ours sends fewer frames. Repair under contention lifts connected reach within 5 minutes
+/// well above the one-shot figure but not to 1 — docs/mesh-simulation.md.
 @Suite struct OutcomeTests {
-    @Test func oursBeatsManagedFloodingAtThirtyNodes() {
+    @Test func oursAgainstTheFaithfulBaselineAtThirtyNodes() {
         let seeds: [UInt64] = [1, 2, 3, 4]
         var ours: [SimResult] = []
-        var theirs: [SimResult] = []
+        var hop3: [SimResult] = []
+        var hop7: [SimResult] = []
         for seed in seeds {
             ours.append(MeshSimulation(SimParameters(nodes: 30, seed: seed, router: .ours)).run())
-            theirs.append(MeshSimulation(SimParameters(nodes: 30, seed: seed, router: .meshtastic)).run())
+            hop3.append(MeshSimulation(SimParameters(nodes: 30, seed: seed, router: .meshtastic)).run())
+            hop7.append(MeshSimulation(SimParameters(nodes: 30, seed: seed, router: .meshtastic, hopLimit: 7)).run())
         }
         func mean(_ rs: [SimResult], _ f: (SimResult) -> Double) -> Double { rs.map(f).reduce(0, +) / Double(rs.count) }
-        #expect(mean(ours, \.reachability) > mean(theirs, \.reachability) + 0.1)
-        #expect(mean(ours, \.airtimePerDeliveredMs) < mean(theirs, \.airtimePerDeliveredMs))
-        #expect(mean(ours, \.usefulness) > mean(theirs, \.usefulness))
+        #expect(mean(ours, \.reachability) > mean(hop3, \.reachability) + 0.1)
+        #expect(abs(mean(ours, \.reachability) - mean(hop7, \.reachability)) < 0.05)
+        #expect(mean(ours, \.transmissionsPerBroadcast) < mean(hop7, \.transmissionsPerBroadcast))
         for r in ours {
-            #expect(r.reachabilityAfterSync == 1, "seed \(r.seed): reconciliation must reach every connected box")
-            // The centralised, collision-free plan bounds what any router can do here.
+            #expect(r.connectedReachWithinRepairWindow > r.connectedReachability + 0.1, "seed \(r.seed): repair must lift connected reach")
             #expect(r.reachability <= r.reachabilityBound)
-            #expect(r.usefulnessBound < 0.75, "seed \(r.seed): the usefulness target is infeasible on this topology")
-            #expect(r.usefulness <= r.usefulnessBound)
         }
     }
 
@@ -97,5 +94,20 @@ import Testing
         // One-way links count: a box only the origin can hear is still reached.
         let oneWay = BroadcastPlan(origin: 0, count: 2) { s, r in s == 0 && r == 1 }
         #expect(oneWay.transmissions == 1 && oneWay.reached == 1)
+    }
+}
+
+/// Finding 6: the simulator used ids whose low bytes never collide; real random ids do.
+@Suite struct NodeIDTests {
+    @Test func randomIDsShareLowBytesInSomeNeighbourhoods() {
+        var random = 0.0, sequential = 0.0
+        for seed in UInt64(7301)...7310 {
+            var p = SimParameters(nodes: 30, seed: seed, router: .meshtastic, messages: 1)
+            random += MeshSimulation(p).run().shortIDCollisionShare / 10
+            p.randomNodeIDs = false
+            sequential += MeshSimulation(p).run().shortIDCollisionShare / 10
+        }
+        #expect(sequential == 0)
+        #expect(random > 0.05, "share of boxes with a short-id clash nearby: \(random)")
     }
 }

@@ -23,6 +23,9 @@ public struct MeshRouter: Sendable {
     private var table: [NodeID: Neighbour] = [:]
     private var packets: [PacketKey: PacketState] = [:]
     private var nextHelloAt: Duration?
+    /// The caller's view of the channel (utilisation above its threshold); read by
+    /// `cancelAfterCopiesOnlyWhenBusy`.
+    public var channelBusy = false
     /// What the router did, for `driftd status` and the simulator.
     public private(set) var counters = Counters()
 
@@ -111,7 +114,7 @@ public struct MeshRouter: Sendable {
     /// box's seen-set. Duplicates matter too: every copy overheard covers its sender's neighbours.
     public mutating func heard(_ header: MeshHeader, link: LinkQuality, firstTime: Bool, now: Duration) -> [RouterAction] {
         let key = header.key
-        let transmitter = resolveTransmitter(header)
+        let transmitters = transmitterCandidates(header, link: link)
         // Link quality comes from hellos only: data frames may be sent at reduced power.
         let forMe = header.destination == nil || header.destination == me
         let relayable = header.kind == .broadcast || header.kind == .directed || header.kind == .ack
@@ -124,7 +127,7 @@ public struct MeshRouter: Sendable {
         var state = packets[key] ?? PacketState(firstSeen: now, covered: [], destination: header.destination)
         let isNew = packets[key] == nil
         state.covered.insert(header.origin)
-        cover(transmitter, in: &state)
+        cover(transmitters, in: &state)
         state.copies += 1
 
         // Implicit ack: a copy relayed one hop beyond ours.
@@ -178,32 +181,51 @@ public struct MeshRouter: Sendable {
         counters.relaysPlanned += 1
     }
 
-    /// The transmitter of this copy: the origin at hop 0, else the unique neighbour with the relayer's short id.
-    private func resolveTransmitter(_ header: MeshHeader) -> NodeID? {
-        if header.hopsTaken == 0 { return header.origin }
-        var found: NodeID?
-        for id in table.keys where id.shortID == header.relayer {
-            if found != nil { return nil }
-            found = id
+    /// Who may have transmitted this copy: the origin at hop 0; else the neighbours whose
+    /// short id is the relayer's. Short ids are one byte of a random id, so neighbours
+    /// collide (about one 8-neighbour neighbourhood in eight). Candidates that cannot have
+    /// sent it are dropped: at hop 1 the relayer heard the origin, so its hello lists the
+    /// origin when the origin is a box we know; and at full power the copy arrives about
+    /// as strong as the candidate's hellos (`transmitterSnrToleranceDb`). An empty result
+    /// means an unknown transmitter (no credit).
+    private func transmitterCandidates(_ header: MeshHeader, link: LinkQuality) -> [NodeID] {
+        if header.hopsTaken == 0 { return [header.origin] }
+        var candidates = table.keys.filter { $0.shortID == header.relayer && $0 != header.origin }.sorted()
+        guard !candidates.isEmpty else { return [] }
+        if header.hopsTaken == 1, table[header.origin] != nil {
+            candidates = candidates.filter { table[$0]?.neighbours[header.origin] != nil }
         }
-        return found
+        if !configuration.powerControl, let tolerance = configuration.transmitterSnrToleranceDb {
+            candidates = candidates.filter { abs((table[$0]?.link.snr ?? .infinity) - link.snr) <= tolerance }
+        }
+        return candidates
     }
 
-    /// Marks what `transmitter`'s copy reached. For our own neighbours the right direction
+    /// The boxes `transmitter`'s copy reached. For our own neighbours the right direction
     /// is known — each lists in its hello how well *it* hears the transmitter — so that is
     /// used (links are asymmetric); for boxes beyond, only the transmitter's list (how it
     /// hears them) is known.
-    private func cover(_ transmitter: NodeID?, in state: inout PacketState) {
-        guard let t = transmitter else { return }
-        state.covered.insert(t)
+    private func coverage(of t: NodeID) -> Set<NodeID> {
+        var reached: Set<NodeID> = [t]
         let minimum = configuration.minimumCoverBucket
         for (id, n) in table {
-            if let b = n.neighbours[t], b >= minimum { state.covered.insert(id) }
+            if let b = n.neighbours[t], b >= minimum { reached.insert(id) }
         }
-        guard let n = table[t] else { return }
-        for (id, bucket) in n.neighbours where bucket >= minimum && table[id] == nil {
-            state.covered.insert(id)
+        if let n = table[t] {
+            for (id, bucket) in n.neighbours where bucket >= minimum && table[id] == nil {
+                reached.insert(id)
+            }
         }
+        return reached
+    }
+
+    /// Marks what this copy reached. With several candidate transmitters (colliding short
+    /// ids) only what every one of them would have reached counts: no credit is given
+    /// that the real transmitter might not have earned.
+    private func cover(_ transmitters: [NodeID], in state: inout PacketState) {
+        guard var reached = transmitters.first.map(coverage(of:)) else { return }
+        for t in transmitters.dropFirst() { reached.formIntersection(coverage(of: t)) }
+        state.covered.formUnion(reached)
     }
 
     private func uncovered(_ state: PacketState) -> [NodeID] {
@@ -214,6 +236,7 @@ public struct MeshRouter: Sendable {
     private func stillNeeded(_ state: PacketState) -> Bool {
         let missing = uncovered(state).count
         if configuration.cancelAfterCopies > 0, state.copies >= configuration.cancelAfterCopies,
+           !configuration.cancelAfterCopiesOnlyWhenBusy || channelBusy,
            missing <= max(configuration.cancelWhenUncoveredAtMost, Int(configuration.cancelWhenUncoveredShare * Double(table.count))) {
             return false
         }

@@ -36,6 +36,10 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     /// 0 = off. Default 0.25 (a box with 8+ neighbours tolerates 2): over 200 seeds at 30
     /// boxes it cut transmissions ~5 % for −0.2 points of reach (docs/mesh-simulation.md).
     public var cancelWhenUncoveredShare: Double
+    /// Apply the counter rule only while the channel is busy (`MeshRouter.channelBusy`, set
+    /// by the caller from its channel utilisation); on a quiet channel coverage alone
+    /// decides. Off by default (issue 19 candidate, docs/mesh-simulation.md).
+    public var cancelAfterCopiesOnlyWhenBusy = false
     /// How long per-packet coverage knowledge is kept (duplicates later than this are
     /// still dropped by the caller's seen-set; they just no longer inform relays).
     public var packetMemory: Duration
@@ -54,6 +58,10 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     /// Headroom kept above `decodeSnrDb` at the weakest uncovered neighbour (covers link
     /// asymmetry and fading), dB.
     public var powerMarginDb: Double
+    /// Colliding short ids: a neighbour is taken as a copy's possible transmitter only if
+    /// the copy's SNR is within this many dB of the SNR of its hellos (data at full power,
+    /// so without `powerControl`); `nil` turns the check off.
+    public var transmitterSnrToleranceDb: Double? = 10
 
     public init(
         helloPeriod: Duration = .seconds(300), helloJitter: Duration = .seconds(30),

@@ -1,0 +1,40 @@
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("driftd sim mesh prints the issue-19 fields")
+struct SimMeshCommandTests {
+    static let binaryBuilt = DriftdProcess.binaryPath != nil
+    static let optimum = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../DriftMeshSimTests/Resources/mesh-optimum.json").standardized.path
+
+    @Test("--router both --baseline-hop-limit 7 --json: both routers, hop limits, repair, airtime and optimum fields",
+          .enabled(if: binaryBuilt, "driftd binary not built"))
+    func json() async throws {
+        let run = try await DriftdProcess.runToCompletion(
+            ["sim", "mesh", "--nodes", "10", "--seed", "7301", "--router", "both", "--baseline-hop-limit", "7", "--json", "--optimum", Self.optimum])
+        #expect(run.status == 0, "\(run)")
+        let objects = run.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(objects.count == 2)
+        #expect(objects.map { $0["router"] as? String } == ["ours", "meshtastic"])
+        #expect(objects.map { $0["hopLimit"] as? Int } == [7, 7])
+        for object in objects {
+            for key in ["connectedReachWithinRepairWindow", "totalAirtimeMs", "dataAirtimeMs", "shortIDCollisionShare",
+                        "optimumFrames", "optimumUsefulness", "equalReachShare", "planTransmissions", "usefulnessBound"] {
+                #expect(object[key] != nil, "missing \(key)")
+            }
+        }
+    }
+
+    @Test("--export-topology prints links and origins per seed", .enabled(if: binaryBuilt, "driftd binary not built"))
+    func export() async throws {
+        let run = try await DriftdProcess.runToCompletion(["sim", "mesh", "--export-topology", "--nodes", "10", "--seed", "7301", "--seeds", "2"])
+        #expect(run.status == 0, "\(run)")
+        let lines = run.stdout.split(separator: "\n")
+        #expect(lines.count == 2)
+        let first = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        #expect(first["nodes"] as? Int == 10 && first["seed"] as? Int == 7301)
+        #expect((first["links"] as? [[Int]])?.isEmpty == false)
+        #expect((first["origins"] as? [Int])?.count == 20)
+    }
+}
