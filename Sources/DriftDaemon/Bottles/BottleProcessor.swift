@@ -42,6 +42,8 @@ public actor BottleProcessor {
     private var survivals: [BottleID: ChatSurvival] = [:]
     /// When each opened bottle's survival was last written (for the presence refresh).
     private var persistedAt: [BottleID: Date] = [:]
+    /// Each live chat's creator, as ``creator(of:)`` read it.
+    private var creators: [BottleID: ParticipantID] = [:]
     private var notifications: CreatorNotificationLimiter
     private var passwordLimiter: PasswordRateLimiter
     private var presence = PresenceBinder()
@@ -214,6 +216,7 @@ public actor BottleProcessor {
             }
         }
         // Forget chats whose bottle vanished underneath (erased elsewhere).
+        for id in creators.keys where !seen.contains(id) { creators[id] = nil }
         for id in survivals.keys where !seen.contains(id) {
             survivals[id] = nil
             persistedAt[id] = nil
@@ -548,11 +551,14 @@ public actor BottleProcessor {
         try store.append(message)
         recentLines.remember(message)
         await publish(DriftEvent(bottle: message.bottle, at: message.sentAt, kind: .linePosted(message.id, by: message.participant)), keepFor: nil)
-        guard let bottle = try? store.bottle(message.bottle) else { return }
-        let creator = ParticipantID(visitor: bottle.creator, bottle: bottle.id, secret: settings.secret)
+        guard let creator = creator(of: message.bottle) else { return }
         guard message.participant != creator else { return }
         let creatorPresent = survivals[message.bottle]?.present.contains(creator) ?? false
-        let preferences = (try? store.preferences(of: message.bottle)) ?? NotificationPreferences()
+        // With the creator inside nothing is announced whatever they chose (the default only
+        // clears the held count, which their choice never lets grow): no read on this thread
+        // between two lines.
+        let preferences = creatorPresent ? NotificationPreferences()
+            : ((try? store.preferences(of: message.bottle)) ?? NotificationPreferences())
         if let event = notifications.linePosted(in: message.bottle, at: message.sentAt, creatorPresent: creatorPresent,
                                                 preferences: preferences) {
             await publish(event, keepFor: .creator)
@@ -711,8 +717,17 @@ public actor BottleProcessor {
     }
 
     private func isCreator(_ participant: ParticipantID, of id: BottleID) -> Bool {
-        guard let bottle = try? store.bottle(id) else { return false }
-        return ParticipantID(visitor: bottle.creator, bottle: id, secret: settings.secret) == participant
+        creator(of: id) == participant
+    }
+
+    /// The creator's pseudonym in chat `id`, read once per chat (a creator never changes) so a
+    /// line or a newcomer costs no read on the processor's thread; forgotten when the bottle ends.
+    private func creator(of id: BottleID) -> ParticipantID? {
+        if let known = creators[id] { return known }
+        guard let bottle = try? store.bottle(id) else { return nil }
+        let creator = ParticipantID(visitor: bottle.creator, bottle: id, secret: settings.secret)
+        creators[id] = creator
+        return creator
     }
 
     /// Commits survival + transitions, then announces them; erases when the chat ended.
@@ -755,6 +770,7 @@ public actor BottleProcessor {
     private func finish(_ id: BottleID, reason: LifecycleTrigger, at: Date, report: inout ProcessReport) async {
         survivals[id] = nil
         persistedAt[id] = nil
+        creators[id] = nil
         notifications.bottleExpired(id)
         presence.forget(bottle: id)
         recentLines.forget(bottles: [id])
