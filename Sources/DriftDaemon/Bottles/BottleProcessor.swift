@@ -587,14 +587,6 @@ public actor BottleProcessor {
         public var evaluation: BottleEvaluation
     }
 
-    /// The evaluations of this tick: the unopened bottles evaluated at most `maxAge` before `now`.
-    public func recentEvaluations(maxAge: TimeInterval, now: Date) -> [BottleID: BottleEvaluation] {
-        evaluations.compactMapValues { evaluated in
-            let age = now.timeIntervalSince(evaluated.at)
-            return age >= 0 && age <= maxAge ? evaluated.evaluation : nil
-        }
-    }
-
     /// The evaluations of the unopened ones among `bottles` at `now`, none older than `maxAge`:
     /// those a pass (or an earlier caller) made recently, the rest made now and kept for the next
     /// caller. Passes run only at deadlines now, so a crowd's lists share one evaluation per
