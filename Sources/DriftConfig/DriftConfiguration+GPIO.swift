@@ -41,12 +41,17 @@ extension DriftConfiguration {
         public var bottle: String
         public var radio: String
         public var gps: String
+        /// Drive a fitted LED through the kernel LED `drift-<role>` (`/sys/class/leds`, declared
+        /// by the board's `gpio-led` overlay) when there is one, so that the kernel blinks it;
+        /// otherwise, or when `false`, through its GPIO line.
+        public var kernelLEDs: Bool
 
         init(reading r: SectionReader) {
             status = r.string("status", default: "", check: ConfigChecks.lineName)
             bottle = r.string("bottle", default: "", check: ConfigChecks.lineName)
             radio = r.string("radio", default: "", check: ConfigChecks.lineName)
             gps = r.string("gps", default: "", check: ConfigChecks.lineName)
+            kernelLEDs = r.bool("kernel_leds", default: true)
         }
     }
 

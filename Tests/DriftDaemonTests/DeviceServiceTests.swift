@@ -101,7 +101,7 @@ struct DeviceServiceTests {
         let health = HealthRegistry()
         let openable = Mutex(0)
         let clock = ManualClock()
-        let service = LEDService(outputs: outputs, refresh: .milliseconds(50), health: health, logger: Logger(label: "test"),
+        let service = LEDService(outputs: outputs.mapValues(LEDOutput.line), refresh: .milliseconds(50), health: health, logger: Logger(label: "test"),
                                  clock: MonotonicClock(clock, start: .seconds(100))) { _ in
             BoxBodyState(openableBottles: openable.withLock { $0 })
         }

@@ -109,7 +109,7 @@ struct LEDRefreshTests {
         let (changes, change) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         // A refresh far longer than the test: only the signal can make it re-read the state.
         let clock = ManualClock()
-        let service = LEDService(outputs: outputs, refresh: .seconds(600), changes: changes, health: HealthRegistry(), logger: Logger(label: "test"),
+        let service = LEDService(outputs: outputs.mapValues(LEDOutput.line), refresh: .seconds(600), changes: changes, health: HealthRegistry(), logger: Logger(label: "test"),
                                  clock: MonotonicClock(clock, start: .seconds(100))) { _ in
             reads.withLock { $0 += 1 }
             return BoxBodyState(openableBottles: openable.withLock { $0 })
@@ -140,6 +140,74 @@ struct LEDRefreshTests {
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }
+    }
+
+    @Test("kernel LEDs get a repeating pattern once and blink without waking the loop; a GPIO line beside them still does")
+    func kernelLEDsBlinkThemselves() async throws {
+        let directory = try TemporaryDirectory(prefix: "kernel-leds")
+        defer { directory.remove() }
+        let sysfs = SimulatedLEDClass(root: directory.path)
+        try sysfs.install(["drift-status", "drift-bottle"])
+        let driver = SimulatedGPIODriver()
+        _ = driver.addChip(name: "gpiochip0", label: "drift-sim", lineNames: ["led-gps"])
+        let chip = try GPIOChip.open("drift-sim", driver: driver)
+        let outputs: [LEDRole: LEDOutput] = [
+            .status: .kernel(try KernelLED(name: "drift-status", root: directory.path)),
+            .bottle: .kernel(try KernelLED(name: "drift-bottle", root: directory.path)),
+            .gps: .line(try chip.requestOutput(named: ["led-gps"])),
+        ]
+        let state = Mutex(BoxBodyState(gps: .fix))
+        let (changes, change) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let clock = ManualClock()
+        let service = LEDService(outputs: outputs, refresh: .seconds(1), maximumIdle: .seconds(2), changes: changes, health: HealthRegistry(),
+                                 logger: Logger(label: "test"), clock: MonotonicClock(clock, start: .seconds(100))) { _ in
+            state.withLock { $0 }
+        }
+        func pattern(_ led: String) throws -> String {
+            try String(contentsOfFile: directory.appending("\(led)/pattern"), encoding: .utf8)
+        }
+        let group = ServiceGroup(services: [service], logger: Logger(label: "test"))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            await clock.waitForSleepsBegun(1)
+            #expect(try pattern("drift-status") == "1 100 1 0 0 100 0 0 1 100 1 0 0 700 0 0", "the heartbeat, handed over")
+            #expect(try pattern("drift-bottle") == "0 60000 0 0", "dark")
+            #expect(try driver.level(line: "led-gps"), "the GPS line is driven as before")
+            // Nothing blinks in software: the loop sleeps to its idle limit, not to the next beat.
+            #expect(clock.nextDeadline == clock.now.advanced(by: .seconds(2)))
+
+            // Openable bottles: the slow blink goes to the kernel too; a fault swaps the status pattern.
+            state.withLock {
+                $0.openableBottles = 2
+                $0.faults = [.sensorFault]
+            }
+            var begun = clock.sleepsBegun
+            change.yield()
+            await clock.waitForSleepsBegun(begun + 1)
+            #expect(try pattern("drift-bottle") == "1 1000 1 0 0 1000 0 0")
+            #expect(try pattern("drift-status").hasPrefix("1 300 1 0 0 300 0 0 1 300 1 0 0 300 0 0"), "blink code 5")
+            #expect(clock.nextDeadline == clock.now.advanced(by: .seconds(2)))
+
+            // A live chat pulses by software PWM, which the kernel's timer is too coarse for:
+            // driftd blinks the kernel LED itself, edge by edge.
+            state.withLock { $0.chatAlive = true }
+            begun = clock.sleepsBegun
+            change.yield()
+            await clock.waitForSleepsBegun(begun + 1)
+            #expect(clock.nextDeadline.map { clock.now.duration(to: $0) < .seconds(1) } == true, "a PWM edge, not the idle limit")
+            var levels = Set<Bool>()
+            for _ in 0..<60 where levels.count < 2 {
+                levels.insert(try sysfs.level(of: "drift-bottle"))
+                begun = clock.sleepsBegun
+                clock.advanceToNextDeadline()
+                await clock.waitForSleepsBegun(begun + 1)
+            }
+            #expect(levels == [true, false])
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        #expect(try pattern("drift-status") == "0 60000 0 0", "dark once driftd stops")
+        #expect(try sysfs.level(of: "drift-bottle") == false)
     }
 
     @Test("a dying chat's countdown asks for re-evaluation at each blink-speed threshold")

@@ -154,6 +154,25 @@ public enum LEDPattern: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The shortest segment handed to a kernel LED's `pattern` trigger: the kernel times each
+    /// step in jiffies (4 ms at `HZ=250`), so shorter ones (``pulse``'s PWM) blink in software.
+    public static let shortestKernelSegment = Duration.milliseconds(20)
+
+    /// One cycle for a kernel LED to repeat on its own, starting `t` into the pattern (so the
+    /// kernel keeps the phase the player has); `nil` when the pattern does not repeat or has a
+    /// segment shorter than ``shortestKernelSegment``.
+    public func kernelCycle(at t: Duration) -> [(level: Bool, duration: Duration)]? {
+        let segments = cycle
+        guard !segments.isEmpty, segments.allSatisfy({ $0.duration >= Self.shortestKernelSegment }) else { return nil }
+        let (index, end) = Self.segment(segments, at: max(t, .zero))
+        let left = end - max(t, .zero)
+        let played = segments[index].duration - left
+        var rotated = [(level: segments[index].level, duration: left)]
+        for step in 1..<segments.count { rotated.append(segments[(index + step) % segments.count]) }
+        if played >= .milliseconds(1) { rotated.append((segments[index].level, played)) }
+        return rotated
+    }
+
     /// The segment playing at `t` and the absolute time it ends.
     private static func segment(_ segments: [(level: Bool, duration: Duration)], at t: Duration) -> (index: Int, end: Duration) {
         let period = segments.reduce(Duration.zero) { $0 + $1.duration }

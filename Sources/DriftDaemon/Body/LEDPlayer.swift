@@ -38,6 +38,11 @@ public struct LEDPlayer: Sendable, Equatable {
         playing[role]?.pattern ?? .off
     }
 
+    /// When the pattern `role` plays started (`nil` if none).
+    public func start(_ role: LEDRole) -> Duration? {
+        playing[role]?.start
+    }
+
     /// The level of `role` at `now`.
     public func level(_ role: LEDRole, at now: Duration) -> Bool {
         guard let entry = playing[role] else { return false }

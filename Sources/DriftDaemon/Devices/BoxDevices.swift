@@ -144,19 +144,26 @@ public struct BoxDevices: Sendable {
                 chip: chip, line: config.rain.line, millimetresPerTip: config.rain.mmPerTip, ambient: ambient, health: health, logger: logger
             ))
         }
-        var outputs: [LEDRole: GPIOOutputRequest] = [:]
-        var heldOff: [GPIOOutputRequest] = []
+        var outputs: [LEDRole: LEDOutput] = [:]
+        var heldOff: [LEDOutput] = []
         let ledLines: [(LEDRole, String)] = [(.status, config.leds.status), (.bottle, config.leds.bottle), (.radio, config.leds.radio), (.gps, config.leds.gps)]
+        let ledClass = kernelLEDClass(config, logger: logger)
         for (role, line) in ledLines where !line.isEmpty {
             do {
-                let request = try chip.requestOutput(named: [line], consumer: "driftd-\(role.rawValue)-led")
+                let output: LEDOutput
+                if let ledClass, KernelLED.exists(LEDOutput.kernelName(role), root: ledClass) {
+                    output = .kernel(try KernelLED(name: LEDOutput.kernelName(role), root: ledClass))
+                } else {
+                    output = .line(try chip.requestOutput(named: [line], consumer: "driftd-\(role.rawValue)-led"))
+                }
+                logger.debug("LED fitted", metadata: ["led": "\(role.rawValue)", "output": "\(output.description)"])
                 // The beacon profile lights only the status LED (health and fault codes, what a kit
                 // builder needs); the others are held dark.
                 if config.powerProfile == .beacon, role != .status {
-                    try request.set(false)
-                    heldOff.append(request)
+                    try output.set(false)
+                    heldOff.append(output)
                 } else {
-                    outputs[role] = request
+                    outputs[role] = output
                 }
             } catch {
                 logger.error("LED line unavailable", metadata: ["led": "\(role.rawValue)", "line": "\(line)", "error": "\(error)"])
@@ -171,6 +178,28 @@ public struct BoxDevices: Sendable {
             SimulatedWorldCommands.register(in: &commands, driver: simulated, config: config)
         }
         return BoxDevices(services: services, registerControlCommands: register, gpsTime: gpsTime)
+    }
+
+    /// Where the kernel LEDs `drift-<role>` are looked for, `nil` when `leds.kernel_leds` is off:
+    /// `/sys/class/leds`, or on the sim board its simulated class directory
+    /// (`<data_dir>/sim/leds`, installed here with one LED per configured role).
+    static func kernelLEDClass(_ config: DriftConfiguration, logger: Logger) -> String? {
+        guard config.leds.kernelLEDs else { return nil }
+        guard config.gpio.backend == .sim else { return KernelLED.classRoot }
+        let simulated = SimulatedLEDClass(root: simulatedLEDClassRoot(config))
+        let roles: [(LEDRole, String)] = [(.status, config.leds.status), (.bottle, config.leds.bottle), (.radio, config.leds.radio), (.gps, config.leds.gps)]
+        do {
+            try simulated.install(roles.filter { !$0.1.isEmpty }.map { LEDOutput.kernelName($0.0) })
+            return simulated.root
+        } catch {
+            logger.error("simulated kernel LEDs unavailable: LEDs use GPIO lines", metadata: ["directory": "\(simulated.root)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// The sim board's LED class directory.
+    static func simulatedLEDClassRoot(_ config: DriftConfiguration) -> String {
+        config.storage.dataDir + "/sim/leds"
     }
 
     /// The GPS power saver of the beacon profile, for an NMEA receiver on a serial port whose
@@ -325,11 +354,18 @@ enum SimulatedWorldCommands {
             }
         }
 
-        // `sim.leds`: the electrical level of every LED line.
+        // `sim.leds`: the electrical level of every LED line: the simulated kernel's for a
+        // kernel LED (what its trigger drives now), the simulated chip's otherwise.
+        let ledClass = config.leds.kernelLEDs ? SimulatedLEDClass(root: BoxDevices.simulatedLEDClassRoot(config)) : nil
         commands.register("sim.leds") { _ in
             var levels: [String: Bool] = [:]
             for (role, line) in ledLines {
-                levels[role] = try driver.level(line: line)
+                let kernelName = "drift-\(role)"
+                if let ledClass, KernelLED.exists(kernelName, root: ledClass.root) {
+                    levels[role] = try ledClass.level(of: kernelName)
+                } else {
+                    levels[role] = try driver.level(line: line)
+                }
             }
             return LineLevels(lines: levels)
         }
@@ -339,7 +375,7 @@ enum SimulatedWorldCommands {
 /// LED lines the beacon profile keeps dark: requested (so nothing else drives them), set low,
 /// held until the daemon stops. Wakes for nothing.
 struct DarkLEDs: Service {
-    let requests: [GPIOOutputRequest]
+    let requests: [LEDOutput]
 
     func run() async throws {
         try? await gracefulShutdown()

@@ -17,10 +17,13 @@ import Synchronization
 /// stalled-loop changes, which are read, not signalled.
 ///
 /// Without a `changes` stream the state is polled every `refresh`.
+///
+/// A kernel LED (``LEDOutput/kernel(_:)``) that can play a repeating pattern gets it once, when
+/// it changes, and blinks on the kernel's timer: its edges wake nothing here.
 public struct LEDService: Service {
     public static let componentName = "leds"
 
-    let outputs: [LEDRole: GPIOOutputRequest]
+    let outputs: [LEDRole: LEDOutput]
     let state: @Sendable (Duration) -> BoxBodyState
     let mapping: LEDMapping
     let refresh: Duration
@@ -41,7 +44,7 @@ public struct LEDService: Service {
     ///   - clock: the monotonic clock the LEDs blink on (``MonotonicClock/system`` on a box).
     ///   - state: the box's state at a monotonic instant.
     public init(
-        outputs: [LEDRole: GPIOOutputRequest], mapping: LEDMapping = LEDMapping(), refresh: Duration = .seconds(1),
+        outputs: [LEDRole: LEDOutput], mapping: LEDMapping = LEDMapping(), refresh: Duration = .seconds(1),
         maximumIdle: Duration = .seconds(2), changes: AsyncStream<Void>? = nil,
         health: HealthRegistry, logger: Logger, ledTest: @escaping @Sendable (Duration) -> Duration? = { _ in nil },
         clock: MonotonicClock = .system, state: @escaping @Sendable (Duration) -> BoxBodyState
@@ -61,7 +64,7 @@ public struct LEDService: Service {
 
     public func run() async throws {
         defer {
-            for output in outputs.values { try? output.set(false) }
+            for output in outputs.values { output.turnOff() }
             health.unregister(Self.componentName)
         }
         do {
@@ -91,6 +94,9 @@ public struct LEDService: Service {
             var nextRefresh = Duration.zero
             var reevaluate: Duration?
             var lastBeat = Duration.zero
+            // What each kernel LED repeats on its own (pattern, start); such LEDs wake nothing here.
+            var handedOver: [LEDRole: (pattern: LEDPattern, start: Duration)] = [:]
+            var cannotPlay = Set<LEDRole>()
             while true {
                 let now = clock.now()
                 let signalled = changed.take()
@@ -111,6 +117,22 @@ public struct LEDService: Service {
                     }
                 }
                 for (role, output) in outputs {
+                    let pattern = player.pattern(role)
+                    let start = player.start(role) ?? now
+                    if !cannotPlay.contains(role), let cycle = output.cycle(for: pattern, at: now - start) {
+                        guard handedOver[role].map({ $0.pattern != pattern || $0.start != start }) ?? true else { continue }
+                        do {
+                            try output.play(cycle)
+                            handedOver[role] = (pattern, start)
+                            levels[role] = nil
+                            continue
+                        } catch {
+                            logger.error("LED pattern not taken by the kernel; driftd blinks it", metadata: [
+                                "led": "\(role.rawValue)", "pattern": "\(pattern)", "error": "\(error)"])
+                            cannotPlay.insert(role)
+                        }
+                    }
+                    handedOver[role] = nil
                     let level = player.level(role, at: now)
                     if levels[role] != level {
                         do {
@@ -125,7 +147,7 @@ public struct LEDService: Service {
                 // Sleep until a fitted LED changes, the mapping changes by time, or the idle limit.
                 // A due state refresh waits for the next edge, unless nothing blinks.
                 var wakeAt = now + maximumIdle
-                if let edge = player.nextChange(after: now, roles: fitted), edge < wakeAt { wakeAt = edge }
+                if let edge = player.nextChange(after: now, roles: fitted.subtracting(handedOver.keys)), edge < wakeAt { wakeAt = edge }
                 if let reevaluate, reevaluate < wakeAt { wakeAt = reevaluate }
                 if changes == nil, nextRefresh < wakeAt { wakeAt = nextRefresh }
                 timer?.cancel()

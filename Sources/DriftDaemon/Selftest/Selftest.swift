@@ -152,8 +152,15 @@ public struct Selftest: Sendable {
             ("leds.status", config.leds.status), ("leds.bottle", config.leds.bottle), ("leds.radio", config.leds.radio),
             ("leds.gps", config.leds.gps), ("e22.m0", config.e22.m0), ("e22.m1", config.e22.m1),
         ]
+        let ledClass = config.leds.kernelLEDs
+            ? (config.gpio.backend == .sim ? BoxDevices.simulatedLEDClassRoot(config) : KernelLED.classRoot) : nil
         for (name, line) in outputs {
             guard !line.isEmpty else { checks.append(.init(name, .skip, "not fitted")); continue }
+            if let ledClass, name.hasPrefix("leds."), let role = LEDRole(rawValue: String(name.dropFirst(5))),
+               KernelLED.exists(LEDOutput.kernelName(role), root: ledClass) {
+                checks.append(await kernelLEDCheck(name, led: LEDOutput.kernelName(role), root: ledClass))
+                continue
+            }
             do {
                 let request = try chip.requestOutput(named: [line], consumer: "driftd-selftest")
                 if name.hasPrefix("leds") {
@@ -169,6 +176,27 @@ public struct Selftest: Sendable {
             }
         }
         return checks
+    }
+
+    /// Walks a kernel LED (the board's `gpio-led` overlay): lit for a moment, then given back
+    /// the pattern it had (a running daemon's heartbeat goes on).
+    func kernelLEDCheck(_ name: String, led: String, root: String) async -> SelftestReport.Check {
+        let patternPath = root + "/" + led + "/pattern"
+        let previous = FileManager.default.contents(atPath: patternPath)
+        do {
+            let kernelLED = try KernelLED(name: led, root: root)
+            try kernelLED.set(true)
+            try? await Task.sleep(for: ledWalkStep)
+            if let previous, kernelLED.canPlay {
+                try previous.write(to: URL(fileURLWithPath: patternPath))
+            } else {
+                try kernelLED.set(false)
+            }
+            let how = kernelLED.canPlay ? "the kernel blinks it (pattern trigger)" : "no pattern trigger in this kernel: driftd blinks it"
+            return .init(name, .pass, "kernel LED \(led): lit for \(ledWalkStep); \(how)")
+        } catch {
+            return .init(name, .fail, "kernel LED \(led): \(error) (the image's udev rule gives the gpio group its files, docs/leds-and-buttons.md)")
+        }
     }
 
     func gpsCheck() async -> SelftestReport.Check {

@@ -128,4 +128,30 @@ struct LEDPatternTests {
         #expect(!LEDPattern.heartbeat.level(at: Self.ms(t)))
         #expect(LEDPattern.heartbeat.nextChange(after: Self.ms(t)) == Self.ms(t - 300 + 1000))
     }
+
+    @Test("a kernel LED gets one cycle of a repeating pattern, rotated to the player's phase")
+    func kernelCycles() {
+        let heartbeat = LEDPattern.heartbeat.kernelCycle(at: .zero)
+        #expect(heartbeat?.map(\.level) == [true, false, true, false])
+        #expect(heartbeat?.map(\.duration) == [Self.ms(100), Self.ms(100), Self.ms(100), Self.ms(700)])
+        // 250 ms in: 50 ms of the second beat are left, and the 50 ms already played close the cycle.
+        let rotated = LEDPattern.heartbeat.kernelCycle(at: Self.ms(2250))
+        #expect(rotated?.map(\.level) == [true, false, true, false, true])
+        #expect(rotated?.map(\.duration) == [Self.ms(50), Self.ms(700), Self.ms(100), Self.ms(100), Self.ms(50)])
+        // Whatever the phase, the rotated cycle plays the same levels as the pattern from there on.
+        for offset in stride(from: 0, to: 3000, by: 37) {
+            guard let cycle = LEDPattern.blinkCode(3).kernelCycle(at: Self.ms(offset)) else { Issue.record("no cycle"); return }
+            var t = Duration.zero
+            for segment in cycle {
+                #expect(LEDPattern.blinkCode(3).level(at: Self.ms(offset) + t) == segment.level)
+                t += segment.duration
+            }
+            #expect(t == LEDPattern.blinkCode(3).period)
+        }
+        // Constants, a one-shot flash and the PWM pulse stay with driftd.
+        #expect(LEDPattern.steady.kernelCycle(at: .zero) == nil)
+        #expect(LEDPattern.flash(Self.ms(80)).kernelCycle(at: .zero) == nil)
+        #expect(LEDPattern.pulse.kernelCycle(at: .zero) == nil)
+        #expect(LEDPattern.fastBlink.kernelCycle(at: .zero) != nil)
+    }
 }
