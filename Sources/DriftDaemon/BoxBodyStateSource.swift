@@ -213,6 +213,7 @@ final class BoxBodyStateSource: Service, Sendable {
         (changes, changed) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         (readRequests, readRequest) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         health.observeFaults { [changed] in changed.yield() }
+        gps.observeReception { [changed] in changed.yield() }
     }
 
     /// The state at `now` (monotonic). Never reads the store: a stale bottle summary is

@@ -31,6 +31,8 @@ public final class HealthRegistry: Sendable {
 
     private let entries = Mutex<[String: Entry]>([:])
     private let faultObservers = Mutex<[@Sendable () -> Void]>([])
+    /// The loops the last ``check(interval:)`` called stalled.
+    private let stalledAtLastCheck = Mutex<[String]>([])
 
     public init() {}
 
@@ -56,7 +58,21 @@ public final class HealthRegistry: Sendable {
     /// The watchdog's verdict, by progress: call it once per watchdog tick, `interval` apart.
     /// A loop that beat since the previous check is alive; one that did not has missed a check,
     /// and is stalled once its missed checks span more than its `maximumSilence`.
+    /// A change of that verdict is told to the ``observeFaults(_:)`` observers (the status LED's
+    /// fast blink follows it without polling).
     public func check(interval: Duration) -> HealthReport {
+        let report = checkEntries(interval: interval)
+        let changed = stalledAtLastCheck.withLock { last in
+            defer { last = report.stalled }
+            return last != report.stalled
+        }
+        if changed {
+            for observer in faultObservers.withLock({ $0 }) { observer() }
+        }
+        return report
+    }
+
+    private func checkEntries(interval: Duration) -> HealthReport {
         entries.withLock { entries in
             var stalled: [String] = []
             var faults: [String: String] = [:]
@@ -99,7 +115,8 @@ public final class HealthRegistry: Sendable {
     }
 
     /// Calls `observer` (on the caller's thread, outside any lock) whenever a component's
-    /// fault appears, changes or clears — e.g. to re-render the status LED at once.
+    /// fault appears, changes or clears, or the watchdog's verdict of stalled loops changes —
+    /// e.g. to re-render the status LED at once.
     public func observeFaults(_ observer: @escaping @Sendable () -> Void) {
         faultObservers.withLock { $0.append(observer) }
     }

@@ -1,8 +1,9 @@
-import DriftDaemon
+@testable import DriftDaemon
 import Foundation
 import Hardware
 import Logging
 import ServiceLifecycle
+import Synchronization
 import TestSupport
 import Testing
 
@@ -55,6 +56,36 @@ struct HealthAndNotifyTests {
         // Progress again: alive at the next check.
         health.beat("bottles")
         #expect(health.check(interval: .seconds(1)).isAlive)
+    }
+
+    @Test("a change of the check's verdict is told to the fault observers, once per change (the status LED's fast blink)")
+    func verdictObserved() {
+        let health = HealthRegistry()
+        let told = Mutex(0)
+        health.observeFaults { told.withLock { $0 += 1 } }
+        health.register("bottles", maximumSilence: .seconds(2))
+        for _ in 1...2 { _ = health.check(interval: .seconds(1)) }
+        #expect(told.withLock { $0 } == 0, "alive: nothing to tell")
+        #expect(!health.check(interval: .seconds(1)).isAlive)
+        #expect(told.withLock { $0 } == 1, "stalled")
+        _ = health.check(interval: .seconds(1))
+        #expect(told.withLock { $0 } == 1, "still stalled: told once")
+        health.beat("bottles")
+        #expect(health.check(interval: .seconds(1)).isAlive)
+        #expect(told.withLock { $0 } == 2, "alive again")
+    }
+
+    @Test("GPS reception changes are told to the observers; updates that keep it are not")
+    func receptionObserved() {
+        let status = GPSStatus(source: "sim")
+        let told = Mutex(0)
+        status.observeReception { told.withLock { $0 += 1 } }
+        status.update { $0.hdop = 1.2 }
+        #expect(told.withLock { $0 } == 0)
+        status.update { $0.reception = .searching }
+        status.update { $0.reception = .fix }
+        status.update { $0.hdop = 0.9 }
+        #expect(told.withLock { $0 } == 2)
     }
 
     @Test("watchdog pings on a manual clock: a whole-process stall (busy CPU) keeps them, a stuck loop stops them, progress resumes them")

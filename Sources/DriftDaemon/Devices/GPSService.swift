@@ -39,6 +39,7 @@ public final class GPSStatus: Sendable {
 
     private let state: Mutex<Snapshot>
     private let powerSaver = Mutex<GPSPowerSaver?>(nil)
+    private let receptionObservers = Mutex<[@Sendable () -> Void]>([])
 
     public init(source: String) {
         state = Mutex(Snapshot(reception: .absent, source: source))
@@ -55,8 +56,21 @@ public final class GPSStatus: Sendable {
         powerSaver.withLock { $0 = saver }
     }
 
+    /// Calls `observer` (on the updater's thread, outside the lock) whenever the reception
+    /// changes (absent, searching, fix): the GPS LED follows it without polling.
+    public func observeReception(_ observer: @escaping @Sendable () -> Void) {
+        receptionObservers.withLock { $0.append(observer) }
+    }
+
     func update(_ body: (inout Snapshot) -> Void) {
-        state.withLock { body(&$0) }
+        let changed = state.withLock { snapshot in
+            let before = snapshot.reception
+            body(&snapshot)
+            return snapshot.reception != before
+        }
+        if changed {
+            for observer in receptionObservers.withLock({ $0 }) { observer() }
+        }
     }
 }
 

@@ -12,9 +12,9 @@ import Synchronization
 /// or a countdown threshold), or a `changes` signal (bottle events, faults,
 /// button displays). The state is re-read at such a signal and otherwise at
 /// most every `refresh`, piggybacking on pattern edges when there are any; with
-/// nothing blinking the loop still wakes every `maximumIdle` to beat into the
-/// health registry (the LED loop is a watched main loop) and to notice GPS and
-/// stalled-loop changes, which are read, not signalled.
+/// nothing blinking in software the loop still wakes every `maximumIdle` (10 s) to
+/// beat into the health registry (the LED loop is a watched main loop). GPS
+/// reception and the watchdog's verdict on stalled loops are signalled like faults.
 ///
 /// Without a `changes` stream the state is polled every `refresh`.
 ///
@@ -45,7 +45,7 @@ public struct LEDService: Service {
     ///   - state: the box's state at a monotonic instant.
     public init(
         outputs: [LEDRole: LEDOutput], mapping: LEDMapping = LEDMapping(), refresh: Duration = .seconds(1),
-        maximumIdle: Duration = .seconds(2), changes: AsyncStream<Void>? = nil,
+        maximumIdle: Duration = .seconds(10), changes: AsyncStream<Void>? = nil,
         health: HealthRegistry, logger: Logger, ledTest: @escaping @Sendable (Duration) -> Duration? = { _ in nil },
         clock: MonotonicClock = .system, state: @escaping @Sendable (Duration) -> BoxBodyState
     ) {
