@@ -63,7 +63,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     public static var maximumHopLimit: UInt8 { 7 }
 
     public let me: NodeID
-    public let settings: Settings
+    public internal(set) var settings: Settings
     /// Where the seen-set, outbox, held frames, packet ids and peers live.
     public internal(set) var memory: Memory
     /// While set, every authentic broadcast, directed and ack frame heard on the radio, and
@@ -185,6 +185,12 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         if let routerNext = router.nextDeadline { next = min(next, routerNext) }
         if let repeatAt = digestRepeatAt { next = min(next, repeatAt) }
         return max(next, t + .milliseconds(5))
+    }
+
+    /// Changes the router's tuning at run time (the simulator slows hellos after its warm-up).
+    public mutating func retune(router configuration: MeshRouterConfiguration) {
+        settings.router = configuration
+        router.configuration = configuration
     }
 
     // MARK: Reading the state
