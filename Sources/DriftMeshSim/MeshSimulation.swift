@@ -84,6 +84,8 @@ enum Frame: Sendable {
     case digest(SyncDigest)
     /// …and a held packet sent again for a neighbour whose digest lacks it.
     case repair(MeshHeader)
+    /// A sealed frame of a box that runs the whole node (`SimParameters.nodeMachine`).
+    case sealed([UInt8])
 }
 
 struct Engine {
@@ -119,6 +121,12 @@ struct Engine {
         var repairSentAt: [PacketKey: Int64] = [:]
         /// Frames heard lately (start, end), for the channel utilisation our router sees.
         var heard: [(start: Int64, end: Int64)] = []
+        /// The daemon's node, when the box runs it (`SimParameters.nodeMachine`).
+        var machine: SimNodeMachine?
+        /// When the node asked to be told again that the radio is free.
+        var radioAt: Int64?
+        /// Switched off (`SimParameters.outages`).
+        var down = false
     }
 
     struct Reception {
@@ -141,8 +149,13 @@ struct Engine {
         case timer(Int)
         case mac(Int)
         case txEnd(Int)
-        case originate(Int)
+        case originate(Int, to: Int?)
         case endWarmUp
+        /// A node machine's radio wake-up.
+        case radio(Int)
+        /// A box switched off and on again.
+        case down(Int)
+        case up(Int)
         case trickle(Int)
         case repair(Int, PacketKey)
     }
@@ -184,12 +197,18 @@ struct Engine {
     var reachedByKey: [PacketKey: Int] = [:]
     var syncTx = 0
     var syncAirUsTotal: Int64 = 0
+    /// The node machines' messages and figures (`SimParameters.nodeMachine`).
+    var machines = MachineRecord()
 
     init(_ p: SimParameters) {
         self.p = p
         self.channel = p.channel
         var topoRng = MeshRandom(seed: p.seed &* 0x9E37_79B9_7F4A_7C15 &+ 1)
-        self.topology = Topology(nodes: p.nodes, areaM: p.areaM, minimumDistanceM: p.minimumDistanceM, channel: p.channel, rng: &topoRng)
+        if let positions = p.positions {
+            self.topology = Topology(positions: positions, channel: p.channel, rng: &topoRng)
+        } else {
+            self.topology = Topology(nodes: p.nodes, areaM: p.areaM, minimumDistanceM: p.minimumDistanceM, channel: p.channel, rng: &topoRng)
+        }
         self.macRng = MeshRandom(seed: p.seed ^ 0xA5A5_A5A5_5A5A_5A5A)
         self.messageRng = MeshRandom(seed: p.seed ^ 0x0123_4567_89AB_CDEF)
         self.slotUs = Int64(channel.slotMs * 1000)
@@ -197,7 +216,8 @@ struct Engine {
         self.lockUs = Int64(channel.lockSeconds * 1_000_000)
         self.dataAirUs = Int64(LoRaAirtime.seconds(payloadBytes: p.dataFrameBytes, modulation: p.channel.modulation) * 1_000_000)
         self.activeRx = Array(repeating: [], count: p.nodes)
-        let ids = Engine.nodeIDs(count: p.nodes, seed: p.seed, random: p.randomNodeIDs)
+        let keyPairs = p.nodeMachine ? Engine.keyPairs(count: p.nodes, seed: p.seed) : []
+        let ids = p.nodeMachine ? keyPairs.map(\.nodeID) : Engine.nodeIDs(count: p.nodes, seed: p.seed, random: p.randomNodeIDs)
         for i in 0..<p.nodes {
             let id = ids[i]
             let router: NodeRouter
@@ -220,6 +240,9 @@ struct Engine {
             var key = [UInt8](repeating: 0, count: 32)
             for b in 0..<4 { key[b] = UInt8(truncatingIfNeeded: id.rawValue >> (8 * b)) }
             nodes.append(Node(id: id, router: router, key: key))
+            if p.nodeMachine, case .ours(let r) = router {
+                nodes[i].machine = Engine.machine(keyPairs[i], configuration: r.configuration, parameters: p)
+            }
         }
     }
 
@@ -286,11 +309,17 @@ struct Engine {
         }
         if p.router == .ours { schedule(warmUpUs, .endWarmUp) }
         var t = warmUpUs
-        for message in drawMessages(from: warmUpUs) {
+        for message in messageSchedule(from: warmUpUs) {
             t = message.time
-            schedule(t, .originate(message.origin))
+            schedule(t, .originate(message.origin, to: message.destination))
         }
-        let repairing = p.router == .ours && p.reconcile
+        if nodes.first?.machine != nil {
+            for outage in p.outages where nodes.indices.contains(outage.box) {
+                schedule(warmUpUs + Engine.micros(outage.from), .down(outage.box))
+                schedule(warmUpUs + Engine.micros(outage.until), .up(outage.box))
+            }
+        }
+        let repairing = p.router == .ours && p.reconcile && !p.nodeMachine
         if repairing {
             for i in nodes.indices {
                 nodes[i].trickle = TrickleTimer(minimumInterval: p.repairMinimumInterval, doublings: p.repairDoublings, redundancy: p.repairRedundancy,
@@ -298,13 +327,17 @@ struct Engine {
                 rescheduleTrickle(i)
             }
         }
-        let endUs = t + Engine.micros(repairing ? max(p.drain, p.repairWindow + .seconds(10)) : p.drain)
+        let endUs = t + Engine.micros(repairing || p.nodeMachine ? max(p.drain, p.repairWindow + .seconds(10)) : p.drain)
         while let event = pop(), event.time <= endUs {
             now = event.time
             switch event.kind {
             case .timer(let n):
                 if let at = nodes[n].timerAt, at != now { continue }
                 nodes[n].timerAt = nil
+                if nodes[n].machine != nil {
+                    machineTimer(n)
+                    continue
+                }
                 let nowD = Engine.duration(now)
                 let actions = nodes[n].router.with { $0.due(now: nowD) }
                 apply(actions, at: n)
@@ -313,8 +346,16 @@ struct Engine {
                 tryTransmit(n)
             case .txEnd(let tx):
                 finish(tx)
-            case .originate(let n):
-                originate(at: n)
+            case .originate(let n, let destination):
+                if nodes[n].machine != nil { machineOriginate(at: n, to: destination) } else { originate(at: n) }
+            case .radio(let n):
+                guard nodes[n].radioAt == now else { continue }
+                nodes[n].radioAt = nil
+                machineRadioIdle(n)
+            case .down(let n):
+                switchOff(n)
+            case .up(let n):
+                switchOn(n)
             case .trickle(let n):
                 guard nodes[n].trickleAt == now else { continue }
                 nodes[n].trickleAt = nil
@@ -327,7 +368,13 @@ struct Engine {
                 tryTransmit(n)
             case .endWarmUp:
                 for i in nodes.indices {
-                    if case .ours(var r) = nodes[i].router {
+                    if var machine = nodes[i].machine {
+                        var c = machine.settings.router
+                        c.helloPeriod = p.helloPeriod
+                        c.helloJitter = p.helloPeriod / 10
+                        machine.retune(router: c)
+                        nodes[i].machine = machine
+                    } else if case .ours(var r) = nodes[i].router {
                         r.configuration.helloPeriod = p.helloPeriod
                         r.configuration.helloJitter = p.helloPeriod / 10
                         nodes[i].router = .ours(r)
@@ -417,7 +464,12 @@ struct Engine {
         nodes[r].heard.append((start, now))
         nodes[r].heard.removeAll { $0.end < now - windowUs }
         let busyUs = nodes[r].heard.reduce(Int64(0)) { $0 + ($1.end - max($1.start, now - windowUs)) }
-        router.channelBusy = Double(busyUs) >= p.busyUtilisation * Double(windowUs)
+        let busy = Double(busyUs) >= p.busyUtilisation * Double(windowUs)
+        if nodes[r].machine != nil {
+            machineChannelBusy(r, busy)
+            return
+        }
+        router.channelBusy = busy
         nodes[r].router = .ours(router)
     }
 
@@ -479,7 +531,11 @@ struct Engine {
     }
 
     mutating func tryTransmit(_ n: Int) {
-        guard nodes[n].transmitting == nil, !nodes[n].queue.isEmpty, !nodes[n].macScheduled else { return }
+        if nodes[n].machine != nil, nodes[n].queue.isEmpty {
+            machineRadioIdle(n)
+            return
+        }
+        guard nodes[n].transmitting == nil, !nodes[n].queue.isEmpty, !nodes[n].macScheduled, !nodes[n].down else { return }
         if channelBusy(n) {
             // Listen before talk: the router says how long to wait (the baseline re-draws its
             // whole delay); else back off 1…8 slots.
@@ -524,6 +580,8 @@ struct Engine {
             airUs = dataAirUs
             syncTx += 1
             syncAirUsTotal += airUs
+        case .sealed(let bytes):
+            airUs = sealedTransmission(bytes)
         }
         let index = transmissions.count
         // Half duplex: whatever the sender was receiving is lost.
@@ -536,7 +594,7 @@ struct Engine {
         var receptions: [Reception] = []
         for r in nodes.indices where r != s {
             let rssi = topology.rssi[s][r] - reductionDb
-            guard rssi >= channel.sensitivityDbm, nodes[r].transmitting == nil else { continue }
+            guard rssi >= channel.sensitivityDbm, nodes[r].transmitting == nil, !nodes[r].down else { continue }
             var mine = Reception(receiver: r, rssi: rssi)
             for other in activeRx[r] {
                 // The newcomer only escapes if the other ends before it needs its preamble.
@@ -571,7 +629,7 @@ struct Engine {
             let r = reception.receiver
             activeRx[r].removeAll { $0 == index }
             noteHeard(r, start: tx.start)
-            guard !reception.lost else { continue }
+            guard !reception.lost, !nodes[r].down else { continue }
             let link = LinkQuality(rssi: reception.rssi, snr: reception.rssi - channel.noiseLevelDbm)
             let actions: [RouterAction]
             switch tx.frame {
@@ -602,6 +660,9 @@ struct Engine {
             case .repair(let header):
                 heardRepair(header, at: r)
                 actions = []
+            case .sealed(let bytes):
+                machineHeard(bytes, link: link, at: r)
+                continue
             }
             apply(actions, at: r)
         }
@@ -612,7 +673,8 @@ struct Engine {
 
     mutating func result() -> SimResult {
         let n = p.nodes
-        let m = max(p.messages, 1)
+        // With node machines, the broadcasts sent (directed messages have their own figures).
+        let m = max(nodes.first?.machine != nil ? originNode.count : p.messages, 1)
         var connectedPossible = 0
         var connectedBefore = 0
         var components: [PacketKey: Set<Int>] = [:]
@@ -635,6 +697,12 @@ struct Engine {
         // Relays cancelled by the router before they were handed out, plus those dropped from the radio queue.
         var counters = (cancelled: cancelled, pruned: 0, retries: 0)
         for node in nodes {
+            if let machine = node.machine {
+                counters.cancelled += machine.allCounters.relaysCancelled
+                counters.pruned += machine.routerCounters.relaysPruned
+                counters.retries += machine.routerCounters.implicitAckRetries
+                continue
+            }
             switch node.router {
             case .ours(let r):
                 counters.cancelled += r.counters.relaysCancelled
@@ -661,7 +729,7 @@ struct Engine {
         }
         var links = 0
         for s in 0..<n { for r in 0..<n where r != s && topology.rssi[s][r] >= channel.sensitivityDbm { links += 1 } }
-        return SimResult(
+        var result = SimResult(
             router: p.router.rawValue, nodes: n, seed: p.seed,
             reachability: Double(useful) / Double(m * (n - 1)),
             usefulness: dataReceptions == 0 ? 0 : Double(useful) / Double(dataReceptions),
@@ -681,6 +749,8 @@ struct Engine {
             planTransmissions: Double(plan.transmissions) / Double(m),
             reachabilityBound: Double(plan.reached) / Double(m * (n - 1)),
             usefulnessBound: plan.receptions == 0 ? 1 : Double(plan.reached) / Double(plan.receptions))
+        if nodes.first?.machine != nil { addMachineFigures(to: &result) }
+        return result
     }
 
     /// Digests covering all of `held`: origins split into groups whose runs fit one frame.

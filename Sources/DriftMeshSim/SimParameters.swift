@@ -67,11 +67,58 @@ public struct SimParameters: Sendable {
     /// caller) σ = 2 dB and collision-free ids.
     public var legacyModel = false
 
+    /// Our boxes run the daemon's whole node (`MeshNodeMachine` on `InMemoryNodeMemory`):
+    /// sealed frames, the seen-set, held frames and catch-up digests, the outbox with its
+    /// retries and acknowledgements, the transmit queue and the quiet rule, each box on the
+    /// simulated clock. The simulator's own repair phase is off (the node's catch-up runs
+    /// instead). Only with `router == .ours`.
+    public var nodeMachine = false
+    /// With `nodeMachine`: the share of drawn messages sent to one other box (drawn at
+    /// random) instead of to all; those want an acknowledgement and are retried.
+    public var directedShare = 0.0
+    /// Boxes at these positions (metres) instead of drawn ones (`nodes` must match).
+    public var positions: [(x: Double, y: Double)]?
+    /// These messages instead of drawn ones; times count from the end of the warm-up.
+    /// Destinations are honoured with `nodeMachine` only (the router alone floods).
+    public var script: [SimMessage]?
+    /// With `nodeMachine`: boxes switched off for a while (times from the end of the warm-up).
+    /// A box that is off hears and sends nothing; it comes back as the daemon restarts: a new
+    /// machine on the same memory.
+    public var outages: [SimOutage] = []
+
     public init(nodes: Int, seed: UInt64, router: SimRouterKind, messages: Int = 20, hopLimit: UInt8? = nil) {
         self.nodes = nodes
         self.seed = seed
         self.router = router
         self.messages = messages
         self.hopLimit = hopLimit ?? (router == .ours ? 7 : 3)
+    }
+}
+
+/// A scripted message (``SimParameters/script``).
+public struct SimMessage: Sendable, Hashable {
+    /// From the end of the warm-up.
+    public var at: Duration
+    public var from: Int
+    /// `nil`: to all.
+    public var to: Int?
+
+    public init(at: Duration, from: Int, to: Int? = nil) {
+        self.at = at
+        self.from = from
+        self.to = to
+    }
+}
+
+/// A box switched off from `from` until `until` (from the end of the warm-up).
+public struct SimOutage: Sendable, Hashable {
+    public var box: Int
+    public var from: Duration
+    public var until: Duration
+
+    public init(box: Int, from: Duration, until: Duration) {
+        self.box = box
+        self.from = from
+        self.until = until
     }
 }

@@ -52,6 +52,20 @@ public struct SimResult: Sendable, Hashable, Codable {
     public var reachabilityBound: Double
     /// …and its usefulness (reached / all receptions). Greedy: not a bound (the exact optimum is below).
     public var usefulnessBound: Double
+    // With `--node-machine` (SimParameters.nodeMachine), else absent.
+    /// Our boxes ran the daemon's whole node machine.
+    public var nodeMachine: Bool?
+    /// Messages sent to one box, and the shares delivered to it and confirmed back to their
+    /// origin by its acknowledgement, by the end of the run.
+    public var directedMessages: Int?
+    public var directedDelivered: Double?
+    public var directedConfirmed: Double?
+    /// Median time from sending to delivery at the destination, ms.
+    public var directedLatencyP50Ms: Double?
+    /// End-to-end retries of directed messages from the outboxes (transmissions after the first).
+    public var outboxRetries: Int?
+    /// Catch-up copies sent for neighbours that lacked a held frame (counted as data frames too).
+    public var catchUpFrames: Int?
     // Against the exact optimum (tools/mesh-optimum), when its stored data holds this topology.
     /// Fewest frames per broadcast reaching every reachable box, collision-free.
     public var optimumFrames: Double?

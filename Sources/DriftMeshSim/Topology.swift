@@ -32,6 +32,12 @@ public struct Topology: Sendable {
                 }
             }
         }
+        self.init(positions: positions, channel: channel, rng: &rng)
+    }
+
+    /// Boxes at `positions` (metres), each direction's link offset drawn from `rng`.
+    public init(positions: [(x: Double, y: Double)], channel: ChannelModel, rng: inout MeshRandom) {
+        let nodes = positions.count
         var rssi = [[Double]](repeating: [Double](repeating: -.infinity, count: nodes), count: nodes)
         for s in 0..<nodes {
             for r in 0..<nodes where r != s {

@@ -121,6 +121,12 @@ extension SimCommand {
         @Flag(help: "Calibration: the baseline with Meshtasticator's MAC, slot, retransmissions and random channel interference.")
         var meshtasticatorScenario = false
 
+        @Flag(help: "Our boxes run the daemon's whole node (MeshNodeMachine: sealed frames, seen-set, outbox, retries, acks, catch-up, quiet rule) instead of the router alone.")
+        var nodeMachine = false
+
+        @Option(help: "With --node-machine: share of messages sent to one other box (acknowledged, retried) instead of to all (default 0).")
+        var directedShare = 0.0
+
         func validate() throws {
             guard (2...200).contains(nodes) else { throw ValidationError("--nodes must be 2…200") }
             guard (1...1000).contains(seeds) else { throw ValidationError("--seeds must be 1…1000") }
@@ -130,6 +136,8 @@ extension SimCommand {
             guard (jitterSlots ?? 0) >= 0, (slotsPerRank ?? 0) >= 0 else { throw ValidationError("--jitter-slots and --slots-per-rank must be ≥ 0") }
             guard (1...1_000_000).contains(period) else { throw ValidationError("--period must be 1…1000000 s") }
             guard kinds != nil else { throw ValidationError("--router must be ours, meshtastic or both") }
+            guard (0...1).contains(directedShare) else { throw ValidationError("--directed-share must be 0…1") }
+            guard directedShare == 0 || nodeMachine else { throw ValidationError("--directed-share needs --node-machine") }
         }
 
         var kinds: [SimRouterKind]? {
@@ -171,6 +179,8 @@ extension SimCommand {
                     parameters.areaM = area
                     parameters.periodPerNode = .seconds(period)
                     parameters.meshtasticatorScenario = meshtasticatorScenario
+                    parameters.nodeMachine = nodeMachine && kind == .ours
+                    parameters.directedShare = directedShare
                     parameters.reconcile = !noRepair
                     parameters.repairResetOnNewPacket = repairResetOnNew
                     parameters.ourConfiguration.cancelAfterCopiesOnlyWhenBusy = cancelOnlyWhenBusy
@@ -197,7 +207,8 @@ extension SimCommand {
                     if json {
                         print(String(decoding: try encoder.encode(result), as: UTF8.self))
                     } else if seeds == 1 {
-                        print(Self.row(result, label: kind.rawValue))
+                        print(Self.row(result, label: Self.label(kind, result)))
+                        if let line = Self.machineLine(result) { print(line) }
                     }
                 }
             }
@@ -206,13 +217,27 @@ extension SimCommand {
                 print(Self.header)
                 for kind in kinds ?? [] {
                     if let mean = Self.mean(byRouter[kind] ?? []) {
-                        print(Self.row(mean, label: "\(kind.rawValue) (\(seeds) seeds)"))
+                        print(Self.row(mean, label: "\(Self.label(kind, mean)) (\(seeds) seeds)"))
+                        if let line = Self.machineLine(mean) { print(line) }
                     }
                 }
             }
         }
 
         static let header = "router                 nodes reach  reach(conn) conn<5min after-sync useful tx/bcast airtime/deliv(ms) collisions p50(ms) p95(ms) hello-tx sync-tx total-air(s) data-air(s) | greedy: reach useful tx/bcast | optimum: useful tx/bcast equal-reach useful/opt tx/opt"
+
+        /// `ours` or, when the boxes ran the whole node, `ours node`.
+        static func label(_ kind: SimRouterKind, _ r: SimResult) -> String {
+            r.nodeMachine == true ? "\(kind.rawValue) node" : kind.rawValue
+        }
+
+        /// The node machines' directed-message figures, under their row.
+        static func machineLine(_ r: SimResult) -> String? {
+            guard r.nodeMachine == true else { return nil }
+            func o(_ x: Double?) -> String { x.map { String(format: "%.3f", $0) } ?? "-" }
+            return "  node machine: directed \(r.directedMessages ?? 0), delivered \(o(r.directedDelivered)), confirmed \(o(r.directedConfirmed)), "
+                + "p50 \(r.directedLatencyP50Ms.map { String(format: "%.0f ms", $0) } ?? "-"), outbox retries \(r.outboxRetries ?? 0), catch-up frames \(r.catchUpFrames ?? 0)"
+        }
 
         static func row(_ r: SimResult, label: String) -> String {
             func f(_ x: Double, _ digits: Int = 3) -> String { String(format: "%.\(digits)f", x) }
@@ -265,6 +290,15 @@ extension SimCommand {
             m.framesVsOptimum = withEqual.isEmpty || m.optimumFrames == nil ? nil : withEqual.map { $0.framesVsOptimum! }.reduce(0, +) / Double(withEqual.count)
             m.usefulnessVsOptimum = withEqual.isEmpty || m.optimumFrames == nil ? nil : withEqual.map { $0.usefulnessVsOptimum! }.reduce(0, +) / Double(withEqual.count)
             m.optimumProven = m.optimumFrames == nil ? nil : results.allSatisfy { $0.optimumProven == true }
+            if m.nodeMachine == true {
+                let directed = results.compactMap(\.directedMessages).reduce(0, +)
+                m.directedMessages = Int((Double(directed) / k).rounded())
+                m.directedDelivered = optionalMean(\.directedDelivered)
+                m.directedConfirmed = optionalMean(\.directedConfirmed)
+                m.directedLatencyP50Ms = optionalMean(\.directedLatencyP50Ms)
+                m.outboxRetries = Int(avg { Double($0.outboxRetries ?? 0) }.rounded())
+                m.catchUpFrames = Int(avg { Double($0.catchUpFrames ?? 0) }.rounded())
+            }
             return m
         }
     }

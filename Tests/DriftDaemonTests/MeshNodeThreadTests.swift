@@ -1,3 +1,4 @@
+import DriftMesh
 import DriftStore
 import Foundation
 import Testing

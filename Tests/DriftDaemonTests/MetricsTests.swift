@@ -1,5 +1,6 @@
 @testable import DriftDaemon
 import DriftCore
+import DriftMesh
 import Foundation
 import Testing
 

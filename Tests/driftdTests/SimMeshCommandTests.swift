@@ -26,6 +26,23 @@ struct SimMeshCommandTests {
         }
     }
 
+    @Test("--node-machine --directed-share: our boxes run the daemon's node; its fields are in the JSON, the baseline's are not",
+          .enabled(if: binaryBuilt, "driftd binary not built"))
+    func nodeMachine() async throws {
+        let run = try await DriftdProcess.runToCompletion(
+            ["sim", "mesh", "--nodes", "8", "--seed", "5", "--messages", "6", "--router", "both", "--node-machine", "--directed-share", "0.5", "--json"])
+        #expect(run.status == 0, "\(run)")
+        let objects = run.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(objects.count == 2)
+        #expect(objects.first?["nodeMachine"] as? Bool == true)
+        for key in ["directedMessages", "outboxRetries", "catchUpFrames"] {
+            #expect(objects.first?[key] != nil, "missing \(key)")
+        }
+        #expect(objects.last?["nodeMachine"] == nil)
+        let refused = try await DriftdProcess.runToCompletion(["sim", "mesh", "--directed-share", "0.5"])
+        #expect(refused.status != 0, "--directed-share without --node-machine was accepted")
+    }
+
     @Test("--export-topology prints links and origins per seed", .enabled(if: binaryBuilt, "driftd binary not built"))
     func export() async throws {
         let run = try await DriftdProcess.runToCompletion(["sim", "mesh", "--export-topology", "--nodes", "10", "--seed", "7301", "--seeds", "2"])

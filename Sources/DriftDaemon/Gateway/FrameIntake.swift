@@ -1,3 +1,4 @@
+import DriftMesh
 import Synchronization
 
 /// The hand-over from the mesh node's thread to the gateway: a bounded buffer and a doorbell,

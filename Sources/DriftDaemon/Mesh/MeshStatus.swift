@@ -1,3 +1,5 @@
+import DriftMesh
+
 /// The mesh's state for `driftd mesh status` (JSON over the control socket).
 public struct MeshStatus: Sendable, Codable, Equatable {
     public struct Neighbour: Sendable, Codable, Equatable {

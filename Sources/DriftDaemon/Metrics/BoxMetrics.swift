@@ -1,4 +1,5 @@
 import DriftCore
+import DriftMesh
 import DriftStore
 import Foundation
 import Metrics

@@ -1,6 +1,4 @@
-import DriftMesh
-
-/// A sealed frame a gateway may carry to other meshes (``MeshNode/attachBridge(_:)``).
+/// A sealed frame a gateway may carry to other meshes (``MeshNodeMachine/bridging``).
 public struct BridgeFrame: Sendable {
     /// The frame as heard (or as sent, for our own): still sealed, hop count as it was.
     public var bytes: [UInt8]
@@ -11,9 +9,17 @@ public struct BridgeFrame: Sendable {
     public var own: Bool
     /// Its destination is this box or a neighbour it hears: it need not leave the mesh.
     public var destinationIsLocal: Bool
+
+    public init(bytes: [UInt8], header: MeshHeader, firstTime: Bool, own: Bool, destinationIsLocal: Bool) {
+        self.bytes = bytes
+        self.header = header
+        self.firstTime = firstTime
+        self.own = own
+        self.destinationIsLocal = destinationIsLocal
+    }
 }
 
-/// What the node did with a frame from another mesh (``MeshNode/injectFromBridge(_:)``).
+/// What the node did with a frame from another mesh (``MeshNodeInput/bridged(_:)``).
 public enum BridgeVerdict: Sendable, Equatable {
     /// First seen here: routed, relayed and delivered like a heard frame.
     case accepted

@@ -1,4 +1,5 @@
-/// What the mesh did with the frames it heard and sent, for `driftd mesh status` and metrics.
+/// What a mesh node (``MeshNodeMachine``) did with the frames it heard and sent, for `driftd mesh
+/// status`, metrics and the simulator.
 ///
 /// Every frame that is not used is counted under the reason it was dropped.
 public struct MeshCounters: Sendable, Codable, Equatable {

@@ -1,0 +1,260 @@
+import Foundation
+
+/// Frames heard: open, check, hold, route, reassemble, deliver, acknowledge.
+extension MeshNodeMachine {
+    /// One frame from the radio or (`fromBridge`) from another mesh through a gateway: the same
+    /// path (open, expiry, seen-set, origin check, hold, route, deliver); a bridged frame is
+    /// relayed here with the hops it has left and never handed back to the bridge. One-hop
+    /// control frames (hello, digest, request) are refused from the bridge.
+    mutating func process(_ bytes: [UInt8], link: LinkQuality, fromBridge: Bool, at now: MeshNodeTime) -> BridgeVerdict {
+        let t = now.monotonic
+        if !fromBridge {
+            counters.heard += 1
+            queue.noteReception(airtime: LoRaAirtime.duration(payloadBytes: bytes.count, modulation: settings.modulation), endingAt: t)
+        }
+        let header: MeshHeader
+        let plaintext: [UInt8]
+        do {
+            (header, plaintext) = try sealer.open(bytes)
+        } catch {
+            switch error {
+            case .wrongNetwork:
+                counters.foreign += 1
+                return .foreign
+            case .authenticationFailed:
+                counters.forged += 1
+                return .forged
+            default:
+                counters.malformed[error.reason, default: 0] += 1
+                return .malformed(error.reason)
+            }
+        }
+        counters.authentic += 1
+        let wallNow = now.wall
+        if header.isExpired(now: wallNow) {
+            counters.expired += 1
+            return .expired
+        }
+        if fromBridge, header.kind == .hello || header.kind == .digest || header.kind == .request {
+            counters.bridgeRefused += 1
+            return .refused
+        }
+        let expiresAt = Date(timeIntervalSince1970: Double(header.expiresAtMinute) * 60)
+        let firstTime: Bool
+        if header.origin == me {
+            firstTime = false
+        } else {
+            do {
+                firstTime = try memory.markSeen(header.key, expiresAt: expiresAt, now: wallNow)
+            } catch {
+                log(.error, "mesh seen-set write failed", ["error": "\(error)"])
+                return .failed
+            }
+        }
+        switch header.kind {
+        case .hello:
+            if firstTime { heardHello(header, plaintext, link: link, at: now) } else { counters.duplicates += 1 }
+            return firstTime ? .accepted : .duplicate
+        case .digest:
+            if firstTime { heardDigest(header, plaintext, at: now) } else { counters.duplicates += 1 }
+            return firstTime ? .accepted : .duplicate
+        case .request:
+            if firstTime { heardRequest(header, plaintext) } else { counters.duplicates += 1 }
+            return firstTime ? .accepted : .duplicate
+        case .broadcast, .directed, .ack:
+            return heardData(header, plaintext, bytes: bytes, link: link, firstTime: firstTime, fromBridge: fromBridge, at: now)
+        }
+    }
+
+    /// A broadcast, directed or ack frame that opened and is not expired.
+    private mutating func heardData(_ header: MeshHeader, _ plaintext: [UInt8], bytes: [UInt8], link: LinkQuality, firstTime: Bool,
+                                    fromBridge: Bool, at now: MeshNodeTime) -> BridgeVerdict {
+        let t = now.monotonic
+        if !firstTime && header.origin != me { counters.duplicates += 1 }
+        if let fragment = header.fragment, fragment.index + 1 < fragment.count {
+            // The sender sends the remaining pieces back to back: stay quiet for them.
+            let remaining = Double(fragment.count - fragment.index - 1)
+            let piece = LoRaAirtime.duration(payloadBytes: bytes.count, modulation: settings.modulation)
+            quietUntil = max(quietUntil, t + piece * remaining + settings.router.slot * 2)
+        }
+        // Someone else just sent a copy of a packet we queued for catch-up: ours is redundant.
+        if header.origin != me, let id = queuedCopies[header.key], queuedCopyKeys[id]?.catchUp == true, unqueue(header.key) {
+            counters.resendsSuppressed += 1
+        }
+        if !firstTime, header.kind == .directed, header.destination == me, header.wantsAck {
+            // The sender retried: our ack was lost on the way back. Acknowledge again.
+            let first = PacketKey(origin: header.origin, packetID: header.packetID &- UInt32(header.fragment?.index ?? 0))
+            if acknowledged.contains(first) {
+                acknowledge(first, at: now)
+            } else if header.fragment != nil {
+                // A retry of a fragmented message not delivered yet: its pieces go to the
+                // reassembler again (it ignores pieces it holds). Without this, a message whose
+                // partial was lost (a missing piece outlived the reassembly timeout) could
+                // never complete: every piece of every retry would be a duplicate here.
+                deliver(header, plaintext, at: now)
+            }
+        }
+        if !firstTime, header.kind == .directed, header.destination != me, header.origin != me,
+           let last = relayedDirected[header.key] ?? heardDirected[header.key], t - last >= settings.retrySpacing,
+           relayedDirected[header.key] != nil || router.neighbours.contains(where: { $0.id == header.destination }),
+           let frame = try? MeshFrameCodec.relay(bytes, by: me) {
+            // An end-to-end retry of a directed message we relayed before (the outbox waits
+            // 30 s and more between attempts): relay it again along the same path, or it
+            // would die at the first hop as a duplicate. Also when we did not relay it the
+            // first time but its destination is now our neighbour (we had not heard its
+            // hello yet): one hop delivers it.
+            relayedDirected[header.key] = t
+            heardDirected[header.key] = nil
+            counters.retriesRelayed += 1
+            enqueue(frame, priority: .normal, counter: \.sentRelays)
+        }
+        if header.kind == .directed, header.destination == me, firstTime,
+           case .forged = sealer.verifyOrigin(bytes, me: keyPair, keyring: keyring) {
+            counters.originForged += 1
+            return .forged
+        }
+        if !fromBridge, header.origin != me, bridging {
+            actions.append(.bridge(BridgeFrame(bytes: bytes, header: header, firstTime: firstTime, own: false,
+                                               destinationIsLocal: isLocal(header.destination))))
+        }
+        if firstTime {
+            if header.kind == .directed, header.destination != me, header.origin != me { heardDirected[header.key] = t }
+            relayable[header.key] = (bytes, t + settings.router.packetMemory)
+            if header.kind != .ack {
+                do {
+                    try memory.holdHeard(header.key, kind: header.kind, destination: header.destination, frame: bytes,
+                                         receivedAt: now.wall, expiresAt: Date(timeIntervalSince1970: Double(header.expiresAtMinute) * 60))
+                } catch {
+                    log(.error, "mesh hold failed", ["key": "\(header.key)", "error": "\(error)"])
+                }
+            }
+        }
+        // Another copy from the broker (a second gateway's) says nothing about who heard
+        // it on this mesh's air: it must not cancel the relay planned for the first copy.
+        if fromBridge, !firstTime { return .duplicate }
+        let routed = router.heard(header, link: link, firstTime: firstTime, now: t)
+        apply(routed, plaintexts: firstTime ? [header.key: (header, plaintext)] : [:], at: now)
+        return firstTime ? .accepted : .duplicate
+    }
+
+    private mutating func heardHello(_ header: MeshHeader, _ plaintext: [UInt8], link: LinkQuality, at now: MeshNodeTime) {
+        guard let hello = try? HelloPayload(decoding: plaintext), NodeID(publicKey: hello.publicKey) == header.origin else {
+            counters.badHello += 1
+            return
+        }
+        switch keyring.learn(nodeID: header.origin, publicKey: hello.publicKey) {
+        case .learned, .known: break
+        default:
+            counters.badHello += 1
+            return
+        }
+        try? memory.rememberHello(from: header.origin, publicKey: hello.publicKey, at: now.wall, link: link, hops: Int(header.hopsTaken))
+        let t = now.monotonic
+        let wasNeighbour = router.neighbours.contains { $0.id == header.origin && t - $0.lastHeard < settings.router.helloPeriod * 2 }
+        apply(router.heardHello(from: header.origin, payload: hello, link: link, now: t), at: now)
+        // A neighbour we had not heard for a while (or ever): tell it what we hold, so it can
+        // fetch what it missed and offer what we missed.
+        let recently = lastDigestTo[header.origin].map { t - $0 < settings.router.helloPeriod } ?? false
+        if !wasNeighbour && !recently {
+            lastDigestTo[header.origin] = t
+            sendDigest(at: now)
+            digestRepeatAt = t + settings.router.helloPeriod * 3
+        }
+    }
+
+    private mutating func heardDigest(_ header: MeshHeader, _ plaintext: [UInt8], at now: MeshNodeTime) {
+        counters.digestsHeard += 1
+        guard let digest = try? SyncDigest(decoding: plaintext) else {
+            counters.malformed["bad_digest", default: 0] += 1
+            return
+        }
+        let held = heldSet()
+        // What the neighbour lacks: send it (as held, the original sealed frames).
+        resend(Reconciler.missing(held: held, digest: digest))
+        // What we lack: ask for it.
+        let wanted = Reconciler.wanted(held: Set(held), digest: digest)
+        if !wanted.isEmpty {
+            sendControl(.request, payload: SyncRequest(keys: wanted).encoded(), at: now)
+        }
+    }
+
+    private mutating func heardRequest(_ header: MeshHeader, _ plaintext: [UInt8]) {
+        counters.requestsHeard += 1
+        guard let request = try? SyncRequest(decoding: plaintext) else {
+            counters.malformed["bad_request", default: 0] += 1
+            return
+        }
+        resend(request.keys)
+    }
+
+    // MARK: Router actions
+
+    mutating func apply(_ routed: [RouterAction], plaintexts: [PacketKey: (MeshHeader, [UInt8])] = [:], at now: MeshNodeTime) {
+        for action in routed {
+            switch action {
+            case .deliver(let key):
+                if let (header, plaintext) = plaintexts[key] { deliver(header, plaintext, at: now) }
+            case .transmit(let header, _):  // power control not applied by the daemon yet
+                if let own = ownFrames.removeValue(forKey: header.key) {
+                    enqueue(own.frame, priority: own.priority, counter: \.sentOwn)
+                    if bridging {
+                        actions.append(.bridge(BridgeFrame(bytes: own.frame, header: header, firstTime: true, own: true,
+                                                           destinationIsLocal: isLocal(header.destination))))
+                    }
+                } else if let held = relayable[header.key] {
+                    if header.kind == .directed { relayedDirected[header.key] = now.monotonic; heardDirected[header.key] = nil }
+                    if let frame = try? MeshFrameCodec.relay(held.frame, by: me) {
+                        track(enqueue(frame, priority: header.kind == .ack ? .interactive : .normal, counter: \.sentRelays), header.key, catchUp: false)
+                    }
+                } else if header.origin == me, let frame = try? memory.heldFrames(for: [header.key]).first?.frame {
+                    // An implicit-ack retry of one of our own broadcasts.
+                    enqueue(frame, priority: .normal, counter: \.sentOwn)
+                }
+            case .cancelled(let key):
+                // Planned relays the router dropped are in its own counter; here, relays already
+                // queued for the radio and taken back. (A relay that already went out stays sent.)
+                if unqueue(key) { counters.relaysCancelled += 1 }
+                relayable[key] = nil
+            case .sendHello:
+                let hello = router.helloPayload(publicKey: keyPair.publicKeyBytes, now: now.monotonic)
+                sendControl(.hello, payload: hello.encoded(), at: now)
+            }
+        }
+    }
+
+    mutating func deliver(_ header: MeshHeader, _ plaintext: [UInt8], at now: MeshNodeTime) {
+        if header.kind == .ack {
+            guard header.destination == me, plaintext.count == 4 else { return }
+            let acked = plaintext.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            let key = PacketKey(origin: me, packetID: acked)
+            if (try? memory.markDelivered(key)) == true {
+                counters.acksReceived += 1
+                log(.info, "mesh message delivered", ["id": "\(key)", "by": "\(header.origin)"])
+                actions.append(.confirmed(key))
+            }
+            return
+        }
+        let whole: (header: MeshHeader, payload: [UInt8])
+        if header.fragment != nil {
+            guard case .complete(let message) = reassembler.accept(header: header, chunk: plaintext, now: now.monotonic) else { return }
+            whole = (message.header, message.payload)
+        } else {
+            whole = (header, plaintext)
+        }
+        if whole.header.kind == .directed, whole.header.wantsAck {
+            acknowledged.insert(whole.header.key)
+            if acknowledged.count > 1_024 { acknowledged.removeFirst() }
+            acknowledge(whole.header.key, at: now)
+        }
+        // A payload is a port byte and a body: an empty one is no message.
+        guard !whole.payload.isEmpty else {
+            counters.malformed["empty_payload", default: 0] += 1
+            return
+        }
+        counters.delivered += 1
+        actions.append(.deliver(MeshNodeDelivery(
+            key: whole.header.key, origin: whole.header.origin, destination: whole.header.destination,
+            hops: Int(whole.header.hopsTaken), payload: whole.payload, frames: header.fragment.map { Int($0.count) } ?? 1,
+            receivedAt: now.wall)))
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+
+/// Own messages: the outbox first, then the router; control frames and acknowledgements.
+extension MeshNodeMachine {
+    /// Stores `message` in the outbox and wakes the outbox check, which queues its first
+    /// transmission.
+    ///
+    /// The message's hop limit is capped at 7, the most the header carries; its `expiresAt`
+    /// shortens its life below the configured lifetime (a bottle's traffic dies with the
+    /// bottle: relays drop its held frames then), never below a minute.
+    mutating func send(_ message: MeshNodeMessage, at now: MeshNodeTime) throws -> MeshNodeReceipt {
+        let payload = message.payload
+        let destination = message.destination
+        let wallNow = now.wall
+        let lifetime = min(settings.messageLifetime, max(60, (message.expiresAt ?? .distantFuture).timeIntervalSince(wallNow)))
+        let kind: FrameKind = destination == nil ? .broadcast : .directed
+        let hops = min(message.hopLimit ?? settings.hopLimit, Self.maximumHopLimit)
+        var probe = MeshHeader(kind: kind, origin: me, packetID: 0, destination: destination, hopStart: hops,
+                               wantsAck: destination != nil,
+                               expiresAtMinute: MeshHeader.expiryMinute(now: wallNow, lifetime: lifetime))
+        let originKey = try destination.flatMap { node in
+            try keyring.publicKey(for: node).map { try sealer.originKey(mine: keyPair, peerPublicKey: $0) }
+        }
+        let count = try Self.frameCount(payload, hasDestination: destination != nil, originTagged: originKey != nil)
+        probe.packetID = try memory.nextPacketIDs(count: count)
+        let frames = try sealer.sealPayload(payload, base: probe, originKey: originKey)
+        let id = probe.key
+        let expiresAt = Date(timeIntervalSince1970: Double(probe.expiresAtMinute) * 60)
+        // A broadcast's frames are also held by `storeOutgoing` (for neighbours that miss them).
+        try memory.storeOutgoing(id, destination: destination, frames: frames, priority: message.priority.rawValue,
+                                 now: wallNow, expiresAt: expiresAt)
+        for index in frames.indices {
+            let key = PacketKey(origin: me, packetID: id.packetID &+ UInt32(index))
+            _ = try memory.markSeen(key, expiresAt: expiresAt, now: wallNow)
+        }
+        log(.info, "mesh message stored", ["id": "\(id)", "frames": "\(frames.count)", "to": destination.map { "\($0)" } ?? "all"])
+        nextOutboxCheck = .zero
+        return MeshNodeReceipt(id: "\(id)", packetID: id.packetID, frames: frames.count, destination: destination.map { "\($0)" })
+    }
+
+    /// Throws the ``SendError`` that ``MeshNodeInput/send(_:)`` would answer for a payload too
+    /// large for 16 frames to `destination`, without storing or sending anything.
+    public func checkFits(_ payload: [UInt8], to destination: NodeID? = nil) throws {
+        let originTagged = destination.flatMap { keyring.publicKey(for: $0) } != nil
+        _ = try Self.frameCount(payload, hasDestination: destination != nil, originTagged: originTagged)
+    }
+
+    /// How many frames `payload` takes (1 unfragmented, else up to 16 fragments).
+    static func frameCount(_ payload: [UInt8], hasDestination: Bool, originTagged: Bool) throws -> Int {
+        if payload.count <= MeshFrameCodec.maxPlaintext(hasDestination: hasDestination, fragmented: false, originTagged: originTagged) {
+            return 1
+        }
+        let chunk = MeshFrameCodec.maxPlaintext(hasDestination: hasDestination, fragmented: true, originTagged: originTagged)
+        do {
+            return try Fragmenter.split(payload: payload, maxChunk: chunk).count
+        } catch {
+            throw SendError(description: "the message is \(payload.count) bytes; at most \(Fragmenter.maxPayload(maxChunk: chunk)) fit 16 frames")
+        }
+    }
+
+    /// Hands what the outbox says is due (first sends and directed retries) to the router.
+    mutating func serviceOutbox(at now: MeshNodeTime) {
+        let due: [MeshDueMessage]
+        do {
+            due = try memory.dueOutgoing(now: now.wall)
+        } catch {
+            log(.error, "mesh outbox unreadable", ["error": "\(error)"])
+            return
+        }
+        for entry in due {
+            let priority = TransmitPriority(rawValue: entry.priority) ?? .normal
+            for (index, frame) in entry.frames.enumerated() {
+                guard let header = try? MeshFrameCodec.parse(frame).header else { continue }
+                let key = PacketKey(origin: entry.id.origin, packetID: entry.id.packetID &+ UInt32(index))
+                ownFrames[key] = (frame, entry.id, priority)
+                apply(router.originate(header, now: now.monotonic), at: now)
+            }
+            do {
+                if entry.isBroadcast {
+                    try memory.markSent(entry.id, now: now.wall)
+                } else {
+                    try memory.recordOutgoingAttempt(entry.id, now: now.wall)
+                }
+            } catch {
+                log(.error, "mesh outbox update failed", ["id": "\(entry.id)", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Sends the end-to-end acknowledgement of a directed message (its first packet id) back to its origin.
+    mutating func acknowledge(_ message: PacketKey, at now: MeshNodeTime) {
+        var ack: [UInt8] = []
+        withUnsafeBytes(of: message.packetID.bigEndian) { ack.append(contentsOf: $0) }
+        sendControl(.ack, payload: ack, destination: message.origin, hopStart: settings.hopLimit, priority: .interactive, at: now)
+    }
+
+    mutating func sendDigest(at now: MeshNodeTime) {
+        let digest = SyncDigest(held: heldSet())
+        sendControl(.digest, payload: digest.encoded(), at: now)
+    }
+
+    /// Seals and queues a one-hop control frame (digest, request, hello), or an ack through the router.
+    mutating func sendControl(_ kind: FrameKind, payload: [UInt8], destination: NodeID? = nil, hopStart: UInt8 = 0,
+                              priority: TransmitPriority = .background, at now: MeshNodeTime) {
+        let wallNow = now.wall
+        do {
+            let id = try memory.nextPacketIDs(count: 1)
+            let lifetime: TimeInterval = kind == .ack ? settings.messageLifetime : 600
+            let header = MeshHeader(kind: kind, origin: me, packetID: id, destination: destination, hopStart: hopStart,
+                                    expiresAtMinute: MeshHeader.expiryMinute(now: wallNow, lifetime: lifetime))
+            let frame = try sealer.seal(header: header, plaintext: payload)
+            _ = try memory.markSeen(header.key, expiresAt: Date(timeIntervalSince1970: Double(header.expiresAtMinute) * 60), now: wallNow)
+            if kind == .ack {
+                ownFrames[header.key] = (frame, header.key, priority)
+                apply(router.originate(header, now: now.monotonic), at: now)
+            } else {
+                enqueue(frame, priority: priority, counter: kind == .hello ? \.sentHellos : \.sentSync)
+            }
+        } catch {
+            log(.error, "mesh control frame not sent", ["kind": "\(kind)", "error": "\(error)"])
+        }
+    }
+
+    /// The keys a digest lists: what this box holds.
+    func heldSet() -> [PacketKey] {
+        (try? memory.heldKeys(limit: 4_096)) ?? []
+    }
+
+    /// Sends held frames to neighbours that lack them (background priority).
+    mutating func resend(_ keys: [PacketKey]) {
+        guard !keys.isEmpty, let packets = try? memory.heldFrames(for: Array(keys.prefix(32))) else { return }
+        for packet in packets {
+            let frame = (try? MeshFrameCodec.relay(packet.frame, by: me)) ?? packet.frame
+            guard queuedCopies[packet.key] == nil else { continue }
+            counters.framesResent += 1
+            track(enqueue(frame, priority: .background, counter: \.sentSync), packet.key, catchUp: true)
+        }
+    }
+}

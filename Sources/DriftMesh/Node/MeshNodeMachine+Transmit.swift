@@ -1,0 +1,75 @@
+/// The transmit queue and the quiet rule: what goes on the air, and when.
+extension MeshNodeMachine {
+    /// Queues a frame for the radio; returns its queue id (`nil` when refused).
+    @discardableResult
+    mutating func enqueue(_ frame: [UInt8], priority: TransmitPriority, counter: WritableKeyPath<MeshCounters, Int>) -> UInt64? {
+        guard frame.count <= settings.maximumFrameBytes else {
+            counters.queueRefused += 1
+            return nil
+        }
+        let outgoing = OutgoingFrame(id: nextFrameID, bytes: frame, modulation: settings.modulation, priority: priority)
+        nextFrameID += 1
+        switch queue.enqueue(outgoing) {
+        case .queued:
+            counters[keyPath: counter] += 1
+            return outgoing.id
+        case .queuedDroppingOldest:
+            counters[keyPath: counter] += 1
+            counters.queueDropped += 1
+            return outgoing.id
+        case .refused(let refusal):
+            counters.queueRefused += 1
+            log(.warning, "mesh frame refused by the airtime budget", ["reason": "\(refusal)"])
+            return nil
+        }
+    }
+
+    /// Takes a queued relay or catch-up copy of `key` back off the queue (it became redundant).
+    mutating func unqueue(_ key: PacketKey) -> Bool {
+        guard let id = queuedCopies.removeValue(forKey: key) else { return false }
+        queuedCopyKeys[id] = nil
+        return queue.remove(id: id)
+    }
+
+    /// Remembers a queued relay (`catchUp` false) or catch-up copy of `key`.
+    mutating func track(_ id: UInt64?, _ key: PacketKey, catchUp: Bool) {
+        guard let id else { return }
+        queuedCopies[key] = id
+        queuedCopyKeys[id] = (key, catchUp)
+    }
+
+    /// The radio is free: the next frame to put on the air now, or when to ask again
+    /// (nothing when nothing is queued).
+    mutating func nextTransmission(at now: Duration) {
+        // Half duplex: while a neighbour is still sending the rest of a fragmented message,
+        // transmitting would make us deaf to it (and every retry would end the same way).
+        if now < quietUntil, queue.count > 0 {
+            actions.append(.wake(at: quietUntil))
+            return
+        }
+        switch queue.next(now: now) {
+        case .send(let frame):
+            if let copy = queuedCopyKeys.removeValue(forKey: frame.id) { queuedCopies[copy.key] = nil }
+            awaitAnswer(to: frame, at: now)
+            actions.append(.transmit(frame))
+        case .wait(let until):
+            actions.append(.wake(at: until))
+        case .idle:
+            break
+        }
+    }
+
+    /// After the last frame of a directed message that wants an acknowledgement, the next hop
+    /// answers at once: keep the channel free for that answer. A frame of ours sent back to
+    /// back with it made us deaf to the acknowledgement and, when the neighbour's turnaround was
+    /// slow, the neighbour deaf to our frame — two messages queued together (a chat join and
+    /// its first line) lost each other again at every retry, minutes for one chat line.
+    private mutating func awaitAnswer(to frame: OutgoingFrame, at now: Duration) {
+        guard let header = try? MeshFrameCodec.parse(frame.bytes).header, header.kind == .directed, header.wantsAck else { return }
+        if let fragment = header.fragment, fragment.index + 1 < fragment.count { return }  // the rest follows first
+        let ackBytes = MeshFrameCodec.overheadBytes(hasDestination: true, fragmented: false, originTagged: false) + 4
+        let answer = LoRaAirtime.duration(payloadBytes: ackBytes, modulation: settings.modulation)
+        quietUntil = max(quietUntil, now + frame.airtime + settings.answerTurnaround + answer)
+        counters.answerWaits += 1
+    }
+}

@@ -1,0 +1,251 @@
+import Foundation
+
+/// A box's mesh node as a state machine: everything between the radio's bytes and the
+/// applications, decided without reading a clock and without touching a radio or a thread.
+///
+/// The driver hands it inputs (``MeshNodeInput``: a frame heard, a message to send, a timer
+/// due, the radio free, a channel-busy report) with the instant they happen at, and carries out
+/// the actions it returns (``MeshNodeAction``: transmit, wake me at, deliver, confirm, bridge,
+/// log). What must outlive the process goes to its ``MeshNodeMemory``. The daemon's `MeshNode`
+/// actor drives it on the box's clock with `MeshStore`; `driftd sim mesh --node-machine` drives
+/// one per simulated box on simulated time with ``InMemoryNodeMemory``; its tests drive it with
+/// explicit instants.
+///
+/// Heard frames are opened with the network key (forged, altered, foreign and malformed frames
+/// are dropped and counted), checked against the expiry and the seen-set (duplicates and
+/// replays dropped and counted), held for neighbours that missed them, handed to the
+/// ``MeshRouter`` (which decides relays, cancels redundant ones and delivers), reassembled and
+/// delivered. Own messages go into the outbox before the first transmission (offline first);
+/// directed ones are retried on the outbox's schedule until acknowledged. Hellos carry the
+/// box's public key and neighbour list; a neighbour heard again after a while gets our digest
+/// and catches up (``SyncDigest`` / ``SyncRequest``). Every transmission goes through the
+/// ``TransmitQueue``, which keeps the airtime budget of the region. Half duplex: the node keeps
+/// quiet while a neighbour sends the rest of a fragmented message, and after a directed frame
+/// that wants an answer (the quiet rule).
+public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
+    /// What the node is told by the configuration.
+    public struct Settings: Sendable {
+        public var hopLimit: UInt8
+        public var messageLifetime: TimeInterval
+        public var modulation: LoRaModulation
+        public var router: MeshRouterConfiguration
+        public var maximumFrameBytes: Int
+        /// A copy of a directed packet this box relayed, heard again at least this long after,
+        /// is its origin's end-to-end retry (the outbox waits 30 s and more) and is relayed again.
+        public var retrySpacing: Duration
+        /// How long the next hop may take between hearing a directed frame and starting its
+        /// answer (its acknowledgement or relay): its store writes sync before it answers.
+        public var answerTurnaround: Duration
+
+        public init(hopLimit: UInt8, messageLifetime: TimeInterval, modulation: LoRaModulation,
+                    router: MeshRouterConfiguration, maximumFrameBytes: Int = MeshFrame.maxBytes,
+                    retrySpacing: Duration = .seconds(15), answerTurnaround: Duration = .milliseconds(500)) {
+            self.retrySpacing = retrySpacing
+            self.answerTurnaround = answerTurnaround
+            self.hopLimit = hopLimit
+            self.messageLifetime = messageLifetime
+            self.modulation = modulation
+            self.router = router
+            self.maximumFrameBytes = maximumFrameBytes
+        }
+    }
+
+    /// Why a message cannot be sent.
+    public struct SendError: Error, CustomStringConvertible {
+        public var description: String
+
+        public init(description: String) {
+            self.description = description
+        }
+    }
+
+    /// The most hops a frame header can carry (`hopStart` is a 3-bit value on the wire).
+    public static var maximumHopLimit: UInt8 { 7 }
+
+    public let me: NodeID
+    public internal(set) var settings: Settings
+    /// Where the seen-set, outbox, held frames, packet ids and peers live.
+    public internal(set) var memory: Memory
+    /// While set, every authentic broadcast, directed and ack frame heard on the radio, and
+    /// this box's own as they are queued, is handed out as ``MeshNodeAction/bridge(_:)``.
+    public var bridging = false
+
+    let keyPair: BoxKeyPair
+    let sealer: MeshSealer
+    var router: MeshRouter
+    var reassembler = Reassembler()
+    var keyring = PeerKeyring()
+    var queue: TransmitQueue
+    var counters = MeshCounters()
+    /// Sealed frames of packets the router may still relay, by key.
+    var relayable: [PacketKey: (frame: [UInt8], expires: Duration)] = [:]
+    /// Our own frames waiting for the router's `.transmit`, by key.
+    var ownFrames: [PacketKey: (frame: [UInt8], outbox: PacketKey, priority: TransmitPriority)] = [:]
+    /// Directed packets this box relayed, with when it last did: their end-to-end retries are relayed again.
+    var relayedDirected: [PacketKey: Duration] = [:]
+    /// Directed packets for others this box heard but did not relay, with when: see ``relayedDirected``.
+    var heardDirected: [PacketKey: Duration] = [:]
+    /// Relay and catch-up copies still waiting for the radio: packet → queue id, and back.
+    var queuedCopies: [PacketKey: UInt64] = [:]
+    var queuedCopyKeys: [UInt64: (key: PacketKey, catchUp: Bool)] = [:]
+    /// Directed messages delivered here, by first packet key: a retry of one is acknowledged again.
+    var acknowledged = OrderedKeys()
+    /// When each neighbour was last sent our digest.
+    var lastDigestTo: [NodeID: Duration] = [:]
+    /// When the digest sent for a returning neighbour is repeated once: the exchange is single
+    /// frames without acknowledgement, and one lost frame must not lose the catch-up.
+    var digestRepeatAt: Duration?
+    var nextFrameID: UInt64 = 1
+    /// Until when a neighbour is expected to keep the channel (the remaining fragments of a
+    /// message we are hearing, or the answer to a directed frame we sent): our own
+    /// transmissions wait.
+    var quietUntil: Duration = .zero
+    var nextHousekeeping: Duration = .zero
+    var nextOutboxCheck: Duration = .zero
+    /// The actions of the input being handled, in order.
+    var actions: [MeshNodeAction] = []
+
+    /// A node for `keyPair` on the mesh of `networkKey`. It trusts the keys `memory` remembers;
+    /// `seed` drives the router's random delays.
+    public init(keyPair: BoxKeyPair, networkKey: [UInt8], memory: Memory, budget: AirtimeBudget, settings: Settings,
+                seed: UInt64) throws {
+        self.keyPair = keyPair
+        self.me = keyPair.nodeID
+        self.sealer = try MeshSealer(networkKey: networkKey)
+        self.memory = memory
+        self.settings = settings
+        self.router = MeshRouter(me: keyPair.nodeID, configuration: settings.router, seed: seed)
+        self.queue = TransmitQueue(budget: budget)
+        for peer in (try? memory.rememberedPeers()) ?? [] {
+            _ = keyring.learn(nodeID: peer.node, publicKey: peer.publicKey)
+        }
+    }
+
+    /// Handles one input at `now`; returns what the driver must do, in order.
+    public mutating func handle(_ input: MeshNodeInput, at now: MeshNodeTime) -> [MeshNodeAction] {
+        actions = []
+        switch input {
+        case .heard(let bytes, let rssi, let snr):
+            _ = process(bytes, link: LinkQuality(rssi: rssi, snr: snr), fromBridge: false, at: now)
+        case .bridged(let bytes):
+            counters.bridgeHeard += 1
+            let verdict = process(bytes, link: LinkQuality(rssi: -60, snr: 10), fromBridge: true, at: now)
+            actions.append(.verdict(verdict))
+        case .send(let message):
+            do {
+                actions.append(.stored(try send(message, at: now)))
+            } catch {
+                actions.append(.refused(error))
+            }
+        case .timer:
+            actions.append(.wake(at: timersDue(at: now)))
+        case .radioIdle:
+            nextTransmission(at: now.monotonic)
+        case .transmitFailed:
+            counters.radioErrors += 1
+        case .channelBusy(let busy):
+            router.channelBusy = busy
+        }
+        let out = actions
+        actions = []
+        return out
+    }
+
+    // MARK: Timers
+
+    /// Runs everything due (router timers, outbox, housekeeping); returns the next instant
+    /// anything is due.
+    mutating func timersDue(at now: MeshNodeTime) -> Duration {
+        let t = now.monotonic
+        apply(router.due(now: t), at: now)
+        if let repeatAt = digestRepeatAt, t >= repeatAt {
+            digestRepeatAt = nil
+            sendDigest(at: now)
+        }
+        if t >= nextOutboxCheck {
+            serviceOutbox(at: now)
+            // Retries wait 30 s and more: look every 5 s while something waits, else once a
+            // minute (a new message wakes the check at once), so an idle box stays idle.
+            let waiting = ((try? memory.waitingOutgoingCount()) ?? 0) > 0
+            nextOutboxCheck = t + (waiting ? .seconds(5) : .seconds(60))
+        }
+        if t >= nextHousekeeping {
+            nextHousekeeping = t + .seconds(60)
+            _ = reassembler.expire(now: t)
+            relayable = relayable.filter { $0.value.expires > t }
+            relayedDirected = relayedDirected.filter { t - $0.value < .seconds(4_000) }  // the outbox gives up after ~57 min
+            heardDirected = heardDirected.filter { t - $0.value < .seconds(4_000) }
+            do {
+                try memory.forgetExpired(now: now.wall)
+            } catch {
+                log(.error, "mesh housekeeping failed", ["error": "\(error)"])
+            }
+        }
+        var next = min(nextOutboxCheck, nextHousekeeping)
+        if let routerNext = router.nextDeadline { next = min(next, routerNext) }
+        if let repeatAt = digestRepeatAt { next = min(next, repeatAt) }
+        return max(next, t + .milliseconds(5))
+    }
+
+    /// Changes the router's tuning at run time (the simulator slows hellos after its warm-up).
+    public mutating func retune(router configuration: MeshRouterConfiguration) {
+        settings.router = configuration
+        router.configuration = configuration
+    }
+
+    // MARK: Reading the state
+
+    /// The node's counters with the router's planned-and-dropped relays added in.
+    public var allCounters: MeshCounters {
+        var all = counters
+        all.relaysCancelled += router.counters.relaysCancelled
+        return all
+    }
+
+    /// The router's neighbour table.
+    public var neighbours: [Neighbour] { router.neighbours }
+
+    /// The router's own counters (relays planned, sent, pruned; implicit-ack retries).
+    public var routerCounters: MeshRouter.Counters { router.counters }
+
+    /// Frames waiting for the radio.
+    public var queuedFrames: Int { queue.count }
+
+    /// Own airtime and channel utilisation, percent, over the queue's window at `now`.
+    public func utilisation(at now: Duration) -> (channelUtilisationPercent: Double, airUtilTxPercent: Double) {
+        queue.utilisation.summary(now: now)
+    }
+
+    /// This box's X25519 public key.
+    public var publicKeyBytes: [UInt8] { keyPair.publicKeyBytes }
+
+    /// Whether `destination` is this box or a neighbour it hears (a frame for it need not leave the mesh).
+    func isLocal(_ destination: NodeID?) -> Bool {
+        guard let destination else { return false }
+        return destination == me || router.neighbours.contains { $0.id == destination }
+    }
+
+    mutating func log(_ level: MeshNodeLog.Level, _ message: String, _ metadata: [String: String] = [:]) {
+        actions.append(.log(MeshNodeLog(level, message, metadata)))
+    }
+}
+
+/// A set of packet keys that remembers insertion order, so the oldest can be dropped.
+struct OrderedKeys: Sendable {
+    private var order: [PacketKey] = []
+    private var members: Set<PacketKey> = []
+
+    var count: Int { members.count }
+
+    func contains(_ key: PacketKey) -> Bool { members.contains(key) }
+
+    mutating func insert(_ key: PacketKey) {
+        guard members.insert(key).inserted else { return }
+        order.append(key)
+    }
+
+    mutating func removeFirst() {
+        guard !order.isEmpty else { return }
+        members.remove(order.removeFirst())
+    }
+}

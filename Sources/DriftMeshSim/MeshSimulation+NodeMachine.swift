@@ -1,0 +1,234 @@
+import DriftMesh
+import Foundation
+
+/// The daemon's node as a simulated box runs it.
+typealias SimNodeMachine = MeshNodeMachine<InMemoryNodeMemory>
+
+/// What the node machines sent and how it went (`SimParameters.nodeMachine`).
+struct MachineRecord {
+    /// Directed messages: origin, destination, when sent.
+    var directed: [PacketKey: (origin: Int, destination: Int, at: Int64)] = [:]
+    /// When each directed message first reached its destination.
+    var deliveredAt: [PacketKey: Int64] = [:]
+    /// Directed messages whose acknowledgement reached their origin.
+    var confirmed: Set<PacketKey> = []
+}
+
+/// `SimParameters.nodeMachine`: each box is a `MeshNodeMachine` on in-memory memory, driven
+/// the way `MeshNode` and `MeshService` drive it in the daemon — a frame heard or a message
+/// sent is followed by the timers (the daemon's doorbell rings its scheduler), the radio is
+/// offered to the machine whenever it is free, and the machine's `wake(at:)` becomes an event.
+/// Frames are the machine's sealed bytes; the channel, listen-before-talk and collisions are the
+/// simulator's, as for the router alone.
+extension Engine {
+    /// The mesh key every simulated box shares.
+    static let machineNetworkKey = [UInt8](repeating: 0x5A, count: 32)
+    /// Wall time at simulated time zero (expiry minutes and the memories' times count from it).
+    static let machineEpoch = Date(timeIntervalSince1970: 1_780_000_000)
+
+    /// Key pairs from the seed (their node ids are the boxes' ids: random, low bytes may collide).
+    static func keyPairs(count: Int, seed: UInt64) -> [BoxKeyPair] {
+        var rng = MeshRandom(seed: seed ^ 0x6B65_7970_6169_7273)
+        var pairs: [BoxKeyPair] = []
+        var taken: Set<NodeID> = [.broadcast]
+        while pairs.count < count {
+            let raw = (0..<32).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            guard let pair = try? BoxKeyPair(rawPrivateKey: raw), taken.insert(pair.nodeID).inserted else { continue }
+            pairs.append(pair)
+        }
+        return pairs
+    }
+
+    /// A box's node: our router's simulator tuning, no duty-cycle limit (the simulated channel
+    /// is in the US band), frames up to 255 bytes.
+    static func machine(_ keyPair: BoxKeyPair, configuration: MeshRouterConfiguration, parameters p: SimParameters,
+                        memory: InMemoryNodeMemory = InMemoryNodeMemory()) -> SimNodeMachine? {
+        let settings = SimNodeMachine.Settings(hopLimit: p.hopLimit, messageLifetime: 3_600, modulation: p.channel.modulation,
+                                               router: configuration)
+        return try? SimNodeMachine(keyPair: keyPair, networkKey: machineNetworkKey, memory: memory,
+                                   budget: AirtimeBudget(window: .seconds(3_600), limit: nil), settings: settings,
+                                   seed: p.seed ^ UInt64(keyPair.nodeID.rawValue))
+    }
+
+    func machineTime() -> MeshNodeTime {
+        MeshNodeTime(monotonic: Engine.duration(now), wall: Engine.machineEpoch.addingTimeInterval(Double(now) / 1_000_000))
+    }
+
+    /// Hands `input` to box `n`'s machine and carries out its actions; `wake(at:)` schedules a
+    /// timer after `.timer`, a radio wake-up after `.radioIdle`. Returns the send answer.
+    @discardableResult
+    mutating func feed(_ input: MeshNodeInput, to n: Int) -> MeshNodeReceipt? {
+        guard var machine = nodes[n].machine, !nodes[n].down else { return nil }
+        let actions = machine.handle(input, at: machineTime())
+        nodes[n].machine = machine
+        var receipt: MeshNodeReceipt?
+        for action in actions {
+            switch action {
+            case .transmit(let frame):
+                nodes[n].queue.append(.sealed(frame.bytes))
+            case .wake(let at):
+                let atUs = max(now, Engine.micros(at))
+                if case .radioIdle = input {
+                    nodes[n].radioAt = atUs
+                    schedule(atUs, .radio(n))
+                } else if nodes[n].timerAt != atUs {
+                    nodes[n].timerAt = atUs
+                    schedule(atUs, .timer(n))
+                }
+            case .deliver(let delivery):
+                machineDelivered(delivery, at: n)
+            case .confirmed(let key):
+                machines.confirmed.insert(key)
+            case .stored(let stored):
+                receipt = stored
+            case .bridge, .refused, .verdict, .log:
+                break
+            }
+        }
+        return receipt
+    }
+
+    /// The timers of box `n` (router, outbox, housekeeping), then its radio if it is free.
+    mutating func machineTimer(_ n: Int) {
+        feed(.timer, to: n)
+        machineRadioIdle(n)
+    }
+
+    /// Box `n`'s radio is free: the machine may hand it a frame.
+    mutating func machineRadioIdle(_ n: Int) {
+        guard nodes[n].machine != nil, !nodes[n].down, nodes[n].transmitting == nil, !nodes[n].macScheduled,
+              nodes[n].queue.isEmpty else { return }
+        feed(.radioIdle, to: n)
+        if !nodes[n].queue.isEmpty { tryTransmit(n) }
+    }
+
+    mutating func machineHeard(_ bytes: [UInt8], link: LinkQuality, at r: Int) {
+        if let header = try? MeshFrameCodec.parse(bytes).header, Engine.isData(header.kind) {
+            dataReceptions += 1
+            receptionsByKey[header.key, default: 0] += 1
+        }
+        feed(.heard(bytes: bytes, rssi: link.rssi, snr: link.snr), to: r)
+        machineTimer(r)
+    }
+
+    mutating func machineChannelBusy(_ r: Int, _ busy: Bool) {
+        feed(.channelBusy(busy), to: r)
+    }
+
+    /// Box `n` sends a message of one data frame (`dataFrameBytes` on air for a broadcast).
+    mutating func machineOriginate(at n: Int, to destination: Int?) {
+        guard !nodes[n].down else { return }
+        let overhead = MeshFrameCodec.overheadBytes(hasDestination: false, fragmented: false, originTagged: false)
+        let body = [UInt8](repeating: UInt8(truncatingIfNeeded: n), count: max(1, p.dataFrameBytes - overhead - 1))
+        let to = destination.flatMap { nodes.indices.contains($0) && $0 != n ? nodes[$0].id : nil }
+        guard let receipt = feed(.send(MeshNodeMessage(payload: [1] + body, destination: to)), to: n) else { return }
+        let key = PacketKey(origin: nodes[n].id, packetID: receipt.packetID)
+        if to != nil, let d = destination {
+            machines.directed[key] = (n, d, now)
+        } else {
+            nodes[n].seen.insert(key)
+            nodes[n].heldAt[key] = now
+            originTime[key] = now
+            originNode[key] = n
+        }
+        machineTimer(n)
+    }
+
+    mutating func machineDelivered(_ delivery: MeshNodeDelivery, at r: Int) {
+        let key = delivery.key
+        if let directed = machines.directed[key] {
+            if directed.destination == r, machines.deliveredAt[key] == nil { machines.deliveredAt[key] = now }
+            return
+        }
+        guard let t0 = originTime[key], nodes[r].seen.insert(key).inserted else { return }
+        useful += 1
+        reachedByKey[key, default: 0] += 1
+        latenciesUs.append(now - t0)
+        nodes[r].heldAt[key] = now
+        nodes[r].floodHeld.insert(key)
+    }
+
+    /// Counts a node machine's frame going on air by kind; returns its time on air, µs.
+    mutating func sealedTransmission(_ bytes: [UInt8]) -> Int64 {
+        let airUs = Int64(LoRaAirtime.seconds(payloadBytes: bytes.count, modulation: channel.modulation) * 1_000_000)
+        guard let header = try? MeshFrameCodec.parse(bytes).header else { return airUs }
+        if Engine.isData(header.kind) {
+            dataTx += 1
+            dataAirUsTotal += airUs
+            framesByKey[header.key, default: 0] += 1
+        } else if header.kind == .hello {
+            if now >= measuredFromUs {
+                helloTx += 1
+                helloAirUsTotal += airUs
+            }
+        } else {
+            syncTx += 1
+            syncAirUsTotal += airUs
+        }
+        return airUs
+    }
+
+    static func isData(_ kind: FrameKind) -> Bool {
+        kind == .broadcast || kind == .directed || kind == .ack
+    }
+
+    /// Box `n` is switched off: it hears and sends nothing; what its radio queued is lost.
+    mutating func switchOff(_ n: Int) {
+        nodes[n].down = true
+        nodes[n].queue.removeAll()
+        nodes[n].timerAt = nil
+        nodes[n].radioAt = nil
+    }
+
+    /// Box `n` is switched on: a new machine on the memory the old one left (the daemon restarting).
+    mutating func switchOn(_ n: Int) {
+        guard nodes[n].down, let old = nodes[n].machine else { return }
+        nodes[n].down = false
+        let keyPair = Engine.keyPairs(count: n + 1, seed: p.seed)[n]
+        nodes[n].machine = Engine.machine(keyPair, configuration: old.settings.router, parameters: p, memory: old.memory)
+        machineTimer(n)
+    }
+
+    /// The messages of the run: the script, or drawn (with node machines, `directedShare` of
+    /// them to one other box).
+    mutating func messageSchedule(from start: Int64) -> [(time: Int64, origin: Int, destination: Int?)] {
+        if let script = p.script {
+            return script.sorted { $0.at < $1.at }.map { (start + Engine.micros($0.at), $0.from, $0.to) }
+        }
+        let drawn = drawMessages(from: start)
+        guard p.nodeMachine, p.directedShare > 0, p.nodes > 1 else { return drawn.map { ($0.time, $0.origin, nil) } }
+        var rng = MeshRandom(seed: p.seed ^ 0xD1EC_7ED0_0000_0001)
+        return drawn.map { message in
+            guard rng.unit() < p.directedShare else { return (message.time, message.origin, nil) }
+            let other = rng.int(in: 0...(p.nodes - 2))
+            return (message.time, message.origin, other >= message.origin ? other + 1 : other)
+        }
+    }
+
+    /// The node machines' own figures.
+    func addMachineFigures(to result: inout SimResult) {
+        result.nodeMachine = true
+        result.messages = originNode.count
+        let directed = machines.directed.count
+        // Every message counts here: data frames per message, and a directed message's
+        // first decoding at its destination is a useful reception too.
+        result.transmissionsPerBroadcast = Double(dataTx) / Double(max(1, originNode.count + directed))
+        result.usefulness = dataReceptions == 0 ? 0 : Double(useful + machines.deliveredAt.count) / Double(dataReceptions)
+        result.directedMessages = directed
+        result.directedDelivered = directed == 0 ? nil : Double(machines.deliveredAt.count) / Double(directed)
+        result.directedConfirmed = directed == 0 ? nil : Double(machines.confirmed.intersection(machines.directed.keys).count) / Double(directed)
+        let latencies = machines.deliveredAt.compactMap { key, at in machines.directed[key].map { at - $0.at } }.sorted()
+        result.directedLatencyP50Ms = latencies.isEmpty ? nil : Double(latencies[(latencies.count - 1) / 2]) / 1000
+        var retries = 0
+        var catchUp = 0
+        for node in nodes {
+            guard let machine = node.machine else { continue }
+            catchUp += machine.allCounters.framesResent
+            for entry in machine.memory.outbox.values where entry.destination != nil {
+                retries += max(0, entry.attempts - 1)
+            }
+        }
+        result.outboxRetries = retries
+        result.catchUpFrames = catchUp
+    }
+}

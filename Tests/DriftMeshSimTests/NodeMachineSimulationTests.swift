@@ -1,0 +1,88 @@
+import DriftMesh
+import DriftMeshSim
+import Foundation
+import Testing
+
+/// `SimParameters.nodeMachine`: every box runs the daemon's whole node (`MeshNodeMachine`) on
+/// simulated time — sealed frames, outbox, retries, acknowledgements, catch-up — on small
+/// topologies placed by hand, links without random offsets so the geometry alone decides
+/// who hears whom (range ≈ 2 km on mean links).
+@Suite("Simulator: the daemon's node machine on every box")
+struct NodeMachineSimulationTests {
+    /// A–B–C in a line (A and C out of each other's range) and D beside B.
+    static let line: [(x: Double, y: Double)] = [(0, 0), (1_000, 0), (2_600, 0), (1_000, 600)]
+
+    static func parameters(_ positions: [(x: Double, y: Double)], script: [SimMessage], outages: [SimOutage] = [],
+                           seed: UInt64 = 3) -> SimParameters {
+        var p = SimParameters(nodes: positions.count, seed: seed, router: .ours, messages: script.count)
+        p.nodeMachine = true
+        p.positions = positions
+        p.script = script
+        p.outages = outages
+        p.channel.linkOffsetSigmaDb = 0
+        return p
+    }
+
+    static func json(_ r: SimResult) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: (try? encoder.encode(r)) ?? Data(), as: UTF8.self)
+    }
+
+    @Test("four boxes: a broadcast reaches every box over two hops; directed messages both ways are delivered and acknowledged; the same run twice is the same")
+    func smallTopologyDelivers() throws {
+        let p = Self.parameters(Self.line, script: [
+            SimMessage(at: .seconds(10), from: 0),
+            SimMessage(at: .seconds(60), from: 0, to: 2),
+            SimMessage(at: .seconds(120), from: 2, to: 0),
+        ])
+        let result = MeshSimulation(p).run()
+        #expect(result.nodeMachine == true)
+        #expect(result.messages == 1)
+        #expect(result.reachability == 1, "the broadcast missed a box: \(Self.json(result))")
+        #expect(result.directedMessages == 2)
+        #expect(result.directedDelivered == 1, "\(Self.json(result))")
+        #expect(result.directedConfirmed == 1, "\(Self.json(result))")
+        #expect(result.helloTransmissions > 0)
+        #expect(Self.json(MeshSimulation(p).run()) == Self.json(result))
+    }
+
+    /// Review finding 8 (the three-box line test of real daemons: "while you were away" never
+    /// reached C after B came back), reproduced on simulated time. The directed message gets
+    /// through on A's outbox retry; the broadcast stops at B. What the run shows:
+    /// - B was off for less than two hello periods, so A and C still count it as a neighbour
+    ///   and send it no digest when it is back; catch-up waits for B to hear their hellos.
+    /// - B gets A's broadcast from A's catch-up before it has heard C's hello since its
+    ///   restart: its fresh neighbour table has only A, so the router prunes the relay.
+    /// - B's next digest is answered at the same instant by A (a request for its own directed
+    ///   message, which A does not hold) and by C (the request for the broadcast); A and C cannot
+    ///   hear each other, so the requests collide at B. Nothing repeats a lost request before the
+    ///   digest's one repeat, three hello periods later, and that repeat collides the same way.
+    @Test("store and forward across an outage of B, the only box between A and C: the directed message arrives on a retry; the broadcast does not reach C (finding 8, known)")
+    func storeAndForwardAcrossAnOutage() throws {
+        var p = Self.parameters(Array(Self.line.prefix(3)), script: [
+            SimMessage(at: .seconds(20), from: 0),
+            SimMessage(at: .seconds(30), from: 0, to: 2),
+        ], outages: [SimOutage(box: 1, from: .zero, until: .seconds(120))])
+        p.drain = .seconds(2_400)
+        let result = MeshSimulation(p).run()
+        #expect(result.directedDelivered == 1, "A's directed message never reached C: \(Self.json(result))")
+        #expect(result.directedConfirmed == 1, "C's acknowledgement never reached A: \(Self.json(result))")
+        #expect((result.outboxRetries ?? 0) >= 1, "delivered without a retry though B was off: \(Self.json(result))")
+        #expect(result.reachability >= 0.5, "A's broadcast did not even reach B: \(Self.json(result))")
+        withKnownIssue("finding 8: the broadcast sent while B was off stops at B") {
+            #expect(result.reachabilityAfterSync == 1, "A's broadcast never reached C: \(Self.json(result))")
+        }
+    }
+
+    @Test("a message sent by a box that is off is not sent; one sent after it is back is")
+    func switchedOffBoxSendsNothing() throws {
+        let p = Self.parameters(Array(Self.line.prefix(2)), script: [
+            SimMessage(at: .seconds(10), from: 1),
+            SimMessage(at: .seconds(100), from: 1),
+        ], outages: [SimOutage(box: 1, from: .zero, until: .seconds(60))])
+        let result = MeshSimulation(p).run()
+        #expect(result.messages == 1)
+        #expect(result.reachability == 1, "\(Self.json(result))")
+    }
+}

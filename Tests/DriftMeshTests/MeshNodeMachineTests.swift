@@ -1,0 +1,390 @@
+import DriftMesh
+import Foundation
+import Testing
+
+/// One box's node machine on in-memory memory, driven with explicit instants: `t` is the
+/// monotonic offset, the wall clock is `epoch + t`.
+struct MachineBox {
+    static let networkKey = Array("drift-mesh-node-test-key-32bytes".utf8)
+    static let epoch = Date(timeIntervalSince1970: 1_780_000_000)
+
+    var machine: MeshNodeMachine<InMemoryNodeMemory>
+    let keyPair: BoxKeyPair
+    var me: NodeID { keyPair.nodeID }
+
+    init(keyPair: BoxKeyPair = BoxKeyPair(), memory: InMemoryNodeMemory = InMemoryNodeMemory(), router: MeshRouterConfiguration = .standard,
+         retrySpacing: Duration = .seconds(15), seed: UInt64 = 1) throws {
+        self.keyPair = keyPair
+        let settings = MeshNodeMachine<InMemoryNodeMemory>.Settings(hopLimit: 3, messageLifetime: 3_600, modulation: .longFast,
+                                                                     router: router, retrySpacing: retrySpacing)
+        machine = try MeshNodeMachine(keyPair: keyPair, networkKey: Self.networkKey, memory: memory,
+                                      budget: AirtimeBudget(window: .seconds(3_600), limit: .seconds(360)), settings: settings, seed: seed)
+    }
+
+    static func time(_ t: Duration) -> MeshNodeTime {
+        MeshNodeTime(monotonic: t, wall: epoch.addingTimeInterval(RetrySchedule.seconds(t)))
+    }
+
+    @discardableResult
+    mutating func handle(_ input: MeshNodeInput, at t: Duration) -> [MeshNodeAction] {
+        machine.handle(input, at: Self.time(t))
+    }
+
+    @discardableResult
+    mutating func hear(_ bytes: [UInt8], at t: Duration, rssi: Double = -90, snr: Double = 5) -> [MeshNodeAction] {
+        handle(.heard(bytes: bytes, rssi: rssi, snr: snr), at: t)
+    }
+
+    /// Runs the timers; returns when the machine wants them again.
+    @discardableResult
+    mutating func timer(at t: Duration) -> Duration {
+        for case .wake(let at) in handle(.timer, at: t) { return at }
+        Issue.record("the timer input asked for no wake-up")
+        return t
+    }
+
+    /// The radio is free at `t`: the frame to send, or when to ask again.
+    mutating func radioIdle(at t: Duration) -> (frame: OutgoingFrame?, wake: Duration?) {
+        for action in handle(.radioIdle, at: t) {
+            if case .transmit(let frame) = action { return (frame, nil) }
+            if case .wake(let at) = action { return (nil, at) }
+        }
+        return (nil, nil)
+    }
+
+    mutating func send(_ text: String, to destination: NodeID? = nil, priority: TransmitPriority = .normal,
+                       at t: Duration) throws -> MeshNodeReceipt {
+        for action in handle(.send(MeshNodeMessage(payload: [1] + Array(text.utf8), destination: destination, priority: priority)), at: t) {
+            if case .stored(let receipt) = action { return receipt }
+            if case .refused(let error) = action { throw error }
+        }
+        throw MachineBoxError.noAnswer
+    }
+
+    var counters: MeshCounters { machine.allCounters }
+
+    /// A frame from another box, sealed with `key`.
+    static func frame(_ text: String, kind: FrameKind = .broadcast, packetID: UInt32, origin: BoxKeyPair, destination: NodeID? = nil,
+                      key: [UInt8] = networkKey, lifetime: TimeInterval = 3_600, now: Date = epoch, hopStart: UInt8 = 0) throws -> [UInt8] {
+        let header = MeshHeader(kind: kind, origin: origin.nodeID, packetID: packetID, destination: destination, hopStart: hopStart,
+                                wantsAck: kind == .directed, expiresAtMinute: MeshHeader.expiryMinute(now: now, lifetime: lifetime))
+        return try MeshSealer(networkKey: key).seal(header: header, plaintext: [1] + Array(text.utf8))
+    }
+
+    static func kind(_ frame: OutgoingFrame) throws -> FrameKind {
+        try MeshFrameCodec.parse(frame.bytes).header.kind
+    }
+}
+
+enum MachineBoxError: Error { case noAnswer }
+
+extension [MeshNodeAction] {
+    var deliveries: [MeshNodeDelivery] { compactMap { if case .deliver(let d) = $0 { d } else { nil } } }
+    var confirmations: [PacketKey] { compactMap { if case .confirmed(let k) = $0 { k } else { nil } } }
+    var texts: [String] { deliveries.map { String(decoding: $0.payload.dropFirst(), as: UTF8.self) } }
+}
+
+/// The node's decisions, without a radio, a clock or a database: frames in, verdicts counted,
+/// the outbox and its retries, acknowledgements, the quiet rule, fragments lost and found.
+@Suite("Mesh node machine: inputs in, actions out")
+struct MeshNodeMachineTests {
+    @Test("a good frame is delivered once; forged, altered, truncated, foreign and expired ones are dropped and counted")
+    func verdicts() throws {
+        var box = try MachineBox()
+        let other = BoxKeyPair()
+        let good = try MachineBox.frame("hello", packetID: 7, origin: other)
+        var delivered = box.hear(good, at: .zero).texts
+        delivered += box.hear(good, at: .seconds(1)).texts  // a relay's copy, or a replay
+        var altered = good
+        altered[altered.count - 20] ^= 0x01
+        box.hear(altered, at: .seconds(2))
+        box.hear(Array(good.prefix(10)), at: .seconds(3))
+        box.hear(try MachineBox.frame("x", packetID: 8, origin: other, key: Array("another-mesh-key-of-32-bytes-!!!".utf8)), at: .seconds(4))
+        box.hear(try MachineBox.frame("old", packetID: 9, origin: other, lifetime: 60, now: MachineBox.epoch.addingTimeInterval(-600)),
+                 at: .seconds(5))
+        let counters = box.counters
+        #expect(delivered == ["hello"])
+        #expect(counters.heard == 6)
+        #expect(counters.delivered == 1)
+        #expect(counters.duplicates == 1)
+        #expect(counters.forged + counters.foreign == 2, "\(counters)")
+        #expect(counters.malformed.values.reduce(0, +) == 1, "\(counters.malformed)")
+        #expect(counters.expired == 1)
+    }
+
+    @Test("the seen-set is the memory's: a machine made again on the same memory drops a replay")
+    func replayAfterRestart() throws {
+        let me = BoxKeyPair()
+        let good = try MachineBox.frame("only once", packetID: 42, origin: BoxKeyPair())
+        var first = try MachineBox(keyPair: me)
+        #expect(first.hear(good, at: .zero).texts == ["only once"])
+        var restarted = try MachineBox(keyPair: me, memory: first.machine.memory)
+        #expect(restarted.hear(good, at: .zero).deliveries.isEmpty)
+        #expect(restarted.counters.duplicates == 1)
+    }
+
+    @Test("a directed message is acknowledged, and acknowledged again when its sender retries (the first ack was lost)")
+    func reacknowledge() throws {
+        var box = try MachineBox()
+        let frame = try MachineBox.frame("for you", kind: .directed, packetID: 99, origin: BoxKeyPair(), destination: box.me, hopStart: 3)
+        #expect(box.hear(frame, at: .zero).texts == ["for you"])
+        #expect(box.counters.sentOwn == 1)  // the ack
+        #expect(box.hear(frame, at: .seconds(30)).deliveries.isEmpty)
+        #expect(box.counters.sentOwn == 2)
+        #expect(box.counters.delivered == 1)
+    }
+
+    @Test("a neighbour's digest that lacks a held packet queues a catch-up copy; another box sending it first takes ours off the queue")
+    func catchUpSuppressed() throws {
+        var box = try MachineBox()
+        let held = try MachineBox.frame("catch me up", packetID: 5, origin: BoxKeyPair(), hopStart: 3)
+        box.hear(held, at: .zero)
+        box.timer(at: .zero)
+        var t = Duration.zero
+        while case let (frame?, _) = box.radioIdle(at: t) { t += frame.airtime }  // whatever the router planned on the first copy
+        let sealer = try MeshSealer(networkKey: MachineBox.networkKey)
+        let digestHeader = MeshHeader(kind: .digest, origin: BoxKeyPair().nodeID, packetID: 1, hopStart: 0,
+                                      expiresAtMinute: MeshHeader.expiryMinute(now: MachineBox.epoch, lifetime: 600))
+        box.hear(try sealer.seal(header: digestHeader, plaintext: SyncDigest(held: []).encoded()), at: t)
+        #expect(box.counters.framesResent == 1)
+        var relayed = try MeshFrameCodec.relay(held, by: BoxKeyPair().nodeID)
+        relayed = try MeshFrameCodec.relay(relayed, by: BoxKeyPair().nodeID)
+        box.hear(relayed, at: t)
+        #expect(box.counters.resendsSuppressed == 1)
+    }
+
+    /// A box that relayed a directed message for two other boxes once, at 50 ms, and that frame.
+    static func relayedOnce(retrySpacing: Duration) throws -> (box: MachineBox, frame: [UInt8]) {
+        var fastRelays = MeshRouterConfiguration.standard
+        fastRelays.slot = .microseconds(10)  // a relay waits at most 288 slots: under 3 ms
+        var box = try MachineBox(router: fastRelays, retrySpacing: retrySpacing)
+        let frame = try MachineBox.frame("onwards", kind: .directed, packetID: 11, origin: BoxKeyPair(),
+                                         destination: BoxKeyPair().nodeID, hopStart: 3)
+        box.hear(frame, at: .zero)
+        box.timer(at: .milliseconds(50))
+        #expect(box.counters.sentRelays == 1)
+        return (box, frame)
+    }
+
+    @Test("a relay passes a directed message's end-to-end retry on when heard retrySpacing later, not a nanosecond earlier")
+    func retriesRelayedAgain() throws {
+        let spacing = Duration.seconds(15)
+        var (box, frame) = try Self.relayedOnce(retrySpacing: spacing)
+        let relayedAt = Duration.milliseconds(50)
+        box.hear(frame, at: relayedAt)  // a neighbour's copy right away: an ordinary duplicate
+        box.hear(frame, at: relayedAt + spacing - .nanoseconds(1))
+        #expect(box.counters.retriesRelayed == 0, "relayed again before retrySpacing had passed")
+        #expect(box.counters.duplicates == 2)
+        box.hear(frame, at: relayedAt + spacing)
+        #expect(box.counters.retriesRelayed == 1)
+        #expect(box.counters.sentRelays == 2)
+        #expect(box.counters.delivered == 0)  // not for this box
+    }
+
+    @Test("a sent message is in the outbox before anything is queued; the queue releases one frame per time on air")
+    func sendIsStoredFirst() throws {
+        var box = try MachineBox()
+        let receipt = try box.send(String(repeating: "long text ", count: 59), at: .zero)
+        #expect(receipt.frames == 3)
+        let id = PacketKey(origin: box.me, packetID: receipt.packetID)
+        #expect(box.machine.memory.outbox[id]?.state == .queued)
+        #expect(box.machine.queuedFrames == 0, "a frame was queued before the outbox handed it out")
+        box.timer(at: .zero)
+        #expect(box.machine.memory.outbox[id]?.state == .sent)
+        var t = Duration.zero
+        var sent: [OutgoingFrame] = []
+        while sent.count < 4 {
+            let (frame, wake) = box.radioIdle(at: t)
+            if let frame {
+                #expect(frame.bytes.count <= MeshFrame.maxBytes)
+                sent.append(frame)
+                continue
+            }
+            guard let wake else { break }
+            #expect(wake == t + (sent.last?.airtime ?? .zero), "the next frame waits for more than the last one's time on air")
+            t = wake
+        }
+        #expect(sent.count == 4)  // the hello and three fragments
+        #expect(try sent.filter { try MachineBox.kind($0) == .broadcast }.count == 3)
+    }
+
+    @Test("checkFits refuses what send would refuse for its size, and the refused send stores nothing")
+    func checkFitsAgreesWithSend() throws {
+        var box = try MachineBox()
+        let small = [1] + Array(String(repeating: "long text ", count: 59).utf8)
+        let large = [1] + Array(String(repeating: "long text ", count: 400).utf8)
+        try box.machine.checkFits(small)
+        #expect(throws: MeshNodeMachine<InMemoryNodeMemory>.SendError.self) { try box.machine.checkFits(large) }
+        #expect(throws: MeshNodeMachine<InMemoryNodeMemory>.SendError.self) {
+            try box.send(String(repeating: "long text ", count: 400), at: .zero)
+        }
+        #expect(box.machine.memory.outbox.isEmpty)
+        #expect(try box.send(String(repeating: "long text ", count: 59), at: .zero).frames == 3)
+    }
+
+    @Test("quiet rule: while a neighbour sends the rest of a fragmented message, the box keeps its own frames back")
+    func quietDuringFragments() throws {
+        var box = try MachineBox()
+        let base = MeshHeader(kind: .broadcast, origin: BoxKeyPair().nodeID, packetID: 100, hopStart: 0,
+                              expiresAtMinute: MeshHeader.expiryMinute(now: MachineBox.epoch, lifetime: 3_600))
+        let pieces = try MeshSealer(networkKey: MachineBox.networkKey).sealPayload(Array(repeating: 0x41, count: 500), base: base, originKey: nil)
+        #expect(pieces.count == 3)
+        let piece = LoRaAirtime.duration(payloadBytes: pieces[0].count, modulation: .longFast)
+        box.hear(pieces[0], at: .zero)
+        _ = try box.send("mine", at: .zero)
+        box.timer(at: .zero)
+        let (held, wake) = box.radioIdle(at: .zero)
+        #expect(held == nil, "a frame went out while the neighbour was still sending")
+        let until = try #require(wake)
+        #expect(until == piece * 2 + MeshRouterConfiguration.standard.slot * 2)
+        box.hear(pieces[1], at: piece)
+        #expect(box.hear(pieces[2], at: piece * 2).texts.count == 1)
+        #expect(box.radioIdle(at: until - .nanoseconds(1)).frame == nil, "a frame went out before the quiet time was over")
+        #expect(box.radioIdle(at: until).frame != nil)
+    }
+
+    @Test("quiet rule: after a directed frame that wants an acknowledgement, the channel stays free for the answer")
+    func waitsForTheAnswer() throws {
+        var box = try MachineBox()
+        let neighbour = BoxKeyPair().nodeID
+        _ = try box.send("join", to: neighbour, priority: .interactive, at: .zero)
+        _ = try box.send("first line", to: neighbour, priority: .interactive, at: .zero)
+        box.timer(at: .zero)
+        let first = try #require(box.radioIdle(at: .zero).frame)
+        let ack = LoRaAirtime.duration(
+            payloadBytes: MeshFrameCodec.overheadBytes(hasDestination: true, fragmented: false, originTagged: false) + 4,
+            modulation: .longFast)
+        let (second, wake) = box.radioIdle(at: .zero)
+        #expect(second == nil)
+        #expect(wake == first.airtime + .milliseconds(500) + ack)
+        #expect(box.counters.answerWaits == 1)
+        #expect(box.radioIdle(at: first.airtime + .milliseconds(500) + ack - .nanoseconds(1)).frame == nil)
+        let next = try #require(box.radioIdle(at: first.airtime + .milliseconds(500) + ack).frame)
+        #expect(try MachineBox.kind(next) == .directed)
+        // Broadcasts want no answer.
+        var other = try MachineBox()
+        _ = try other.send("to all", at: .zero)
+        other.timer(at: .zero)
+        #expect(other.radioIdle(at: .zero).frame != nil)
+        #expect(other.counters.answerWaits == 0)
+    }
+
+    @Test("an unacknowledged directed message is sent again on the outbox schedule: 30 s, then 45 s, never earlier")
+    func retriesOnTheSchedule() throws {
+        var box = try MachineBox()
+        let receipt = try box.send("are you there", to: BoxKeyPair().nodeID, at: .zero)
+        var attempts: [Duration] = []
+        var t = Duration.zero
+        while t <= .seconds(90) {
+            let wake = box.timer(at: t)
+            while case let (frame?, _) = box.radioIdle(at: t) {
+                if try MachineBox.kind(frame) == .directed { attempts.append(t) }
+            }
+            t = min(wake, t + .milliseconds(500))
+        }
+        #expect(attempts.count == 3, "\(attempts)")
+        guard attempts.count == 3 else { return }
+        #expect(attempts[0] == .zero)
+        // The outbox is looked at every 5 s while a message waits: each retry within 5 s of its due time.
+        #expect(attempts[1] >= .seconds(30) && attempts[1] < .seconds(35), "\(attempts)")
+        #expect(attempts[2] >= attempts[1] + .seconds(45) && attempts[2] < attempts[1] + .seconds(50), "\(attempts)")
+        let id = PacketKey(origin: box.me, packetID: receipt.packetID)
+        #expect(box.machine.memory.outbox[id]?.attempts == 3)
+    }
+
+    @Test("two boxes: a directed message goes out, its destination delivers and acknowledges, the sender is confirmed once and stops")
+    func acknowledgementEndsRetries() throws {
+        var a = try MachineBox(seed: 1)
+        var b = try MachineBox(seed: 2)
+        let receipt = try a.send("hello b", to: b.me, at: .zero)
+        a.timer(at: .zero)
+        var t = Duration.zero
+        var delivered: [String] = []
+        var confirmed: [PacketKey] = []
+        var directedSent = 0
+        // Both boxes hear each other perfectly and at once (no time on air, no collisions).
+        while t < .seconds(120) {
+            for sender in [0, 1] {
+                var from = sender == 0 ? a : b
+                var to = sender == 0 ? b : a
+                from.timer(at: t)
+                while case let (frame?, _) = from.radioIdle(at: t) {
+                    if sender == 0, try MachineBox.kind(frame) == .directed { directedSent += 1 }
+                    let heard = to.hear(frame.bytes, at: t)
+                    delivered += heard.texts
+                    confirmed += heard.confirmations
+                }
+                if sender == 0 { (a, b) = (from, to) } else { (b, a) = (from, to) }
+            }
+            t += .milliseconds(250)
+        }
+        #expect(delivered == ["hello b"])
+        #expect(confirmed == [PacketKey(origin: a.me, packetID: receipt.packetID)])
+        #expect(directedSent == 1, "the message was retried after its acknowledgement")
+        #expect(a.counters.acksReceived == 1)
+        #expect(a.machine.memory.outbox[PacketKey(origin: a.me, packetID: receipt.packetID)]?.state == .delivered)
+    }
+
+    @Test("fragment loss: a directed message missing a piece completes from its sender's retry, is delivered once and acknowledged")
+    func fragmentLostThenRetried() throws {
+        var box = try MachineBox()
+        let origin = BoxKeyPair()
+        let base = MeshHeader(kind: .directed, origin: origin.nodeID, packetID: 200, destination: box.me, hopStart: 3, wantsAck: true,
+                              expiresAtMinute: MeshHeader.expiryMinute(now: MachineBox.epoch, lifetime: 3_600))
+        let pieces = try MeshSealer(networkKey: MachineBox.networkKey).sealPayload([1] + Array(repeating: 0x42, count: 480), base: base, originKey: nil)
+        #expect(pieces.count == 3)
+        box.hear(pieces[0], at: .zero)
+        box.hear(pieces[2], at: .seconds(4))  // piece 1 lost on the air
+        #expect(box.counters.delivered == 0)
+        #expect(box.counters.sentOwn == 0, "acknowledged an incomplete message")
+        // The sender's retry, 30 s later: every piece again, all but one duplicates here.
+        var delivered = 0
+        for (index, piece) in pieces.enumerated() {
+            delivered += box.hear(piece, at: .seconds(30) + .seconds(2) * index).deliveries.count
+        }
+        #expect(delivered == 1)
+        #expect(box.counters.delivered == 1)
+        // The ack, and another for the retry's last piece (a repeat of a delivered message).
+        #expect(box.counters.sentOwn == 2)
+    }
+
+    @Test("fragment loss: a broadcast missing a piece is never delivered, and its partial expires")
+    func broadcastFragmentLost() throws {
+        var box = try MachineBox()
+        let base = MeshHeader(kind: .broadcast, origin: BoxKeyPair().nodeID, packetID: 300, hopStart: 0,
+                              expiresAtMinute: MeshHeader.expiryMinute(now: MachineBox.epoch, lifetime: 3_600))
+        let pieces = try MeshSealer(networkKey: MachineBox.networkKey).sealPayload([1] + Array(repeating: 0x43, count: 480), base: base, originKey: nil)
+        box.hear(pieces[0], at: .zero)
+        box.hear(pieces[2], at: .seconds(4))
+        var t = Duration.zero
+        while t < .seconds(600) { t = max(box.timer(at: t), t + .seconds(1)) }
+        #expect(box.counters.delivered == 0)
+        // The missing piece, late: the partial is gone, so it cannot complete the message.
+        #expect(box.hear(pieces[1], at: t).deliveries.isEmpty)
+    }
+
+    @Test("an acknowledgement heard twice confirms once")
+    func ackConfirmsOnce() throws {
+        var a = try MachineBox()
+        let b = BoxKeyPair()
+        let receipt = try a.send("ping", to: b.nodeID, at: .zero)
+        a.timer(at: .zero)
+        var payload: [UInt8] = []
+        withUnsafeBytes(of: receipt.packetID.bigEndian) { payload.append(contentsOf: $0) }
+        let ackHeader = MeshHeader(kind: .ack, origin: b.nodeID, packetID: 9, destination: a.me, hopStart: 3,
+                                   expiresAtMinute: MeshHeader.expiryMinute(now: MachineBox.epoch, lifetime: 3_600))
+        let ack = try MeshSealer(networkKey: MachineBox.networkKey).seal(header: ackHeader, plaintext: payload)
+        #expect(a.hear(ack, at: .seconds(2)).confirmations == [PacketKey(origin: a.me, packetID: receipt.packetID)])
+        #expect(a.hear(ack, at: .seconds(3)).confirmations.isEmpty)
+        #expect(a.counters.acksReceived == 1)
+        #expect(try a.machine.memory.waitingOutgoingCount() == 0)
+    }
+
+    @Test("a failed transmission is counted; a channel-busy report asks for nothing")
+    func radioReports() throws {
+        var box = try MachineBox()
+        #expect(box.handle(.channelBusy(true), at: .zero).isEmpty)
+        #expect(box.handle(.transmitFailed, at: .zero).isEmpty)
+        #expect(box.counters.radioErrors == 1)
+    }
+}
