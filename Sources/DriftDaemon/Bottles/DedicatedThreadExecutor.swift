@@ -1,3 +1,4 @@
+import DriftSystem
 import Foundation
 
 #if canImport(Glibc)
@@ -83,19 +84,9 @@ final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable {
     }
 
     private func runLoop() {
-        // Named from inside: on Linux a name set before start does not reach the OS thread, and
-        // `Thread.current.name` reaches it only when the starting thread has already recorded
-        // the new thread's handle (a race: the thread often kept its creator's name). The
-        // kernel's name is written directly (`pthread_setname_np` is not exported to Swift).
+        // Named from inside: on Linux a name set before start does not reach the OS thread.
         Thread.current.name = name
-        #if canImport(Glibc)
-        let comm = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-        if comm >= 0 {
-            let bytes = Array(name.utf8.prefix(15))  // the kernel keeps 15 bytes
-            _ = bytes.withUnsafeBytes { write(comm, $0.baseAddress, $0.count) }
-            close(comm)
-        }
-        #endif
+        ThreadName.setCurrent(name)
         while true {
             condition.lock()
             while jobs.isEmpty, !stopped { condition.wait() }

@@ -1,5 +1,6 @@
 import CDriftSys
 import DriftCore
+import DriftSystem
 import Foundation
 
 /// Runs bottle password hashing (PBKDF2, 0.1–1 s of CPU each) on a few threads of its
@@ -193,8 +194,10 @@ public final class PasswordHashingPool: @unchecked Sendable {
     }
 
     private func runLoop(name: String) {
-        // Named from inside: on Linux a name set before start does not reach the OS thread.
+        // Named from inside: on Linux a name set before start does not reach the OS thread, and
+        // Foundation's setter alone loses a race with the starting thread (``ThreadName``).
         Thread.current.name = name
+        ThreadName.setCurrent(name)
         if configuration.niceness != 0 {
             // Linux keeps a niceness per thread (the "process" of PRIO_PROCESS is the thread id);
             // raising one's own needs no privilege. A failure leaves the thread at the default.

@@ -140,6 +140,7 @@ final class MQTTNetworkThread: Sendable {
     private func run() {
         // The OS thread's name, for `top -H` and core dumps.
         Thread.current.name = "mqtt"
+        ThreadName.setCurrent("mqtt")
         var delay = settings.delay
         while !stopRequested {
             context.accepted.withLock { $0 = false }
