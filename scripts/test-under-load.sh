@@ -45,7 +45,7 @@ for run in $(seq 1 "$runs"); do
   status=$?
   set -e
   seconds=$(( $(date +%s) - start ))
-  summary="$(grep -aE '^(✔|✘) Test run with' "$log" | tail -1 || true)"
+  summary="$(grep -aE '^(✔|✘|━) Test run with' "$log" | tail -1 || true)"
   printf 'run %d: exit %d after %dm%02ds  %s\n' "$run" "$status" $((seconds / 60)) $((seconds % 60)) "$summary"
   if [ "$status" -ne 0 ]; then
     failed=$((failed + 1))
