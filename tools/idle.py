@@ -7,7 +7,10 @@ listens on, waits for READY=1, lets it settle, then reads /proc over the measure
 - CPU share of one core (utime + stime of every thread, from /proc/PID/stat);
 - context switches per second, all threads (voluntary + involuntary, /proc/PID/task/*/status),
   and per thread name, so a wake-up that should not be there has a name;
-- RSS (VmRSS at the end, VmHWM), threads and descriptors.
+- RSS (VmRSS at the end, VmHWM), threads and descriptors;
+- where the RSS is, at the end (/proc/PID/smaps): anonymous (heap, stacks, relocated data)
+  and file-backed (code and read-only data of the executable and its libraries), and the
+  mappings holding the most, so a megabyte has a name.
 
 Prints a markdown table (or JSON with --json) and exits 1 when a target is missed, 2 when the
 daemon could not be started. Used by scripts/bench-idle.sh (docs/performance.md).
@@ -86,6 +89,38 @@ def kilobytes(text, name):
     return int(value.split()[0]) if value else 0
 
 
+def memory(pid, top=12):
+    """RSS split by kind and by mapping, from /proc/PID/smaps (kB → MB).
+
+    Each mapping's Rss is split into its Anonymous part (heap, stacks, copy-on-write pages of
+    a library's relocated data) and the rest (clean or shared pages of the file: code, read-only
+    data). Mappings are grouped by file name; those without one as [heap], [stack] or [anon].
+    """
+    groups = {}
+    name = None
+    for line in read(f"/proc/{pid}/smaps").splitlines():
+        parts = line.split()
+        if not parts:
+            continue
+        if not parts[0].endswith(":"):  # a mapping's header: range perms offset dev inode [path]
+            path = " ".join(parts[5:]) if len(parts) > 5 else ""
+            name = os.path.basename(path) if path.startswith("/") else (path or "[anon]")
+            groups.setdefault(name, {"rss": 0, "anon": 0})
+        elif parts[0] == "Rss:":
+            groups[name]["rss"] += int(parts[1])
+        elif parts[0] == "Anonymous:":
+            groups[name]["anon"] += int(parts[1])
+    status = read(f"/proc/{pid}/status")
+    mb = lambda kb: round(kb / 1024, 1)
+    ranked = sorted(((n, g) for n, g in groups.items() if g["rss"]), key=lambda kv: -kv[1]["rss"])
+    return {
+        "anonMB": mb(kilobytes(status, "RssAnon")),
+        "fileMB": mb(kilobytes(status, "RssFile")),
+        "shmemMB": mb(kilobytes(status, "RssShmem")),
+        "topMappings": [{"name": n, "rssMB": mb(g["rss"]), "anonMB": mb(g["anon"])} for n, g in ranked[:top]],
+    }
+
+
 def measure(pid, seconds):
     start_ticks, start_switches, started = cpu_ticks(pid), switches(pid), time.monotonic()
     time.sleep(seconds)
@@ -107,6 +142,7 @@ def measure(pid, seconds):
         "peakRssMB": round(kilobytes(status, "VmHWM") / 1024, 1),
         "threads": int(status_field(status, "Threads")),
         "descriptors": len(os.listdir(f"/proc/{pid}/fd")),
+        "memory": memory(pid),
     }
 
 
@@ -168,6 +204,10 @@ def main():
         print(f"| threads, descriptors | {result['threads']}, {result['descriptors']} | | |")
         wakers = ", ".join(f"{name} {rate}/s" for name, rate in result["switchesByThread"].items()) or "none"
         print(f"\nContext switches by thread: {wakers}")
+        mem = result["memory"]
+        print(f"\nRSS at the end: {mem['anonMB']} MB anonymous, {mem['fileMB']} MB file-backed, {mem['shmemMB']} MB shared memory. "
+              "Top mappings (MB resident, of which anonymous): "
+              + ", ".join(f"{m['name']} {m['rssMB']} ({m['anonMB']})" for m in mem["topMappings"]))
     return 1 if missed else 0
 
 
