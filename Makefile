@@ -50,8 +50,9 @@ fuzz: deps
 	Fuzz/MediaFuzz/run.sh $(FUZZ_SECONDS)
 	Fuzz/MeshFuzz/run.sh $(FUZZ_SECONDS)
 
+# The release driftd as the image ships it (static Swift runtime, lean link: docs/performance.md, "Idle").
 release: deps
-	$(SWIFT) build -c release --product driftd
+	@scripts/build-release.sh
 
 # The flashable disk image (docs/image.md): Debian 12 + driftd, built without mounting anything.
 # ARCH=arm64 BOARD=rpi4b|rpi5|rpi-zero2w: the Raspberry Pi image (docs/arm64.md).
