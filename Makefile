@@ -62,7 +62,8 @@ IMAGE_DIR = .build/image/$(ARCH)
 IMAGE = $(IMAGE_DIR)/driftbox-$(ARCH).img
 # The image's own mtime is SOURCE_DATE_EPOCH (reproducible); this stamp says when it was built.
 IMAGE_STAMP = $(IMAGE_DIR)/.built
-IMAGE_INPUTS := $(shell find image systemd board Sources docs -type f 2>/dev/null) Package.swift Package.resolved README.md VERSION
+IMAGE_INPUTS := $(shell find image systemd board Sources docs -type f 2>/dev/null) Package.swift Package.resolved README.md VERSION \
+	scripts/build-release.sh tools/driftd.order tools/driftd.ld
 
 image:
 	ARCH=$(ARCH) BOARD=$(BOARD) image/build.sh
