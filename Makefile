@@ -50,8 +50,9 @@ fuzz: deps
 	Fuzz/MediaFuzz/run.sh $(FUZZ_SECONDS)
 	Fuzz/MeshFuzz/run.sh $(FUZZ_SECONDS)
 
+# The release driftd as the image ships it (static Swift runtime, lean link: docs/performance.md, "Idle").
 release: deps
-	$(SWIFT) build -c release --product driftd
+	@scripts/build-release.sh
 
 # The flashable disk image (docs/image.md): Debian 12 + driftd, built without mounting anything.
 # ARCH=arm64 BOARD=rpi4b|rpi5|rpi-zero2w: the Raspberry Pi image (docs/arm64.md).
@@ -61,7 +62,8 @@ IMAGE_DIR = .build/image/$(ARCH)
 IMAGE = $(IMAGE_DIR)/driftbox-$(ARCH).img
 # The image's own mtime is SOURCE_DATE_EPOCH (reproducible); this stamp says when it was built.
 IMAGE_STAMP = $(IMAGE_DIR)/.built
-IMAGE_INPUTS := $(shell find image systemd board Sources docs -type f 2>/dev/null) Package.swift Package.resolved README.md VERSION
+IMAGE_INPUTS := $(shell find image systemd board Sources docs -type f 2>/dev/null) Package.swift Package.resolved README.md VERSION \
+	scripts/build-release.sh tools/driftd.order tools/driftd.ld
 
 image:
 	ARCH=$(ARCH) BOARD=$(BOARD) image/build.sh

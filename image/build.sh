@@ -15,6 +15,8 @@
 #                      table (GPT for the Pi 4/5 boot EEPROM; MBR for the Zero 2 W's boot ROM)
 #   DRIFTBOX_MIRROR    Debian mirror (default http://deb.debian.org/debian)
 #   DRIFTBOX_DRIFTD    use this driftd binary instead of building one (development only)
+#   DRIFTBOX_STRIP     debug (default: no DWARF, symbols kept), all, or none; the DWARF goes to
+#                      .build/image/<arch>/driftd.debug either way
 #   DATA_MB            initial size of BOXDATA in MiB (default 128: above storage.min_free_mb = 64
 #                      even before it grows on first boot)
 #   DRIFTBOX_IMAGE_CACHE  where downloaded .debs are kept (default .build/image/cache; a path
@@ -72,10 +74,12 @@ elif [ "$arch" = arm64 ]; then
   "$here/arm64/build.sh" | tail -n 3
   driftd="${DRIFTBOX_ARM64_CACHE:-$repo/.build-arm64}/bin/driftd"
 else
-  step "building driftd (release, --static-swift-stdlib)"
+  step "building driftd (release, --static-swift-stdlib: scripts/build-release.sh)"
   "$repo/scripts/install-deps.sh"
-  swift build -c release --static-swift-stdlib --product driftd 2>&1 | tail -n 3
-  driftd="$(swift build -c release --static-swift-stdlib --show-bin-path)/driftd"
+  mkdir -p "$out"
+  driftd="$("$repo/scripts/build-release.sh" 2>"$out/driftd-build.log")" \
+    || { tail -n 30 "$out/driftd-build.log" >&2; echo "image: the driftd build failed (log: $out/driftd-build.log)" >&2; exit 1; }
+  tail -n 3 "$out/driftd-build.log"
 fi
 [ -x "$driftd" ] || { echo "image: no driftd binary at $driftd" >&2; exit 1; }
 if [ "$arch" = arm64 ]; then
@@ -92,6 +96,25 @@ if [ -n "$foreign" ]; then
 fi
 version="$(run_driftd version 2>/dev/null | head -n 1 || echo unknown)"
 say "driftd: $version; needs $( [ "$arch" = arm64 ] && echo "nothing (static)" || ldd "$driftd" | awk '/=>/ {print $1}' | tr '\n' ' ')"
+
+# The image's driftd is stripped (DRIFTBOX_STRIP, default debug): "debug" drops the DWARF and keeps
+# the symbol table, so a crash's backtrace in the journal still names its functions; "all" drops
+# the symbols too; "none" installs the binary as built. The DWARF (and symbols) are kept beside
+# the image as driftd.debug, linked by .gnu_debuglink and the build id: gdb/lldb on a copy of the
+# box's binary find it there. Sizes: docs/image.md.
+strip_mode="${DRIFTBOX_STRIP:-debug}"
+case "$strip_mode" in
+  none) ;;
+  debug|all)
+    command -v llvm-objcopy >/dev/null || { echo "image: no llvm-objcopy (the Swift toolchain's, or Debian's llvm)" >&2; exit 1; }
+    mkdir -p "$out"
+    rm -f "$out/driftd" "$out/driftd.debug"
+    llvm-objcopy --only-keep-debug "$driftd" "$out/driftd.debug"
+    llvm-objcopy "--strip-$strip_mode" --add-gnu-debuglink="$out/driftd.debug" "$driftd" "$out/driftd"
+    say "driftd stripped ($strip_mode): $(stat -c %s "$driftd") → $(stat -c %s "$out/driftd") bytes; debug info in $out/driftd.debug"
+    driftd="$out/driftd" ;;
+  *) echo "image: DRIFTBOX_STRIP=$strip_mode: debug, all or none" >&2; exit 2 ;;
+esac
 
 # --- 2. The Debian root filesystem (downloaded .debs cached in .build/image/cache). ---------
 step "mmdebstrap $suite $debarch → $rootfs"
@@ -272,7 +295,7 @@ vfat_free() { mdir -i "$1" ::/ 2>/dev/null | awk '/bytes free/ {gsub(/[^0-9]/, "
   echo "sha256:    $(sha256sum "$image" | cut -d' ' -f1)"
   echo "build:     $elapsed s (SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH, $(date -u -d "@$SOURCE_DATE_EPOCH" +%FT%TZ))"
   echo "debian:    $suite $debarch${board:+, board $board}, $(dpkg-query --admindir="$rootfs/var/lib/dpkg" -W | wc -l) packages, kernel ${kernel##*/vmlinuz-}"
-  echo "driftd:    $version (uid $driftd_uid)"
+  echo "driftd:    $version (uid $driftd_uid), $(stat -c %s "$driftd") bytes (strip: $strip_mode)"
   echo "partitions:"
   echo "  1 BOOT     vfat  $boot_mib MiB, $(vfat_free "$parts/BOOT.vfat")"
   echo "  2 root     ext4  $root_mib MiB, $(ext4_free "$parts/root.ext4") (read-only)"

@@ -15,8 +15,7 @@ fi
 if [ ! -x .build/bench-venv/bin/python ]; then
     python3 -m venv .build/bench-venv && .build/bench-venv/bin/pip install -q websockets
 fi
-swift build -c release --product driftd >/dev/null
-DRIFTD=$(swift build -c release --show-bin-path)/driftd
+DRIFTD=$(scripts/build-release.sh)
 
 work=$(mktemp -d)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

@@ -11,7 +11,7 @@
 #   scripts/bench-festival.sh [--json]
 #
 # Environment (defaults in brackets):
-#   DRIFTD=path        use this driftd, do not build (default: swift build -c release)
+#   DRIFTD=path        use this driftd, do not build (default: scripts/build-release.sh)
 #   DURATION [120]     seconds of the mix, after the setup
 #   VISITORS [300]  SOCKETS [200]  CHATS [4]  SEED [50] bottles before the mix
 #   SLOW [1000]  SLOW_ADDRESSES [250]  BURST [40] password drops at once  BURST_EVERY [30] s
@@ -37,8 +37,7 @@ if ! .build/bench-venv/bin/python -c 'import websockets' 2>/dev/null; then
     python3 -m venv .build/bench-venv && .build/bench-venv/bin/pip install -q websockets
 fi
 if [ -z "${DRIFTD:-}" ]; then
-    swift build -c release --product driftd >/dev/null
-    DRIFTD=$(swift build -c release --show-bin-path)/driftd
+    DRIFTD=$(scripts/build-release.sh)
     build=release
 else
     case "$DRIFTD" in */debug/*) build=debug ;; */release/*) build=release ;; *) build="given ($DRIFTD)" ;; esac

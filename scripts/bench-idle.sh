@@ -9,11 +9,14 @@
 #   scripts/bench-idle.sh [--json]
 #
 # Environment (defaults in brackets):
-#   DRIFTD=path     use this driftd, do not build (default: swift build -c release)
+#   DRIFTD=path     use this driftd, do not build (default: scripts/build-release.sh)
 #   SECONDS_IDLE [120]  the measured window      SETTLE [20]  seconds after READY=1 before it
 #                       (at least 40 for the beacon, whose GPS goes to sleep 30 s in)
 #   PROFILES ["default beacon"]   PROFILE=beacon (or default) runs that one profile only
 #   MAX_SWITCHES [2]  MAX_CPU [0.1] (% of a core)  MAX_RSS_DEFAULT [30]  MAX_RSS_BEACON [20] (MB)
+#   COLD [1]        drop driftd's pages from the page cache before each start, as after a boot
+#                   (0: start from whatever the cache holds; its file-backed RSS then varies by
+#                   about 1 MB with how the binary was written or last read)
 #   KEEP=1          keep the temporary directory (configs, driftd logs); kept anyway on failure
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/fail-loudly.sh"   # a failure names its line and command
@@ -25,10 +28,10 @@ for profile in $PROFILES; do
 done
 MAX_SWITCHES=${MAX_SWITCHES:-2}; MAX_CPU=${MAX_CPU:-0.1}
 MAX_RSS_DEFAULT=${MAX_RSS_DEFAULT:-30}; MAX_RSS_BEACON=${MAX_RSS_BEACON:-20}
+cold=(); if [ "${COLD:-1}" = 1 ]; then cold=(--cold); fi
 
 if [ -z "${DRIFTD:-}" ]; then
-    swift build -c release --product driftd >/dev/null
-    DRIFTD=$(swift build -c release --show-bin-path)/driftd
+    DRIFTD=$(scripts/build-release.sh)
 fi
 [ -x "$DRIFTD" ] || { echo "bench-idle: no driftd at $DRIFTD" >&2; exit 2; }
 
@@ -71,7 +74,7 @@ TOML
     set +e
     python3 tools/idle.py --driftd "$DRIFTD" --config "$dir/driftd.toml" --notify "$dir/notify.sock" --log "$dir/driftd.log" \
         --profile "$profile" --settle "$settle" --seconds "$SECONDS_IDLE" --max-switches "$MAX_SWITCHES" --max-cpu "$MAX_CPU" \
-        --max-rss "$max_rss" "$@"
+        --max-rss "$max_rss" "${cold[@]}" "$@"
     rc=$?
     set -e
     echo

@@ -19,6 +19,7 @@ daemon could not be started. Used by scripts/bench-idle.sh (docs/performance.md)
 import argparse
 import json
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -159,6 +160,12 @@ def main():
     parser.add_argument("--max-cpu", type=float, default=0.1, help="percent of one core")
     parser.add_argument("--max-rss", type=float, default=30.0, help="MB resident at the end")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--wrap", default="", help="run driftd under this command (e.g. valgrind --tool=callgrind …, "
+                        "for tools/startup-order.sh); the figures are then the wrapper's, not driftd's")
+    parser.add_argument("--ready-timeout", type=float, default=60, help="seconds to wait for READY=1")
+    parser.add_argument("--cold", action="store_true",
+                        help="drop the binary's pages from the page cache first, so driftd starts as after a boot "
+                             "(the resident code then does not depend on how the file came into the cache)")
     args = parser.parse_args()
 
     listener = NotifyListener(args.notify)
@@ -167,11 +174,15 @@ def main():
     for name in ("WATCHDOG_USEC", "WATCHDOG_PID"):
         env.pop(name, None)
     log = open(args.log, "ab")
-    daemon = subprocess.Popen([args.driftd, "run", "--config", args.config], env=env, stdout=log, stderr=log,
+    if args.cold:
+        descriptor = os.open(args.driftd, os.O_RDONLY)
+        os.posix_fadvise(descriptor, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(descriptor)
+    daemon = subprocess.Popen(shlex.split(args.wrap) + [args.driftd, "run", "--config", args.config], env=env, stdout=log, stderr=log,
                               stdin=subprocess.DEVNULL, start_new_session=True)
     try:
-        if not listener.ready.wait(60) or daemon.poll() is not None:
-            print(f"idle: driftd did not say READY=1 within 60 s (see {args.log})", file=sys.stderr)
+        if not listener.ready.wait(args.ready_timeout) or daemon.poll() is not None:
+            print(f"idle: driftd did not say READY=1 within {args.ready_timeout:g} s (see {args.log})", file=sys.stderr)
             return 2
         time.sleep(args.settle)
         if daemon.poll() is not None:
@@ -183,7 +194,7 @@ def main():
         if daemon.poll() is None:
             daemon.send_signal(signal.SIGTERM)
             try:
-                daemon.wait(30)
+                daemon.wait(120 if args.wrap else 30)  # a wrapper such as callgrind writes its profile at the exit
             except subprocess.TimeoutExpired:
                 daemon.kill()
     result["profile"] = args.profile

@@ -1,5 +1,9 @@
 import CDriftSys
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A time sample writer for chrony's (and ntpd's) `SHM` reference clock, the way gpsd
 /// feeds it (`ntpshm.c`): a SysV shared memory segment with key `0x4E545030 + unit`

@@ -1,5 +1,9 @@
 import CDriftSys
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Setting the system (realtime) clock.
 public enum SystemClock {

@@ -1,5 +1,9 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A box's own X25519 key pair: its mesh identity (`nodeID`) and the half of every
 /// pairwise origin-authentication key.

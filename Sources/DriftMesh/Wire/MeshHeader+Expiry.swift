@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension MeshHeader {
     /// The expiry minute for a packet that should live `lifetime` from `now` (rounded up

@@ -1,5 +1,9 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Seals and opens mesh frames with the network key (ChaCha20-Poly1305).
 ///

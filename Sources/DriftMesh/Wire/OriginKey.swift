@@ -1,5 +1,9 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The pairwise key two boxes share for origin authentication of directed frames:
 /// X25519(mine, theirs) → HKDF-SHA256 (salt = SHA-256 of the network key,

@@ -1,5 +1,9 @@
 import Crypto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A secret sealed to one box: only the holder of the box's X25519 private key can open it,
 /// not the relays that carry it (they hold the network key only).
