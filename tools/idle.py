@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """The idle benchmark: how much a box does when nobody uses it.
 
-Starts `driftd run --config CONFIG` with NOTIFY_SOCKET pointing at a datagram socket it
-listens on, waits for READY=1, lets it settle, then reads /proc over the measured window:
+Starts `driftd run --config CONFIG` as systemd does — NOTIFY_SOCKET pointing at a datagram
+socket it listens on, WATCHDOG_USEC from the unit's WatchdogSec — waits for READY=1, lets it
+settle, then reads /proc over the measured window:
 
 - CPU share of one core (utime + stime of every thread, from /proc/PID/stat);
-- context switches per second, all threads (voluntary + involuntary, /proc/PID/task/*/status),
-  and per thread name, so a wake-up that should not be there has a name;
+- context switches per second, all threads (voluntary + involuntary, /proc/PID/task/*/status,
+  polled twice a second so that threads which end in the window still count), and per thread
+  name, so a wake-up that should not be there has a name; threads started in the window;
 - RSS (VmRSS at the end, VmHWM), threads and descriptors;
 - where the RSS is, at the end (/proc/PID/smaps): anonymous (heap, stacks, relocated data)
   and file-backed (code and read-only data of the executable and its libraries), and the
@@ -71,6 +73,18 @@ def status_field(text, name):
     return None
 
 
+def unit_watchdog_seconds():
+    """WatchdogSec of systemd/driftd.service (plain seconds or `Ns`), 0 when absent."""
+    unit = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "systemd", "driftd.service")
+    try:
+        for line in open(unit):
+            if line.startswith("WatchdogSec="):
+                return float(line.split("=", 1)[1].strip().rstrip("s"))
+    except OSError:
+        pass
+    return 0
+
+
 def switches(pid):
     """{thread id: (name, voluntary + involuntary context switches)}."""
     out = {}
@@ -122,13 +136,20 @@ def memory(pid, top=12):
     }
 
 
-def measure(pid, seconds):
+def measure(pid, seconds, poll=0.5):
+    """The window's figures. Threads are polled every `poll` seconds: Dispatch's worker threads
+    end after a few idle seconds and new ones start for the next job, and a thread that ended
+    takes its context switches out of /proc with it — so each thread's last count seen is kept
+    (a thread born in the window counts from 0; at most its last `poll` seconds are missed)."""
     start_ticks, start_switches, started = cpu_ticks(pid), switches(pid), time.monotonic()
-    time.sleep(seconds)
-    end_ticks, end_switches, elapsed = cpu_ticks(pid), switches(pid), time.monotonic() - started
+    seen = dict(start_switches)
+    while time.monotonic() - started < seconds:
+        time.sleep(min(poll, max(0.0, seconds - (time.monotonic() - started))))
+        seen.update(switches(pid))
+    end_ticks, elapsed = cpu_ticks(pid), time.monotonic() - started
     per_name = {}
     total = 0
-    for tid, (name, count) in end_switches.items():
+    for tid, (name, count) in seen.items():
         before = start_switches.get(tid, (name, 0))[1]  # a thread born in the window counts from 0
         delta = count - before
         total += delta
@@ -142,6 +163,7 @@ def measure(pid, seconds):
         "rssMB": round(kilobytes(status, "VmRSS") / 1024, 1),
         "peakRssMB": round(kilobytes(status, "VmHWM") / 1024, 1),
         "threads": int(status_field(status, "Threads")),
+        "threadsStarted": len(set(seen) - set(start_switches)),
         "descriptors": len(os.listdir(f"/proc/{pid}/fd")),
         "memory": memory(pid),
     }
@@ -157,6 +179,8 @@ def main():
     parser.add_argument("--settle", type=float, default=20)
     parser.add_argument("--seconds", type=float, default=120)
     parser.add_argument("--max-switches", type=float, default=2.0, help="context switches per second, all threads")
+    parser.add_argument("--watchdog-sec", type=float, default=unit_watchdog_seconds(),
+                        help="WATCHDOG_USEC for driftd (default: WatchdogSec of systemd/driftd.service; 0 = none)")
     parser.add_argument("--max-cpu", type=float, default=0.1, help="percent of one core")
     parser.add_argument("--max-rss", type=float, default=30.0, help="MB resident at the end")
     parser.add_argument("--json", action="store_true")
@@ -173,6 +197,10 @@ def main():
     env = dict(os.environ, NOTIFY_SOCKET=args.notify)
     for name in ("WATCHDOG_USEC", "WATCHDOG_PID"):
         env.pop(name, None)
+    # As systemd starts it: with the unit's watchdog, so the pings and the loops' liveness beats
+    # it paces are part of what is measured.
+    if args.watchdog_sec > 0:
+        env["WATCHDOG_USEC"] = str(int(args.watchdog_sec * 1_000_000))
     log = open(args.log, "ab")
     if args.cold:
         descriptor = os.open(args.driftd, os.O_RDONLY)
@@ -213,6 +241,7 @@ def main():
             print(f"| {label} | {result[name]}{unit} | ≤ {limit:g}{unit} | {'**missed**' if name in missed else 'ok'} |")
         print(f"| peak RSS (VmHWM) | {result['peakRssMB']} MB | | |")
         print(f"| threads, descriptors | {result['threads']}, {result['descriptors']} | | |")
+        print(f"| threads started in the window | {result['threadsStarted']} | | |")
         wakers = ", ".join(f"{name} {rate}/s" for name, rate in result["switchesByThread"].items()) or "none"
         print(f"\nContext switches by thread: {wakers}")
         mem = result["memory"]

@@ -92,7 +92,7 @@ meshtastic_text = false       # also publish camp messages as text on a Meshtast
 # docs/power.md. "beacon": a camp beacon kit on a battery (no HTTP server, no access
 # point, only the status LED, HDMI off, the GPS asleep between position checks).
 profile = "default"
-gps_receiver = "auto"         # auto, ublox, mediatek or none: the GPS's sleep commands
+gps_receiver = "auto"         # auto, ublox, mediatek or none: the GPS's sleep and fix-rate commands
 gps_wake_interval_s = 1800    # beacon: the GPS sleeps this long between position checks
 gps_check_s = 120             # beacon: the longest one position check keeps it awake
 
@@ -114,6 +114,7 @@ baud = 0
 gpsd_address = "127.0.0.1:2947"
 max_hdop = 5.0
 max_fix_age_s = 30
+settled_fix_interval_s = 10   # once the box's position stands: one fix every 10 s (1 = every second)
 
 [sim]
 latitude = 52.4731            # Tempelhofer Feld, Berlin

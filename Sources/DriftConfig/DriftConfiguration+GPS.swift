@@ -17,6 +17,9 @@ extension DriftConfiguration {
         public var setClock: Bool
         /// chrony SHM refclock unit fed with GPS time, -1 = off.
         public var chronySHM: Int
+        /// Default profile: once the stable position stands, the receiver fixes once per this
+        /// (1 = stays at a fix a second). Beacon profile: unused (the receiver sleeps).
+        public var settledFixInterval: Duration
 
         init(reading r: SectionReader) {
             kind = r.choice("kind")
@@ -28,6 +31,7 @@ extension DriftConfiguration {
             movedThresholdM = r.double("moved_threshold_m", default: 100, min: 10, max: 100_000)
             setClock = r.bool("set_clock", default: true)
             chronySHM = r.int("chrony_shm", default: -1, min: -1, max: 3)
+            settledFixInterval = .seconds(r.int("settled_fix_interval_s", default: 10, min: 1, max: 10))
         }
     }
 

@@ -63,12 +63,26 @@ public enum Daemon {
     /// `power.gps_wake_interval_s` + `power.gps_check_s`: a fix (the stable position) counts as
     /// fresh for that long, so a standing beacon's position stays known while its GPS sleeps;
     /// a failed check lets it age out like any other (docs/power.md, "The GPS asleep").
+    ///
+    /// In the default profile a settled receiver fixes once per `gps.settled_fix_interval_s`:
+    /// a fix counts as fresh for at least three of those.
     static func conditionLimits(_ config: DriftConfiguration) -> ConditionLimits {
         var age = config.gps.maxFixAge
         if config.powerProfile == .beacon, config.gps.kind == .nmea || config.gps.kind == .sim, config.power.gpsReceiver != .none {
             age = max(age, config.power.gpsWakeInterval + config.power.gpsCheck)
         }
+        if let settled = BoxDevices.settledFixInterval(config) {
+            age = max(age, settled * 3)
+        }
         return ConditionLimits(maximumFixAge: TimeInterval(age.components.seconds), maximumHDOP: config.gps.maxHDOP)
+    }
+
+    /// How often the watched loops beat and the watchdog checks them: half the systemd watchdog
+    /// interval (the unit's `WatchdogSec=60s` → 30 s), or 30 s without a watchdog. Every periodic
+    /// liveness wake-up of an idle box — the bottle processor's heartbeat, the LED loop's idle
+    /// beat, housekeeping, the watchdog check — happens once per this (docs/performance.md, "Idle").
+    static func livenessPeriod(watchdogInterval: Duration?) -> Duration {
+        NotifyService.tick(watchdogInterval: watchdogInterval)
     }
 
     /// Runs the daemon; returns when it has shut down cleanly.
@@ -143,7 +157,10 @@ public enum Daemon {
             throw DaemonStartupError(description: "box identity unusable (box id \(boxID)): \(error)")
         }
 
-        // Health and devices.
+        // Health and devices. One liveness period for every watched loop and the watchdog
+        // (``livenessPeriod(watchdogInterval:)``): they wake together, and only that often.
+        let watchdogInterval = config.daemon.watchdog ? SystemdNotifier.watchdogInterval(environment: options.environment) : nil
+        let liveness = Self.livenessPeriod(watchdogInterval: watchdogInterval)
         let health = HealthRegistry()
         let (ambientInputs, ambient) = AsyncStream<AmbientInput>.makeStream(bufferingPolicy: .bufferingNewest(256))
         let gpsStatus = GPSStatus(source: config.gps.kind.rawValue)
@@ -154,6 +171,7 @@ public enum Daemon {
         )
         let latest = LatestReadings()
         let devices = BoxDevices.open(config: config, health: health, ambient: ambient, logger: logger, latest: latest, gpsStatus: gpsStatus,
+            ledIdle: liveness,
             gpsTimeFloor: options.gpsTimeFloor ?? GPSTimeSource.defaultFloor,
             buttonEffects: ButtonBehaviourService.Effects(
                 showStatusCode: { now in bodyState.showStatusCode(at: now) },
@@ -179,7 +197,7 @@ public enum Daemon {
         }
         let bottles = BottleLifecycleService(
             database: database, dataDirectory: dataDirectory, settings: bottleSettings, events: events,
-            inputs: ambientInputs, health: health, logger: logger
+            inputs: ambientInputs, health: health, logger: logger, interval: max(.seconds(60), liveness), heartbeat: liveness
         )
 
         // systemd.
@@ -190,7 +208,6 @@ public enum Daemon {
             logger.error("NOTIFY_SOCKET is set but unusable", metadata: ["error": "\(error)"])
             notifier = nil
         }
-        let watchdogInterval = config.daemon.watchdog ? SystemdNotifier.watchdogInterval(environment: options.environment) : nil
 
         // Control socket.
         let gpsTime = devices.gpsTime
@@ -248,8 +265,13 @@ public enum Daemon {
         }
         // Bottles, chat, notices and erasure across boxes ride the mesh.
         let meshBottles = mesh.map { service in
-            MeshBottleService(node: service.node, ports: meshPorts, processor: bottles.processor, events: events,
-                              settings: .init(name: config.box.name), logger: logger,
+            var settings = MeshBottleService.Settings(name: config.box.name)
+            // Their periodic looks (expired traces, tombstones, a position to announce) wake with
+            // the liveness period rather than every 10 s.
+            settings.housekeepingInterval = liveness
+            settings.positionCheckInterval = liveness
+            return MeshBottleService(node: service.node, ports: meshPorts, processor: bottles.processor, events: events,
+                              settings: settings, logger: logger,
                               textPublisher: { line in _ = await service.publishText(line) })
         }
         if let meshBottles { MeshBottleControl.register(&commands, service: meshBottles) }
@@ -380,9 +402,9 @@ public enum Daemon {
                                           port: config.metrics.listen.port, logger: logger))
         }
         let diskCheck = DiskSpaceCheck(path: dataDirectory, minimumFreeMB: Int64(config.storage.minFreeMB), health: health, logger: logger)
-        // Housekeeping (the disk-space check) every 30 s: a disk does not fill in a second, and an
-        // idle box should not wake for it.
-        services.append(HousekeepingService(interval: .seconds(30), health: health, logger: logger,
+        // Housekeeping (the disk-space check) once per liveness period (30 s): a disk does not fill
+        // in a second, and an idle box should not wake for it.
+        services.append(HousekeepingService(interval: liveness, health: health, logger: logger,
                                             jobs: [("disk-space", { diskCheck.run() })]))
         services.append(control)
         // READY=1 once the visitor page listens (a box whose port is taken is ready after 10 s

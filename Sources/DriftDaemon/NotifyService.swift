@@ -45,9 +45,11 @@ public struct NotifyService: Service {
         self.logger = logger
     }
 
-    /// How often the loop wakes: half the watchdog interval, or every 10 s without a watchdog.
-    var tick: Duration {
-        guard let watchdogInterval else { return .seconds(10) }
+    /// How often the loop wakes: half the watchdog interval, or every 30 s without a watchdog.
+    var tick: Duration { Self.tick(watchdogInterval: watchdogInterval) }
+
+    static func tick(watchdogInterval: Duration?) -> Duration {
+        guard let watchdogInterval else { return .seconds(30) }
         return max(watchdogInterval / 2, .milliseconds(10))
     }
 

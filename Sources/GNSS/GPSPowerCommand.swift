@@ -50,6 +50,17 @@ public enum UBXFrame {
         return make(messageClass: 0x02, id: 0x41, payload: littleEndian(durationMs) + littleEndian(flags))
     }
 
+    /// UBX-CFG-RATE (class 0x06, id 0x08): a measurement every `measurementMs` (U2), one
+    /// navigation solution per measurement (`navRate` 1), aligned to GPS time (`timeRef` 1).
+    /// 1 Hz is the published `B5 62 06 08 06 00 E8 03 01 00 01 00 01 39`.
+    public static func rate(measurementMs: UInt16) -> [UInt8] {
+        make(messageClass: 0x06, id: 0x08, payload: littleEndian16(measurementMs) + littleEndian16(1) + littleEndian16(1))
+    }
+
+    static func littleEndian16(_ value: UInt16) -> [UInt8] {
+        [UInt8(value & 0xFF), UInt8(value >> 8)]
+    }
+
     static func littleEndian(_ value: UInt32) -> [UInt8] {
         [UInt8(value & 0xFF), UInt8((value >> 8) & 0xFF), UInt8((value >> 16) & 0xFF), UInt8(value >> 24)]
     }
@@ -69,6 +80,13 @@ public enum PMTKSentence {
     /// PMTK000, the test packet: answered with `$PMTK001,0,3`; sent to wake a receiver in standby.
     public static let test = make("PMTK000")
 
+    /// PMTK220 "set position fix interval": one fix (and one set of sentences) every
+    /// `milliseconds`, 100…10000 (`$PMTK220,1000*1F` is one a second, `$PMTK220,10000*2F`
+    /// one every ten).
+    public static func fixInterval(milliseconds: Int) -> [UInt8] {
+        make("PMTK220,\(milliseconds)")
+    }
+
     /// PMTK225 "periodic mode": `type` 1 periodic backup, 2 periodic standby (0 = back to
     /// normal), run and sleep times in ms, and the second run/sleep pair used while a fix fails.
     public static func periodic(type: Int, runMs: Int, sleepMs: Int, secondRunMs: Int, secondSleepMs: Int) -> [UInt8] {
@@ -76,7 +94,8 @@ public enum PMTKSentence {
     }
 }
 
-/// What the daemon sends to put a receiver to sleep and to wake it (docs/gnss.md, "Power save").
+/// What the daemon sends to put a receiver to sleep, to wake it, and to slow its fixes
+/// (docs/gnss.md, "Power save").
 public enum GPSPowerCommand {
     /// Puts the receiver to sleep for about `interval`.
     ///
@@ -89,6 +108,21 @@ public enum GPSPowerCommand {
             return UBXFrame.powerManagementRequest(durationMs: UInt32(clamping: milliseconds))
         case .mediatek:
             return PMTKSentence.standby
+        }
+    }
+
+    /// The shortest and longest fix interval ``fixInterval(_:interval:)`` sends: the range
+    /// MediaTek's PMTK220 takes (u-blox's CFG-RATE takes more; one range serves both).
+    public static let fixIntervalRange: ClosedRange<Duration> = .milliseconds(100) ... .seconds(10)
+
+    /// One fix every `interval` (clamped to ``fixIntervalRange``), the receiver staying awake
+    /// between them: u-blox UBX-CFG-RATE, MediaTek `$PMTK220`.
+    public static func fixInterval(_ family: GNSSReceiverFamily, interval: Duration) -> [UInt8] {
+        let clamped = min(max(interval, fixIntervalRange.lowerBound), fixIntervalRange.upperBound)
+        let milliseconds = Int(clamped.components.seconds * 1_000 + clamped.components.attoseconds / 1_000_000_000_000_000)
+        switch family {
+        case .ublox: return UBXFrame.rate(measurementMs: UInt16(milliseconds))
+        case .mediatek: return PMTKSentence.fixInterval(milliseconds: milliseconds)
         }
     }
 

@@ -28,9 +28,9 @@ struct GPSPowerSaverTests {
         let service: GPSService
         let inputs: AsyncStream<AmbientInput>
 
-        init(family: GNSSReceiverFamily?, wake: Duration = .seconds(600)) throws {
+        init(family: GNSSReceiverFamily?, wake: Duration = .seconds(600), mode: GPSPowerSchedule.Mode = .sleep) throws {
             pty = try PseudoTerminalPair()
-            saver = GPSPowerSaver(settings: .init(wakeInterval: wake, checkLimit: .seconds(60), checkFixes: 5),
+            saver = GPSPowerSaver(settings: .init(mode: mode, wakeInterval: wake, checkLimit: .seconds(60), checkFixes: 5),
                                   family: family, detect: family == nil, clock: clock, logger: Logger(label: "test"))
             let (inputs, ambient) = AsyncStream<AmbientInput>.makeStream()
             self.inputs = inputs
@@ -126,7 +126,41 @@ struct GPSPowerSaverTests {
         ])
         #expect(Daemon.conditionLimits(beacon).maximumFixAge == 1_800 + 120)
         #expect(BoxDevices.gpsPowerSaver(beacon, logger: Logger(label: "test")) != nil)
-        #expect(BoxDevices.gpsPowerSaver(try Self.config(), logger: Logger(label: "test")) == nil, "the default profile never sleeps the receiver")
+    }
+
+    @Test("the default profile slows a settled receiver (gps.settled_fix_interval_s), never sleeps it; 1 s or gps_receiver = none turn that off")
+    func defaultProfileSaver() throws {
+        let saver = try #require(BoxDevices.gpsPowerSaver(try Self.config(), logger: Logger(label: "test")))
+        #expect(saver.snapshot.phase == "tracking" && saver.snapshot.receiver == "mediatek")
+        #expect(BoxDevices.settledFixInterval(try Self.config()) == .seconds(10))
+        #expect(Daemon.conditionLimits(try Self.config()).maximumFixAge == 30, "three slow fixes fit in gps.max_fix_age_s")
+        let short = try Self.config([("max_fix_age_s = 30", "max_fix_age_s = 5")])
+        #expect(Daemon.conditionLimits(short).maximumFixAge == 30, "a fix stays fresh for three slow intervals")
+        let everySecond = try Self.config([("settled_fix_interval_s = 10", "settled_fix_interval_s = 1")])
+        #expect(BoxDevices.gpsPowerSaver(everySecond, logger: Logger(label: "test")) == nil)
+        #expect(Daemon.conditionLimits(everySecond).maximumFixAge == 30)
+        let untouched = try Self.config([("gps_receiver = \"auto\"", "gps_receiver = \"none\"")])
+        #expect(BoxDevices.gpsPowerSaver(untouched, logger: Logger(label: "test")) == nil)
+    }
+
+    @Test("default profile: a MediaTek receiver gets `$PMTK220,10000*2F` once the position stands, `$PMTK220,1000*1F` when the box moved")
+    func settledReceiver() async throws {
+        let rig = try Rig(family: .mediatek, mode: .slowFixes(interval: .seconds(10)))
+        try await rig.run { rig in
+            await rig.saver.waitForAttachment()
+            let start = Date()
+            try rig.pty.write(Self.cycles(40, from: start))
+            let slow = PMTKSentence.fixInterval(milliseconds: 10_000)
+            let settled = try await rig.pty.read(until: slow, timeout: .seconds(30))
+            #expect(Array(settled.suffix(slow.count)) == Array("$PMTK220,10000*2F\r\n".utf8))
+            #expect(rig.status.snapshot.power?.phase == "settled" && rig.status.snapshot.power?.fixIntervalSeconds == 10)
+            #expect(rig.saver.fixInterval == .seconds(10) && !rig.saver.isAsleep)
+            // 25 fixes 1.1 km north: the moved rule restarts the stable position, a fix a second again.
+            try rig.pty.write(Self.cycles(25, from: start + 100, latitude: 52.4831))
+            let fast = PMTKSentence.fixInterval(milliseconds: 1_000)
+            _ = try await rig.pty.read(until: fast, timeout: .seconds(30))
+            #expect(rig.saver.fixInterval == .seconds(1) && rig.status.snapshot.power?.phase == "tracking")
+        }
     }
 
     /// The embedded sim board with `replacements`.
@@ -170,6 +204,20 @@ struct BeaconProfileTests {
         config.power.profile = .beacon
         #expect(try renderer.render(config: config, source: "x", requireInterface: false) == .beaconProfile)
         #expect(paths.allSatisfy { !FileManager.default.fileExists(atPath: $0) })
+    }
+
+    @Test("the simulated receiver takes `$PMTK220` as a MediaTek one: 100 ms … 10 s, checksum checked")
+    func simulatedFixInterval() {
+        let gps = SimulatedGPS(latitude: 52.4731, longitude: 13.4019, altitude: 44)
+        #expect(gps.interval == .seconds(1))
+        gps.receive(PMTKSentence.fixInterval(milliseconds: 10_000))
+        #expect(gps.interval == .seconds(10))
+        gps.receive(Array("$PMTK220,5000*1C\r\n".utf8))
+        #expect(gps.interval == .seconds(10), "a bad checksum is ignored")
+        gps.receive(PMTKSentence.fixInterval(milliseconds: 60_000))
+        #expect(gps.interval == .seconds(10), "beyond MediaTek's range: ignored")
+        gps.receive(PMTKSentence.fixInterval(milliseconds: 1_000))
+        #expect(gps.interval == .seconds(1) && !gps.isAsleep)
     }
 
     @Test("the simulated receiver sleeps on $PMTK161 and wakes on any byte, like a MediaTek one")

@@ -75,14 +75,17 @@ struct CampNewsTests {
             group.addTask {
                 await news.run(listing: { directory.look() }, clock: clock)
             }
-            // Nobody listens: the interval passes without a look.
-            await clock.waitForSleepers(1)
-            clock.advance(by: .seconds(2))
-            await clock.waitForSleepers(1)
+            // Nobody listens: time passes without a look, and the loop sleeps on no timer of its
+            // clock (it waits for a listener).
+            while news.idleWaits.load(ordering: .relaxed) == 0 { await Task.yield() }
+            clock.advance(by: .seconds(60))
             #expect(directory.looks.withLock { $0 } == 0)
+            #expect(clock.sleeperCount == 0, "the loop keeps a timer while nobody listens")
 
             let (id, events) = news.listen()
             var iterator = events.makeAsyncIterator()
+            // The listener woke the loop: it waits out one interval, then looks.
+            await clock.waitForSleepers(1)
             clock.advance(by: .seconds(2))
             let first = await iterator.next()
             #expect(first?.contains("\"type\":\"camps\"") == true)

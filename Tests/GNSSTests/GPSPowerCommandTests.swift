@@ -48,6 +48,24 @@ struct GPSPowerCommandTests {
         #expect(GPSPowerCommand.wake(.ublox) == [UInt8](repeating: 0xFF, count: 8))
     }
 
+    @Test("PMTK220 fix interval: the published `$PMTK220,1000*1F` and `$PMTK220,10000*2F`; clamped to 100 ms … 10 s")
+    func pmtkFixInterval() {
+        #expect(GPSPowerCommand.fixInterval(.mediatek, interval: .seconds(1)) == Self.ascii("$PMTK220,1000*1F\r\n"))
+        #expect(GPSPowerCommand.fixInterval(.mediatek, interval: .seconds(10)) == Self.ascii("$PMTK220,10000*2F\r\n"))
+        #expect(PMTKSentence.fixInterval(milliseconds: 5_000) == Self.ascii("$PMTK220,5000*1B\r\n"))
+        #expect(GPSPowerCommand.fixInterval(.mediatek, interval: .seconds(60)) == Self.ascii("$PMTK220,10000*2F\r\n"))
+        #expect(GPSPowerCommand.fixInterval(.mediatek, interval: .milliseconds(10)) == PMTKSentence.fixInterval(milliseconds: 100))
+    }
+
+    @Test("UBX-CFG-RATE: the published 1 Hz frame (… E8 03 01 00 01 00 01 39), and 10 s")
+    func ubxRate() {
+        #expect(GPSPowerCommand.fixInterval(.ublox, interval: .seconds(1))
+                == [0xB5, 0x62, 0x06, 0x08, 0x06, 0x00, 0xE8, 0x03, 0x01, 0x00, 0x01, 0x00, 0x01, 0x39])
+        // 10 000 ms = 0x2710, little-endian; navRate 1, timeRef 1 (GPS time).
+        #expect(GPSPowerCommand.fixInterval(.ublox, interval: .seconds(10))
+                == [0xB5, 0x62, 0x06, 0x08, 0x06, 0x00, 0x10, 0x27, 0x01, 0x00, 0x01, 0x00, 0x4D, 0xDD])
+    }
+
     @Test("receivers are recognised by their own sentences", arguments: [
         ("$PMTK011,MTKGPS*08", GNSSReceiverFamily.mediatek as GNSSReceiverFamily?),
         ("$PMTK001,0,3*30", .mediatek),
@@ -108,8 +126,53 @@ struct GPSPowerScheduleTests {
     func reopened() {
         var schedule = GPSPowerSchedule(settings: settings, family: .ublox)
         _ = schedule.fix(good: true, established: true, now: .zero)
-        schedule.reopened()
+        #expect(schedule.reopened().isEmpty, "a sleeping receiver that was replugged wakes at full power by itself")
         #expect(!schedule.isAsleep)
         #expect(schedule.fix(good: true, established: true, now: .seconds(5)) == [.sleep(.ublox)])
+    }
+}
+
+@Suite("GPS fix schedule (default profile): awake, slowed once the position stands")
+struct GPSSlowFixScheduleTests {
+    let settings = GPSPowerSchedule.Settings(mode: .slowFixes(interval: .seconds(10)))
+
+    @Test("tracking at a fix a second until the position stands, then one fix per interval; never a deadline")
+    func settles() {
+        var schedule = GPSPowerSchedule(settings: settings, family: .mediatek)
+        #expect(schedule.fixInterval == .seconds(1))
+        #expect(schedule.fix(good: true, established: false, now: .seconds(1)).isEmpty)
+        #expect(schedule.fix(good: true, established: true, now: .seconds(30)) == [.fixInterval(.mediatek, .seconds(10))])
+        #expect(schedule.phase == .settled && schedule.fixInterval == .seconds(10) && !schedule.isAsleep)
+        #expect(schedule.fix(good: true, established: true, now: .seconds(40)).isEmpty, "already settled: nothing resent")
+        #expect(schedule.nextDeadline == nil && schedule.tick(now: .seconds(100_000), established: true).isEmpty,
+                "the settled receiver needs no timer")
+        #expect(schedule.sleeps == 0)
+    }
+
+    @Test("a box that moved goes back to a fix a second until the new place stands")
+    func moved() {
+        var schedule = GPSPowerSchedule(settings: settings, family: .ublox)
+        _ = schedule.fix(good: true, established: true, now: .seconds(30))
+        #expect(schedule.fix(good: true, established: false, now: .seconds(300)) == [.fixInterval(.ublox, .seconds(1))])
+        #expect(schedule.phase == .tracking && schedule.fixInterval == .seconds(1))
+        #expect(schedule.fix(good: true, established: true, now: .seconds(330)) == [.fixInterval(.ublox, .seconds(10))])
+    }
+
+    @Test("a reopened port is told a fix a second again (it may lead to the same, slowed receiver)")
+    func reopened() {
+        var schedule = GPSPowerSchedule(settings: settings, family: .mediatek)
+        #expect(schedule.reopened().isEmpty, "not slowed: nothing to undo")
+        _ = schedule.fix(good: true, established: true, now: .seconds(30))
+        #expect(schedule.reopened() == [.fixInterval(.mediatek, .seconds(1))])
+        #expect(schedule.phase == .tracking)
+    }
+
+    @Test("a receiver of unknown family is never sent anything")
+    func unknownFamily() {
+        var schedule = GPSPowerSchedule(settings: settings)
+        #expect(schedule.fix(good: true, established: true, now: .seconds(30)).isEmpty)
+        #expect(schedule.phase == .tracking)
+        schedule.recognised(.mediatek)
+        #expect(schedule.fix(good: true, established: true, now: .seconds(31)) == [.fixInterval(.mediatek, .seconds(10))])
     }
 }

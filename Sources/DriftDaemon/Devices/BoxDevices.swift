@@ -29,6 +29,7 @@ public struct BoxDevices: Sendable {
         config: DriftConfiguration, health: HealthRegistry,
         ambient: AsyncStream<AmbientInput>.Continuation, logger: Logger, latest: LatestReadings = LatestReadings(),
         gpsStatus: GPSStatus = GPSStatus(source: "none"),
+        ledIdle: Duration = .seconds(10),
         gpsTimeFloor: Date = GPSTimeSource.defaultFloor,
         buttonEffects: ButtonBehaviourService.Effects = .init(),
         ledTest: @escaping @Sendable (Duration) -> Duration? = { _ in nil },
@@ -169,7 +170,8 @@ public struct BoxDevices: Sendable {
                 logger.error("LED line unavailable", metadata: ["led": "\(role.rawValue)", "line": "\(line)", "error": "\(error)"])
             }
         }
-        services.append(LEDService(outputs: outputs, changes: ledChanges, health: health, logger: logger, ledTest: ledTest, state: bodyState))
+        services.append(LEDService(outputs: outputs, maximumIdle: ledIdle, changes: ledChanges, health: health, logger: logger,
+                                   ledTest: ledTest, state: bodyState))
         if !heldOff.isEmpty { services.append(DarkLEDs(requests: heldOff)) }
 
         let register: @Sendable (inout ControlCommands) -> Void = { commands in
@@ -202,12 +204,22 @@ public struct BoxDevices: Sendable {
         config.storage.dataDir + "/sim/leds"
     }
 
-    /// The GPS power saver of the beacon profile, for an NMEA receiver on a serial port whose
-    /// family is configured or may be recognised, or the simulated receiver (which answers
-    /// MediaTek's commands); `nil` otherwise.
+    /// The GPS power saver for an NMEA receiver on a serial port whose family is configured or
+    /// may be recognised, or for the simulated receiver (which answers MediaTek's commands):
+    /// in the beacon profile it sleeps the receiver between position checks; in the default
+    /// profile it slows the fixes once the position stands (``settledFixInterval(_:)``).
+    /// `nil` when neither applies.
     static func gpsPowerSaver(_ config: DriftConfiguration, logger: Logger,
                               clock: any Clock<Duration> = ContinuousClock()) -> GPSPowerSaver? {
-        guard config.powerProfile == .beacon, config.gps.kind == .nmea || config.gps.kind == .sim else { return nil }
+        guard config.gps.kind == .nmea || config.gps.kind == .sim else { return nil }
+        let mode: GPSPowerSchedule.Mode
+        if config.powerProfile == .beacon {
+            mode = .sleep
+        } else if let interval = settledFixInterval(config) {
+            mode = .slowFixes(interval: interval)
+        } else {
+            return nil
+        }
         let family: GNSSReceiverFamily?
         switch config.power.gpsReceiver {
         case .none: return nil
@@ -216,8 +228,17 @@ public struct BoxDevices: Sendable {
         case .mediatek: family = .mediatek
         }
         return GPSPowerSaver(
-            settings: .init(wakeInterval: config.power.gpsWakeInterval, checkLimit: config.power.gpsCheck),
+            settings: .init(mode: mode, wakeInterval: config.power.gpsWakeInterval, checkLimit: config.power.gpsCheck),
             family: family, detect: config.power.gpsReceiver == .auto, clock: clock, logger: logger)
+    }
+
+    /// The default profile's slow fix interval once the position stands
+    /// (`gps.settled_fix_interval_s`), or `nil`: another profile, another source, set to 1 s,
+    /// or `power.gps_receiver = "none"`.
+    static func settledFixInterval(_ config: DriftConfiguration) -> Duration? {
+        guard config.powerProfile != .beacon, config.gps.kind == .nmea || config.gps.kind == .sim,
+              config.power.gpsReceiver != .none, config.gps.settledFixInterval > GPSPowerSchedule.trackingInterval else { return nil }
+        return config.gps.settledFixInterval
     }
 
     /// Every line name the config uses, for the simulated chip.

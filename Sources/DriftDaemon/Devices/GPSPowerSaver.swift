@@ -5,7 +5,9 @@ import Logging
 import Synchronization
 
 /// Puts a stationary box's GPS receiver to sleep once its stable position is established and
-/// wakes it every `power.gps_wake_interval_s` to re-check (the beacon profile, docs/power.md).
+/// wakes it every `power.gps_wake_interval_s` to re-check (the beacon profile, docs/power.md),
+/// or, in the default profile, slows its fixes to one per `gps.settled_fix_interval_s`
+/// (docs/gnss.md, "Power save").
 ///
 /// ``GNSS/GPSPowerSchedule`` decides; this carries its actions out on the receiver's serial
 /// port. Time is the injected clock's: the schedule's deadlines are slept on it (cut short by a
@@ -14,7 +16,7 @@ import Synchronization
 public final class GPSPowerSaver: Sendable {
     /// What the receiver is doing, for `driftd status`.
     public struct Snapshot: Codable, Sendable, Equatable {
-        /// `tracking`, `asleep` or `checking`.
+        /// `tracking`, `asleep`, `checking` or `settled` (one fix per `fixIntervalSeconds`).
         public var phase: String
         /// `ublox`, `mediatek`, or `nil` while not known (nothing is sent then).
         public var receiver: String?
@@ -22,6 +24,8 @@ public final class GPSPowerSaver: Sendable {
         public var nextInSeconds: Double?
         /// Sleep commands sent since start.
         public var sleeps: Int
+        /// The fix interval the receiver was told, in seconds (1 unless settled).
+        public var fixIntervalSeconds: Double = 1
     }
 
     /// Where the commands go: the receiver's serial port, or the simulated receiver.
@@ -56,6 +60,14 @@ public final class GPSPowerSaver: Sendable {
     /// Whether the receiver was put to sleep and not yet woken: its silence is no fault.
     public var isAsleep: Bool { state.withLock { $0.schedule.isAsleep } }
 
+    /// How often the receiver was told to fix (one second unless settled): a reader waits this
+    /// much longer before it calls the receiver silent.
+    public var fixInterval: Duration { state.withLock { $0.schedule.fixInterval } }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
     public var snapshot: Snapshot {
         let now = time.now
         return state.withLock { state in
@@ -63,9 +75,11 @@ public final class GPSPowerSaver: Sendable {
             case .tracking: "tracking"
             case .asleep: "asleep"
             case .checking: "checking"
+            case .settled: "settled"
             }
             let next = state.schedule.nextDeadline.map { max(0, Double(($0 - now).components.seconds)) }
-            return Snapshot(phase: phase, receiver: state.schedule.family?.rawValue, nextInSeconds: next, sleeps: state.schedule.sleeps)
+            return Snapshot(phase: phase, receiver: state.schedule.family?.rawValue, nextInSeconds: next, sleeps: state.schedule.sleeps,
+                            fixIntervalSeconds: Self.seconds(state.schedule.fixInterval))
         }
     }
 
@@ -84,7 +98,7 @@ public final class GPSPowerSaver: Sendable {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.sink = sink
             guard sink != nil else { return [] }
-            state.schedule.reopened()
+            state.pending += state.schedule.reopened()
             defer { state.attachWaiters = [] }
             return state.attachWaiters
         }
@@ -162,6 +176,7 @@ public final class GPSPowerSaver: Sendable {
         let (bytes, what, family): ([UInt8], String, GNSSReceiverFamily) = switch action {
         case .sleep(let f): (GPSPowerCommand.sleep(f, interval: interval), "sleep", f)
         case .wake(let f): (GPSPowerCommand.wake(f), "wake", f)
+        case .fixInterval(let f, let every): (GPSPowerCommand.fixInterval(f, interval: every), "fix interval \(every)", f)
         }
         guard let sink else {
             logger.debug("GPS power command not sent: no receiver port", metadata: ["command": "\(what)"])
@@ -170,8 +185,13 @@ public final class GPSPowerSaver: Sendable {
         do {
             try await sink(bytes)
             if case .sleep = action { state.withLock { $0.sent[family, default: 0] += 1 } }
-            logger.info(what == "sleep" ? "GPS receiver put to sleep" : "GPS receiver woken to re-check the position",
-                        metadata: ["family": "\(family.rawValue)", "bytes": "\(bytes.count)"])
+            let message: Logger.Message = switch action {
+            case .sleep: "GPS receiver put to sleep"
+            case .wake: "GPS receiver woken to re-check the position"
+            case .fixInterval(_, let every): every > GPSPowerSchedule.trackingInterval
+                ? "GPS receiver settled: one fix every \(every)" : "GPS receiver back to a fix a second"
+            }
+            logger.info(message, metadata: ["family": "\(family.rawValue)", "bytes": "\(bytes.count)"])
         } catch {
             logger.warning("GPS power command failed", metadata: ["command": "\(what)", "error": "\(error)"])
         }

@@ -212,11 +212,13 @@ public struct GPSService: Service {
             do {
                 // A receiver put to sleep is silent on purpose: no fault, and a wake-up a minute
                 // at most (its own wake-up ends this read as soon as it talks again).
+                // A settled receiver fixes once per its slow interval: the limit stretches by it.
                 let asleep = powerSaver?.isAsleep == true
-                let bytes = try await port.read(upTo: 1024, timeout: asleep ? .seconds(60) : silenceLimit)
+                let limit = silenceLimit + max(.zero, (powerSaver?.fixInterval ?? GPSPowerSchedule.trackingInterval) - GPSPowerSchedule.trackingInterval)
+                let bytes = try await port.read(upTo: 1024, timeout: asleep ? .seconds(60) : limit)
                 if bytes.isEmpty {
                     if asleep || powerSaver?.isAsleep == true { continue }
-                    return "receiver on \(path) silent for \(silenceLimit)"
+                    return "receiver on \(path) silent for \(limit)"
                 }
                 decoder.feed(bytes, service: self)
             } catch {

@@ -3,8 +3,8 @@ import GNSS
 import Synchronization
 
 /// The sim board's GPS receiver: emits the NMEA a real receiver would (GGA and
-/// RMC once a second) for a position that `sim.gps` can move, or no fix at
-/// all; or replays an NMEA capture (`sim.nmea_replay`) in real time: cycle by cycle,
+/// RMC once a second, or once per `$PMTK220` interval) for a position that `sim.gps` can
+/// move, or no fix at all; or replays an NMEA capture (`sim.nmea_replay`) in real time: cycle by cycle,
 /// paced by the capture's own time stamps (one cycle a second where it has none), over
 /// and over (``GNSS/NMEAReplay``).
 ///
@@ -30,6 +30,8 @@ public final class SimulatedGPS: Sendable {
     /// Put to sleep by `$PMTK161` (it answers like a MediaTek receiver); any byte wakes it.
     private let asleep = Mutex(false)
     private let wakeUp = Doorbell()
+    /// One cycle per this; `$PMTK220,<ms>` sets it (100 ms … 10 s), as on a MediaTek receiver.
+    private let fixInterval = Mutex(Duration.seconds(1))
     let replayPath: String?
     let sleep: @Sendable (Duration) async throws -> Void
 
@@ -50,10 +52,18 @@ public final class SimulatedGPS: Sendable {
     /// Whether `$PMTK161` put it to sleep (no sentences until a byte wakes it).
     public var isAsleep: Bool { asleep.withLock { $0 } }
 
+    /// How often it emits a cycle (`$PMTK220`; the replay keeps the capture's pace).
+    public var interval: Duration { fixInterval.withLock { $0 } }
+
     /// Bytes the box sends the receiver: `$PMTK161,…` (standby) stops its output; any other
-    /// byte while it sleeps wakes it, as on a MediaTek receiver (docs/gnss.md, "Power save").
+    /// byte while it sleeps wakes it; `$PMTK220,<ms>` sets the fix interval from the next
+    /// cycle on — as on a MediaTek receiver (docs/gnss.md, "Power save").
     public func receive(_ bytes: [UInt8]) {
-        let standby = String(decoding: bytes, as: UTF8.self).contains("$PMTK161,")
+        let text = String(decoding: bytes, as: UTF8.self)
+        if let milliseconds = Self.fixIntervalMilliseconds(in: text) {
+            fixInterval.withLock { $0 = .milliseconds(milliseconds) }
+        }
+        let standby = text.contains("$PMTK161,")
         let woke = asleep.withLock { asleep -> Bool in
             if standby {
                 asleep = true
@@ -83,13 +93,23 @@ public final class SimulatedGPS: Sendable {
                     while !Task.isCancelled {
                         await waitWhileAsleep()
                         continuation.yield(Array(Self.sentences(for: current, at: Date()).utf8))
-                        do { try await sleep(.seconds(1)) } catch { break }
+                        do { try await sleep(interval) } catch { break }
                     }
                 }
                 continuation.finish()
             }
             continuation.onTermination = { _ in task.cancel() }
         }
+    }
+
+    /// The interval of a `$PMTK220,<ms>*hh` in `text` with a valid checksum and an interval
+    /// MediaTek takes (100…10000 ms), else `nil`.
+    static func fixIntervalMilliseconds(in text: String) -> Int? {
+        guard let start = text.range(of: "$PMTK220,") else { return nil }
+        let line = text[start.lowerBound...].prefix { $0 != "\r" && $0 != "\n" }
+        guard let sentence = NMEASentence.parse(String(line)), let milliseconds = Int(sentence[1]),
+              (100...10_000).contains(milliseconds) else { return nil }
+        return milliseconds
     }
 
     /// Yields `cycles` over and over, each after the pause its time stamp asks for.

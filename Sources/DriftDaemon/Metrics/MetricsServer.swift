@@ -36,8 +36,8 @@ public struct MetricsServer: Service {
         quiet.logLevel = max(logger.logLevel, .notice)
         let logger = logger
         let host = host
-        let app = Application(
-            router: router, configuration: .init(address: .hostname(host, port: port), serverName: "driftd"),
+        let app = HTTPApplication(
+            router: router, server: .http1(), configuration: .init(address: .hostname(host, port: port), serverName: "driftd"),
             onServerRunning: { channel in
                 logger.notice("metrics on http://\(HostPort(host: host, port: channel.localAddress?.port ?? 0))/metrics")
             },

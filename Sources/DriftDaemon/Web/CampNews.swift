@@ -6,8 +6,9 @@ import Synchronization
 /// `GET /api/v1/camps` answers it) when it changed, so a new emergency reaches open pages
 /// within seconds without a reload.
 ///
-/// One look per interval for all listeners, on the camp service's own thread; none while
-/// nobody listens.
+/// One look per interval for all listeners, on the camp service's own thread; while nobody
+/// listens, no look and no timer: the loop waits for the first listener (an idle box does not
+/// wake for it).
 final class CampNews: Sendable {
     /// How often the directory is looked at while someone listens.
     let interval: Duration
@@ -19,6 +20,10 @@ final class CampNews: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Rung by ``listen()``: the loop waits on it while nobody listens.
+    private let arrivals = Doorbell()
+    /// How often the loop began to wait for a listener (tests).
+    let idleWaits = Atomic<Int>(0)
 
     init(interval: Duration = .seconds(2)) {
         self.interval = interval
@@ -32,6 +37,7 @@ final class CampNews: Sendable {
             state.listeners[state.next] = continuation
             return state.next
         }
+        arrivals.ring()
         return (id, stream)
     }
 
@@ -52,6 +58,13 @@ final class CampNews: Sendable {
             for listener in listeners { listener.finish() }
         }
         while !Task.isCancelled {
+            if listenerCount == 0 {
+                // Nobody listens: wait for a listener, on no timer (the year-long sleep is only
+                // the wait's other arm; it never fires).
+                idleWaits.add(1, ordering: .relaxed)
+                await arrivals.wait(orUntil: { try await Task.sleep(for: .seconds(86_400 * 365)) })
+                continue
+            }
             do { try await clock.sleep(for: interval) } catch { return }
             guard let listing, listenerCount > 0, let current = try? await listing() else { continue }
             publish(current)

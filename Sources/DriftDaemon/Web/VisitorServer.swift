@@ -79,7 +79,7 @@ public struct VisitorServer: Service {
         let onListening = onListening
         var serverLogger = logger
         serverLogger.logLevel = max(logger.logLevel, .notice)
-        return Application(
+        return HTTPApplication(
             router: api.router(),
             server: HTTPServerBuilder { [api = self.api] responder in
                 VisitorChannel(responder: responder, api: api,
