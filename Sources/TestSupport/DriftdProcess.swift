@@ -16,9 +16,16 @@ public final class DriftdProcess: Sendable {
         return url.path
     }()
 
-    /// The debug `driftd` binary next to the test bundle, if it was built.
+    /// The checkout whose `driftd` the process tests run: its debug binary, its board files
+    /// (`board/sim.toml`) and its folder as the working directory. This package unless
+    /// `DRIFTD_CHECKOUT` names another one — an older commit's worktree, to see a process test
+    /// fail on the daemon it was written against (docs/testing.md, issue 18's failures).
+    public static let checkout: String = ProcessInfo.processInfo.environment["DRIFTD_CHECKOUT"] ?? packageRoot
+
+    /// The debug `driftd` binary next to the test bundle, if it was built (with
+    /// `DRIFTD_CHECKOUT`, only that checkout's `.build/debug/driftd`).
     public static var binaryPath: String? {
-        let candidates = [
+        let candidates = checkout != packageRoot ? [checkout + "/.build/debug/driftd"] : [
             Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("driftd").path,
             packageRoot + "/.build/debug/driftd",
         ]
@@ -54,7 +61,7 @@ public final class DriftdProcess: Sendable {
         FileManager.default.createFile(atPath: stderrPath, contents: nil)
         self.stderrPath = stderrPath
         process = try ChildProcess(executable: executable, arguments: argv, environment: env,
-                                   workingDirectory: Self.packageRoot, stdoutPath: nil, stderrPath: stderrPath)
+                                   workingDirectory: Self.checkout, stdoutPath: nil, stderrPath: stderrPath)
     }
 
     /// Sends `signal` to the child.
@@ -99,7 +106,7 @@ public final class DriftdProcess: Sendable {
         guard let binary = binaryPath else { throw Missing(description: "driftd binary not built") }
         var env = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()]
         env.merge(environment) { _, new in new }
-        let run = try await CapturedRun.run(binary, Self.withFreePort(arguments), environment: env, workingDirectory: packageRoot,
+        let run = try await CapturedRun.run(binary, Self.withFreePort(arguments), environment: env, workingDirectory: checkout,
                                             timeout: .seconds(120))
         return (run.status, run.stdout, run.stderr)
     }

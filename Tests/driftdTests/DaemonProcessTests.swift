@@ -346,7 +346,7 @@ struct SimBox {
         directory = try TemporaryDirectory(prefix: prefix)
         httpPort = try LoopbackHTTP.freePort()
         let radio = try radioPort ?? LoopbackPorts.take()
-        let sim = try String(contentsOfFile: DriftdProcess.packageRoot + "/board/sim.toml", encoding: .utf8)
+        let sim = try String(contentsOfFile: DriftdProcess.checkout + "/board/sim.toml", encoding: .utf8)
         try sim.replacingOccurrences(of: "radio_udp_port = 47300", with: "radio_udp_port = \(radio)")
             .replacingOccurrences(of: "listen = \"127.0.0.1:8080\"", with: "listen = \"127.0.0.1:\(httpPort)\"")
             .write(toFile: config, atomically: true, encoding: .utf8)

@@ -30,7 +30,7 @@ struct MeshProcessTests {
 
     static func writeConfig(_ box: Box, peers: [Int]) throws {
         let longitude = 13.4019 + box.eastMetres / (111_320 * cos(52.4731 * Double.pi / 180))
-        var text = try String(contentsOfFile: DriftdProcess.packageRoot + "/board/sim.toml", encoding: .utf8)
+        var text = try String(contentsOfFile: DriftdProcess.checkout + "/board/sim.toml", encoding: .utf8)
         text = text.replacingOccurrences(of: "name = \"Drift Box (simulated)\"", with: "name = \"Box \(box.name)\"")
         text = text.replacingOccurrences(of: "longitude = 13.4019", with: "longitude = \(longitude)")
         text = text.replacingOccurrences(of: "radio_udp_port = 47300", with: "radio_udp_port = \(box.port)")
