@@ -139,6 +139,16 @@ struct HealthAndNotifyTests {
         }
     }
 
+    @Test("one liveness period: half the watchdog (the unit's 60 s → 30 s), 30 s without one, never under 10 s")
+    func livenessPeriod() throws {
+        #expect(Daemon.livenessPeriod(watchdogInterval: .seconds(60)) == .seconds(30))
+        #expect(Daemon.livenessPeriod(watchdogInterval: nil) == .seconds(30))
+        #expect(Daemon.livenessPeriod(watchdogInterval: .seconds(2)) == .seconds(10), "a short watchdog checks more often; the loops do not work more")
+        #expect(Daemon.livenessPeriod(watchdogInterval: .seconds(180)) == .seconds(90))
+        let unit = try String(contentsOfFile: DriftdProcess.packageRoot + "/systemd/driftd.service", encoding: .utf8)
+        #expect(unit.contains("\nWatchdogSec=60s\n"), "the unit's watchdog is what the liveness period and docs/installing.md assume")
+    }
+
     @Test("faults are reported but do not stop the watchdog")
     func faults() {
         let health = HealthRegistry()
