@@ -111,7 +111,8 @@ struct MeshNodeTests {
     func catchUpSuppressed() async throws {
         let directory = try TemporaryDirectory(prefix: "mesh-node-catchup")
         defer { directory.remove() }
-        let node = try Self.node(database: try DriftDatabase.open(path: directory.appending("drift.sqlite")))
+        let clock = ManualClock()
+        let node = try Self.node(database: try DriftDatabase.open(path: directory.appending("drift.sqlite")), clock: clock)
         let origin = BoxKeyPair()
         let neighbour = BoxKeyPair()
         let held = try Self.frame(text: "catch me up", packetID: 5, origin: origin, hopStart: 3)
@@ -124,6 +125,11 @@ struct MeshNodeTests {
                                       expiresAtMinute: MeshHeader.expiryMinute(now: Date(), lifetime: 600))
         let digest = try MeshSealer(networkKey: Self.networkKey).seal(header: digestHeader, plaintext: SyncDigest(held: []).encoded())
         await node.receive(Self.reception(digest))
+        #expect(await node.status().counters.framesResent == 0, "answered without its random delay")
+        let answerAt = await node.tick()
+        #expect(answerAt <= node.monotonicNow + MeshRouterConfiguration.standard.slot * 64)
+        clock.advance(by: answerAt - node.monotonicNow)
+        _ = await node.tick()
         #expect(await node.status().counters.framesResent == 1)
 
         // A third box sends the packet first (a relayed copy of the same key).

@@ -48,17 +48,19 @@ struct NodeMachineSimulationTests {
     }
 
     /// Review finding 8 (the three-box line test of real daemons: "while you were away" never
-    /// reached C after B came back), reproduced on simulated time. The directed message gets
-    /// through on A's outbox retry; the broadcast stops at B. What the run shows:
-    /// - B was off for less than two hello periods, so A and C still count it as a neighbour
-    ///   and send it no digest when it is back; catch-up waits for B to hear their hellos.
-    /// - B gets A's broadcast from A's catch-up before it has heard C's hello since its
-    ///   restart: its fresh neighbour table has only A, so the router prunes the relay.
-    /// - B's next digest is answered at the same instant by A (a request for its own directed
+    /// reached C after B came back), reproduced on simulated time. Before the fix the directed
+    /// message got through on A's outbox retry and the broadcast stopped at B:
+    /// - B was off for less than two hello periods, so A and C still counted it as a neighbour
+    ///   and sent it no digest when it was back; catch-up waited for B to hear their hellos.
+    /// - B got A's broadcast from A's catch-up before it had heard C's hello since its restart:
+    ///   its fresh neighbour table had only A, so the router pruned the relay.
+    /// - B's next digest was answered at the same instant by A (a request for its own directed
     ///   message, which A does not hold) and by C (the request for the broadcast); A and C cannot
-    ///   hear each other, so the requests collide at B. Nothing repeats a lost request before the
-    ///   digest's one repeat, three hello periods later, and that repeat collides the same way.
-    @Test("store and forward across an outage of B, the only box between A and C: the directed message arrives on a retry; the broadcast does not reach C (finding 8, known)")
+    ///   hear each other, so the requests collided at B, and nothing repeated a lost request.
+    /// Now B sends its digest when it starts (A answers with the broadcast), relays as the
+    /// flooding fallback for its first hello period, answers wait a random delay, nobody asks
+    /// for its own packets, and lost requests are repeated.
+    @Test("store and forward across an outage of B, the only box between A and C: the directed message arrives on a retry; the broadcast reaches C (finding 8)")
     func storeAndForwardAcrossAnOutage() throws {
         var p = Self.parameters(Array(Self.line.prefix(3)), script: [
             SimMessage(at: .seconds(20), from: 0),
@@ -70,9 +72,25 @@ struct NodeMachineSimulationTests {
         #expect(result.directedConfirmed == 1, "C's acknowledgement never reached A: \(Self.json(result))")
         #expect((result.outboxRetries ?? 0) >= 1, "delivered without a retry though B was off: \(Self.json(result))")
         #expect(result.reachability >= 0.5, "A's broadcast did not even reach B: \(Self.json(result))")
-        withKnownIssue("finding 8: the broadcast sent while B was off stops at B") {
-            #expect(result.reachabilityAfterSync == 1, "A's broadcast never reached C: \(Self.json(result))")
-        }
+        #expect(result.reachabilityAfterSync == 1, "A's broadcast never reached C: \(Self.json(result))")
+    }
+
+    /// Both sides hold something the other lacks: A and C each send a broadcast while B is off,
+    /// for less than two hello periods, longer than the neighbours' memory of B (three hello
+    /// periods), and for 45 minutes (the messages live an hour). B's return starts the catch-up both ways: A and C answer B's
+    /// digest (they cannot hear each other, so only the random delay keeps their answers
+    /// apart) and B passes each on to the other side, within five minutes of its return.
+    @Test("store and forward both ways across outages of B of 2, 16 and 45 minutes: each side's broadcast reaches the other within 5 minutes of B's return",
+          arguments: [120, 960, 2_700])
+    func storeAndForwardBothWays(secondsOff seconds: Int) throws {
+        let back = Duration.seconds(seconds)
+        var p = Self.parameters(Array(Self.line.prefix(3)), script: [
+            SimMessage(at: .seconds(20), from: 0),
+            SimMessage(at: .seconds(40), from: 2),
+        ], outages: [SimOutage(box: 1, from: .zero, until: back)])
+        p.drain = back + .seconds(300) - .seconds(40)  // the run ends 5 minutes after B is back
+        let result = MeshSimulation(p).run()
+        #expect(result.reachability == 1, "a broadcast missed a box within 5 minutes of B's return: \(Self.json(result))")
     }
 
     @Test("a message sent by a box that is off is not sent; one sent after it is back is")

@@ -39,8 +39,11 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     public var digestsHeard = 0
     public var requestsHeard = 0
     public var framesResent = 0
-    /// Catch-up copies taken off the queue because another neighbour sent the packet first.
+    /// Catch-up copies taken off the queue (or out of their random delay) because another
+    /// neighbour sent the packet first.
     public var resendsSuppressed = 0
+    /// Requests sent again because a packet asked for did not come.
+    public var requestsRepeated = 0
     /// Directed frames after which the channel was kept free for the next hop's answer.
     public var answerWaits = 0
     /// Frames the transmit queue refused (budget) or dropped (full).

@@ -18,7 +18,8 @@ import Foundation
 /// delivered. Own messages go into the outbox before the first transmission (offline first);
 /// directed ones are retried on the outbox's schedule until acknowledged. Hellos carry the
 /// box's public key and neighbour list; a neighbour heard again after a while gets our digest
-/// and catches up (``SyncDigest`` / ``SyncRequest``). Every transmission goes through the
+/// and catches up (``SyncDigest`` / ``SyncRequest``), as does every neighbour when the box
+/// starts; answers wait a random delay and requests are repeated until answered. Every transmission goes through the
 /// ``TransmitQueue``, which keeps the airtime budget of the region. Half duplex: the node keeps
 /// quiet while a neighbour sends the rest of a fragmented message, and after a directed frame
 /// that wants an answer (the quiet rule).
@@ -36,10 +37,21 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// How long the next hop may take between hearing a directed frame and starting its
         /// answer (its acknowledgement or relay): its store writes sync before it answers.
         public var answerTurnaround: Duration
+        /// Catch-up answers — the frames a neighbour's digest or request lacks, our request for
+        /// what its digest lists, our digest for a neighbour heard again — wait a random 0…this
+        /// many router slots: two neighbours that cannot hear each other answered the same
+        /// digest at the same instant and collided at the box that sent it (review finding 8).
+        public var answerJitterSlots: Int
+        /// Requests per missing packet, the first included (``SyncRequestTracker``): a request
+        /// whose answer did not come is repeated, its wait doubling each time.
+        public var requestAttempts: Int
 
         public init(hopLimit: UInt8, messageLifetime: TimeInterval, modulation: LoRaModulation,
                     router: MeshRouterConfiguration, maximumFrameBytes: Int = MeshFrame.maxBytes,
-                    retrySpacing: Duration = .seconds(15), answerTurnaround: Duration = .milliseconds(500)) {
+                    retrySpacing: Duration = .seconds(15), answerTurnaround: Duration = .milliseconds(500),
+                    answerJitterSlots: Int = 64, requestAttempts: Int = 4) {
+            self.answerJitterSlots = answerJitterSlots
+            self.requestAttempts = requestAttempts
             self.retrySpacing = retrySpacing
             self.answerTurnaround = answerTurnaround
             self.hopLimit = hopLimit
@@ -95,6 +107,15 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     /// When the digest sent for a returning neighbour is repeated once: the exchange is single
     /// frames without acknowledgement, and one lost frame must not lose the catch-up.
     var digestRepeatAt: Duration?
+    /// Catch-up answers waiting out their random delay, in the order they were decided.
+    var deferred: [DeferredAnswer] = []
+    /// Packets asked for and not heard yet: asked for again when their answer does not come.
+    var requests: SyncRequestTracker
+    /// Whether this start's digest went out (after the first hello): a box that restarts tells
+    /// its neighbours what it holds at once, as they may still count it as a neighbour.
+    var announced = false
+    /// The answers' random delays.
+    var rng: MeshRandom
     var nextFrameID: UInt64 = 1
     /// Until when a neighbour is expected to keep the channel (the remaining fragments of a
     /// message we are hearing, or the answer to a directed frame we sent): our own
@@ -116,6 +137,8 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         self.settings = settings
         self.router = MeshRouter(me: keyPair.nodeID, configuration: settings.router, seed: seed)
         self.queue = TransmitQueue(budget: budget)
+        self.requests = SyncRequestTracker(maximumAttempts: max(1, settings.requestAttempts))
+        self.rng = MeshRandom(seed: seed ^ 0x6361_7463_6875_7021)
         for peer in (try? memory.rememberedPeers()) ?? [] {
             _ = keyring.learn(nodeID: peer.node, publicKey: peer.publicKey)
         }
@@ -162,6 +185,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
             digestRepeatAt = nil
             sendDigest(at: now)
         }
+        catchUpDue(at: now)
         if t >= nextOutboxCheck {
             serviceOutbox(at: now)
             // Retries wait 30 s and more: look every 5 s while something waits, else once a
@@ -184,6 +208,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         var next = min(nextOutboxCheck, nextHousekeeping)
         if let routerNext = router.nextDeadline { next = min(next, routerNext) }
         if let repeatAt = digestRepeatAt { next = min(next, repeatAt) }
+        if let catchUp = catchUpDeadline { next = min(next, catchUp) }
         return max(next, t + .milliseconds(5))
     }
 
