@@ -93,6 +93,79 @@ struct NodeMachineSimulationTests {
         #expect(result.reachability == 1, "a broadcast missed a box within 5 minutes of B's return: \(Self.json(result))")
     }
 
+    /// How the line A–B–C fares over `seeds` when B is off for `off` from the start: A's
+    /// broadcast (and a directed message to C) sent while B is off reaching C, and A's and C's
+    /// broadcasts reaching every box, within 5 minutes of B's return; with the median and
+    /// longest time from B's return to C's copy of A's broadcast.
+    static func lineOutcome(rules: SimCatchUpRules, off: Int, seeds: ClosedRange<UInt64>)
+        -> (oneWay: Int, bothWays: Int, medianToC: Double, longestToC: Double) {
+        var oneWay = 0
+        var bothWays = 0
+        var toC: [Double] = []
+        for seed in seeds {
+            var p = Self.parameters(Array(Self.line.prefix(3)), script: [
+                SimMessage(at: .seconds(20), from: 0),
+                SimMessage(at: .seconds(30), from: 0, to: 2),
+            ], outages: [SimOutage(box: 1, from: .zero, until: .seconds(off))], seed: seed)
+            p.catchUp = rules
+            p.drain = .seconds(off + 300 - 30)
+            let one = MeshSimulation(p).run()
+            if one.reachabilityAfterSync == 1 {
+                oneWay += 1
+                toC.append(one.latencyP95Ms / 1_000 - Double(off - 20))  // two receptions: p95 is the later, C's
+            }
+            p.script = [SimMessage(at: .seconds(20), from: 0), SimMessage(at: .seconds(40), from: 2)]
+            p.drain = .seconds(off + 300 - 40)
+            if MeshSimulation(p).run().reachability == 1 { bothWays += 1 }
+        }
+        toC.sort()
+        return (oneWay, bothWays, toC.isEmpty ? .nan : toC[toC.count / 2], toC.last ?? .nan)
+    }
+
+    @Test("store and forward over 40 seeds, B off for 2 and for 16 minutes: every broadcast reaches every box within 5 minutes of B's return")
+    func catchUpOverFortySeeds() throws {
+        for off in [120, 960] {
+            let outcome = Self.lineOutcome(rules: SimCatchUpRules(), off: off, seeds: 1...40)
+            #expect(outcome.oneWay == 40 && outcome.bothWays == 40, "B off \(off) s: \(outcome)")
+        }
+    }
+
+    /// What each catch-up rule does, switched off alone (docs/mesh-simulation.md): prints a
+    /// table when `DRIFT_MESH_ABLATION` is set, else does nothing.
+    @Test("the catch-up rules one by one (prints its table with DRIFT_MESH_ABLATION=1)")
+    func catchUpAblation() throws {
+        guard ProcessInfo.processInfo.environment["DRIFT_MESH_ABLATION"] != nil else { return }
+        var variants: [(String, SimCatchUpRules)] = [("all rules", SimCatchUpRules())]
+        var rules = SimCatchUpRules()
+        rules.announceAtStart = false
+        variants.append(("no digest at start", rules))
+        rules = SimCatchUpRules()
+        rules.learnNeighbours = false
+        variants.append(("no learning period", rules))
+        rules.announceAtStart = false
+        variants.append(("neither", rules))
+        rules = SimCatchUpRules()
+        rules.answerWindowFrames = 0
+        variants.append(("answers at once", rules))
+        rules = SimCatchUpRules()
+        rules.requestAttempts = 1
+        variants.append(("requests not repeated", rules))
+        rules = SimCatchUpRules()
+        rules.digestFollowUps = 0
+        variants.append(("no follow-up digest", rules))
+        rules.answerWindowFrames = 0
+        rules.requestAttempts = 1
+        variants.append(("answers at once, no repeats, no follow-ups", rules))
+        var lines = ["| rules | B off | one way (of 40) | both ways (of 40) | to C after return: median / longest (s) |", "| --- | ---: | ---: | ---: | --- |"]
+        for (name, rules) in variants {
+            for off in [120, 960] {
+                let o = Self.lineOutcome(rules: rules, off: off, seeds: 1...40)
+                lines.append("| \(name) | \(off / 60) min | \(o.oneWay) | \(o.bothWays) | \(String(format: "%.0f / %.0f", o.medianToC, o.longestToC)) |")
+            }
+        }
+        print(lines.joined(separator: "\n"))
+    }
+
     @Test("a message sent by a box that is off is not sent; one sent after it is back is")
     func switchedOffBoxSendsNothing() throws {
         let p = Self.parameters(Array(Self.line.prefix(2)), script: [

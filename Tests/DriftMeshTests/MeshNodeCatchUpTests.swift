@@ -8,8 +8,10 @@ import Testing
 @Suite("Mesh node machine: catch-up rules")
 struct MeshNodeCatchUpTests {
     static let sealer = try! MeshSealer(networkKey: MachineBox.networkKey)
-    /// The longest random answer delay at the defaults: 64 LongFast slots.
-    static let longestDelay = MeshRouterConfiguration.standard.slot * 64
+    /// The longest frame's airtime at LongFast (233 bytes, about 2 s).
+    static let longestFrame = LoRaAirtime.duration(payloadBytes: MeshFrame.maxBytes, modulation: .longFast)
+    /// The longest random answer delay at the defaults: eight longest frames (about 16 s).
+    static let longestDelay = longestFrame * 8
 
     /// A one-hop control frame (digest, request) from `origin`.
     static func control(_ kind: FrameKind, _ payload: [UInt8], from origin: NodeID, packetID: UInt32 = 1) throws -> [UInt8] {
@@ -79,7 +81,7 @@ struct MeshNodeCatchUpTests {
         #expect(try Self.kinds(Self.drain(&restarted, at: .zero)) == [.hello, .digest])
     }
 
-    @Test("a neighbour's digest is answered after a random delay of at most 64 slots, to the nanosecond; not its own packets")
+    @Test("a neighbour's digest is answered after a random delay of at most eight longest frames, to the nanosecond; not its own packets")
     func digestAnswerWaits() throws {
         var box = try Self.started()
         let neighbour = BoxKeyPair()
@@ -97,7 +99,7 @@ struct MeshNodeCatchUpTests {
         #expect(try sent.map { try MeshFrameCodec.parse($0.bytes).header.packetID } == [5])
     }
 
-    @Test("answer delays differ between boxes (seeds) and stay within 0…64 slots")
+    @Test("answer delays differ between boxes (seeds) and stay within eight longest frames")
     func delaysSpread() throws {
         var delays: Set<Duration> = []
         for seed in UInt64(1)...20 {
@@ -143,7 +145,7 @@ struct MeshNodeCatchUpTests {
 
     /// The time a request of `keys` packets waits before it is repeated, at the defaults.
     static func timeout(keys: Int) -> Duration {
-        Self.longestDelay + LoRaAirtime.duration(payloadBytes: MeshFrame.maxBytes, modulation: .longFast) * (keys + 2)
+        Self.longestDelay + Self.longestFrame * (keys + 2)
     }
 
     /// A started box that heard a digest listing a packet of `origin` it lacks and one of its
@@ -190,5 +192,41 @@ struct MeshNodeCatchUpTests {
         #expect(box.hear(try MeshFrameCodec.relay(answer, by: BoxKeyPair().nodeID), at: t + .seconds(2)).texts == ["here it is"])
         box.timer(at: t + Self.timeout(keys: 1) * 16)
         #expect(box.counters.requestsRepeated == 0)
+    }
+
+    @Test("the start digest, when its answers brought a new packet, goes out again when they had time to come, at most twice in a row; not when they brought nothing, nor for other digests")
+    func digestFollowUps() throws {
+        var box = try Self.started()  // its start digest went out at 0
+        let watch = Self.timeout(keys: 2)
+        // An answer: a packet new to the box.
+        box.hear(try MachineBox.frame("missed while away", packetID: 5, origin: BoxKeyPair()), at: .seconds(3))
+        box.timer(at: watch - .nanoseconds(1))
+        #expect(box.counters.digestFollowUps == 0)
+        box.timer(at: watch)
+        #expect(box.counters.digestFollowUps == 1)
+        #expect(try Self.kinds(Self.drain(&box, at: watch)) == [.digest])
+        // The follow-up brings another; the second follow-up is the last in a row.
+        box.hear(try MachineBox.frame("also missed", packetID: 6, origin: BoxKeyPair()), at: watch + .seconds(3))
+        box.timer(at: watch * 2)
+        #expect(box.counters.digestFollowUps == 2)
+        box.hear(try MachineBox.frame("and this", packetID: 7, origin: BoxKeyPair()), at: watch * 2 + .seconds(3))
+        box.timer(at: watch * 3)
+        box.timer(at: watch * 5)
+        #expect(box.counters.digestFollowUps == 2)
+        // A box whose digest brought nothing sends none.
+        var quiet = try Self.started()
+        quiet.timer(at: watch)
+        quiet.timer(at: watch * 3)
+        #expect(quiet.counters.digestFollowUps == 0)
+        // Nor does the digest for a new neighbour, whatever comes after it.
+        let neighbour = BoxKeyPair()
+        let hello = HelloPayload(publicKey: neighbour.publicKeyBytes, neighbours: []).encoded()
+        quiet.hear(try Self.control(.hello, hello, from: neighbour.nodeID), at: watch * 4)
+        let digestAt = quiet.timer(at: watch * 4)
+        quiet.timer(at: digestAt)
+        #expect(try Self.kinds(Self.drain(&quiet, at: digestAt)) == [.digest])
+        quiet.hear(try MachineBox.frame("the ordinary flood", packetID: 8, origin: BoxKeyPair()), at: digestAt + .seconds(1))
+        quiet.timer(at: digestAt + watch * 3)
+        #expect(quiet.counters.digestFollowUps == 0)
     }
 }

@@ -136,12 +136,16 @@ struct MeshNodeMachineTests {
 
     @Test("a neighbour's digest that lacks a held packet queues a catch-up copy; another box sending it first takes ours off the queue")
     func catchUpSuppressed() throws {
-        var box = try MachineBox()
+        var fastRelays = MeshRouterConfiguration.standard
+        fastRelays.slot = .microseconds(10)  // the relay planned on the first copy waits under 3 ms
+        var box = try MachineBox(router: fastRelays)
         let held = try MachineBox.frame("catch me up", packetID: 5, origin: BoxKeyPair(), hopStart: 3)
         box.hear(held, at: .zero)
         box.timer(at: .zero)
         var t = Duration.zero
-        while case let (frame?, _) = box.radioIdle(at: t) { t += frame.airtime }  // whatever the router planned on the first copy
+        while case let (frame?, _) = box.radioIdle(at: t) { t += frame.airtime }  // the hello and the start digest
+        box.timer(at: t)
+        while case let (frame?, _) = box.radioIdle(at: t) { t += frame.airtime }  // the relay
         let sealer = try MeshSealer(networkKey: MachineBox.networkKey)
         let digestHeader = MeshHeader(kind: .digest, origin: BoxKeyPair().nodeID, packetID: 1, hopStart: 0,
                                       expiresAtMinute: MeshHeader.expiryMinute(now: MachineBox.epoch, lifetime: 600))

@@ -44,6 +44,8 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     public var resendsSuppressed = 0
     /// Requests sent again because a packet asked for did not come.
     public var requestsRepeated = 0
+    /// Digests sent again because the last one's answers brought packets new to this box.
+    public var digestFollowUps = 0
     /// Directed frames after which the channel was kept free for the next hop's answer.
     public var answerWaits = 0
     /// Frames the transmit queue refused (budget) or dropped (full).

@@ -123,6 +123,7 @@ extension MeshNodeMachine {
                                                destinationIsLocal: isLocal(header.destination))))
         }
         if firstTime {
+            if header.kind != .ack { noteNewPacket(at: t) }
             if header.kind == .directed, header.destination != me, header.origin != me { heardDirected[header.key] = t }
             relayable[header.key] = (bytes, t + settings.router.packetMemory)
             if header.kind != .ack {
@@ -231,7 +232,7 @@ extension MeshNodeMachine {
                     // as a neighbour (we were off for less than two hello periods) send us no
                     // digest of their own; they answer this one with what we missed.
                     announced = true
-                    sendDigest(at: now)
+                    announce(at: now)
                 }
             }
         }

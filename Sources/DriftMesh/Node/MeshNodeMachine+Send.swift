@@ -94,11 +94,6 @@ extension MeshNodeMachine {
         sendControl(.ack, payload: ack, destination: message.origin, hopStart: settings.hopLimit, priority: .interactive, at: now)
     }
 
-    mutating func sendDigest(at now: MeshNodeTime) {
-        let digest = SyncDigest(held: heldSet())
-        sendControl(.digest, payload: digest.encoded(), at: now)
-    }
-
     /// Seals and queues a one-hop control frame (digest, request, hello), or an ack through the router.
     mutating func sendControl(_ kind: FrameKind, payload: [UInt8], destination: NodeID? = nil, hopStart: UInt8 = 0,
                               priority: TransmitPriority = .background, at now: MeshNodeTime) {

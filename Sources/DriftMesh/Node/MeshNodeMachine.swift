@@ -38,20 +38,34 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// answer (its acknowledgement or relay): its store writes sync before it answers.
         public var answerTurnaround: Duration
         /// Catch-up answers — the frames a neighbour's digest or request lacks, our request for
-        /// what its digest lists, our digest for a neighbour heard again — wait a random 0…this
-        /// many router slots: two neighbours that cannot hear each other answered the same
-        /// digest at the same instant and collided at the box that sent it (review finding 8).
-        public var answerJitterSlots: Int
+        /// what its digest lists, our digest for a neighbour heard again — wait a random time
+        /// up to this many times the longest frame's airtime (uniform): two neighbours that
+        /// cannot hear each other answered the same digest at the same instant and collided at
+        /// the box that sent it (review finding 8). Two one-frame answers of 56 bytes overlap
+        /// with a chance of about 2 × 0.68 s / 16 s ≈ 9 % at LongFast.
+        public var answerWindowFrames: Int
         /// Requests per missing packet, the first included (``SyncRequestTracker``): a request
         /// whose answer did not come is repeated, its wait doubling each time.
         public var requestAttempts: Int
+        /// The digest a box sends when it starts is sent again when its answers brought packets
+        /// new to this box, once they had time to come, at most this many times in a row: an
+        /// answer lost on the air is sent again (the box cannot ask for what it does not know
+        /// exists).
+        public var digestFollowUps: Int
+        /// A box sends its digest right after its first hello (and follows it up): neighbours
+        /// that still count it as a neighbour — it was off for less than two hello periods —
+        /// send it no digest of their own, so without this its catch-up waited for their
+        /// hellos, up to a hello period.
+        public var announcesAtStart: Bool
 
         public init(hopLimit: UInt8, messageLifetime: TimeInterval, modulation: LoRaModulation,
                     router: MeshRouterConfiguration, maximumFrameBytes: Int = MeshFrame.maxBytes,
                     retrySpacing: Duration = .seconds(15), answerTurnaround: Duration = .milliseconds(500),
-                    answerJitterSlots: Int = 64, requestAttempts: Int = 4) {
-            self.answerJitterSlots = answerJitterSlots
+                    answerWindowFrames: Int = 8, requestAttempts: Int = 4, digestFollowUps: Int = 2, announcesAtStart: Bool = true) {
+            self.announcesAtStart = announcesAtStart
+            self.answerWindowFrames = answerWindowFrames
             self.requestAttempts = requestAttempts
+            self.digestFollowUps = digestFollowUps
             self.retrySpacing = retrySpacing
             self.answerTurnaround = answerTurnaround
             self.hopLimit = hopLimit
@@ -114,6 +128,9 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     /// Whether this start's digest went out (after the first hello): a box that restarts tells
     /// its neighbours what it holds at once, as they may still count it as a neighbour.
     var announced = false
+    /// The answers to the digest sent at start (or its follow-up), counted until `until`: when
+    /// some brought packets new to us, the digest goes out again then (``Settings/digestFollowUps``).
+    var digestWatch: (until: Duration, newPackets: Int, followUps: Int)?
     /// The answers' random delays.
     var rng: MeshRandom
     var nextFrameID: UInt64 = 1
@@ -139,6 +156,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         self.queue = TransmitQueue(budget: budget)
         self.requests = SyncRequestTracker(maximumAttempts: max(1, settings.requestAttempts))
         self.rng = MeshRandom(seed: seed ^ 0x6361_7463_6875_7021)
+        self.announced = !settings.announcesAtStart
         for peer in (try? memory.rememberedPeers()) ?? [] {
             _ = keyring.learn(nodeID: peer.node, publicKey: peer.publicKey)
         }
