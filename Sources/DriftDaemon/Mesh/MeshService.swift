@@ -18,7 +18,6 @@ public final class MeshService: Service, Sendable {
     private let radio: any MeshRadio
     private let health: HealthRegistry
     private let logger: Logger
-    private let doorbell = Doorbell()
     private let activity: @Sendable () -> Void
 
     /// The node's status with the radio's own drops.
@@ -37,9 +36,10 @@ public final class MeshService: Service, Sendable {
         health.register(Self.component, maximumSilence: nil)
     }
 
-    /// Wakes the scheduler (after a message was queued from outside).
+    /// Wakes the scheduler. The node rings it itself whenever it is handed a message or a
+    /// frame (``MeshNode/workQueued``); this is for anything else that changed its deadlines.
     public func wake() {
-        doorbell.ring()
+        node.workQueued.ring()
     }
 
     public func run() async throws {
@@ -67,8 +67,7 @@ public final class MeshService: Service, Sendable {
             do {
                 guard let reception = try await radio.receive() else { return }
                 activity()
-                await node.receive(reception)
-                doorbell.ring()
+                await node.receive(reception)  // rings the scheduler
                 health.setFault(Self.component, nil)
                 backoff = .seconds(1)
             } catch is CancellationError {
@@ -99,7 +98,7 @@ public final class MeshService: Service, Sendable {
                 continue
             }
             let next = min(deadline, wakeAt ?? deadline)
-            if next > node.monotonicNow { await doorbell.wait { [node] in try await node.sleep(until: next) } }
+            if next > node.monotonicNow { await node.workQueued.wait { [node] in try await node.sleep(until: next) } }
         }
     }
 

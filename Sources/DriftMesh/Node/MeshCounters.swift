@@ -48,6 +48,9 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     public var digestFollowUps = 0
     /// Directed frames after which the channel was kept free for the next hop's answer.
     public var answerWaits = 0
+    /// Our directed messages to a neighbour sent again because its acknowledgement did not
+    /// come when it should have (instead of after the outbox's 30 s).
+    public var quickRetries = 0
     /// Frames the transmit queue refused (budget) or dropped (full).
     public var queueRefused = 0
     public var queueDropped = 0

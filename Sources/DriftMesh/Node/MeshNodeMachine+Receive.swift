@@ -243,6 +243,7 @@ extension MeshNodeMachine {
             guard header.destination == me, plaintext.count == 4 else { return }
             let acked = plaintext.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             let key = PacketKey(origin: me, packetID: acked)
+            acknowledged(key)
             if (try? memory.markDelivered(key)) == true {
                 counters.acksReceived += 1
                 log(.info, "mesh message delivered", ["id": "\(key)", "by": "\(header.origin)"])

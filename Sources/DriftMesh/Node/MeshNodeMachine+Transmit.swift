@@ -64,12 +64,48 @@ extension MeshNodeMachine {
     /// back with it made us deaf to the acknowledgement and, when the neighbour's turnaround was
     /// slow, the neighbour deaf to our frame — two messages queued together (a chat join and
     /// its first line) lost each other again at every retry, minutes for one chat line.
+    ///
+    /// When the message is ours and its destination a neighbour, that answer is its
+    /// acknowledgement: if it has not come by the time it should have (plus
+    /// ``Settings/quickRetryMargin``), the message is sent again once then, instead of after the
+    /// outbox's 30 s (``quickRetryDue(at:)``). A lost frame used to cost a bottle to the next
+    /// box 30 s.
     private mutating func awaitAnswer(to frame: OutgoingFrame, at now: Duration) {
         guard let header = try? MeshFrameCodec.parse(frame.bytes).header, header.kind == .directed, header.wantsAck else { return }
         if let fragment = header.fragment, fragment.index + 1 < fragment.count { return }  // the rest follows first
         let ackBytes = MeshFrameCodec.overheadBytes(hasDestination: true, fragmented: false, originTagged: false) + 4
         let answer = LoRaAirtime.duration(payloadBytes: ackBytes, modulation: settings.modulation)
-        quietUntil = max(quietUntil, now + frame.airtime + settings.answerTurnaround + answer)
+        let answerBy = now + frame.airtime + settings.answerTurnaround + answer
+        quietUntil = max(quietUntil, answerBy)
         counters.answerWaits += 1
+        guard header.origin == me else { return }
+        let id = PacketKey(origin: me, packetID: header.packetID &- UInt32(header.fragment?.index ?? 0))
+        guard awaitingAck[id] != nil else { return }
+        if let destination = header.destination, router.neighbours.contains(where: { $0.id == destination }) {
+            quickRetryAt[id] = answerBy + settings.quickRetryMargin
+        } else {
+            awaitingAck[id] = nil  // further away: relays take their delays, the outbox's schedule decides
+        }
+    }
+
+    /// Our directed messages to a neighbour whose acknowledgement did not come when it should
+    /// have: each is sent again, once (counted as `quickRetries` and as an outbox attempt).
+    mutating func quickRetryDue(at now: MeshNodeTime) {
+        let t = now.monotonic
+        for (id, at) in quickRetryAt where at <= t {
+            quickRetryAt[id] = nil
+            guard let (entry, _) = awaitingAck.removeValue(forKey: id) else { continue }
+            quickRetried.insert(id)
+            if quickRetried.count > 1_024 { quickRetried.removeFirst() }
+            counters.quickRetries += 1
+            log(.info, "mesh message sent again: no acknowledgement from the neighbour", ["id": "\(id)"])
+            sendOutgoing(entry, at: now)
+        }
+    }
+
+    /// A directed message of ours was acknowledged: no quick retry.
+    mutating func acknowledged(_ id: PacketKey) {
+        awaitingAck[id] = nil
+        quickRetryAt[id] = nil
     }
 }

@@ -58,6 +58,17 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// hellos, up to a hello period.
         public var announcesAtStart: Bool
 
+        /// How long past the moment a neighbour's acknowledgement should have come (our last
+        /// frame's airtime, ``answerTurnaround``, the ack's airtime) a directed message to it is
+        /// sent again, once: room for the neighbour to finish a frame it was sending and for a
+        /// slow store write. `nil`: the longest frame's airtime plus ``answerTurnaround``
+        /// (2.5 s at LongFast, 0.7 s at SF7).
+        public var quickRetryMargin: Duration {
+            get { quickRetryMarginSetting ?? LoRaAirtime.duration(payloadBytes: maximumFrameBytes, modulation: modulation) + answerTurnaround }
+            set { quickRetryMarginSetting = newValue }
+        }
+        var quickRetryMarginSetting: Duration?
+
         public init(hopLimit: UInt8, messageLifetime: TimeInterval, modulation: LoRaModulation,
                     router: MeshRouterConfiguration, maximumFrameBytes: Int = MeshFrame.maxBytes,
                     retrySpacing: Duration = .seconds(15), answerTurnaround: Duration = .milliseconds(500),
@@ -133,6 +144,13 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     var digestWatch: (until: Duration, newPackets: Int, followUps: Int)?
     /// The answers' random delays.
     var rng: MeshRandom
+    /// Our directed messages whose last frame has not gone out yet or whose acknowledgement from
+    /// a neighbour is awaited, with when they were handed out: the quick retry sends them again.
+    var awaitingAck: [PacketKey: (entry: MeshDueMessage, since: Duration)] = [:]
+    /// When each of those is sent again if its acknowledgement has not come.
+    var quickRetryAt: [PacketKey: Duration] = [:]
+    /// Messages that had their quick retry (one each).
+    var quickRetried = OrderedKeys()
     var nextFrameID: UInt64 = 1
     /// Until when a neighbour is expected to keep the channel (the remaining fragments of a
     /// message we are hearing, or the answer to a directed frame we sent): our own
@@ -204,6 +222,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
             sendDigest(at: now)
         }
         catchUpDue(at: now)
+        quickRetryDue(at: now)
         if t >= nextOutboxCheck {
             serviceOutbox(at: now)
             // Retries wait 30 s and more: look every 5 s while something waits, else once a
@@ -217,6 +236,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
             relayable = relayable.filter { $0.value.expires > t }
             relayedDirected = relayedDirected.filter { t - $0.value < .seconds(4_000) }  // the outbox gives up after ~57 min
             heardDirected = heardDirected.filter { t - $0.value < .seconds(4_000) }
+            awaitingAck = awaitingAck.filter { t - $0.value.since < .seconds(600) }  // never went out (the budget)
             do {
                 try memory.forgetExpired(now: now.wall)
             } catch {
@@ -227,6 +247,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         if let routerNext = router.nextDeadline { next = min(next, routerNext) }
         if let repeatAt = digestRepeatAt { next = min(next, repeatAt) }
         if let catchUp = catchUpDeadline { next = min(next, catchUp) }
+        if let quick = quickRetryAt.values.min() { next = min(next, quick) }
         return max(next, t + .milliseconds(5))
     }
 

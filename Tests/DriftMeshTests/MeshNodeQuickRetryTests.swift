@@ -1,0 +1,109 @@
+import DriftMesh
+import Foundation
+import Testing
+
+/// A directed message to a neighbour whose acknowledgement does not come when it should have is
+/// sent again at once, not after the outbox's 30 s (a lost frame cost a bottle to the next box
+/// 30 s on real daemons). Explicit instants, no clock, no sleep.
+@Suite("Mesh node machine: the quick retry to a neighbour")
+struct MeshNodeQuickRetryTests {
+    static let sealer = try! MeshSealer(networkKey: MachineBox.networkKey)
+    static let ackAirtime = LoRaAirtime.duration(
+        payloadBytes: MeshFrameCodec.overheadBytes(hasDestination: true, fragmented: false, originTagged: false) + 4, modulation: .longFast)
+    /// The default margin at LongFast: the longest frame's airtime and the 500 ms turnaround.
+    static let margin = LoRaAirtime.duration(payloadBytes: MeshFrame.maxBytes, modulation: .longFast) + .milliseconds(500)
+
+    /// A started box that has heard `neighbour`'s hello (at 1 s) and drained its radio.
+    static func box(hearing neighbour: BoxKeyPair) throws -> MachineBox {
+        var box = try MachineBox()
+        box.timer(at: .zero)
+        while box.radioIdle(at: .zero).frame != nil {}
+        let hello = MeshHeader(kind: .hello, origin: neighbour.nodeID, packetID: 1, hopStart: 0,
+                               expiresAtMinute: MeshHeader.expiryMinute(now: MachineBox.epoch, lifetime: 600))
+        box.hear(try sealer.seal(header: hello, plaintext: HelloPayload(publicKey: neighbour.publicKeyBytes, neighbours: []).encoded()),
+                 at: .seconds(1))
+        return box
+    }
+
+    /// Sends "for you" to `destination` at 10 s; returns the instant its frame went on air and the frame.
+    static func send(_ box: inout MachineBox, to destination: NodeID) throws -> (at: Duration, frame: OutgoingFrame) {
+        let t = Duration.seconds(10)
+        _ = try box.send("for you", to: destination, at: t)
+        box.timer(at: t)
+        let frame = try #require(box.radioIdle(at: t).frame)
+        #expect(try MachineBox.kind(frame) == .directed)
+        return (t, frame)
+    }
+
+    /// The directed frames the box puts on the air from `t` on, one time on air after another
+    /// (its other frames, a digest for the new neighbour, may go first).
+    static func directedOut(_ box: inout MachineBox, at t: Duration) throws -> Int {
+        var count = 0
+        var now = t
+        while true {
+            let (frame, wake) = box.radioIdle(at: now)
+            if let frame {
+                if try MachineBox.kind(frame) == .directed { count += 1 }
+            } else if let wake, wake <= now + .seconds(5) {
+                now = wake
+            } else {
+                return count
+            }
+        }
+    }
+
+    @Test("no acknowledgement from the neighbour: sent again once, when the answer was due plus the margin, to the nanosecond")
+    func quickRetry() throws {
+        let neighbour = BoxKeyPair()
+        var box = try Self.box(hearing: neighbour)
+        let (sentAt, frame) = try Self.send(&box, to: neighbour.nodeID)
+        let retryAt = sentAt + frame.airtime + .milliseconds(500) + Self.ackAirtime + Self.margin
+        box.timer(at: retryAt - .nanoseconds(1))
+        #expect(box.counters.quickRetries == 0)
+        #expect(try Self.directedOut(&box, at: retryAt - .nanoseconds(1)) == 0)
+        box.timer(at: retryAt)
+        #expect(box.counters.quickRetries == 1)
+        #expect(try Self.directedOut(&box, at: retryAt) == 1)
+        // Once only: the next attempt waits on the outbox's schedule (45 s after this one).
+        var t = retryAt
+        var more = 0
+        while t < retryAt + .seconds(44) {
+            t = min(box.timer(at: t), t + .seconds(1))
+            more += try Self.directedOut(&box, at: t)
+        }
+        #expect(more == 0)
+        #expect(box.counters.quickRetries == 1)
+        let id = try MeshFrameCodec.parse(frame.bytes).header.key
+        #expect(box.machine.memory.outbox[id]?.attempts == 2)
+    }
+
+    @Test("the acknowledgement in time: no quick retry")
+    func acknowledgedInTime() throws {
+        let neighbour = BoxKeyPair()
+        var box = try Self.box(hearing: neighbour)
+        let (sentAt, frame) = try Self.send(&box, to: neighbour.nodeID)
+        let header = try MeshFrameCodec.parse(frame.bytes).header
+        var payload: [UInt8] = []
+        withUnsafeBytes(of: header.packetID.bigEndian) { payload.append(contentsOf: $0) }
+        let ack = MeshHeader(kind: .ack, origin: neighbour.nodeID, packetID: 7, destination: box.me, hopStart: 3,
+                             expiresAtMinute: MeshHeader.expiryMinute(now: MachineBox.epoch, lifetime: 3_600))
+        #expect(box.hear(try Self.sealer.seal(header: ack, plaintext: payload), at: sentAt + .seconds(1)).confirmations.count == 1)
+        box.timer(at: sentAt + .seconds(20))
+        #expect(box.counters.quickRetries == 0)
+        #expect(try Self.directedOut(&box, at: sentAt + .seconds(20)) == 0)
+    }
+
+    @Test("to a box that is not a neighbour: no quick retry; the outbox's 30 s decide")
+    func notANeighbour() throws {
+        var box = try Self.box(hearing: BoxKeyPair())
+        let (sentAt, _) = try Self.send(&box, to: BoxKeyPair().nodeID)
+        var t = sentAt
+        var retries: [Duration] = []
+        while t < sentAt + .seconds(29) {
+            t = min(box.timer(at: t), t + .seconds(1))
+            if try Self.directedOut(&box, at: t) > 0 { retries.append(t) }
+        }
+        #expect(box.counters.quickRetries == 0)
+        #expect(retries.isEmpty, "sent again before the outbox's 30 s: \(retries)")
+    }
+}
