@@ -240,8 +240,9 @@ def main():
             mesh = box.mesh_status(args.driftd)
             c = mesh.get("counters", {})
             counters[box.name] = {key: c.get(key) for key in ("sentOwn", "sentRelays", "sentHellos", "sentSync", "framesResent",
-                                                              "duplicates", "answerWaits", "retriesRelayed", "acksReceived", "radioErrors")}
+                                                              "duplicates", "answerWaits", "quickRetries", "retriesRelayed", "acksReceived", "radioErrors")}
             counters[box.name]["outbox"] = mesh.get("outbox")
+            counters[box.name]["neighbours"] = len(mesh.get("neighbours", []))
         result["counters"] = counters
         if result["deliveredP95S"] is None or result["deliveredP95S"] > args.max_p95 or len(latencies) < args.runs:
             status = 1

@@ -77,6 +77,28 @@ struct MeshNodeQuickRetryTests {
         #expect(box.machine.memory.outbox[id]?.attempts == 2)
     }
 
+    @Test("a box heard directly counts as in range without its hello (one hello per 5 minutes, easily lost)")
+    func heardDirectlyWithoutHello() throws {
+        var box = try MachineBox()
+        box.timer(at: .zero)
+        while box.radioIdle(at: .zero).frame != nil {}
+        let neighbour = BoxKeyPair()
+        box.hear(try MachineBox.frame("box info", packetID: 3, origin: neighbour), at: .seconds(1))  // no hops taken, none left
+        let (sentAt, frame) = try Self.send(&box, to: neighbour.nodeID)
+        box.timer(at: sentAt + frame.airtime + .milliseconds(500) + Self.ackAirtime + Self.margin)
+        #expect(box.counters.quickRetries == 1)
+        // Heard only through a relay: not in range, no quick retry.
+        var other = try MachineBox()
+        other.timer(at: .zero)
+        while other.radioIdle(at: .zero).frame != nil {}
+        let far = BoxKeyPair()
+        other.hear(try MeshFrameCodec.relay(try MachineBox.frame("box info", packetID: 3, origin: far, hopStart: 1), by: BoxKeyPair().nodeID),
+                   at: .seconds(1))
+        let (farAt, farFrame) = try Self.send(&other, to: far.nodeID)
+        other.timer(at: farAt + farFrame.airtime + .milliseconds(500) + Self.ackAirtime + Self.margin)
+        #expect(other.counters.quickRetries == 0)
+    }
+
     @Test("the acknowledgement in time: no quick retry")
     func acknowledgedInTime() throws {
         let neighbour = BoxKeyPair()

@@ -65,7 +65,8 @@ extension MeshNodeMachine {
     /// slow, the neighbour deaf to our frame — two messages queued together (a chat join and
     /// its first line) lost each other again at every retry, minutes for one chat line.
     ///
-    /// When the message is ours and its destination a neighbour, that answer is its
+    /// When the message is ours and its destination in range (a neighbour by its hellos, or a
+    /// box heard directly lately: ``isInRange(_:at:)``), that answer is its
     /// acknowledgement: if it has not come by the time it should have (plus
     /// ``Settings/quickRetryMargin``), the message is sent again once then, instead of after the
     /// outbox's 30 s (``quickRetryDue(at:)``). A lost frame used to cost a bottle to the next
@@ -81,7 +82,7 @@ extension MeshNodeMachine {
         guard header.origin == me else { return }
         let id = PacketKey(origin: me, packetID: header.packetID &- UInt32(header.fragment?.index ?? 0))
         guard awaitingAck[id] != nil else { return }
-        if let destination = header.destination, router.neighbours.contains(where: { $0.id == destination }) {
+        if let destination = header.destination, isInRange(destination, at: now) {
             quickRetryAt[id] = answerBy + settings.quickRetryMargin
         } else {
             awaitingAck[id] = nil  // further away: relays take their delays, the outbox's schedule decides

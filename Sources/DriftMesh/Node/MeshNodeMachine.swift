@@ -151,6 +151,9 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     var quickRetryAt: [PacketKey: Duration] = [:]
     /// Messages that had their quick retry (one each).
     var quickRetried = OrderedKeys()
+    /// When a frame each box originated was last heard straight from it (no hops taken): it is
+    /// in range even when its hello was lost (one hello per 5 minutes on the board).
+    var heardDirectly: [NodeID: Duration] = [:]
     var nextFrameID: UInt64 = 1
     /// Until when a neighbour is expected to keep the channel (the remaining fragments of a
     /// message we are hearing, or the answer to a directed frame we sent): our own
@@ -237,6 +240,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
             relayedDirected = relayedDirected.filter { t - $0.value < .seconds(4_000) }  // the outbox gives up after ~57 min
             heardDirected = heardDirected.filter { t - $0.value < .seconds(4_000) }
             awaitingAck = awaitingAck.filter { t - $0.value.since < .seconds(600) }  // never went out (the budget)
+            heardDirectly = heardDirectly.filter { t - $0.value < neighbourMemory }
             do {
                 try memory.forgetExpired(now: now.wall)
             } catch {
@@ -282,6 +286,18 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
 
     /// This box's X25519 public key.
     public var publicKeyBytes: [UInt8] { keyPair.publicKeyBytes }
+
+    /// How long a box heard directly counts as in range: as long as the router keeps a
+    /// neighbour (three missed hellos).
+    var neighbourMemory: Duration {
+        (settings.router.helloPeriod + settings.router.helloJitter) * settings.router.missedHellosBeforeExpiry
+    }
+
+    /// Whether `node` is in range: a neighbour by its hellos, or heard directly lately.
+    func isInRange(_ node: NodeID, at now: Duration) -> Bool {
+        if router.neighbours.contains(where: { $0.id == node }) { return true }
+        return heardDirectly[node].map { now - $0 < neighbourMemory } ?? false
+    }
 
     /// Whether `destination` is this box or a neighbour it hears (a frame for it need not leave the mesh).
     func isLocal(_ destination: NodeID?) -> Bool {
