@@ -243,6 +243,7 @@ def main():
                                                               "duplicates", "answerWaits", "quickRetries", "retriesRelayed", "acksReceived", "radioErrors")}
             counters[box.name]["outbox"] = mesh.get("outbox")
             counters[box.name]["neighbours"] = len(mesh.get("neighbours", []))
+            counters[box.name]["radioDeaf"] = mesh.get("radioDeaf")
         result["counters"] = counters
         if result["deliveredP95S"] is None or result["deliveredP95S"] > args.max_p95 or len(latencies) < args.runs:
             status = 1

@@ -99,6 +99,39 @@ struct MeshNodeQuickRetryTests {
         #expect(other.counters.quickRetries == 0)
     }
 
+    @Test("a box two hops away: the wait adds the longest relay delay, turnaround and frame each way, to the nanosecond at SF7; at LongFast that passes the outbox's 30 s, so none")
+    func twoHops() throws {
+        // C two hops away: its box info reached us through one relay.
+        let c = BoxKeyPair()
+        let heardThroughB = try MeshFrameCodec.relay(try MachineBox.frame("box info", packetID: 3, origin: c, hopStart: 1), by: BoxKeyPair().nodeID)
+        let sf7 = LoRaModulation(spreadingFactor: 7)
+        for modulation in [sf7, .longFast] {
+            var router = MeshRouterConfiguration.standard
+            router.slot = modulation.slot
+            var box = try MachineBox(router: router) { $0.modulation = modulation }
+            box.timer(at: .zero)
+            while box.radioIdle(at: .zero).frame != nil {}
+            box.hear(heardThroughB, at: .seconds(2))
+            let (sentAt, frame) = try Self.send(&box, to: c.nodeID)
+            let turnaround = Duration.milliseconds(500)
+            let ack = LoRaAirtime.duration(
+                payloadBytes: MeshFrameCodec.overheadBytes(hasDestination: true, fragmented: false, originTagged: false) + 4, modulation: modulation)
+            let relayDelay = modulation.slot * 288  // the flooding fallback's longest: 96 + 192 slots
+            let margin = LoRaAirtime.duration(payloadBytes: MeshFrame.maxBytes, modulation: modulation) + turnaround
+            let wait = frame.airtime + turnaround + ack + (relayDelay + turnaround + frame.airtime) + (relayDelay + turnaround + ack) + margin
+            box.timer(at: sentAt + wait - .nanoseconds(1))
+            #expect(box.counters.quickRetries == 0)
+            box.timer(at: sentAt + wait)
+            if modulation == sf7 {
+                #expect(wait < .seconds(10))
+                #expect(box.counters.quickRetries == 1)
+            } else {
+                #expect(wait > .seconds(30))
+                #expect(box.counters.quickRetries == 0)
+            }
+        }
+    }
+
     @Test("the acknowledgement in time: no quick retry")
     func acknowledgedInTime() throws {
         let neighbour = BoxKeyPair()

@@ -95,9 +95,31 @@ struct SimulatedRadioTests {
         #expect(receiver.counters.malformed == 2)
     }
 
+    @Test("half duplex by air time: a frame on the air while the receiver transmitted is lost; one that ended before it began is heard, read however late")
+    func halfDuplexByAirTime() async throws {
+        let receiver = try Self.radio(at: 0)
+        defer { receiver.close() }
+        let before = MonotonicTime.now()
+        try await receiver.transmit([1], airtime: .milliseconds(200))  // to nobody; on the air from just after `before`
+        let stray = try UDPSocket.bind(host: "127.0.0.1", port: 0)
+        defer { try? stray.socket.close() }
+        // Left the air before the receiver began to transmit, read only after its transmission.
+        let early = SimulatedRadioDatagram(sender: Self.at(500), frame: [7], airEnd: before - .milliseconds(1), airtime: .milliseconds(50))
+        // On the air during the receiver's transmission.
+        let during = SimulatedRadioDatagram(sender: Self.at(500), frame: [8], airEnd: before + .milliseconds(200), airtime: .milliseconds(50))
+        try UDPSocket.send(stray.socket, early.encoded(), host: "127.0.0.1", port: receiver.port)
+        try UDPSocket.send(stray.socket, during.encoded(), host: "127.0.0.1", port: receiver.port)
+        #expect(try await Self.next(receiver, timeout: .seconds(5))?.bytes == [7])
+        #expect(try await Self.next(receiver) == nil)  // the second is read and dropped
+        #expect(receiver.counters.deafWhileTransmitting == 1)
+        #expect(receiver.deafReceptions == 1)
+        #expect(receiver.counters.heard == 1)
+    }
+
     @Test("datagrams round-trip and hostile bytes never decode into nonsense")
     func datagramCodec() {
-        let datagram = SimulatedRadioDatagram(sender: Self.at(123), frame: [9, 8, 7])
+        let datagram = SimulatedRadioDatagram(sender: Self.at(123), frame: [9, 8, 7], airEnd: .seconds(1_234) + .microseconds(5),
+                                              airtime: .milliseconds(682))
         #expect(SimulatedRadioDatagram(decoding: datagram.encoded()) == datagram)
         var generator = SystemRandomNumberGenerator()
         for length in 0..<64 {

@@ -24,6 +24,7 @@ public final class MeshService: Service, Sendable {
     public func status() async -> MeshStatus {
         var status = await node.status()
         status.radioMalformed = radio.malformedReceptions
+        status.radioDeaf = radio.deafReceptions
         return status
     }
 

@@ -35,7 +35,7 @@ extension MeshNodeMachine {
             counters.expired += 1
             return .expired
         }
-        if !fromBridge, header.hopsTaken == 0, header.origin != me { heardDirectly[header.origin] = now.monotonic }
+        if !fromBridge, header.origin != me { noteDistance(of: header.origin, hopsTaken: header.hopsTaken, at: now.monotonic) }
         if fromBridge, header.kind == .hello || header.kind == .digest || header.kind == .request {
             counters.bridgeRefused += 1
             return .refused

@@ -58,16 +58,18 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// hellos, up to a hello period.
         public var announcesAtStart: Bool
 
-        /// How long past the moment a neighbour's acknowledgement should have come (our last
-        /// frame's airtime, ``answerTurnaround``, the ack's airtime) a directed message to it is
-        /// sent again, once: room for the neighbour to finish a frame it was sending and for a
-        /// slow store write. `nil`: the longest frame's airtime plus ``answerTurnaround``
-        /// (2.5 s at LongFast, 0.7 s at SF7).
+        /// How long past the moment an acknowledgement should have come (``quickRetryDelay``)
+        /// a directed message is sent again, once: room for a box to finish a frame it was
+        /// sending and for a slow store write. Default: the longest frame's airtime plus
+        /// ``answerTurnaround`` (2.5 s at LongFast, 0.7 s at SF7).
         public var quickRetryMargin: Duration {
             get { quickRetryMarginSetting ?? LoRaAirtime.duration(payloadBytes: maximumFrameBytes, modulation: modulation) + answerTurnaround }
             set { quickRetryMarginSetting = newValue }
         }
         var quickRetryMarginSetting: Duration?
+        /// A quick retry that would wait this long or longer is left to the outbox's schedule
+        /// (its first wait: 30 s).
+        public var quickRetryUnder: Duration = RetrySchedule.standard.initialDelay
 
         public init(hopLimit: UInt8, messageLifetime: TimeInterval, modulation: LoRaModulation,
                     router: MeshRouterConfiguration, maximumFrameBytes: Int = MeshFrame.maxBytes,
@@ -151,9 +153,11 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     var quickRetryAt: [PacketKey: Duration] = [:]
     /// Messages that had their quick retry (one each).
     var quickRetried = OrderedKeys()
-    /// When a frame each box originated was last heard straight from it (no hops taken): it is
-    /// in range even when its hello was lost (one hello per 5 minutes on the board).
-    var heardDirectly: [NodeID: Duration] = [:]
+    /// How far each box is, from the frames it originated that we heard (hops taken + 1, the
+    /// fewest lately), and when that was: a box heard straight from it is in range even when
+    /// its hello was lost (one hello per 5 minutes on the board); the quick retry waits for the
+    /// relays of a box further away.
+    var distances: [NodeID: (hops: Int, at: Duration)] = [:]
     var nextFrameID: UInt64 = 1
     /// Until when a neighbour is expected to keep the channel (the remaining fragments of a
     /// message we are hearing, or the answer to a directed frame we sent): our own
@@ -240,7 +244,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
             relayedDirected = relayedDirected.filter { t - $0.value < .seconds(4_000) }  // the outbox gives up after ~57 min
             heardDirected = heardDirected.filter { t - $0.value < .seconds(4_000) }
             awaitingAck = awaitingAck.filter { t - $0.value.since < .seconds(600) }  // never went out (the budget)
-            heardDirectly = heardDirectly.filter { t - $0.value < neighbourMemory }
+            distances = distances.filter { t - $0.value.at < neighbourMemory }
             do {
                 try memory.forgetExpired(now: now.wall)
             } catch {
@@ -293,10 +297,20 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         (settings.router.helloPeriod + settings.router.helloJitter) * settings.router.missedHellosBeforeExpiry
     }
 
-    /// Whether `node` is in range: a neighbour by its hellos, or heard directly lately.
-    func isInRange(_ node: NodeID, at now: Duration) -> Bool {
-        if router.neighbours.contains(where: { $0.id == node }) { return true }
-        return heardDirectly[node].map { now - $0 < neighbourMemory } ?? false
+    /// How many hops away `node` is: 1 for a neighbour by its hellos or a box heard straight
+    /// from it lately, else the fewest hops its own frames took to reach us lately; `nil` when
+    /// nothing was heard from it.
+    func hops(to node: NodeID, at now: Duration) -> Int? {
+        if router.neighbours.contains(where: { $0.id == node }) { return 1 }
+        guard let known = distances[node], now - known.at < neighbourMemory else { return nil }
+        return known.hops
+    }
+
+    /// Notes that a frame `node` originated reached us after `hopsTaken` relays.
+    mutating func noteDistance(of node: NodeID, hopsTaken: UInt8, at now: Duration) {
+        let hops = Int(hopsTaken) + 1
+        if let known = distances[node], known.hops < hops, now - known.at < neighbourMemory { return }
+        distances[node] = (hops, now)
     }
 
     /// Whether `destination` is this box or a neighbour it hears (a frame for it need not leave the mesh).

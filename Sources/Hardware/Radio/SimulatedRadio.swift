@@ -4,9 +4,10 @@ import Synchronization
 /// The sim board's LoRa radio: UDP datagrams on loopback between `driftd` processes.
 ///
 /// Every transmission goes, after its time on air, to each configured peer port as a
-/// ``SimulatedRadioDatagram`` carrying this radio's position and channel; the receiver
-/// decides with ``SimulatedRadioMedium`` whether and how loud it hears it. Half duplex:
-/// a datagram that arrives while this radio is transmitting is not heard (counted).
+/// ``SimulatedRadioDatagram`` carrying this radio's position and channel and when the frame was
+/// on the air; the receiver decides with ``SimulatedRadioMedium`` whether and how loud it hears
+/// it. Half duplex: a frame that was on the air while this radio was transmitting is not heard
+/// (counted), judged on the machine's monotonic clock (``MonotonicTime``) that stamps both.
 public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
     /// What the simulated radio needs to know.
     public struct Configuration: Sendable, Equatable {
@@ -55,10 +56,14 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
     private let readiness: ReadinessMonitor
     private let clock = ContinuousClock()
     private struct State {
-        var transmitting: ClosedRange<ContinuousClock.Instant>?
+        /// This radio's latest transmissions, on ``MonotonicTime``'s scale.
+        var transmissions: [ClosedRange<Duration>] = []
         var counters = Counters()
         var closed = false
     }
+    /// Transmissions remembered for the half-duplex check (a datagram read late may overlap an
+    /// earlier one than the last).
+    static let rememberedTransmissions = 16
     private let state = Mutex(State())
 
     /// Binds the radio's port.
@@ -79,11 +84,19 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
     /// Receptions dropped because they did not decode (``MeshRadio/malformedReceptions``).
     public var malformedReceptions: Int { counters.malformed }
 
+    /// Frames not heard because this radio was transmitting while they were on the air.
+    public var deafReceptions: Int { counters.deafWhileTransmitting }
+
     public func transmit(_ frame: [UInt8], airtime: Duration) async throws {
         let start = clock.now
-        state.withLock { $0.transmitting = start...(start + airtime) }
+        let onAirFrom = MonotonicTime.now()
+        state.withLock {
+            $0.transmissions.append(onAirFrom...(onAirFrom + airtime))
+            if $0.transmissions.count > Self.rememberedTransmissions { $0.transmissions.removeFirst() }
+        }
         try await Task.sleep(until: start + airtime, clock: clock)
-        let datagram = SimulatedRadioDatagram(sender: configuration.transmitter, frame: frame).encoded()
+        let datagram = SimulatedRadioDatagram(sender: configuration.transmitter, frame: frame, airEnd: onAirFrom + airtime,
+                                              airtime: airtime).encoded()
         var failures = 0
         for peer in configuration.peers {
             do throws(SystemError) {
@@ -123,10 +136,8 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
             }
             // The sender's frame occupied the air for its time on air before the datagram
             // was sent; a receiver transmitting at any moment of that could not hear it.
-            let deaf = state.withLock { state -> Bool in
-                guard let busy = state.transmitting else { return false }
-                return busy.upperBound > arrival - .milliseconds(1) && busy.lowerBound < arrival
-            }
+            let onAir = decoded.onAir
+            let deaf = state.withLock { state in state.transmissions.contains { $0.overlaps(onAir) } }
             if deaf {
                 state.withLock { $0.counters.deafWhileTransmitting += 1 }
                 continue

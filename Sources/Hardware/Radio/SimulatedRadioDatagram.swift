@@ -1,19 +1,35 @@
-/// One simulated transmission on the loopback medium: the sender's position and channel,
-/// then the frame.
+/// One simulated transmission on the loopback medium: the sender's position and channel, when
+/// the frame was on the air, then the frame.
 ///
-///     "DRS1" | lat f64 BE | lon f64 BE | tx dBm i8 | freq kHz u32 BE | SF u8 | BW kHz u16 BE | frame…
+///     "DRS2" | lat f64 BE | lon f64 BE | tx dBm i8 | freq kHz u32 BE | SF u8 | BW kHz u16 BE
+///            | air end u64 BE (ns, CLOCK_MONOTONIC) | airtime u32 BE (µs) | frame…
 ///
+/// The air times are on the machine's monotonic clock (``MonotonicTime``), which every process
+/// on it shares: a receiver judges half duplex by when the frame was on the air, not by when its
+/// receive loop got to the datagram (a loaded machine read datagrams late, and frames that had
+/// ended before the receiver began to transmit were dropped as heard while transmitting).
 /// Anything else on the port (a stray datagram, a short one) is rejected and counted by the radio.
 public struct SimulatedRadioDatagram: Sendable, Equatable {
-    public static let magic: [UInt8] = Array("DRS1".utf8)
-    public static let headerBytes = 4 + 8 + 8 + 1 + 4 + 1 + 2
+    public static let magic: [UInt8] = Array("DRS2".utf8)
+    public static let headerBytes = 4 + 8 + 8 + 1 + 4 + 1 + 2 + 8 + 4
 
     public var sender: SimulatedRadioTransmitter
     public var frame: [UInt8]
+    /// When the frame left the air, on the sender's `CLOCK_MONOTONIC` (``MonotonicTime``).
+    public var airEnd: Duration
+    /// Its time on air (whole microseconds on the wire).
+    public var airtime: Duration
 
-    public init(sender: SimulatedRadioTransmitter, frame: [UInt8]) {
+    public init(sender: SimulatedRadioTransmitter, frame: [UInt8], airEnd: Duration = .zero, airtime: Duration = .zero) {
         self.sender = sender
         self.frame = frame
+        self.airEnd = airEnd
+        self.airtime = airtime
+    }
+
+    /// The frame's time on the air.
+    public var onAir: ClosedRange<Duration> {
+        (airEnd - airtime)...airEnd
     }
 
     public func encoded() -> [UInt8] {
@@ -28,6 +44,10 @@ public struct SimulatedRadioDatagram: Sendable, Equatable {
         put(UInt32((sender.channel.frequencyMHz * 1000).rounded()))
         out.append(UInt8(clamping: sender.channel.spreadingFactor))
         put(UInt16(clamping: sender.channel.bandwidthHz / 1000))
+        let end = airEnd.components
+        put(UInt64(clamping: max(0, end.seconds * 1_000_000_000 + end.attoseconds / 1_000_000_000)))
+        let air = airtime.components
+        put(UInt32(clamping: max(0, air.seconds * 1_000_000 + air.attoseconds / 1_000_000_000_000)))
         out.append(contentsOf: frame)
         return out
     }
@@ -47,6 +67,10 @@ public struct SimulatedRadioDatagram: Sendable, Equatable {
         let frequency = Double(read(UInt32.self, at: 21)) / 1000
         let spreadingFactor = Int(bytes[25])
         let bandwidth = Int(read(UInt16.self, at: 26)) * 1000
+        let airEnd = read(UInt64.self, at: 28)
+        guard airEnd <= UInt64(Int64.max) else { return nil }
+        self.airEnd = .nanoseconds(Int64(airEnd))
+        airtime = .microseconds(Int64(read(UInt32.self, at: 36)))
         sender = SimulatedRadioTransmitter(
             latitude: latitude, longitude: longitude, txPowerDBm: power,
             channel: .init(frequencyMHz: frequency, spreadingFactor: spreadingFactor, bandwidthHz: bandwidth))
