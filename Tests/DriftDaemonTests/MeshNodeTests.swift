@@ -161,7 +161,10 @@ struct MeshNodeTests {
         let (origin, destination) = (BoxKeyPair(), BoxKeyPair())
         let header = MeshHeader(kind: .directed, origin: origin.nodeID, packetID: 11, destination: destination.nodeID, hopStart: 3,
                                 wantsAck: true, expiresAtMinute: MeshHeader.expiryMinute(now: Date(), lifetime: 3_600))
-        let frame = try MeshSealer(networkKey: Self.networkKey).seal(header: header, plaintext: MeshMessage.text("onwards").encoded)
+        // As an upstream relay passes it on (one hop taken): a copy straight from the origin is
+        // relayed again whenever it comes (the machine's tests).
+        let frame = try MeshFrameCodec.relay(try MeshSealer(networkKey: Self.networkKey).seal(header: header, plaintext: MeshMessage.text("onwards").encoded),
+                                             by: BoxKeyPair().nodeID)
         await node.receive(Self.reception(frame))
         clock.advance(by: .milliseconds(50))
         _ = await node.tick()  // the planned relay is due

@@ -163,22 +163,35 @@ struct MeshNodeMachineTests {
     }
 
     /// A box that relayed a directed message for two other boxes once, at 50 ms, and that frame.
-    static func relayedOnce(retrySpacing: Duration) throws -> (box: MachineBox, frame: [UInt8]) {
+    /// The frame as the box heard it (one hop taken: an upstream relay's copy) and as its
+    /// origin sends it (no hops taken).
+    static func relayedOnce(retrySpacing: Duration) throws -> (box: MachineBox, frame: [UInt8], original: [UInt8]) {
         var fastRelays = MeshRouterConfiguration.standard
         fastRelays.slot = .microseconds(10)  // a relay waits at most 288 slots: under 3 ms
         var box = try MachineBox(router: fastRelays, retrySpacing: retrySpacing)
-        let frame = try MachineBox.frame("onwards", kind: .directed, packetID: 11, origin: BoxKeyPair(),
-                                         destination: BoxKeyPair().nodeID, hopStart: 3)
+        let original = try MachineBox.frame("onwards", kind: .directed, packetID: 11, origin: BoxKeyPair(),
+                                            destination: BoxKeyPair().nodeID, hopStart: 3)
+        let frame = try MeshFrameCodec.relay(original, by: BoxKeyPair().nodeID)
         box.hear(frame, at: .zero)
         box.timer(at: .milliseconds(50))
         #expect(box.counters.sentRelays == 1)
-        return (box, frame)
+        return (box, frame, original)
+    }
+
+    @Test("a copy straight from its origin, heard again, is relayed again at once: the origin sent it again")
+    func originsCopyRelayedAgain() throws {
+        var (box, frame, original) = try Self.relayedOnce(retrySpacing: .seconds(15))
+        box.hear(frame, at: .seconds(1))  // another relay's copy: a duplicate
+        #expect(box.counters.retriesRelayed == 0)
+        box.hear(original, at: .seconds(9))  // the origin's quick retry, 9 s later
+        #expect(box.counters.retriesRelayed == 1)
+        #expect(box.counters.sentRelays == 2)
     }
 
     @Test("a relay passes a directed message's end-to-end retry on when heard retrySpacing later, not a nanosecond earlier")
     func retriesRelayedAgain() throws {
         let spacing = Duration.seconds(15)
-        var (box, frame) = try Self.relayedOnce(retrySpacing: spacing)
+        var (box, frame, _) = try Self.relayedOnce(retrySpacing: spacing)
         let relayedAt = Duration.milliseconds(50)
         box.hear(frame, at: relayedAt)  // a neighbour's copy right away: an ordinary duplicate
         box.hear(frame, at: relayedAt + spacing - .nanoseconds(1))

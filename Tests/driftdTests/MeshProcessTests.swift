@@ -103,7 +103,10 @@ struct MeshProcessTests {
         // A directed message to C: delivered at C, acknowledged back through B, `delivered` in A's outbox.
         let cNode = try #require(try await Self.mesh(c, ["status"])["node"] as? String)
         _ = try await Self.mesh(a, ["send", "--text", "just for C", "--to", cNode])
-        #expect(try await Self.waitFor("just for C", at: c, timeout: .seconds(60)))
+        if !(try await Self.waitFor("just for C", at: c, timeout: .seconds(60))) {
+            let diagnostics = [try await Self.mesh(a, ["status"]), try await Self.mesh(b, ["status"]), try await Self.mesh(c, ["status"])]
+            Issue.record("the directed message never reached C: \(diagnostics)\nA: \(processes[0].stderr.suffix(3_000))")
+        }
         // An ack lost on the way back is repaired by the outbox's retry 30 s later (C acknowledges
         // the repeat again), so allow for one or two lost acks.
         let deadline = ContinuousClock.now + .seconds(120)

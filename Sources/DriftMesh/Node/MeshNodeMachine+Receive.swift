@@ -101,14 +101,18 @@ extension MeshNodeMachine {
             }
         }
         if !firstTime, header.kind == .directed, header.destination != me, header.origin != me,
-           let last = relayedDirected[header.key] ?? heardDirected[header.key], t - last >= settings.retrySpacing,
-           relayedDirected[header.key] != nil || router.neighbours.contains(where: { $0.id == header.destination }),
+           let last = relayedDirected[header.key] ?? heardDirected[header.key],
+           t - last >= settings.retrySpacing || header.hopsTaken == 0,
+           relayedDirected[header.key] != nil || header.destination.flatMap({ hops(to: $0, at: t) }) == 1,
            let frame = try? MeshFrameCodec.relay(bytes, by: me) {
             // An end-to-end retry of a directed message we relayed before (the outbox waits
             // 30 s and more between attempts): relay it again along the same path, or it
             // would die at the first hop as a duplicate. Also when we did not relay it the
             // first time but its destination is now our neighbour (we had not heard its
-            // hello yet): one hop delivers it.
+            // hello yet): one hop delivers it. A copy heard straight from its origin (no hops
+            // taken) is the origin sending it again whenever it comes — each transmission is
+            // heard once — so it needs no spacing: the quick retry to a box two hops away
+            // comes after 9 s at SF7, and the 15 s spacing swallowed it here.
             relayedDirected[header.key] = t
             heardDirected[header.key] = nil
             counters.retriesRelayed += 1

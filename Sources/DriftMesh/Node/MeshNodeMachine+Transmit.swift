@@ -109,17 +109,19 @@ extension MeshNodeMachine {
         return airtime + settings.answerTurnaround + ack + out + back
     }
 
-    /// Our directed messages to a neighbour whose acknowledgement did not come when it should
-    /// have: each is sent again, once (counted as `quickRetries` and as an outbox attempt).
+    /// Our directed messages whose acknowledgement did not come when it should have: each is
+    /// sent again, once (counted as `quickRetries` and as an outbox attempt), earliest first
+    /// (in key order at the same instant, so a simulated run does not depend on hashing).
     mutating func quickRetryDue(at now: MeshNodeTime) {
         let t = now.monotonic
-        for (id, at) in quickRetryAt where at <= t {
+        let due = quickRetryAt.filter { $0.value <= t }.sorted { ($0.value, $0.key) < ($1.value, $1.key) }
+        for (id, _) in due {
             quickRetryAt[id] = nil
             guard let (entry, _) = awaitingAck.removeValue(forKey: id) else { continue }
             quickRetried.insert(id)
             if quickRetried.count > 1_024 { quickRetried.removeFirst() }
             counters.quickRetries += 1
-            log(.info, "mesh message sent again: no acknowledgement from the neighbour", ["id": "\(id)"])
+            log(.info, "mesh message sent again: no acknowledgement in time", ["id": "\(id)"])
             sendOutgoing(entry, at: now)
         }
     }

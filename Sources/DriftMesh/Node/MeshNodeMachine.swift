@@ -33,6 +33,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         public var maximumFrameBytes: Int
         /// A copy of a directed packet this box relayed, heard again at least this long after,
         /// is its origin's end-to-end retry (the outbox waits 30 s and more) and is relayed again.
+        /// A copy straight from the origin (no hops taken) is relayed again whenever it comes.
         public var retrySpacing: Duration
         /// How long the next hop may take between hearing a directed frame and starting its
         /// answer (its acknowledgement or relay): its store writes sync before it answers.
