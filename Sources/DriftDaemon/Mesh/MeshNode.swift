@@ -51,6 +51,8 @@ public actor MeshNode {
     /// the node, so none can leave a message waiting for the next timer (a bottle sent while
     /// the scheduler slept until its once-a-minute outbox check left after up to a minute).
     nonisolated let workQueued = Doorbell()
+    /// One contention slot of the modulation: the unit of listen-before-talk back-off.
+    public nonisolated let contentionSlot: Duration
 
     public init(
         keyPair: BoxKeyPair, networkKey: [UInt8], store: MeshStore, budget: AirtimeBudget, settings: Settings,
@@ -67,6 +69,7 @@ public actor MeshNode {
         self.onConfirmed = onConfirmed
         self.time = ElapsedTime(clock)
         self.wallClock = now
+        self.contentionSlot = settings.router.slot
         self.machine = try MeshNodeMachine(keyPair: keyPair, networkKey: networkKey, memory: store, budget: budget,
                                            settings: settings, seed: UInt64.random(in: 0...UInt64.max))
     }

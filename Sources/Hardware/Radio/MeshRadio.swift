@@ -18,6 +18,10 @@ public protocol MeshRadio: AnyObject, Sendable {
     var malformedReceptions: Int { get }
     /// Frames this radio could not hear because it was transmitting while they were on the air.
     var deafReceptions: Int { get }
+    /// Carrier sense: until when another transmission it hears is still on the air, on
+    /// ``MonotonicTime``'s scale; `nil` when it hears none (or cannot tell). The mesh's scheduler
+    /// listens before it talks.
+    var channelBusyUntil: Duration? { get }
 }
 
 extension MeshRadio {
@@ -31,4 +35,7 @@ extension MeshRadio {
     /// Frames lost to half duplex (this radio was transmitting while they were on the air), for
     /// radios that can tell: shown in `driftd mesh status`. Radios that cannot say 0.
     public var deafReceptions: Int { 0 }
+
+    /// Radios without carrier sense: never busy.
+    public var channelBusyUntil: Duration? { nil }
 }

@@ -43,6 +43,8 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
         public var outOfRange = 0
         public var lost = 0
         public var deafWhileTransmitting = 0
+        /// Carriers heard: transmissions in range as they began (carrier sense).
+        public var carriers = 0
         public var malformed = 0
         public var sendErrors = 0
     }
@@ -58,6 +60,8 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
     private struct State {
         /// This radio's latest transmissions, on ``MonotonicTime``'s scale.
         var transmissions: [ClosedRange<Duration>] = []
+        /// Until when a transmission this radio hears (its carrier datagram) is on the air.
+        var busyUntil: Duration?
         var counters = Counters()
         var closed = false
     }
@@ -94,21 +98,34 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
             $0.transmissions.append(onAirFrom...(onAirFrom + airtime))
             if $0.transmissions.count > Self.rememberedTransmissions { $0.transmissions.removeFirst() }
         }
-        try await Task.sleep(until: start + airtime, clock: clock)
         let datagram = SimulatedRadioDatagram(sender: configuration.transmitter, frame: frame, airEnd: onAirFrom + airtime,
-                                              airtime: airtime).encoded()
-        var failures = 0
-        for peer in configuration.peers {
-            do throws(SystemError) {
-                try UDPSocket.send(socket, datagram, host: peer.host, port: peer.port)
-            } catch {
-                failures += 1
-            }
-        }
+                                              airtime: airtime)
+        var failures = sendToPeers(datagram.carrier.encoded())  // what channel activity detection hears now
+        try await Task.sleep(until: start + airtime, clock: clock)
+        failures += sendToPeers(datagram.encoded())
         state.withLock {
             $0.counters.sent += 1
             $0.counters.sendErrors += failures
         }
+    }
+
+    /// Sends `bytes` to every peer; returns how many sends failed.
+    private func sendToPeers(_ bytes: [UInt8]) -> Int {
+        var failures = 0
+        for peer in configuration.peers {
+            do throws(SystemError) {
+                try UDPSocket.send(socket, bytes, host: peer.host, port: peer.port)
+            } catch {
+                failures += 1
+            }
+        }
+        return failures
+    }
+
+    /// Until when a transmission this radio hears is on the air (its carrier came), or `nil`.
+    public var channelBusyUntil: Duration? {
+        let now = MonotonicTime.now()
+        return state.withLock { state in state.busyUntil.flatMap { $0 > now ? $0 : nil } }
     }
 
     public func receive() async throws -> RadioReception? {
@@ -134,13 +151,27 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
                 state.withLock { $0.counters.malformed += 1 }
                 continue
             }
-            // The sender's frame occupied the air for its time on air before the datagram
-            // was sent; a receiver transmitting at any moment of that could not hear it.
-            let onAir = decoded.onAir
-            let deaf = state.withLock { state in state.transmissions.contains { $0.overlaps(onAir) } }
-            if deaf {
-                state.withLock { $0.counters.deafWhileTransmitting += 1 }
+            if decoded.isCarrier {
+                // A transmission in range has begun: the channel is busy until it ends.
+                if configuration.medium.reception(from: decoded.sender, to: configuration.transmitter, randomDraw: 1) != nil {
+                    state.withLock {
+                        $0.busyUntil = max($0.busyUntil ?? .zero, decoded.airEnd)
+                        $0.counters.carriers += 1
+                    }
+                }
                 continue
+            }
+            // Out of range (or lost) first: only a frame this radio could have heard counts as
+            // lost to half duplex.
+            if configuration.medium.reception(from: decoded.sender, to: configuration.transmitter, randomDraw: 1) != nil {
+                // The sender's frame occupied the air for its time on air before the datagram
+                // was sent; a receiver transmitting at any moment of that could not hear it.
+                let onAir = decoded.onAir
+                let deaf = state.withLock { state in state.transmissions.contains { $0.overlaps(onAir) } }
+                if deaf {
+                    state.withLock { $0.counters.deafWhileTransmitting += 1 }
+                    continue
+                }
             }
             guard let heard = configuration.medium.reception(
                 from: decoded.sender, to: configuration.transmitter, randomDraw: Double.random(in: 0..<1))

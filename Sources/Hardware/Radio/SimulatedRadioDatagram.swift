@@ -8,13 +8,19 @@
 /// on it shares: a receiver judges half duplex by when the frame was on the air, not by when its
 /// receive loop got to the datagram (a loaded machine read datagrams late, and frames that had
 /// ended before the receiver began to transmit were dropped as heard while transmitting).
+/// A transmission also sends, as it starts, a *carrier* datagram: the same header under the magic
+/// "DRC2" and no frame. It is what a radio's channel activity detection hears while the frame is
+/// still on the air, so a receiver in range can listen before it talks (``MeshRadio/channelBusyUntil``).
 /// Anything else on the port (a stray datagram, a short one) is rejected and counted by the radio.
 public struct SimulatedRadioDatagram: Sendable, Equatable {
     public static let magic: [UInt8] = Array("DRS2".utf8)
+    public static let carrierMagic: [UInt8] = Array("DRC2".utf8)
     public static let headerBytes = 4 + 8 + 8 + 1 + 4 + 1 + 2 + 8 + 4
 
     public var sender: SimulatedRadioTransmitter
     public var frame: [UInt8]
+    /// A carrier datagram: a transmission has begun and lasts until ``airEnd``; no frame.
+    public var isCarrier = false
     /// When the frame left the air, on the sender's `CLOCK_MONOTONIC` (``MonotonicTime``).
     public var airEnd: Duration
     /// Its time on air (whole microseconds on the wire).
@@ -32,8 +38,15 @@ public struct SimulatedRadioDatagram: Sendable, Equatable {
         (airEnd - airtime)...airEnd
     }
 
+    /// The carrier datagram that announces this transmission as it starts.
+    public var carrier: SimulatedRadioDatagram {
+        var carrier = SimulatedRadioDatagram(sender: sender, frame: [], airEnd: airEnd, airtime: airtime)
+        carrier.isCarrier = true
+        return carrier
+    }
+
     public func encoded() -> [UInt8] {
-        var out = Self.magic
+        var out = isCarrier ? Self.carrierMagic : Self.magic
         out.reserveCapacity(Self.headerBytes + frame.count)
         func put<T: FixedWidthInteger>(_ value: T) {
             withUnsafeBytes(of: value.bigEndian) { out.append(contentsOf: $0) }
@@ -54,7 +67,10 @@ public struct SimulatedRadioDatagram: Sendable, Equatable {
 
     /// Decodes a datagram; `nil` when it is not one of ours.
     public init?(decoding bytes: [UInt8]) {
-        guard bytes.count >= Self.headerBytes, Array(bytes[0..<4]) == Self.magic else { return nil }
+        guard bytes.count >= Self.headerBytes else { return nil }
+        let magic = Array(bytes[0..<4])
+        guard magic == Self.magic || (magic == Self.carrierMagic && bytes.count == Self.headerBytes) else { return nil }
+        isCarrier = magic == Self.carrierMagic
         func read<T: FixedWidthInteger>(_ type: T.Type, at offset: Int) -> T {
             var value: T = 0
             for index in 0..<MemoryLayout<T>.size { value = value << 8 | T(bytes[offset + index]) }
