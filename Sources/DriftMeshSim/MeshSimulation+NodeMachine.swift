@@ -39,12 +39,19 @@ extension Engine {
         return pairs
     }
 
-    /// A box's node: our router's simulator tuning, no duty-cycle limit (the simulated channel
+    /// A box's node: our router's simulator tuning, the catch-up rules of `p.catchUp`, no duty-cycle limit (the simulated channel
     /// is in the US band), frames up to 255 bytes.
     static func machine(_ keyPair: BoxKeyPair, configuration: MeshRouterConfiguration, parameters p: SimParameters,
                         memory: InMemoryNodeMemory = InMemoryNodeMemory()) -> SimNodeMachine? {
-        let settings = SimNodeMachine.Settings(hopLimit: p.hopLimit, messageLifetime: 3_600, modulation: p.channel.modulation,
+        let rules = p.catchUp
+        var configuration = configuration
+        if !rules.learnNeighbours { configuration.neighbourLearningPeriod = .zero }
+        var settings = SimNodeMachine.Settings(hopLimit: p.hopLimit, messageLifetime: 3_600, modulation: p.channel.modulation,
                                                router: configuration)
+        settings.announcesAtStart = rules.announceAtStart
+        settings.answerWindowFrames = rules.answerWindowFrames
+        settings.requestAttempts = rules.requestAttempts
+        settings.digestFollowUps = rules.digestFollowUps
         return try? SimNodeMachine(keyPair: keyPair, networkKey: machineNetworkKey, memory: memory,
                                    budget: AirtimeBudget(window: .seconds(3_600), limit: nil), settings: settings,
                                    seed: p.seed ^ UInt64(keyPair.nodeID.rawValue))

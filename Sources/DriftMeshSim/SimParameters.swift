@@ -85,6 +85,9 @@ public struct SimParameters: Sendable {
     /// A box that is off hears and sends nothing; it comes back as the daemon restarts: a new
     /// machine on the same memory.
     public var outages: [SimOutage] = []
+    /// With `nodeMachine`: the node's store-and-forward catch-up rules (issue 19, finding 8),
+    /// each of which can be switched off to measure what it does.
+    public var catchUp = SimCatchUpRules()
 
     public init(nodes: Int, seed: UInt64, router: SimRouterKind, messages: Int = 20, hopLimit: UInt8? = nil) {
         self.nodes = nodes
@@ -121,4 +124,21 @@ public struct SimOutage: Sendable, Hashable {
         self.from = from
         self.until = until
     }
+}
+
+/// The node machine's catch-up rules (``SimParameters/catchUp``); the defaults are the daemon's.
+public struct SimCatchUpRules: Sendable, Hashable {
+    /// A box sends its digest after its first hello (`MeshNodeMachine.Settings.announcesAtStart`).
+    public var announceAtStart = true
+    /// For a hello period after it starts a box relays as the flooding fallback
+    /// (`MeshRouterConfiguration.neighbourLearningPeriod`; off = zero).
+    public var learnNeighbours = true
+    /// Answers wait a random time within this many longest frames (0 = at once).
+    public var answerWindowFrames = 8
+    /// Requests per missing packet (1 = never repeated).
+    public var requestAttempts = 4
+    /// Follow-ups of the start digest (0 = none).
+    public var digestFollowUps = 2
+
+    public init() {}
 }

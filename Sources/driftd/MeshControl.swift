@@ -60,6 +60,12 @@ struct MeshStatusCommand: ParsableCommand {
             if let dropped = status["radioMalformed"] as? Int, dropped > 0 {
                 lines.append("radio: \(dropped) receptions dropped (did not decode)")
             }
+            if let deaf = status["radioDeaf"] as? Int, deaf > 0 {
+                lines.append("radio: \(deaf) frames not heard while transmitting (half duplex)")
+            }
+            if let waits = status["radioBusyWaits"] as? Int, waits > 0 {
+                lines.append("radio: \(waits) transmissions held back while another was on the air (listen before talk)")
+            }
             lines.append(String(format: "airtime: %.2f %% of the last hour (own), channel busy %.2f %%",
                                 status["airtimeUsedPercent"] as? Double ?? 0, status["channelUtilisationPercent"] as? Double ?? 0))
             if let counters = status["counters"] as? [String: Any] {

@@ -28,6 +28,36 @@ struct BottleMeshWireTests {
         #expect(hosted.conditions == original.conditions && hosted.hint == original.hint && hosted.origin == original.origin)
         #expect(hosted.expiresAt == original.expiresAt && hosted.state == .locked && hosted.placement == .drift)
         #expect(parcel.encoded.count < 700, "\(parcel.encoded.count) bytes")
+        #expect(parcel.encoded.first == 2)
+    }
+
+    /// Version 1 parcels (JSON with short keys) from boxes not yet updated.
+    static func jsonParcel(_ parcel: BottleMeshWire.Parcel) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.outputFormatting = [.sortedKeys]
+        return [1] + Array(try encoder.encode(parcel))
+    }
+
+    @Test("a version 1 parcel (JSON) still decodes; every prefix of a version 2 parcel, and one byte more, does not")
+    func parcelVersions() throws {
+        for bottle in [try Self.bottle(), try Self.bottle(conditions: [BottleCondition(.password(try PasswordHasher(iterations: 1_000).hash("kelp")))])] {
+            let parcel = BottleMeshWire.Parcel(bottle)
+            #expect(BottleMeshWire.Parcel(decoding: try Self.jsonParcel(parcel)) == parcel)
+            let bytes = parcel.encoded
+            for length in 0..<bytes.count { #expect(BottleMeshWire.Parcel(decoding: Array(bytes.prefix(length))) == nil) }
+            #expect(BottleMeshWire.Parcel(decoding: bytes + [0]) == nil)
+        }
+    }
+
+    @Test("a bottle of 120 characters with a hint travels in 2 frames to a box whose key is known (3 as JSON)")
+    func parcelFrames() throws {
+        let text = String(String(repeating: "the tide brought this one in ", count: 5).prefix(120))
+        let parcel = BottleMeshWire.Parcel(try Self.bottle(text: text))
+        let chunk = MeshFrameCodec.maxPlaintext(hasDestination: true, fragmented: true, originTagged: true)
+        func frames(_ body: [UInt8]) throws -> Int { try Fragmenter.split(payload: [MeshMessage.Port.bottle.rawValue] + body, maxChunk: chunk).count }
+        #expect(try frames(parcel.encoded) == 2, "\(parcel.encoded.count) bytes")
+        #expect(try frames(try Self.jsonParcel(parcel)) == 3)
     }
 
     @Test("box info, chat, erase and notice frames round-trip")
@@ -120,6 +150,7 @@ struct BottleMeshWireTests {
                 let count = Int.random(in: 0...80, using: &generator)
                 var bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
                 if round % 3 == 0, !bytes.isEmpty { bytes[0] = 1 }
+                if round % 3 == 1, !bytes.isEmpty { bytes[0] = 2 }
                 _ = BottleMeshWire.BoxInfo(decoding: bytes)
                 _ = BottleMeshWire.Chat(decoding: bytes)
                 _ = BottleMeshWire.Erase(decoding: bytes)

@@ -1,16 +1,21 @@
 import DriftMesh
 import DriftStore
+import DriftSystem
 import Foundation
 import Hardware
 import Logging
+import Synchronization
 import Testing
 import TestSupport
 
 @testable import DriftDaemon
 
-/// A radio that hears nothing and hands every frame it is given to the test.
+/// A radio that hears nothing and hands every frame it is given to the test; its carrier sense
+/// says what the test sets.
 private final class RecordingRadio: MeshRadio {
     let maximumFrameBytes = MeshFrame.maxBytes
+    let busy = Mutex<Duration?>(nil)
+    var channelBusyUntil: Duration? { busy.withLock { $0 } }
     /// The frames transmitted, in order.
     let transmitted: AsyncStream<[UInt8]>
     private let transmittedFeed: AsyncStream<[UInt8]>.Continuation
@@ -41,16 +46,21 @@ private final class RecordingRadio: MeshRadio {
 /// The mesh service's scheduler on the node's manual clock, and its end.
 @Suite("Mesh service: scheduler on the node's clock")
 struct MeshServiceTests {
+    /// A node on a manual clock and a fresh database in `directory`, and its service on a recording radio.
+    private static func service(in directory: TemporaryDirectory) throws -> (ManualClock, MeshNode, RecordingRadio, MeshService) {
+        let clock = ManualClock()
+        let node = try MeshNodeTests.node(database: try DriftDatabase.open(path: directory.appending("drift.sqlite")), clock: clock)
+        let radio = RecordingRadio()
+        return (clock, node, radio, MeshService(node: node, radio: radio, health: HealthRegistry(), logger: Logger(label: "test")))
+    }
+
     @Test("the scheduler sleeps on the node's clock: the second directed frame goes when the answer's time has passed, not before",
           .timeLimit(.minutes(1)))
     func schedulerSleepsOnTheNodeClock() async throws {
         let directory = try TemporaryDirectory(prefix: "mesh-service")
         defer { directory.remove() }
-        let clock = ManualClock()
-        let node = try MeshNodeTests.node(database: try DriftDatabase.open(path: directory.appending("drift.sqlite")), clock: clock)
+        let (clock, node, radio, service) = try Self.service(in: directory)
         let thread = try await node.threadID()
-        let radio = RecordingRadio()
-        let service = MeshService(node: node, radio: radio, health: HealthRegistry(), logger: Logger(label: "test"))
         let neighbour = BoxKeyPair().nodeID
         _ = try await node.send(.text("join"), to: neighbour, priority: .interactive)
         _ = try await node.send(.text("first line"), to: neighbour, priority: .interactive)
@@ -75,5 +85,28 @@ struct MeshServiceTests {
         running.cancel()
         try await running.value
         #expect(await OSThreads.waitUntilGone(thread), "the mesh thread outlived the service")
+    }
+
+    @Test("listen before talk: while the radio hears another transmission the frame waits on the node's clock; it goes once the channel is free",
+          .timeLimit(.minutes(1)))
+    func listensBeforeTalking() async throws {
+        let directory = try TemporaryDirectory(prefix: "mesh-service-lbt")
+        defer { directory.remove() }
+        let (clock, node, radio, service) = try Self.service(in: directory)
+        radio.busy.withLock { $0 = MonotonicTime.now() + .seconds(3_600) }  // another box's frame on the air
+        _ = try await node.send(.text("after you"), to: BoxKeyPair().nodeID, priority: .interactive)
+        let running = Task { try await service.run() }
+        var transmitted = radio.transmitted.makeAsyncIterator()
+
+        await clock.waitForSleepers(1)  // the scheduler, listening
+        #expect(await service.status().radioBusyWaits == 1)
+        radio.busy.withLock { $0 = nil }  // the other frame ended
+        clock.advance(by: .seconds(3_600) + node.contentionSlot * 8)  // its end and the longest back-off
+        let first = try #require(await transmitted.next())
+        #expect(try MeshFrameCodec.parse(first).header.kind == .directed)
+        #expect(await service.status().radioBusyWaits == 1)
+
+        running.cancel()
+        try await running.value
     }
 }

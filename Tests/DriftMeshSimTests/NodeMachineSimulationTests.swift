@@ -48,17 +48,19 @@ struct NodeMachineSimulationTests {
     }
 
     /// Review finding 8 (the three-box line test of real daemons: "while you were away" never
-    /// reached C after B came back), reproduced on simulated time. The directed message gets
-    /// through on A's outbox retry; the broadcast stops at B. What the run shows:
-    /// - B was off for less than two hello periods, so A and C still count it as a neighbour
-    ///   and send it no digest when it is back; catch-up waits for B to hear their hellos.
-    /// - B gets A's broadcast from A's catch-up before it has heard C's hello since its
-    ///   restart: its fresh neighbour table has only A, so the router prunes the relay.
-    /// - B's next digest is answered at the same instant by A (a request for its own directed
+    /// reached C after B came back), reproduced on simulated time. Before the fix the directed
+    /// message got through on A's outbox retry and the broadcast stopped at B:
+    /// - B was off for less than two hello periods, so A and C still counted it as a neighbour
+    ///   and sent it no digest when it was back; catch-up waited for B to hear their hellos.
+    /// - B got A's broadcast from A's catch-up before it had heard C's hello since its restart:
+    ///   its fresh neighbour table had only A, so the router pruned the relay.
+    /// - B's next digest was answered at the same instant by A (a request for its own directed
     ///   message, which A does not hold) and by C (the request for the broadcast); A and C cannot
-    ///   hear each other, so the requests collide at B. Nothing repeats a lost request before the
-    ///   digest's one repeat, three hello periods later, and that repeat collides the same way.
-    @Test("store and forward across an outage of B, the only box between A and C: the directed message arrives on a retry; the broadcast does not reach C (finding 8, known)")
+    ///   hear each other, so the requests collided at B, and nothing repeated a lost request.
+    /// Now B sends its digest when it starts (A answers with the broadcast), relays as the
+    /// flooding fallback for its first hello period, answers wait a random delay, nobody asks
+    /// for its own packets, and lost requests are repeated.
+    @Test("store and forward across an outage of B, the only box between A and C: the directed message arrives on a retry; the broadcast reaches C (finding 8)")
     func storeAndForwardAcrossAnOutage() throws {
         var p = Self.parameters(Array(Self.line.prefix(3)), script: [
             SimMessage(at: .seconds(20), from: 0),
@@ -70,9 +72,98 @@ struct NodeMachineSimulationTests {
         #expect(result.directedConfirmed == 1, "C's acknowledgement never reached A: \(Self.json(result))")
         #expect((result.outboxRetries ?? 0) >= 1, "delivered without a retry though B was off: \(Self.json(result))")
         #expect(result.reachability >= 0.5, "A's broadcast did not even reach B: \(Self.json(result))")
-        withKnownIssue("finding 8: the broadcast sent while B was off stops at B") {
-            #expect(result.reachabilityAfterSync == 1, "A's broadcast never reached C: \(Self.json(result))")
+        #expect(result.reachabilityAfterSync == 1, "A's broadcast never reached C: \(Self.json(result))")
+    }
+
+    /// Both sides hold something the other lacks: A and C each send a broadcast while B is off,
+    /// for less than two hello periods, longer than the neighbours' memory of B (three hello
+    /// periods), and for 45 minutes (the messages live an hour). B's return starts the catch-up both ways: A and C answer B's
+    /// digest (they cannot hear each other, so only the random delay keeps their answers
+    /// apart) and B passes each on to the other side, within five minutes of its return.
+    @Test("store and forward both ways across outages of B of 2, 16 and 45 minutes: each side's broadcast reaches the other within 5 minutes of B's return",
+          arguments: [120, 960, 2_700])
+    func storeAndForwardBothWays(secondsOff seconds: Int) throws {
+        let back = Duration.seconds(seconds)
+        var p = Self.parameters(Array(Self.line.prefix(3)), script: [
+            SimMessage(at: .seconds(20), from: 0),
+            SimMessage(at: .seconds(40), from: 2),
+        ], outages: [SimOutage(box: 1, from: .zero, until: back)])
+        p.drain = back + .seconds(300) - .seconds(40)  // the run ends 5 minutes after B is back
+        let result = MeshSimulation(p).run()
+        #expect(result.reachability == 1, "a broadcast missed a box within 5 minutes of B's return: \(Self.json(result))")
+    }
+
+    /// How the line A–B–C fares over `seeds` when B is off for `off` from the start: A's
+    /// broadcast (and a directed message to C) sent while B is off reaching C, and A's and C's
+    /// broadcasts reaching every box, within 5 minutes of B's return; with the median and
+    /// longest time from B's return to C's copy of A's broadcast.
+    static func lineOutcome(rules: SimCatchUpRules, off: Int, seeds: ClosedRange<UInt64>)
+        -> (oneWay: Int, bothWays: Int, medianToC: Double, longestToC: Double) {
+        var oneWay = 0
+        var bothWays = 0
+        var toC: [Double] = []
+        for seed in seeds {
+            var p = Self.parameters(Array(Self.line.prefix(3)), script: [
+                SimMessage(at: .seconds(20), from: 0),
+                SimMessage(at: .seconds(30), from: 0, to: 2),
+            ], outages: [SimOutage(box: 1, from: .zero, until: .seconds(off))], seed: seed)
+            p.catchUp = rules
+            p.drain = .seconds(off + 300 - 30)
+            let one = MeshSimulation(p).run()
+            if one.reachabilityAfterSync == 1 {
+                oneWay += 1
+                toC.append(one.latencyP95Ms / 1_000 - Double(off - 20))  // two receptions: p95 is the later, C's
+            }
+            p.script = [SimMessage(at: .seconds(20), from: 0), SimMessage(at: .seconds(40), from: 2)]
+            p.drain = .seconds(off + 300 - 40)
+            if MeshSimulation(p).run().reachability == 1 { bothWays += 1 }
         }
+        toC.sort()
+        return (oneWay, bothWays, toC.isEmpty ? .nan : toC[toC.count / 2], toC.last ?? .nan)
+    }
+
+    @Test("store and forward over 40 seeds, B off for 2 and for 16 minutes: every broadcast reaches every box within 5 minutes of B's return")
+    func catchUpOverFortySeeds() throws {
+        for off in [120, 960] {
+            let outcome = Self.lineOutcome(rules: SimCatchUpRules(), off: off, seeds: 1...40)
+            #expect(outcome.oneWay == 40 && outcome.bothWays == 40, "B off \(off) s: \(outcome)")
+        }
+    }
+
+    /// What each catch-up rule does, switched off alone (docs/mesh-simulation.md): prints a
+    /// table when `DRIFT_MESH_ABLATION` is set, else does nothing.
+    @Test("the catch-up rules one by one (prints its table with DRIFT_MESH_ABLATION=1)")
+    func catchUpAblation() throws {
+        guard ProcessInfo.processInfo.environment["DRIFT_MESH_ABLATION"] != nil else { return }
+        var variants: [(String, SimCatchUpRules)] = [("all rules", SimCatchUpRules())]
+        var rules = SimCatchUpRules()
+        rules.announceAtStart = false
+        variants.append(("no digest at start", rules))
+        rules = SimCatchUpRules()
+        rules.learnNeighbours = false
+        variants.append(("no learning period", rules))
+        rules.announceAtStart = false
+        variants.append(("neither", rules))
+        rules = SimCatchUpRules()
+        rules.answerWindowFrames = 0
+        variants.append(("answers at once", rules))
+        rules = SimCatchUpRules()
+        rules.requestAttempts = 1
+        variants.append(("requests not repeated", rules))
+        rules = SimCatchUpRules()
+        rules.digestFollowUps = 0
+        variants.append(("no follow-up digest", rules))
+        rules.answerWindowFrames = 0
+        rules.requestAttempts = 1
+        variants.append(("answers at once, no repeats, no follow-ups", rules))
+        var lines = ["| rules | B off | one way (of 40) | both ways (of 40) | to C after return: median / longest (s) |", "| --- | ---: | ---: | ---: | --- |"]
+        for (name, rules) in variants {
+            for off in [120, 960] {
+                let o = Self.lineOutcome(rules: rules, off: off, seeds: 1...40)
+                lines.append("| \(name) | \(off / 60) min | \(o.oneWay) | \(o.bothWays) | \(String(format: "%.0f / %.0f", o.medianToC, o.longestToC)) |")
+            }
+        }
+        print(lines.joined(separator: "\n"))
     }
 
     @Test("a message sent by a box that is off is not sent; one sent after it is back is")

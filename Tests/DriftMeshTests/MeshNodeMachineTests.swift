@@ -13,10 +13,12 @@ struct MachineBox {
     var me: NodeID { keyPair.nodeID }
 
     init(keyPair: BoxKeyPair = BoxKeyPair(), memory: InMemoryNodeMemory = InMemoryNodeMemory(), router: MeshRouterConfiguration = .standard,
-         retrySpacing: Duration = .seconds(15), seed: UInt64 = 1) throws {
+         retrySpacing: Duration = .seconds(15), seed: UInt64 = 1,
+         configure: (inout MeshNodeMachine<InMemoryNodeMemory>.Settings) -> Void = { _ in }) throws {
         self.keyPair = keyPair
-        let settings = MeshNodeMachine<InMemoryNodeMemory>.Settings(hopLimit: 3, messageLifetime: 3_600, modulation: .longFast,
+        var settings = MeshNodeMachine<InMemoryNodeMemory>.Settings(hopLimit: 3, messageLifetime: 3_600, modulation: .longFast,
                                                                      router: router, retrySpacing: retrySpacing)
+        configure(&settings)
         machine = try MeshNodeMachine(keyPair: keyPair, networkKey: Self.networkKey, memory: memory,
                                       budget: AirtimeBudget(window: .seconds(3_600), limit: .seconds(360)), settings: settings, seed: seed)
     }
@@ -136,16 +138,23 @@ struct MeshNodeMachineTests {
 
     @Test("a neighbour's digest that lacks a held packet queues a catch-up copy; another box sending it first takes ours off the queue")
     func catchUpSuppressed() throws {
-        var box = try MachineBox()
+        var fastRelays = MeshRouterConfiguration.standard
+        fastRelays.slot = .microseconds(10)  // the relay planned on the first copy waits under 3 ms
+        var box = try MachineBox(router: fastRelays)
         let held = try MachineBox.frame("catch me up", packetID: 5, origin: BoxKeyPair(), hopStart: 3)
         box.hear(held, at: .zero)
         box.timer(at: .zero)
         var t = Duration.zero
-        while case let (frame?, _) = box.radioIdle(at: t) { t += frame.airtime }  // whatever the router planned on the first copy
+        while case let (frame?, _) = box.radioIdle(at: t) { t += frame.airtime }  // the hello and the start digest
+        box.timer(at: t)
+        while case let (frame?, _) = box.radioIdle(at: t) { t += frame.airtime }  // the relay
         let sealer = try MeshSealer(networkKey: MachineBox.networkKey)
         let digestHeader = MeshHeader(kind: .digest, origin: BoxKeyPair().nodeID, packetID: 1, hopStart: 0,
                                       expiresAtMinute: MeshHeader.expiryMinute(now: MachineBox.epoch, lifetime: 600))
         box.hear(try sealer.seal(header: digestHeader, plaintext: SyncDigest(held: []).encoded()), at: t)
+        #expect(box.counters.framesResent == 0, "answered without its random delay")
+        t = box.timer(at: t)  // the answer's delay (MeshNodeCatchUpTests)
+        box.timer(at: t)
         #expect(box.counters.framesResent == 1)
         var relayed = try MeshFrameCodec.relay(held, by: BoxKeyPair().nodeID)
         relayed = try MeshFrameCodec.relay(relayed, by: BoxKeyPair().nodeID)
@@ -154,22 +163,35 @@ struct MeshNodeMachineTests {
     }
 
     /// A box that relayed a directed message for two other boxes once, at 50 ms, and that frame.
-    static func relayedOnce(retrySpacing: Duration) throws -> (box: MachineBox, frame: [UInt8]) {
+    /// The frame as the box heard it (one hop taken: an upstream relay's copy) and as its
+    /// origin sends it (no hops taken).
+    static func relayedOnce(retrySpacing: Duration) throws -> (box: MachineBox, frame: [UInt8], original: [UInt8]) {
         var fastRelays = MeshRouterConfiguration.standard
         fastRelays.slot = .microseconds(10)  // a relay waits at most 288 slots: under 3 ms
         var box = try MachineBox(router: fastRelays, retrySpacing: retrySpacing)
-        let frame = try MachineBox.frame("onwards", kind: .directed, packetID: 11, origin: BoxKeyPair(),
-                                         destination: BoxKeyPair().nodeID, hopStart: 3)
+        let original = try MachineBox.frame("onwards", kind: .directed, packetID: 11, origin: BoxKeyPair(),
+                                            destination: BoxKeyPair().nodeID, hopStart: 3)
+        let frame = try MeshFrameCodec.relay(original, by: BoxKeyPair().nodeID)
         box.hear(frame, at: .zero)
         box.timer(at: .milliseconds(50))
         #expect(box.counters.sentRelays == 1)
-        return (box, frame)
+        return (box, frame, original)
+    }
+
+    @Test("a copy straight from its origin, heard again, is relayed again at once: the origin sent it again")
+    func originsCopyRelayedAgain() throws {
+        var (box, frame, original) = try Self.relayedOnce(retrySpacing: .seconds(15))
+        box.hear(frame, at: .seconds(1))  // another relay's copy: a duplicate
+        #expect(box.counters.retriesRelayed == 0)
+        box.hear(original, at: .seconds(9))  // the origin's quick retry, 9 s later
+        #expect(box.counters.retriesRelayed == 1)
+        #expect(box.counters.sentRelays == 2)
     }
 
     @Test("a relay passes a directed message's end-to-end retry on when heard retrySpacing later, not a nanosecond earlier")
     func retriesRelayedAgain() throws {
         let spacing = Duration.seconds(15)
-        var (box, frame) = try Self.relayedOnce(retrySpacing: spacing)
+        var (box, frame, _) = try Self.relayedOnce(retrySpacing: spacing)
         let relayedAt = Duration.milliseconds(50)
         box.hear(frame, at: relayedAt)  // a neighbour's copy right away: an ordinary duplicate
         box.hear(frame, at: relayedAt + spacing - .nanoseconds(1))

@@ -7,6 +7,7 @@ import Testing
         let a = NodeID(0xA0A0_A0A1), b = NodeID(0xB0B0_B0B2), c = NodeID(0xC0C0_C0C3), d = NodeID(0xD0D0_D0D4)
         func router(busy: Bool) -> MeshRouter {
             var config = MeshRouterConfiguration(helloPeriod: .seconds(60), helloJitter: .zero)
+            config.neighbourLearningPeriod = .zero  // handed its whole table at once
             config.cancelAfterCopiesOnlyWhenBusy = true
             var r = MeshRouter(me: b, configuration: config, seed: 42)
             r.channelBusy = busy

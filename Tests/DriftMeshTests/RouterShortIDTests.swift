@@ -15,6 +15,7 @@ import Testing
 
     static func router(_ table: [NodeID: [NodeID]]) -> MeshRouter {
         var config = MeshRouterConfiguration(helloPeriod: .seconds(60), helloJitter: .zero)
+        config.neighbourLearningPeriod = .zero  // handed its whole table at once
         config.cancelAfterCopies = 0  // coverage only: what is covered decides alone
         var r = MeshRouter(me: b, configuration: config, seed: 42)
         _ = r.due(now: .zero)

@@ -13,6 +13,7 @@ import Testing
 
     static var config: MeshRouterConfiguration {
         var c = MeshRouterConfiguration(helloPeriod: .seconds(60), helloJitter: .zero)
+        c.neighbourLearningPeriod = .zero  // these routers are handed their whole table at once
         c.implicitAckTimeout = .seconds(5)
         c.slotsPerRank = 3
         c.jitterSlots = 4

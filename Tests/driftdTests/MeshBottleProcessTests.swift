@@ -40,14 +40,26 @@ struct MeshBottleProcessTests {
     }
 
     /// Polls `probe` every half second until it returns a value, at most `timeout` (then once more, errors thrown).
-    static func eventually<T>(_ timeout: Duration, _ probe: () async throws -> T?) async throws -> T? {
-        let deadline = ContinuousClock.now + timeout
+    /// A wait over 5 s is printed with its line (what the mesh was slow at, when a run is slow).
+    static func eventually<T>(_ timeout: Duration, file: String = #fileID, line: Int = #line,
+                              _ probe: () async throws -> T?) async throws -> T? {
+        let start = ContinuousClock.now
+        let deadline = start + timeout
         while ContinuousClock.now < deadline {
             // A box just started may not listen yet: a refused connection is retried.
-            if let value = try? await probe() { return value }
+            if let value = try? await probe() {
+                noteSlowWait(since: start, file: file, line: line)
+                return value
+            }
             try await Task.sleep(for: .milliseconds(500))
         }
         return try await probe()
+    }
+
+    /// Prints how long a wait took when it took over 5 s.
+    static func noteSlowWait(since start: ContinuousClock.Instant, file: String = #fileID, line: Int) {
+        let waited = ContinuousClock.now - start
+        if waited > .seconds(5) { print("slow wait: \(file):\(line) took \(waited)") }
     }
 
     /// Every file under `directory` that contains `needle` (raw bytes: database, WAL, media, keys).

@@ -64,11 +64,15 @@ struct MeshProcessTests {
         return (answer["messages"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
     }
 
-    /// Waits until `box` has received `text`, at most `timeout`.
-    static func waitFor(_ text: String, at box: Box, timeout: Duration) async throws -> Bool {
-        let deadline = ContinuousClock.now + timeout
+    /// Waits until `box` has received `text`, at most `timeout`; says how long a slow wait took.
+    static func waitFor(_ text: String, at box: Box, timeout: Duration, line: Int = #line) async throws -> Bool {
+        let start = ContinuousClock.now
+        let deadline = start + timeout
         while ContinuousClock.now < deadline {
-            if try await inbox(box).contains(text) { return true }
+            if try await inbox(box).contains(text) {
+                MeshBottleProcessTests.noteSlowWait(since: start, file: #fileID, line: line)
+                return true
+            }
             try await Task.sleep(for: .milliseconds(500))
         }
         return false
@@ -99,7 +103,10 @@ struct MeshProcessTests {
         // A directed message to C: delivered at C, acknowledged back through B, `delivered` in A's outbox.
         let cNode = try #require(try await Self.mesh(c, ["status"])["node"] as? String)
         _ = try await Self.mesh(a, ["send", "--text", "just for C", "--to", cNode])
-        #expect(try await Self.waitFor("just for C", at: c, timeout: .seconds(60)))
+        if !(try await Self.waitFor("just for C", at: c, timeout: .seconds(60))) {
+            let diagnostics = [try await Self.mesh(a, ["status"]), try await Self.mesh(b, ["status"]), try await Self.mesh(c, ["status"])]
+            Issue.record("the directed message never reached C: \(diagnostics)\nA: \(processes[0].stderr.suffix(3_000))")
+        }
         // An ack lost on the way back is repaired by the outbox's retry 30 s later (C acknowledges
         // the repeat again), so allow for one or two lost acks.
         let deadline = ContinuousClock.now + .seconds(120)
@@ -114,11 +121,20 @@ struct MeshProcessTests {
         }
         #expect(try await !Self.inbox(b).contains("just for C"), "B relays it but does not deliver it")
 
-        // B goes away; A sends; C cannot hear A, so nothing arrives.
+        // A and C cannot hear each other: once C lists B among its neighbours (hellos every 3 s,
+        // one lost now and then), it does not list A; so with B away nothing reaches C.
+        let aNode = try #require(status["node"] as? String)
+        let bNode = try #require(try await Self.mesh(b, ["status"])["node"] as? String)
+        let neighboursOfC = try await MeshBottleProcessTests.eventually(.seconds(30)) { () -> [String]? in
+            let ids = ((try await Self.mesh(c, ["status"]))["neighbours"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            return ids.contains(bNode) ? ids : nil
+        }
+        #expect(neighboursOfC?.contains(aNode) == false, "C hears A directly, or never heard B: \(String(describing: neighboursOfC))")
+
+        // B goes away; A sends.
         processes[1].send(SIGTERM)
         #expect(try await processes[1].waitForExit(timeout: .seconds(20)) == 0)
         _ = try await Self.mesh(a, ["send", "--text", "while you were away"])
-        try await Task.sleep(for: .seconds(5))
         #expect(try await !Self.inbox(c).contains("while you were away"))
 
         // B comes back with the same data directory: it catches up from A and passes it on.
@@ -127,7 +143,7 @@ struct MeshProcessTests {
             let diagnostics = [try await Self.mesh(a, ["status"]), try await Self.mesh(b, ["status"]), try await Self.mesh(c, ["status"])]
             Issue.record("the catch-up did not reach C: \(diagnostics)\nB: \(processes[1].stderr)")
         }
-        try await Task.sleep(for: .seconds(6))  // a few more hello rounds: nothing arrives twice
+        // Each message once (the seen-set survives B's restart; duplicates are counted, not delivered).
         let final = try await Self.inbox(c)
         #expect(final.filter { $0 == "hello down the line" }.count == 1, "\(final)")
         #expect(final.filter { $0 == "while you were away" }.count == 1, "\(final)")

@@ -46,6 +46,13 @@ public actor MeshNode {
     private let onConfirmed: @Sendable (PacketKey) -> Void
     /// A gateway's sink for frames that may leave the mesh (``attachBridge(_:)``).
     private var bridge: (@Sendable (BridgeFrame) -> Void)?
+    /// Rung whenever the node is handed work (a message to send, a frame heard or bridged):
+    /// ``MeshService``'s scheduler sleeps on it between deadlines. Every sender rings it through
+    /// the node, so none can leave a message waiting for the next timer (a bottle sent while
+    /// the scheduler slept until its once-a-minute outbox check left after up to a minute).
+    nonisolated let workQueued = Doorbell()
+    /// One contention slot of the modulation: the unit of listen-before-talk back-off.
+    public nonisolated let contentionSlot: Duration
 
     public init(
         keyPair: BoxKeyPair, networkKey: [UInt8], store: MeshStore, budget: AirtimeBudget, settings: Settings,
@@ -62,6 +69,7 @@ public actor MeshNode {
         self.onConfirmed = onConfirmed
         self.time = ElapsedTime(clock)
         self.wallClock = now
+        self.contentionSlot = settings.router.slot
         self.machine = try MeshNodeMachine(keyPair: keyPair, networkKey: networkKey, memory: store, budget: budget,
                                            settings: settings, seed: UInt64.random(in: 0...UInt64.max))
     }
@@ -88,6 +96,10 @@ public actor MeshNode {
     /// the answers the caller waits for (frames to transmit, wake-ups, send and bridge answers).
     private func feed(_ input: MeshNodeInput) -> [MeshNodeAction] {
         let instant = MeshNodeTime(monotonic: now, wall: wallClock())
+        switch input {
+        case .send, .heard, .bridged: workQueued.ring()  // the scheduler looks at the timers and the queue again
+        case .timer, .radioIdle, .transmitFailed, .channelBusy: break
+        }
         var answers: [MeshNodeAction] = []
         for action in machine.handle(input, at: instant) {
             switch action {

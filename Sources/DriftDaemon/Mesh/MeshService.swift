@@ -1,7 +1,9 @@
 import DriftMesh
+import DriftSystem
 import Hardware
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// Runs the mesh: one task hears frames from the radio and hands them to the
 /// ``MeshNode``, another runs the node's timers and puts queued frames on the air.
@@ -18,13 +20,16 @@ public final class MeshService: Service, Sendable {
     private let radio: any MeshRadio
     private let health: HealthRegistry
     private let logger: Logger
-    private let doorbell = Doorbell()
     private let activity: @Sendable () -> Void
+    /// Transmissions held back because the radio heard another one on the air.
+    private let busyWaits = Mutex(0)
 
     /// The node's status with the radio's own drops.
     public func status() async -> MeshStatus {
         var status = await node.status()
         status.radioMalformed = radio.malformedReceptions
+        status.radioDeaf = radio.deafReceptions
+        status.radioBusyWaits = busyWaits.withLock { $0 }
         return status
     }
 
@@ -37,9 +42,10 @@ public final class MeshService: Service, Sendable {
         health.register(Self.component, maximumSilence: nil)
     }
 
-    /// Wakes the scheduler (after a message was queued from outside).
+    /// Wakes the scheduler. The node rings it itself whenever it is handed a message or a
+    /// frame (``MeshNode/workQueued``); this is for anything else that changed its deadlines.
     public func wake() {
-        doorbell.ring()
+        node.workQueued.ring()
     }
 
     public func run() async throws {
@@ -67,8 +73,7 @@ public final class MeshService: Service, Sendable {
             do {
                 guard let reception = try await radio.receive() else { return }
                 activity()
-                await node.receive(reception)
-                doorbell.ring()
+                await node.receive(reception)  // rings the scheduler
                 health.setFault(Self.component, nil)
                 backoff = .seconds(1)
             } catch is CancellationError {
@@ -87,6 +92,7 @@ public final class MeshService: Service, Sendable {
             let deadline = await node.tick()
             let (frame, wakeAt) = await node.nextTransmission()
             if let frame {
+                await listenBeforeTalk()
                 do {
                     activity()
                     try await radio.transmit(frame.bytes, airtime: frame.airtime)
@@ -99,7 +105,24 @@ public final class MeshService: Service, Sendable {
                 continue
             }
             let next = min(deadline, wakeAt ?? deadline)
-            if next > node.monotonicNow { await doorbell.wait { [node] in try await node.sleep(until: next) } }
+            if next > node.monotonicNow { await node.workQueued.wait { [node] in try await node.sleep(until: next) } }
+        }
+    }
+
+    /// Listen before talk: while the radio hears another transmission on the air (carrier sense,
+    /// ``MeshRadio/channelBusyUntil``), wait until it ends and then 1…8 contention slots more,
+    /// at random, so that two boxes waiting for the same frame to end do not start together; at
+    /// most 8 rounds, then send. Half duplex: a box that starts while a neighbour's frame is on
+    /// the air loses that frame, and the neighbour's receivers lose ours. Radios without carrier
+    /// sense are never busy.
+    private func listenBeforeTalk() async {
+        for _ in 0..<8 {
+            guard let busyUntil = radio.channelBusyUntil else { return }
+            let remaining = busyUntil - MonotonicTime.now()
+            guard remaining > .zero else { return }
+            busyWaits.withLock { $0 += 1 }
+            let backoff = node.contentionSlot * Int.random(in: 1...8)
+            do { try await node.clock.sleep(for: remaining + backoff, tolerance: nil) } catch { return }
         }
     }
 

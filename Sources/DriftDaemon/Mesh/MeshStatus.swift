@@ -35,4 +35,10 @@ public struct MeshStatus: Sendable, Codable, Equatable {
     public var channelUtilisationPercent: Double
     /// Receptions the radio dropped before the mesh saw them (they did not decode).
     public var radioMalformed = 0
+    /// Frames the radio could not hear because it was transmitting while they were on the air
+    /// (the simulated radio counts them; hardware radios say 0).
+    public var radioDeaf = 0
+    /// Transmissions held back because the radio heard another on the air (listen before talk;
+    /// radios with carrier sense only).
+    public var radioBusyWaits = 0
 }

@@ -99,19 +99,95 @@ enum BottleMeshWire {
                    distanceTravelledMeters: nil, state: .locked, stateChangedAt: createdAt)
         }
 
+        /// The binary layout (version 2, docs/mesh-bottles.md). Version 1 was JSON with short
+        /// keys: ~350 bytes for a short bottle, 3 frames for one of 120 characters, over 5 s on
+        /// the air at LongFast; version 2 puts the same bottle in 2 (docs/mesh.md, the pair
+        /// benchmark). Boxes still read version 1.
+        static let binaryVersion: UInt8 = 2
+
         var encoded: [UInt8] {
-            let encoder = JSONEncoder()
-            encoder.dateEncodingStrategy = .secondsSince1970
-            encoder.outputFormatting = [.sortedKeys]
-            return [version] + ((try? encoder.encode(self)).map(Array.init) ?? [])
+            var w = MeshByteWriter()
+            w.u8(Self.binaryVersion)
+            w.raw(id.bytes)
+            w.shortString(shareCode.description)
+            w.raw(creator.bytes)
+            let conditionsJSON = conditions.isEmpty ? nil : (try? JSONEncoder().encode(conditions)).map(Array.init)
+            var flags: UInt8 = 0
+            if isOneShot { flags |= 1 }
+            if drift { flags |= 2 }
+            if hint != nil { flags |= 4 }
+            if origin.position != nil { flags |= 8 }
+            if origin.countryCode != nil { flags |= 16 }
+            if conditionsJSON != nil { flags |= 32 }
+            w.u8(flags)
+            w.u64(expiresAt.timeIntervalSince1970.bitPattern)
+            w.u64(createdAt.timeIntervalSince1970.bitPattern)
+            w.longBytes(Array(text.utf8))
+            if let hint { w.longBytes(Array(hint.utf8)) }
+            w.shortString(origin.boxID.rawValue)
+            if let position = origin.position {
+                w.u64(position.latitude.bitPattern)
+                w.u64(position.longitude.bitPattern)
+            }
+            if let country = origin.countryCode { w.raw(Array(country.rawValue.utf8.prefix(2))) }
+            if let conditionsJSON { w.longBytes(conditionsJSON) }
+            return w.bytes
         }
 
         init?(decoding bytes: [UInt8]) {
-            guard bytes.first == version, bytes.count > 1 else { return nil }
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .secondsSince1970
-            guard let parcel = try? decoder.decode(Parcel.self, from: Data(bytes.dropFirst())) else { return nil }
-            self = parcel
+            switch bytes.first {
+            case version?:
+                guard bytes.count > 1 else { return nil }
+                let decoder = JSONDecoder()
+                decoder.dateDecodingStrategy = .secondsSince1970
+                guard let parcel = try? decoder.decode(Parcel.self, from: Data(bytes.dropFirst())) else { return nil }
+                self = parcel
+            case Self.binaryVersion?:
+                var r = MeshByteReader(bytes)
+                _ = r.u8()
+                guard let uuid = r.uuid(), let code = r.shortString(), let shareCode = try? ShareCode(parsing: code),
+                      let creatorBytes = r.take(32), let creator = try? TokenHash(hex: creatorBytes.map { String(format: "%02x", $0) }.joined()),
+                      let flags = r.u8(), flags & ~63 == 0, let expires = r.u64(), let created = r.u64(),
+                      let textBytes = r.longBytes(), let text = String(validating: textBytes, as: UTF8.self) else { return nil }
+                var hint: String?
+                if flags & 4 != 0 {
+                    guard let hintBytes = r.longBytes(), let decoded = String(validating: hintBytes, as: UTF8.self) else { return nil }
+                    hint = decoded
+                }
+                guard let box = r.shortString(), let boxID = try? BoxID(box) else { return nil }
+                var position: GeoPoint?
+                if flags & 8 != 0 {
+                    guard let lat = r.u64(), let lon = r.u64(),
+                          let point = try? GeoPoint(latitude: Double(bitPattern: lat), longitude: Double(bitPattern: lon)) else { return nil }
+                    position = point
+                }
+                var country: CountryCode?
+                if flags & 16 != 0 {
+                    guard let code = r.take(2), let text = String(validating: code, as: UTF8.self), let parsed = try? CountryCode(text) else { return nil }
+                    country = parsed
+                }
+                var conditions: [BottleCondition] = []
+                if flags & 32 != 0 {
+                    guard let json = r.longBytes(), let decoded = try? JSONDecoder().decode([BottleCondition].self, from: Data(json)) else { return nil }
+                    conditions = decoded
+                }
+                let expiresAt = Date(timeIntervalSince1970: Double(bitPattern: expires))
+                let createdAt = Date(timeIntervalSince1970: Double(bitPattern: created))
+                guard r.remaining == 0, expiresAt.timeIntervalSince1970.isFinite, createdAt.timeIntervalSince1970.isFinite else { return nil }
+                self.id = BottleID(uuid: uuid)
+                self.shareCode = shareCode
+                self.creator = creator
+                self.text = text
+                self.hint = hint
+                self.conditions = conditions
+                self.expiresAt = expiresAt
+                self.isOneShot = flags & 1 != 0
+                self.createdAt = createdAt
+                self.origin = BottleOrigin(boxID: boxID, position: position, countryCode: country)
+                self.drift = flags & 2 != 0
+            default:
+                return nil
+            }
         }
     }
 

@@ -21,6 +21,12 @@ struct MeshByteWriter {
         u8(UInt8(utf8.count))
         raw(utf8)
     }
+    /// Bytes of any length up to 65 535, length (u16) first; longer input is cut.
+    mutating func longBytes(_ data: [UInt8]) {
+        let kept = data.prefix(Int(UInt16.max))
+        u16(UInt16(kept.count))
+        raw(Array(kept))
+    }
 }
 
 /// Reads big-endian fields; every read returns `nil` past the end (hostile input never traps).
@@ -46,5 +52,9 @@ struct MeshByteReader {
     mutating func shortString() -> String? {
         guard let count = u8(), let utf8 = take(Int(count)) else { return nil }
         return String(validating: utf8, as: UTF8.self)
+    }
+    mutating func longBytes() -> [UInt8]? {
+        guard let count = u16() else { return nil }
+        return take(Int(count))
     }
 }

@@ -39,10 +39,18 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     public var digestsHeard = 0
     public var requestsHeard = 0
     public var framesResent = 0
-    /// Catch-up copies taken off the queue because another neighbour sent the packet first.
+    /// Catch-up copies taken off the queue (or out of their random delay) because another
+    /// neighbour sent the packet first.
     public var resendsSuppressed = 0
+    /// Requests sent again because a packet asked for did not come.
+    public var requestsRepeated = 0
+    /// Digests sent again because the last one's answers brought packets new to this box.
+    public var digestFollowUps = 0
     /// Directed frames after which the channel was kept free for the next hop's answer.
     public var answerWaits = 0
+    /// Our directed messages to a neighbour sent again because its acknowledgement did not
+    /// come when it should have (instead of after the outbox's 30 s).
+    public var quickRetries = 0
     /// Frames the transmit queue refused (budget) or dropped (full).
     public var queueRefused = 0
     public var queueDropped = 0

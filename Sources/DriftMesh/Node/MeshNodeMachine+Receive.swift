@@ -35,6 +35,7 @@ extension MeshNodeMachine {
             counters.expired += 1
             return .expired
         }
+        if !fromBridge, header.origin != me { noteDistance(of: header.origin, hopsTaken: header.hopsTaken, at: now.monotonic) }
         if fromBridge, header.kind == .hello || header.kind == .digest || header.kind == .request {
             counters.bridgeRefused += 1
             return .refused
@@ -59,7 +60,7 @@ extension MeshNodeMachine {
             if firstTime { heardDigest(header, plaintext, at: now) } else { counters.duplicates += 1 }
             return firstTime ? .accepted : .duplicate
         case .request:
-            if firstTime { heardRequest(header, plaintext) } else { counters.duplicates += 1 }
+            if firstTime { heardRequest(header, plaintext, at: now) } else { counters.duplicates += 1 }
             return firstTime ? .accepted : .duplicate
         case .broadcast, .directed, .ack:
             return heardData(header, plaintext, bytes: bytes, link: link, firstTime: firstTime, fromBridge: fromBridge, at: now)
@@ -77,8 +78,13 @@ extension MeshNodeMachine {
             let piece = LoRaAirtime.duration(payloadBytes: bytes.count, modulation: settings.modulation)
             quietUntil = max(quietUntil, t + piece * remaining + settings.router.slot * 2)
         }
-        // Someone else just sent a copy of a packet we queued for catch-up: ours is redundant.
+        // A packet we asked for came (from whoever sent it).
+        requests.heard(header.key)
+        // Someone else just sent a copy of a packet we queued for catch-up, or are about to:
+        // ours is redundant.
         if header.origin != me, let id = queuedCopies[header.key], queuedCopyKeys[id]?.catchUp == true, unqueue(header.key) {
+            counters.resendsSuppressed += 1
+        } else if header.origin != me, dropDeferredResend(header.key) {
             counters.resendsSuppressed += 1
         }
         if !firstTime, header.kind == .directed, header.destination == me, header.wantsAck {
@@ -95,14 +101,18 @@ extension MeshNodeMachine {
             }
         }
         if !firstTime, header.kind == .directed, header.destination != me, header.origin != me,
-           let last = relayedDirected[header.key] ?? heardDirected[header.key], t - last >= settings.retrySpacing,
-           relayedDirected[header.key] != nil || router.neighbours.contains(where: { $0.id == header.destination }),
+           let last = relayedDirected[header.key] ?? heardDirected[header.key],
+           t - last >= settings.retrySpacing || header.hopsTaken == 0,
+           relayedDirected[header.key] != nil || header.destination.flatMap({ hops(to: $0, at: t) }) == 1,
            let frame = try? MeshFrameCodec.relay(bytes, by: me) {
             // An end-to-end retry of a directed message we relayed before (the outbox waits
             // 30 s and more between attempts): relay it again along the same path, or it
             // would die at the first hop as a duplicate. Also when we did not relay it the
             // first time but its destination is now our neighbour (we had not heard its
-            // hello yet): one hop delivers it.
+            // hello yet): one hop delivers it. A copy heard straight from its origin (no hops
+            // taken) is the origin sending it again whenever it comes — each transmission is
+            // heard once — so it needs no spacing: the quick retry to a box two hops away
+            // comes after 9 s at SF7, and the 15 s spacing swallowed it here.
             relayedDirected[header.key] = t
             heardDirected[header.key] = nil
             counters.retriesRelayed += 1
@@ -118,6 +128,7 @@ extension MeshNodeMachine {
                                                destinationIsLocal: isLocal(header.destination))))
         }
         if firstTime {
+            if header.kind != .ack { noteNewPacket(at: t) }
             if header.kind == .directed, header.destination != me, header.origin != me { heardDirected[header.key] = t }
             relayable[header.key] = (bytes, t + settings.router.packetMemory)
             if header.kind != .ack {
@@ -157,7 +168,8 @@ extension MeshNodeMachine {
         let recently = lastDigestTo[header.origin].map { t - $0 < settings.router.helloPeriod } ?? false
         if !wasNeighbour && !recently {
             lastDigestTo[header.origin] = t
-            sendDigest(at: now)
+            // After a random delay: the neighbour's other neighbours may answer its hello too.
+            deferAnswer(.digest, at: now)
             digestRepeatAt = t + settings.router.helloPeriod * 3
         }
     }
@@ -169,22 +181,24 @@ extension MeshNodeMachine {
             return
         }
         let held = heldSet()
-        // What the neighbour lacks: send it (as held, the original sealed frames).
-        resend(Reconciler.missing(held: held, digest: digest))
-        // What we lack: ask for it.
-        let wanted = Reconciler.wanted(held: Set(held), digest: digest)
-        if !wanted.isEmpty {
-            sendControl(.request, payload: SyncRequest(keys: wanted).encoded(), at: now)
-        }
+        // What the neighbour lacks: send it (as held, the original sealed frames), after a
+        // random delay — its other neighbours answer the same digest.
+        let missing = Reconciler.missing(held: held, digest: digest).filter { $0.origin != header.origin }  // never its own back
+        if !missing.isEmpty { deferAnswer(.resend(missing), at: now) }
+        // What we lack: ask for it (not our own packets, nor what we asked for already and
+        // are still waiting for).
+        let pending = requests.pending
+        let wanted = Reconciler.wanted(held: Set(held), digest: digest) { $0.origin == me || pending.contains($0) }
+        if !wanted.isEmpty { deferAnswer(.request(wanted), at: now) }
     }
 
-    private mutating func heardRequest(_ header: MeshHeader, _ plaintext: [UInt8]) {
+    private mutating func heardRequest(_ header: MeshHeader, _ plaintext: [UInt8], at now: MeshNodeTime) {
         counters.requestsHeard += 1
         guard let request = try? SyncRequest(decoding: plaintext) else {
             counters.malformed["bad_request", default: 0] += 1
             return
         }
-        resend(request.keys)
+        if !request.keys.isEmpty { deferAnswer(.resend(request.keys), at: now) }
     }
 
     // MARK: Router actions
@@ -218,6 +232,13 @@ extension MeshNodeMachine {
             case .sendHello:
                 let hello = router.helloPayload(publicKey: keyPair.publicKeyBytes, now: now.monotonic)
                 sendControl(.hello, payload: hello.encoded(), at: now)
+                if !announced {
+                    // Just started: tell the neighbours what we hold. Those that still count us
+                    // as a neighbour (we were off for less than two hello periods) send us no
+                    // digest of their own; they answer this one with what we missed.
+                    announced = true
+                    announce(at: now)
+                }
             }
         }
     }
@@ -227,6 +248,7 @@ extension MeshNodeMachine {
             guard header.destination == me, plaintext.count == 4 else { return }
             let acked = plaintext.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             let key = PacketKey(origin: me, packetID: acked)
+            acknowledged(key)
             if (try? memory.markDelivered(key)) == true {
                 counters.acksReceived += 1
                 log(.info, "mesh message delivered", ["id": "\(key)", "by": "\(header.origin)"])

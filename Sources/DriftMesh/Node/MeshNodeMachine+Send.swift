@@ -67,23 +67,29 @@ extension MeshNodeMachine {
             log(.error, "mesh outbox unreadable", ["error": "\(error)"])
             return
         }
-        for entry in due {
-            let priority = TransmitPriority(rawValue: entry.priority) ?? .normal
-            for (index, frame) in entry.frames.enumerated() {
-                guard let header = try? MeshFrameCodec.parse(frame).header else { continue }
-                let key = PacketKey(origin: entry.id.origin, packetID: entry.id.packetID &+ UInt32(index))
-                ownFrames[key] = (frame, entry.id, priority)
-                apply(router.originate(header, now: now.monotonic), at: now)
+        for entry in due { sendOutgoing(entry, at: now) }
+    }
+
+    /// Hands an outbox message's frames to the router and records the transmission (a directed
+    /// message's next attempt waits on the retry schedule). A directed message is kept until
+    /// its last frame is on the air, for the quick retry (``awaitAnswer(to:at:)``).
+    mutating func sendOutgoing(_ entry: MeshDueMessage, at now: MeshNodeTime) {
+        let priority = TransmitPriority(rawValue: entry.priority) ?? .normal
+        for (index, frame) in entry.frames.enumerated() {
+            guard let header = try? MeshFrameCodec.parse(frame).header else { continue }
+            let key = PacketKey(origin: entry.id.origin, packetID: entry.id.packetID &+ UInt32(index))
+            ownFrames[key] = (frame, entry.id, priority)
+            apply(router.originate(header, now: now.monotonic), at: now)
+        }
+        do {
+            if entry.isBroadcast {
+                try memory.markSent(entry.id, now: now.wall)
+            } else {
+                try memory.recordOutgoingAttempt(entry.id, now: now.wall)
+                if !quickRetried.contains(entry.id) { awaitingAck[entry.id] = (entry, now.monotonic) }
             }
-            do {
-                if entry.isBroadcast {
-                    try memory.markSent(entry.id, now: now.wall)
-                } else {
-                    try memory.recordOutgoingAttempt(entry.id, now: now.wall)
-                }
-            } catch {
-                log(.error, "mesh outbox update failed", ["id": "\(entry.id)", "error": "\(error)"])
-            }
+        } catch {
+            log(.error, "mesh outbox update failed", ["id": "\(entry.id)", "error": "\(error)"])
         }
     }
 
@@ -92,11 +98,6 @@ extension MeshNodeMachine {
         var ack: [UInt8] = []
         withUnsafeBytes(of: message.packetID.bigEndian) { ack.append(contentsOf: $0) }
         sendControl(.ack, payload: ack, destination: message.origin, hopStart: settings.hopLimit, priority: .interactive, at: now)
-    }
-
-    mutating func sendDigest(at now: MeshNodeTime) {
-        let digest = SyncDigest(held: heldSet())
-        sendControl(.digest, payload: digest.encoded(), at: now)
     }
 
     /// Seals and queues a one-hop control frame (digest, request, hello), or an ack through the router.

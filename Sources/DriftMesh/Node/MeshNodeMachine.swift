@@ -18,7 +18,8 @@ import Foundation
 /// delivered. Own messages go into the outbox before the first transmission (offline first);
 /// directed ones are retried on the outbox's schedule until acknowledged. Hellos carry the
 /// box's public key and neighbour list; a neighbour heard again after a while gets our digest
-/// and catches up (``SyncDigest`` / ``SyncRequest``). Every transmission goes through the
+/// and catches up (``SyncDigest`` / ``SyncRequest``), as does every neighbour when the box
+/// starts; answers wait a random delay and requests are repeated until answered. Every transmission goes through the
 /// ``TransmitQueue``, which keeps the airtime budget of the region. Half duplex: the node keeps
 /// quiet while a neighbour sends the rest of a fragmented message, and after a directed frame
 /// that wants an answer (the quiet rule).
@@ -32,14 +33,53 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         public var maximumFrameBytes: Int
         /// A copy of a directed packet this box relayed, heard again at least this long after,
         /// is its origin's end-to-end retry (the outbox waits 30 s and more) and is relayed again.
+        /// A copy straight from the origin (no hops taken) is relayed again whenever it comes.
         public var retrySpacing: Duration
         /// How long the next hop may take between hearing a directed frame and starting its
         /// answer (its acknowledgement or relay): its store writes sync before it answers.
         public var answerTurnaround: Duration
+        /// Catch-up answers — the frames a neighbour's digest or request lacks, our request for
+        /// what its digest lists, our digest for a neighbour heard again — wait a random time
+        /// up to this many times the longest frame's airtime (uniform): two neighbours that
+        /// cannot hear each other answered the same digest at the same instant and collided at
+        /// the box that sent it (review finding 8). Two one-frame answers of 56 bytes overlap
+        /// with a chance of about 2 × 0.68 s / 16 s ≈ 9 % at LongFast.
+        public var answerWindowFrames: Int
+        /// Requests per missing packet, the first included (``SyncRequestTracker``): a request
+        /// whose answer did not come is repeated, its wait doubling each time.
+        public var requestAttempts: Int
+        /// The digest a box sends when it starts is sent again when its answers brought packets
+        /// new to this box, once they had time to come, at most this many times in a row: an
+        /// answer lost on the air is sent again (the box cannot ask for what it does not know
+        /// exists).
+        public var digestFollowUps: Int
+        /// A box sends its digest right after its first hello (and follows it up): neighbours
+        /// that still count it as a neighbour — it was off for less than two hello periods —
+        /// send it no digest of their own, so without this its catch-up waited for their
+        /// hellos, up to a hello period.
+        public var announcesAtStart: Bool
+
+        /// How long past the moment an acknowledgement should have come (``quickRetryDelay``)
+        /// a directed message is sent again, once: room for a box to finish a frame it was
+        /// sending and for a slow store write. Default: the longest frame's airtime plus
+        /// ``answerTurnaround`` (2.5 s at LongFast, 0.7 s at SF7).
+        public var quickRetryMargin: Duration {
+            get { quickRetryMarginSetting ?? LoRaAirtime.duration(payloadBytes: maximumFrameBytes, modulation: modulation) + answerTurnaround }
+            set { quickRetryMarginSetting = newValue }
+        }
+        var quickRetryMarginSetting: Duration?
+        /// A quick retry that would wait this long or longer is left to the outbox's schedule
+        /// (its first wait: 30 s).
+        public var quickRetryUnder: Duration = RetrySchedule.standard.initialDelay
 
         public init(hopLimit: UInt8, messageLifetime: TimeInterval, modulation: LoRaModulation,
                     router: MeshRouterConfiguration, maximumFrameBytes: Int = MeshFrame.maxBytes,
-                    retrySpacing: Duration = .seconds(15), answerTurnaround: Duration = .milliseconds(500)) {
+                    retrySpacing: Duration = .seconds(15), answerTurnaround: Duration = .milliseconds(500),
+                    answerWindowFrames: Int = 8, requestAttempts: Int = 4, digestFollowUps: Int = 2, announcesAtStart: Bool = true) {
+            self.announcesAtStart = announcesAtStart
+            self.answerWindowFrames = answerWindowFrames
+            self.requestAttempts = requestAttempts
+            self.digestFollowUps = digestFollowUps
             self.retrySpacing = retrySpacing
             self.answerTurnaround = answerTurnaround
             self.hopLimit = hopLimit
@@ -95,6 +135,30 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     /// When the digest sent for a returning neighbour is repeated once: the exchange is single
     /// frames without acknowledgement, and one lost frame must not lose the catch-up.
     var digestRepeatAt: Duration?
+    /// Catch-up answers waiting out their random delay, in the order they were decided.
+    var deferred: [DeferredAnswer] = []
+    /// Packets asked for and not heard yet: asked for again when their answer does not come.
+    var requests: SyncRequestTracker
+    /// Whether this start's digest went out (after the first hello): a box that restarts tells
+    /// its neighbours what it holds at once, as they may still count it as a neighbour.
+    var announced = false
+    /// The answers to the digest sent at start (or its follow-up), counted until `until`: when
+    /// some brought packets new to us, the digest goes out again then (``Settings/digestFollowUps``).
+    var digestWatch: (until: Duration, newPackets: Int, followUps: Int)?
+    /// The answers' random delays.
+    var rng: MeshRandom
+    /// Our directed messages whose last frame has not gone out yet or whose acknowledgement from
+    /// a neighbour is awaited, with when they were handed out: the quick retry sends them again.
+    var awaitingAck: [PacketKey: (entry: MeshDueMessage, since: Duration)] = [:]
+    /// When each of those is sent again if its acknowledgement has not come.
+    var quickRetryAt: [PacketKey: Duration] = [:]
+    /// Messages that had their quick retry (one each).
+    var quickRetried = OrderedKeys()
+    /// How far each box is, from the frames it originated that we heard (hops taken + 1, the
+    /// fewest lately), and when that was: a box heard straight from it is in range even when
+    /// its hello was lost (one hello per 5 minutes on the board); the quick retry waits for the
+    /// relays of a box further away.
+    var distances: [NodeID: (hops: Int, at: Duration)] = [:]
     var nextFrameID: UInt64 = 1
     /// Until when a neighbour is expected to keep the channel (the remaining fragments of a
     /// message we are hearing, or the answer to a directed frame we sent): our own
@@ -116,6 +180,9 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         self.settings = settings
         self.router = MeshRouter(me: keyPair.nodeID, configuration: settings.router, seed: seed)
         self.queue = TransmitQueue(budget: budget)
+        self.requests = SyncRequestTracker(maximumAttempts: max(1, settings.requestAttempts))
+        self.rng = MeshRandom(seed: seed ^ 0x6361_7463_6875_7021)
+        self.announced = !settings.announcesAtStart
         for peer in (try? memory.rememberedPeers()) ?? [] {
             _ = keyring.learn(nodeID: peer.node, publicKey: peer.publicKey)
         }
@@ -162,6 +229,8 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
             digestRepeatAt = nil
             sendDigest(at: now)
         }
+        catchUpDue(at: now)
+        quickRetryDue(at: now)
         if t >= nextOutboxCheck {
             serviceOutbox(at: now)
             // Retries wait 30 s and more: look every 5 s while something waits, else once a
@@ -175,6 +244,8 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
             relayable = relayable.filter { $0.value.expires > t }
             relayedDirected = relayedDirected.filter { t - $0.value < .seconds(4_000) }  // the outbox gives up after ~57 min
             heardDirected = heardDirected.filter { t - $0.value < .seconds(4_000) }
+            awaitingAck = awaitingAck.filter { t - $0.value.since < .seconds(600) }  // never went out (the budget)
+            distances = distances.filter { t - $0.value.at < neighbourMemory }
             do {
                 try memory.forgetExpired(now: now.wall)
             } catch {
@@ -184,6 +255,8 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         var next = min(nextOutboxCheck, nextHousekeeping)
         if let routerNext = router.nextDeadline { next = min(next, routerNext) }
         if let repeatAt = digestRepeatAt { next = min(next, repeatAt) }
+        if let catchUp = catchUpDeadline { next = min(next, catchUp) }
+        if let quick = quickRetryAt.values.min() { next = min(next, quick) }
         return max(next, t + .milliseconds(5))
     }
 
@@ -218,6 +291,28 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
 
     /// This box's X25519 public key.
     public var publicKeyBytes: [UInt8] { keyPair.publicKeyBytes }
+
+    /// How long a box heard directly counts as in range: as long as the router keeps a
+    /// neighbour (three missed hellos).
+    var neighbourMemory: Duration {
+        (settings.router.helloPeriod + settings.router.helloJitter) * settings.router.missedHellosBeforeExpiry
+    }
+
+    /// How many hops away `node` is: 1 for a neighbour by its hellos or a box heard straight
+    /// from it lately, else the fewest hops its own frames took to reach us lately; `nil` when
+    /// nothing was heard from it.
+    func hops(to node: NodeID, at now: Duration) -> Int? {
+        if router.neighbours.contains(where: { $0.id == node }) { return 1 }
+        guard let known = distances[node], now - known.at < neighbourMemory else { return nil }
+        return known.hops
+    }
+
+    /// Notes that a frame `node` originated reached us after `hopsTaken` relays.
+    mutating func noteDistance(of node: NodeID, hopsTaken: UInt8, at now: Duration) {
+        let hops = Int(hopsTaken) + 1
+        if let known = distances[node], known.hops < hops, now - known.at < neighbourMemory { return }
+        distances[node] = (hops, now)
+    }
 
     /// Whether `destination` is this box or a neighbour it hears (a frame for it need not leave the mesh).
     func isLocal(_ destination: NodeID?) -> Bool {

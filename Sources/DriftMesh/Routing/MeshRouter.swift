@@ -13,8 +13,9 @@
 /// meanwhile adds its sender's neighbours to the covered set, and a planned relay is
 /// cancelled when nothing is left uncovered. After transmitting, a box listens for a
 /// neighbour's relay (the implicit ack) and retransmits once if none came while boxes
-/// beyond it still need the packet. A box that knows no neighbours yet falls back to
-/// Meshtastic-like flooding (random delay, cancelled by any duplicate).
+/// beyond it still need the packet. A box that knows no neighbours yet, or started less than a
+/// hello period ago (its table may still lack neighbours whose hellos it has not heard),
+/// falls back to Meshtastic-like flooding (random delay, cancelled by any duplicate).
 public struct MeshRouter: Sendable {
     public let me: NodeID
     /// Tuning; may change at run time (the simulator slows hellos after its warm-up).
@@ -23,6 +24,8 @@ public struct MeshRouter: Sendable {
     private var table: [NodeID: Neighbour] = [:]
     private var packets: [PacketKey: PacketState] = [:]
     private var nextHelloAt: Duration?
+    /// When the router started (its first `due`, which sends its first hello).
+    private var startedAt: Duration?
     /// The caller's view of the channel (utilisation above its threshold); read by
     /// `cancelAfterCopiesOnlyWhenBusy`.
     public var channelBusy = false
@@ -89,6 +92,14 @@ public struct MeshRouter: Sendable {
         }
         table[sender] = Neighbour(id: sender, link: link, lastHeard: now, publicKey: payload.publicKey, neighbours: theirs)
         return []
+    }
+
+    /// Whether the neighbour table may still be incomplete at `now`: the router has not started
+    /// yet, or started less than the learning period (one hello period and its jitter) ago.
+    /// Meanwhile it does not prune relays on coverage.
+    public func isLearningNeighbours(now: Duration) -> Bool {
+        guard let startedAt else { return true }
+        return now - startedAt < configuration.effectiveNeighbourLearningPeriod
     }
 
     private func isExpired(_ n: Neighbour, now: Duration) -> Bool {
@@ -162,8 +173,9 @@ public struct MeshRouter: Sendable {
     private mutating func planRelay(_ header: MeshHeader, state: inout PacketState, now: Duration) {
         let relayed = header.relayed(by: me)
         let c = configuration
-        if table.isEmpty {
-            // No neighbour knowledge yet: behave like managed flooding.
+        if table.isEmpty || isLearningNeighbours(now: now) {
+            // No neighbour knowledge yet, or not a hello period of it: a neighbour whose hello
+            // we have not heard would be taken as covered. Behave like managed flooding.
             let slots = 2 * c.rankCap * c.slotsPerRank / 2 + rng.int(in: 0...(2 * c.rankCap * c.slotsPerRank))
             state.relay = PlannedRelay(header: relayed, powerDbm: nil, at: now + c.slot * slots, emitted: false, fallback: true)
             counters.relaysPlanned += 1
@@ -300,6 +312,7 @@ public struct MeshRouter: Sendable {
         var actions: [RouterAction] = []
         let c = configuration
         if nextHelloAt.map({ now >= $0 }) ?? true {
+            if startedAt == nil { startedAt = now }
             actions.append(.sendHello)
             let jitter = c.helloJitter.components.seconds * 1000 + c.helloJitter.components.attoseconds / 1_000_000_000_000_000
             let offset = jitter > 0 ? rng.int(in: Int(-jitter)...Int(jitter)) : 0

@@ -58,6 +58,18 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     /// Headroom kept above `decodeSnrDb` at the weakest uncovered neighbour (covers link
     /// asymmetry and fading), dB.
     public var powerMarginDb: Double
+    /// How long after it starts the router takes its neighbour table as incomplete and relays
+    /// as the flooding fallback (random delay, cancelled by any copy) instead of pruning on
+    /// coverage; `nil` = one hello period plus its jitter, time for every neighbour's hello.
+    /// A box that restarted knows only the neighbours it heard since: pruning on that table
+    /// dropped the relay that the boxes it had not heard yet needed (review finding 8).
+    public var neighbourLearningPeriod: Duration?
+
+    /// The learning period in force (``neighbourLearningPeriod`` or its default).
+    public var effectiveNeighbourLearningPeriod: Duration {
+        neighbourLearningPeriod ?? helloPeriod + helloJitter
+    }
+
     /// Colliding short ids: a neighbour is taken as a copy's possible transmitter only if
     /// the copy's SNR is within this many dB of the SNR of its hellos (data at full power,
     /// so without `powerControl`); `nil` turns the check off.
@@ -70,8 +82,9 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
         minimumCoverBucket: UInt8 = 1, implicitAckTimeout: Duration = .seconds(8), retryRelays: Bool = false, cancelAfterCopies: Int = 2, cancelWhenUncoveredAtMost: Int = 1, cancelWhenUncoveredShare: Double = 0.25,
         packetMemory: Duration = .seconds(600), maxTrackedPackets: Int = 512,
         powerControl: Bool = false, maxTxPowerDbm: Int = 22, minTxPowerDbm: Int = -9,
-        decodeSnrDb: Double = -17.5, powerMarginDb: Double = 8
+        decodeSnrDb: Double = -17.5, powerMarginDb: Double = 8, neighbourLearningPeriod: Duration? = nil
     ) {
+        self.neighbourLearningPeriod = neighbourLearningPeriod
         self.powerControl = powerControl
         self.maxTxPowerDbm = maxTxPowerDbm
         self.minTxPowerDbm = minTxPowerDbm

@@ -17,14 +17,16 @@ public enum Reconciler {
     }
 
     /// Packets the peer's digest lists that we lack — what to ask for, in key order,
-    /// at most `limit` (one request frame).
-    public static func wanted(held: Set<PacketKey>, digest: SyncDigest, limit: Int = SyncRequest.maxKeys) -> [PacketKey] {
+    /// at most `limit` (one request frame). Packets `skipping` accepts are left out (the node
+    /// skips its own packets, never needed back, and those it asked for already).
+    public static func wanted(held: Set<PacketKey>, digest: SyncDigest, limit: Int = SyncRequest.maxKeys,
+                              skipping: (PacketKey) -> Bool = { _ in false }) -> [PacketKey] {
         var out: [PacketKey] = []
         for run in digest.runs.sorted(by: { ($0.origin, $0.first) < ($1.origin, $1.first) }) {
             var id = run.first
             while true {
                 let key = PacketKey(origin: run.origin, packetID: id)
-                if !held.contains(key) {
+                if !held.contains(key), !skipping(key) {
                     out.append(key)
                     if out.count >= limit { return out }
                 }

@@ -16,6 +16,12 @@ public protocol MeshRadio: AnyObject, Sendable {
     func run() async
     /// Receptions dropped before the mesh saw them because they did not decode.
     var malformedReceptions: Int { get }
+    /// Frames this radio could not hear because it was transmitting while they were on the air.
+    var deafReceptions: Int { get }
+    /// Carrier sense: until when another transmission it hears is still on the air, on
+    /// ``MonotonicTime``'s scale; `nil` when it hears none (or cannot tell). The mesh's scheduler
+    /// listens before it talks.
+    var channelBusyUntil: Duration? { get }
 }
 
 extension MeshRadio {
@@ -25,4 +31,11 @@ extension MeshRadio {
     /// (a simulated datagram without its header or with an impossible position, an E22
     /// packet cut short): shown in `driftd mesh status`. Radios that drop nothing say 0.
     public var malformedReceptions: Int { 0 }
+
+    /// Frames lost to half duplex (this radio was transmitting while they were on the air), for
+    /// radios that can tell: shown in `driftd mesh status`. Radios that cannot say 0.
+    public var deafReceptions: Int { 0 }
+
+    /// Radios without carrier sense: never busy.
+    public var channelBusyUntil: Duration? { nil }
 }

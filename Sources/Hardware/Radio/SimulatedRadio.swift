@@ -4,9 +4,10 @@ import Synchronization
 /// The sim board's LoRa radio: UDP datagrams on loopback between `driftd` processes.
 ///
 /// Every transmission goes, after its time on air, to each configured peer port as a
-/// ``SimulatedRadioDatagram`` carrying this radio's position and channel; the receiver
-/// decides with ``SimulatedRadioMedium`` whether and how loud it hears it. Half duplex:
-/// a datagram that arrives while this radio is transmitting is not heard (counted).
+/// ``SimulatedRadioDatagram`` carrying this radio's position and channel and when the frame was
+/// on the air; the receiver decides with ``SimulatedRadioMedium`` whether and how loud it hears
+/// it. Half duplex: a frame that was on the air while this radio was transmitting is not heard
+/// (counted), judged on the machine's monotonic clock (``MonotonicTime``) that stamps both.
 public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
     /// What the simulated radio needs to know.
     public struct Configuration: Sendable, Equatable {
@@ -42,6 +43,8 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
         public var outOfRange = 0
         public var lost = 0
         public var deafWhileTransmitting = 0
+        /// Carriers heard: transmissions in range as they began (carrier sense).
+        public var carriers = 0
         public var malformed = 0
         public var sendErrors = 0
     }
@@ -55,10 +58,16 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
     private let readiness: ReadinessMonitor
     private let clock = ContinuousClock()
     private struct State {
-        var transmitting: ClosedRange<ContinuousClock.Instant>?
+        /// This radio's latest transmissions, on ``MonotonicTime``'s scale.
+        var transmissions: [ClosedRange<Duration>] = []
+        /// Until when a transmission this radio hears (its carrier datagram) is on the air.
+        var busyUntil: Duration?
         var counters = Counters()
         var closed = false
     }
+    /// Transmissions remembered for the half-duplex check (a datagram read late may overlap an
+    /// earlier one than the last).
+    static let rememberedTransmissions = 16
     private let state = Mutex(State())
 
     /// Binds the radio's port.
@@ -79,23 +88,44 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
     /// Receptions dropped because they did not decode (``MeshRadio/malformedReceptions``).
     public var malformedReceptions: Int { counters.malformed }
 
+    /// Frames not heard because this radio was transmitting while they were on the air.
+    public var deafReceptions: Int { counters.deafWhileTransmitting }
+
     public func transmit(_ frame: [UInt8], airtime: Duration) async throws {
         let start = clock.now
-        state.withLock { $0.transmitting = start...(start + airtime) }
-        try await Task.sleep(until: start + airtime, clock: clock)
-        let datagram = SimulatedRadioDatagram(sender: configuration.transmitter, frame: frame).encoded()
-        var failures = 0
-        for peer in configuration.peers {
-            do throws(SystemError) {
-                try UDPSocket.send(socket, datagram, host: peer.host, port: peer.port)
-            } catch {
-                failures += 1
-            }
+        let onAirFrom = MonotonicTime.now()
+        state.withLock {
+            $0.transmissions.append(onAirFrom...(onAirFrom + airtime))
+            if $0.transmissions.count > Self.rememberedTransmissions { $0.transmissions.removeFirst() }
         }
+        let datagram = SimulatedRadioDatagram(sender: configuration.transmitter, frame: frame, airEnd: onAirFrom + airtime,
+                                              airtime: airtime)
+        var failures = sendToPeers(datagram.carrier.encoded())  // what channel activity detection hears now
+        try await Task.sleep(until: start + airtime, clock: clock)
+        failures += sendToPeers(datagram.encoded())
         state.withLock {
             $0.counters.sent += 1
             $0.counters.sendErrors += failures
         }
+    }
+
+    /// Sends `bytes` to every peer; returns how many sends failed.
+    private func sendToPeers(_ bytes: [UInt8]) -> Int {
+        var failures = 0
+        for peer in configuration.peers {
+            do throws(SystemError) {
+                try UDPSocket.send(socket, bytes, host: peer.host, port: peer.port)
+            } catch {
+                failures += 1
+            }
+        }
+        return failures
+    }
+
+    /// Until when a transmission this radio hears is on the air (its carrier came), or `nil`.
+    public var channelBusyUntil: Duration? {
+        let now = MonotonicTime.now()
+        return state.withLock { state in state.busyUntil.flatMap { $0 > now ? $0 : nil } }
     }
 
     public func receive() async throws -> RadioReception? {
@@ -121,15 +151,27 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
                 state.withLock { $0.counters.malformed += 1 }
                 continue
             }
-            // The sender's frame occupied the air for its time on air before the datagram
-            // was sent; a receiver transmitting at any moment of that could not hear it.
-            let deaf = state.withLock { state -> Bool in
-                guard let busy = state.transmitting else { return false }
-                return busy.upperBound > arrival - .milliseconds(1) && busy.lowerBound < arrival
-            }
-            if deaf {
-                state.withLock { $0.counters.deafWhileTransmitting += 1 }
+            if decoded.isCarrier {
+                // A transmission in range has begun: the channel is busy until it ends.
+                if configuration.medium.reception(from: decoded.sender, to: configuration.transmitter, randomDraw: 1) != nil {
+                    state.withLock {
+                        $0.busyUntil = max($0.busyUntil ?? .zero, decoded.airEnd)
+                        $0.counters.carriers += 1
+                    }
+                }
                 continue
+            }
+            // Out of range (or lost) first: only a frame this radio could have heard counts as
+            // lost to half duplex.
+            if configuration.medium.reception(from: decoded.sender, to: configuration.transmitter, randomDraw: 1) != nil {
+                // The sender's frame occupied the air for its time on air before the datagram
+                // was sent; a receiver transmitting at any moment of that could not hear it.
+                let onAir = decoded.onAir
+                let deaf = state.withLock { state in state.transmissions.contains { $0.overlaps(onAir) } }
+                if deaf {
+                    state.withLock { $0.counters.deafWhileTransmitting += 1 }
+                    continue
+                }
             }
             guard let heard = configuration.medium.reception(
                 from: decoded.sender, to: configuration.transmitter, randomDraw: Double.random(in: 0..<1))

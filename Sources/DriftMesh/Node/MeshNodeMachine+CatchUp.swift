@@ -1,0 +1,148 @@
+/// Store-and-forward catch-up between neighbours: digests, requests and the held frames that
+/// answer them, each answer after a random delay, requests repeated until answered.
+///
+/// The exchange is single frames without acknowledgement, between boxes that often cannot hear
+/// each other (the neighbours on either side of a box). Four rules keep it from losing what it
+/// was for (review finding 8):
+/// - a box that starts sends its digest after its first hello, so neighbours that still count
+///   it as a neighbour (it was off for less than two hello periods) answer at once;
+/// - every answer — the frames a digest or request lacks, the request for what a digest lists,
+///   the digest for a neighbour heard again — waits a random time within
+///   ``Settings/answerWindowFrames`` longest frames, so two neighbours answering the same digest
+///   rarely collide at its sender; a copy of the same packet heard meanwhile takes ours back
+///   (another box answered);
+/// - a packet asked for and not heard is asked for again, the wait doubling each time
+///   (``SyncRequestTracker``); the start digest, when its answers brought something new, is
+///   sent again once they had time to come (an answer lost on the air is sent again: the box
+///   cannot ask for what it does not know exists), at most ``Settings/digestFollowUps`` times
+///   in a row.
+extension MeshNodeMachine {
+    /// A catch-up answer waiting out its random delay.
+    struct DeferredAnswer: Sendable {
+        enum Kind: Sendable {
+            /// Our digest (to a neighbour heard again).
+            case digest
+            /// Held frames a neighbour lacks.
+            case resend([PacketKey])
+            /// A request for packets a neighbour's digest lists.
+            case request([PacketKey])
+        }
+
+        var at: Duration
+        var kind: Kind
+    }
+
+    /// The longest frame's time on air.
+    var longestFrameAirtime: Duration {
+        LoRaAirtime.duration(payloadBytes: settings.maximumFrameBytes, modulation: settings.modulation)
+    }
+
+    /// The longest answer delay: `answerWindowFrames` times the longest frame's airtime.
+    var answerWindow: Duration {
+        longestFrameAirtime * max(0, settings.answerWindowFrames)
+    }
+
+    /// A random answer delay, uniform in 0…``answerWindow`` (microseconds).
+    mutating func answerDelay() -> Duration {
+        .microseconds(rng.int(in: 0...Int(answerWindow / .microseconds(1))))
+    }
+
+    /// How long a request of `keys` packets waits for its answers before it is repeated: the
+    /// answerers' random delay, then every answer and the request itself at the longest frame's
+    /// airtime. Doubled for every further attempt.
+    func requestTimeout(keys: Int) -> Duration {
+        answerWindow + longestFrameAirtime * (keys + 2)
+    }
+
+    mutating func sendDigest(at now: MeshNodeTime) {
+        let digest = SyncDigest(held: heldSet())
+        sendControl(.digest, payload: digest.encoded(), at: now)
+    }
+
+    /// Sends the digest of a box that just started (`followUps` 0) or its follow-up, and counts
+    /// what its answers bring until they had time to come (``requestTimeout(keys:)`` for a few
+    /// frames). Only this digest is followed up: a box that was off knows it missed packets,
+    /// while in a mesh that stays up the packets new to a box during a digest's answers are
+    /// mostly the ordinary flood, and following those up cost 45 % more frames for 3 points of
+    /// reach in the simulator (docs/mesh-simulation.md).
+    mutating func announce(at now: MeshNodeTime, followUps: Int = 0) {
+        sendDigest(at: now)
+        digestWatch = (now.monotonic + requestTimeout(keys: 2), 0, followUps)
+    }
+
+    /// A broadcast or directed packet new to this box: an answer to our digest, when one is out.
+    mutating func noteNewPacket(at t: Duration) {
+        guard var watch = digestWatch, t <= watch.until else { return }
+        watch.newPackets += 1
+        digestWatch = watch
+    }
+
+    /// Schedules `kind` after a random answer delay.
+    mutating func deferAnswer(_ kind: DeferredAnswer.Kind, at now: MeshNodeTime) {
+        let at = now.monotonic + answerDelay()
+        if case .request(let keys) = kind {
+            // Counted as asked from when it goes out: a digest heard meanwhile does not ask again.
+            requests.asked(keys, now: at, timeout: requestTimeout(keys: keys.count))
+        }
+        deferred.append(DeferredAnswer(at: at, kind: kind))
+    }
+
+    /// Takes `key` out of the catch-up copies still waiting out their delay; `true` if it was
+    /// there (another box sent the packet first: ours is redundant).
+    mutating func dropDeferredResend(_ key: PacketKey) -> Bool {
+        var dropped = false
+        for index in deferred.indices {
+            guard case .resend(var keys) = deferred[index].kind, let position = keys.firstIndex(of: key) else { continue }
+            keys.remove(at: position)
+            deferred[index].kind = .resend(keys)
+            dropped = true
+        }
+        return dropped
+    }
+
+    /// The packets of `keys` this box does not hold.
+    func notHeld(_ keys: [PacketKey]) -> [PacketKey] {
+        let held = Set(((try? memory.heldFrames(for: keys)) ?? []).map(\.key))
+        return keys.filter { !held.contains($0) }
+    }
+
+    /// Answers whose delay ran out, then requests whose answer did not come.
+    mutating func catchUpDue(at now: MeshNodeTime) {
+        let t = now.monotonic
+        let ready = deferred.filter { $0.at <= t }
+        deferred.removeAll { $0.at <= t }
+        for answer in ready {
+            switch answer.kind {
+            case .digest:
+                sendDigest(at: now)
+            case .resend(let keys):
+                resend(keys)
+            case .request(let keys):
+                let missing = notHeld(keys)
+                for key in Set(keys).subtracting(missing) { requests.heard(key) }
+                if !missing.isEmpty { sendControl(.request, payload: SyncRequest(keys: missing).encoded(), at: now) }
+            }
+        }
+        if let watch = digestWatch, t >= watch.until {
+            if watch.newPackets > 0, watch.followUps < settings.digestFollowUps {
+                counters.digestFollowUps += 1
+                announce(at: now, followUps: watch.followUps + 1)
+            } else {
+                digestWatch = nil
+            }
+        }
+        let due = requests.due(now: t)
+        let again = notHeld(due)
+        for key in Set(due).subtracting(again) { requests.heard(key) }
+        guard !again.isEmpty else { return }
+        let keys = Array(again.prefix(SyncRequest.maxKeys))
+        requests.asked(keys, now: t, timeout: requestTimeout(keys: keys.count))
+        counters.requestsRepeated += 1
+        sendControl(.request, payload: SyncRequest(keys: keys).encoded(), at: now)
+    }
+
+    /// The earliest deferred answer or request repeat.
+    var catchUpDeadline: Duration? {
+        [deferred.map(\.at).min(), requests.nextDeadline, digestWatch?.until].compactMap { $0 }.min()
+    }
+}

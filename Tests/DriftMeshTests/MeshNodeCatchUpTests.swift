@@ -1,0 +1,232 @@
+import DriftMesh
+import Foundation
+import Testing
+
+/// Store-and-forward catch-up on one node machine, with explicit instants (no clock, no sleep):
+/// the digest a box sends when it starts, answers after a random delay, and requests repeated
+/// until answered (review finding 8).
+@Suite("Mesh node machine: catch-up rules")
+struct MeshNodeCatchUpTests {
+    static let sealer = try! MeshSealer(networkKey: MachineBox.networkKey)
+    /// The longest frame's airtime at LongFast (233 bytes, about 2 s).
+    static let longestFrame = LoRaAirtime.duration(payloadBytes: MeshFrame.maxBytes, modulation: .longFast)
+    /// The longest random answer delay at the defaults: eight longest frames (about 16 s).
+    static let longestDelay = longestFrame * 8
+
+    /// A one-hop control frame (digest, request) from `origin`.
+    static func control(_ kind: FrameKind, _ payload: [UInt8], from origin: NodeID, packetID: UInt32 = 1) throws -> [UInt8] {
+        let header = MeshHeader(kind: kind, origin: origin, packetID: packetID, hopStart: 0,
+                                expiresAtMinute: MeshHeader.expiryMinute(now: MachineBox.epoch, lifetime: 600))
+        return try sealer.seal(header: header, plaintext: payload)
+    }
+
+    /// Everything the radio would take at `t`, one frame after another (no time on air).
+    static func drain(_ box: inout MachineBox, at t: Duration) -> [OutgoingFrame] {
+        var sent: [OutgoingFrame] = []
+        var now = t
+        while true {
+            let (frame, wake) = box.radioIdle(at: now)
+            if let frame {
+                sent.append(frame)
+            } else if let wake, wake <= now + .seconds(5) {
+                now = wake  // the previous frame's time on air
+            } else {
+                return sent
+            }
+        }
+    }
+
+    static func kinds(_ frames: [OutgoingFrame]) throws -> [FrameKind] {
+        try frames.map { try MachineBox.kind($0) }
+    }
+
+    /// The keys of the request frames among `frames`.
+    static func requested(_ frames: [OutgoingFrame]) throws -> [[PacketKey]] {
+        try frames.compactMap { frame in
+            let (header, plaintext) = try sealer.open(frame.bytes)
+            return header.kind == .request ? try SyncRequest(decoding: plaintext).keys : nil
+        }
+    }
+
+    /// A box that has run its first timer and sent its hello and digest.
+    static func started(seed: UInt64 = 1) throws -> MachineBox {
+        var box = try MachineBox(seed: seed)
+        box.timer(at: .zero)
+        _ = drain(&box, at: .zero)
+        return box
+    }
+
+    @Test("a box that starts sends its digest right after its first hello, and only then")
+    func digestAtStart() throws {
+        var box = try MachineBox()
+        let held = try MachineBox.frame("kept from before", packetID: 5, origin: BoxKeyPair())
+        box.hear(held, at: .zero)
+        box.timer(at: .zero)
+        let first = Self.drain(&box, at: .zero)
+        #expect(try Self.kinds(first) == [.hello, .digest])
+        let (_, digest) = try Self.sealer.open(first[1].bytes)
+        #expect(try SyncDigest(decoding: digest).contains(try MeshFrameCodec.parse(held).header.key))
+        // The next hellos come alone.
+        var later: [FrameKind] = []
+        var t = Duration.seconds(1)
+        while t < .seconds(700) {
+            let next = box.timer(at: t)
+            later += try Self.kinds(Self.drain(&box, at: t))
+            t = max(next, t + .milliseconds(1))
+        }
+        #expect(later == [.hello, .hello], "\(later)")
+        // A machine made again (the daemon restarting) announces itself again.
+        var restarted = try MachineBox(keyPair: box.keyPair, memory: box.machine.memory)
+        restarted.timer(at: .zero)
+        #expect(try Self.kinds(Self.drain(&restarted, at: .zero)) == [.hello, .digest])
+    }
+
+    @Test("a neighbour's digest is answered after a random delay of at most eight longest frames, to the nanosecond; not its own packets")
+    func digestAnswerWaits() throws {
+        var box = try Self.started()
+        let neighbour = BoxKeyPair()
+        box.hear(try MachineBox.frame("from afar", packetID: 5, origin: BoxKeyPair()), at: .seconds(1))
+        box.hear(try MachineBox.frame("its own", packetID: 6, origin: neighbour), at: .seconds(1))
+        box.hear(try Self.control(.digest, SyncDigest(held: []).encoded(), from: neighbour.nodeID), at: .seconds(2))
+        #expect(box.counters.framesResent == 0, "answered at once")
+        let answerAt = box.timer(at: .seconds(2))
+        #expect(answerAt <= .seconds(2) + Self.longestDelay)
+        box.timer(at: answerAt - .nanoseconds(1))
+        #expect(box.counters.framesResent == 0, "answered before its delay")
+        box.timer(at: answerAt)
+        #expect(box.counters.framesResent == 1, "the packet from afar, not the neighbour's own")
+        let sent = Self.drain(&box, at: answerAt)
+        #expect(try sent.map { try MeshFrameCodec.parse($0.bytes).header.packetID } == [5])
+    }
+
+    @Test("answer delays differ between boxes (seeds) and stay within eight longest frames")
+    func delaysSpread() throws {
+        var delays: Set<Duration> = []
+        for seed in UInt64(1)...20 {
+            var box = try Self.started(seed: seed)
+            box.hear(try MachineBox.frame("x", packetID: 5, origin: BoxKeyPair()), at: .seconds(1))
+            box.hear(try Self.control(.digest, SyncDigest(held: []).encoded(), from: BoxKeyPair().nodeID), at: .seconds(2))
+            let wake = box.timer(at: .seconds(2))
+            // A delay of zero slots: answered by this very timer.
+            let delay = box.counters.framesResent == 1 ? .zero : wake - .seconds(2)
+            box.timer(at: .seconds(2) + delay)
+            #expect(box.counters.framesResent == 1)
+            #expect(delay >= .zero && delay <= Self.longestDelay)
+            delays.insert(delay)
+        }
+        #expect(delays.count >= 15, "\(delays.sorted())")
+    }
+
+    @Test("another box's copy heard during the delay takes our answer back")
+    func answerSuppressedDuringTheDelay() throws {
+        var box = try Self.started()
+        let held = try MachineBox.frame("catch me up", packetID: 5, origin: BoxKeyPair(), hopStart: 3)
+        box.hear(held, at: .seconds(1))
+        box.hear(try Self.control(.digest, SyncDigest(held: []).encoded(), from: BoxKeyPair().nodeID), at: .seconds(2))
+        box.hear(try MeshFrameCodec.relay(held, by: BoxKeyPair().nodeID), at: .seconds(2))
+        #expect(box.counters.resendsSuppressed == 1)
+        box.timer(at: .seconds(2) + Self.longestDelay)
+        #expect(box.counters.framesResent == 0)
+    }
+
+    @Test("a request is answered with the held frames after a random delay")
+    func requestAnswerWaits() throws {
+        var box = try Self.started()
+        let held = try MachineBox.frame("asked for", packetID: 5, origin: BoxKeyPair())
+        box.hear(held, at: .seconds(1))
+        let key = try MeshFrameCodec.parse(held).header.key
+        box.hear(try Self.control(.request, SyncRequest(keys: [key]).encoded(), from: BoxKeyPair().nodeID), at: .seconds(2))
+        #expect(box.counters.framesResent == 0)
+        let answerAt = box.timer(at: .seconds(2))
+        #expect(answerAt <= .seconds(2) + Self.longestDelay)
+        box.timer(at: answerAt)
+        #expect(box.counters.framesResent == 1)
+    }
+
+    /// The time a request of `keys` packets waits before it is repeated, at the defaults.
+    static func timeout(keys: Int) -> Duration {
+        Self.longestDelay + Self.longestFrame * (keys + 2)
+    }
+
+    /// A started box that heard a digest listing a packet of `origin` it lacks and one of its
+    /// own, and the instant its request went out.
+    static func asking(origin: BoxKeyPair = BoxKeyPair()) throws -> (box: MachineBox, wanted: PacketKey, requestedAt: Duration) {
+        var box = try Self.started()
+        let wanted = PacketKey(origin: origin.nodeID, packetID: 40)
+        let own = PacketKey(origin: box.me, packetID: 900)
+        box.hear(try Self.control(.digest, SyncDigest(held: [wanted, own]).encoded(), from: BoxKeyPair().nodeID), at: .seconds(2))
+        let requestedAt = box.timer(at: .seconds(2))
+        #expect(requestedAt <= .seconds(2) + Self.longestDelay)
+        box.timer(at: requestedAt)
+        #expect(try Self.requested(Self.drain(&box, at: requestedAt)) == [[wanted]], "asked for its own packet, or not at all")
+        return (box, wanted, requestedAt)
+    }
+
+    @Test("a request whose answer does not come is repeated after 1, 2 and 4 timeouts, to the nanosecond, then given up")
+    func requestRepeatedWithBackOff() throws {
+        var (box, wanted, t) = try Self.asking()
+        let timeout = Self.timeout(keys: 1)
+        for attempt in 1...3 {
+            t += timeout * (1 << (attempt - 1))
+            box.timer(at: t - .nanoseconds(1))
+            #expect(box.counters.requestsRepeated == attempt - 1, "repeated early (attempt \(attempt))")
+            box.timer(at: t)
+            #expect(box.counters.requestsRepeated == attempt)
+            #expect(try Self.requested(Self.drain(&box, at: t)) == [[wanted]])
+        }
+        box.timer(at: t + timeout * 8)
+        box.timer(at: t + .seconds(3_600))
+        #expect(box.counters.requestsRepeated == 3, "four requests in all")
+    }
+
+    @Test("a request is not asked again by the next digest while it waits, and not repeated once the packet came")
+    func requestEndsWhenAnswered() throws {
+        let origin = BoxKeyPair()
+        var (box, wanted, t) = try Self.asking(origin: origin)
+        // A second neighbour's digest lists it too, while the request waits for its answer.
+        box.hear(try Self.control(.digest, SyncDigest(held: [wanted]).encoded(), from: BoxKeyPair().nodeID, packetID: 2), at: t + .seconds(1))
+        box.timer(at: t + .seconds(1) + Self.longestDelay)
+        #expect(try Self.requested(Self.drain(&box, at: t + .seconds(1) + Self.longestDelay)).isEmpty)
+        // The answer: the packet, as a neighbour resends it.
+        let answer = try MachineBox.frame("here it is", packetID: wanted.packetID, origin: origin, hopStart: 3)
+        #expect(box.hear(try MeshFrameCodec.relay(answer, by: BoxKeyPair().nodeID), at: t + .seconds(2)).texts == ["here it is"])
+        box.timer(at: t + Self.timeout(keys: 1) * 16)
+        #expect(box.counters.requestsRepeated == 0)
+    }
+
+    @Test("the start digest, when its answers brought a new packet, goes out again when they had time to come, at most twice in a row; not when they brought nothing, nor for other digests")
+    func digestFollowUps() throws {
+        var box = try Self.started()  // its start digest went out at 0
+        let watch = Self.timeout(keys: 2)
+        // An answer: a packet new to the box.
+        box.hear(try MachineBox.frame("missed while away", packetID: 5, origin: BoxKeyPair()), at: .seconds(3))
+        box.timer(at: watch - .nanoseconds(1))
+        #expect(box.counters.digestFollowUps == 0)
+        box.timer(at: watch)
+        #expect(box.counters.digestFollowUps == 1)
+        #expect(try Self.kinds(Self.drain(&box, at: watch)) == [.digest])
+        // The follow-up brings another; the second follow-up is the last in a row.
+        box.hear(try MachineBox.frame("also missed", packetID: 6, origin: BoxKeyPair()), at: watch + .seconds(3))
+        box.timer(at: watch * 2)
+        #expect(box.counters.digestFollowUps == 2)
+        box.hear(try MachineBox.frame("and this", packetID: 7, origin: BoxKeyPair()), at: watch * 2 + .seconds(3))
+        box.timer(at: watch * 3)
+        box.timer(at: watch * 5)
+        #expect(box.counters.digestFollowUps == 2)
+        // A box whose digest brought nothing sends none.
+        var quiet = try Self.started()
+        quiet.timer(at: watch)
+        quiet.timer(at: watch * 3)
+        #expect(quiet.counters.digestFollowUps == 0)
+        // Nor does the digest for a new neighbour, whatever comes after it.
+        let neighbour = BoxKeyPair()
+        let hello = HelloPayload(publicKey: neighbour.publicKeyBytes, neighbours: []).encoded()
+        quiet.hear(try Self.control(.hello, hello, from: neighbour.nodeID), at: watch * 4)
+        let digestAt = quiet.timer(at: watch * 4)
+        quiet.timer(at: digestAt)
+        #expect(try Self.kinds(Self.drain(&quiet, at: digestAt)) == [.digest])
+        quiet.hear(try MachineBox.frame("the ordinary flood", packetID: 8, origin: BoxKeyPair()), at: digestAt + .seconds(1))
+        quiet.timer(at: digestAt + watch * 3)
+        #expect(quiet.counters.digestFollowUps == 0)
+    }
+}

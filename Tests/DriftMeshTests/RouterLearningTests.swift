@@ -1,0 +1,69 @@
+import DriftMesh
+import Testing
+
+/// A router that just started knows only the neighbours it heard since: until a full hello
+/// period has passed it relays as the flooding fallback instead of pruning on coverage (review
+/// finding 8: a box back from a short outage pruned the relay its other neighbour needed).
+@Suite struct RouterLearningTests {
+    static let a = NodeID(0xA0A0_A0A1)
+    static let b = NodeID(0xB0B0_B0B2)
+    static let c = NodeID(0xC0C0_C0C3)
+    static let key = [UInt8](repeating: 7, count: 32)
+    static let good = LinkQuality(rssi: -100, snr: 5)
+    static let header = MeshHeader(kind: .broadcast, origin: a, packetID: 9, hopStart: 3, expiresAtMinute: 100)
+
+    /// B started at `start` (hello period 60 s ± 5 s) and has heard only A, which hears only B.
+    static func router(startedAt start: Duration = .zero, learning: Duration? = nil) -> MeshRouter {
+        var config = MeshRouterConfiguration(helloPeriod: .seconds(60), helloJitter: .seconds(5))
+        config.neighbourLearningPeriod = learning
+        var r = MeshRouter(me: b, configuration: config, seed: 42)
+        _ = r.due(now: start)
+        _ = r.heardHello(from: a, payload: HelloPayload(publicKey: key, neighbours: [.init(id: b, bucket: 3)]), link: good, now: start + .seconds(1))
+        return r
+    }
+
+    static func run(_ r: inout MeshRouter, from start: Duration, for length: Duration) -> [RouterAction] {
+        var out: [RouterAction] = []
+        while let t = r.nextDeadline, t <= start + length { out += r.due(now: t).filter { $0 != .sendHello } }
+        return out
+    }
+
+    @Test func theLearningPeriodIsOneHelloPeriodAndItsJitterUnlessSet() {
+        #expect(Self.router().configuration.effectiveNeighbourLearningPeriod == .seconds(65))
+        #expect(Self.router(learning: .seconds(10)).configuration.effectiveNeighbourLearningPeriod == .seconds(10))
+        var fresh = MeshRouter(me: Self.b, configuration: .standard, seed: 1)
+        #expect(fresh.isLearningNeighbours(now: .seconds(1_000)), "not started yet: nothing heard")
+        _ = fresh.due(now: .seconds(1_000))
+        #expect(fresh.isLearningNeighbours(now: .seconds(1_330) - .nanoseconds(1)))
+        #expect(!fresh.isLearningNeighbours(now: .seconds(1_330)))
+    }
+
+    @Test func aRouterThatJustStartedRelaysWhatItsTableCallsCovered() {
+        // At 64.999… s B still learns: A's copy "covers" every neighbour B knows, yet B relays
+        // (for neighbours whose hellos it has not heard, such as C).
+        var learning = Self.router()
+        let at = Duration.seconds(65) - .nanoseconds(1)
+        #expect(learning.heard(Self.header, link: Self.good, firstTime: true, now: at) == [.deliver(Self.header.key)])
+        #expect(Self.run(&learning, from: at, for: .seconds(30)) == [.transmit(Self.header.relayed(by: Self.b))])
+        #expect(learning.counters.relaysPruned == 0)
+        // From 65 s on it prunes.
+        var learnt = Self.router()
+        _ = learnt.heard(Self.header, link: Self.good, firstTime: true, now: .seconds(65))
+        #expect(Self.run(&learnt, from: .seconds(65), for: .seconds(30)).isEmpty)
+        #expect(learnt.counters.relaysPruned == 1)
+    }
+
+    @Test func whileLearningAnyCopyCancelsTheRelayAsFloodingDoes() {
+        var r = Self.router()
+        _ = r.heard(Self.header, link: Self.good, firstTime: true, now: .seconds(10))
+        #expect(r.heard(Self.header.relayed(by: Self.c), link: Self.good, firstTime: false, now: .seconds(10) + .milliseconds(1)) == [.cancelled(Self.header.key)])
+        #expect(Self.run(&r, from: .seconds(10), for: .seconds(30)).isEmpty)
+    }
+
+    @Test func theLearningPeriodCountsFromTheRoutersOwnStart() {
+        // Started at 1 000 s (a box restarted on a clock that kept running, as the simulator's).
+        var r = Self.router(startedAt: .seconds(1_000))
+        _ = r.heard(Self.header, link: Self.good, firstTime: true, now: .seconds(1_030))
+        #expect(Self.run(&r, from: .seconds(1_030), for: .seconds(30)) == [.transmit(Self.header.relayed(by: Self.b))])
+    }
+}

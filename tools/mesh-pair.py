@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+"""The mesh pair benchmark: a bottle sent to the neighbouring box, end to end.
+
+Starts two `driftd run` processes (box A and box B) on the simulated board, their radios on
+loopback UDP (`radio.kind = "sim"`, each the other's only peer, `--distance` metres apart within
+`radio_range_m`), waits for READY=1 from both and for A to know "Box B" (B's box-info
+broadcast). Then, `--runs` times: a visitor at A drops a bottle addressed to "Box B"
+(`POST /api/v1/bottles`, `placement: "manual"`, `to: "Box B"`); the delivery latency runs from
+just before that request until B's visitor API serves the bottle (`GET /api/v1/bottles/{id}`,
+polled every 20 ms); the confirmation latency until A lists it as `delivered` (B's mesh
+acknowledgement came back). The next bottle waits for the confirmation (at most 120 s) and a
+random 0.5-2 s, so runs do not line up with the boxes' timers.
+
+Prints the latencies (p50, p95 by nearest rank, max) and each box's mesh counters (retries,
+frames lost to half duplex); exits 1 when the delivery p95 is above `--max-p95` seconds or a
+bottle never arrives, 2 when the boxes could not be started. Used by
+scripts/bench-mesh-pair.sh (docs/mesh.md, "Real daemons on the loopback radio").
+"""
+
+import argparse
+import json
+import math
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+from idle import NotifyListener  # tools/idle.py: READY=1 from the notify socket
+
+
+def free_port(kind):
+    with socket.socket(socket.AF_INET, kind) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Box:
+    def __init__(self, name, directory, east_m, args, board_dir):
+        self.name = name
+        self.directory = directory
+        self.http = free_port(socket.SOCK_STREAM)
+        self.radio = free_port(socket.SOCK_DGRAM)
+        self.east_m = east_m
+        self.args = args
+        self.board_dir = board_dir
+        self.process = None
+        self.log = None
+        os.makedirs(os.path.join(directory, "data"), exist_ok=True)
+
+    @property
+    def data(self):
+        return os.path.join(self.directory, "data")
+
+    def write_config(self, peer_port):
+        longitude = 13.4019 + self.east_m / (111_320 * math.cos(52.4731 * math.pi / 180))
+        text = f"""[box]
+board = "sim"
+board_dir = "{self.board_dir}"
+name = "Box {self.name}"
+
+[storage]
+data_dir = "{self.data}"
+
+[http]
+listen = "127.0.0.1:{self.http}"
+limit_per_client = false      # every visitor of the benchmark comes from 127.0.0.1
+
+[mesh]
+hello_interval_s = {self.args.hello}
+
+[radio]
+spreading_factor = {self.args.sf}
+
+[sim]
+latitude = 52.4731
+longitude = {longitude:.7f}
+radio_udp_port = {self.radio}
+radio_peers = ["127.0.0.1:{peer_port}"]
+radio_range_m = {self.args.distance * 2}
+"""
+        with open(os.path.join(self.directory, "driftd.toml"), "w") as f:
+            f.write(text)
+
+    def start(self, driftd):
+        notify_path = os.path.join(self.directory, "notify.sock")
+        listener = NotifyListener(notify_path)
+        listener.start()
+        env = dict(os.environ, NOTIFY_SOCKET=notify_path)
+        self.log = open(os.path.join(self.directory, "driftd.log"), "w")
+        self.process = subprocess.Popen([driftd, "run", "--config", os.path.join(self.directory, "driftd.toml")],
+                                        stdout=self.log, stderr=subprocess.STDOUT, env=env)
+        ready = listener.ready.wait(timeout=120)
+        listener.stop = True
+        if not ready:
+            raise RuntimeError(f"box {self.name} sent no READY=1 within 120 s (log: {self.directory}/driftd.log)")
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        if self.log:
+            self.log.close()
+
+    def request(self, method, path, token=None, body=None, timeout=20):
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(f"http://127.0.0.1:{self.http}{path}", data=data, method=method)
+        if data is not None:
+            req.add_header("Content-Type", "application/json")
+        if token:
+            req.add_header("Authorization", f"Bearer {token}")
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as answer:
+                raw = answer.read()
+                return answer.status, json.loads(raw) if raw else {}
+        except urllib.error.HTTPError as error:
+            raw = error.read()
+            try:
+                return error.code, json.loads(raw) if raw else {}
+            except ValueError:
+                return error.code, {}
+
+    def visitor(self):
+        status, body = self.request("POST", "/api/v1/visitors")
+        if status != 201:
+            raise RuntimeError(f"box {self.name}: no visitor token ({status} {body})")
+        return body["token"]
+
+    def mesh_status(self, driftd):
+        out = subprocess.run([driftd, "mesh", "status", "--data-dir", self.data, "--json"], capture_output=True, text=True, timeout=30)
+        try:
+            return json.loads(out.stdout)
+        except ValueError:
+            return {}
+
+
+def percentile(values, p):
+    ordered = sorted(values)
+    rank = max(1, math.ceil(p / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+def eventually(timeout, probe, interval=0.02):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = probe()
+        if value is not None:
+            return value
+        time.sleep(interval)
+    return None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--driftd", required=True)
+    parser.add_argument("--board-dir", required=True, help="the repository's board/ directory")
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--sf", type=int, default=11, help="spreading factor (the board's 11 = LongFast at 250 kHz)")
+    parser.add_argument("--hello", type=int, default=300, help="mesh.hello_interval_s (the board's 300)")
+    parser.add_argument("--distance", type=int, default=500, help="metres between the boxes (range: twice that)")
+    parser.add_argument("--text-bytes", type=int, default=120, help="the bottle's text length")
+    parser.add_argument("--max-p95", type=float, default=5.0, help="seconds; above it the benchmark fails")
+    parser.add_argument("--keep", action="store_true", help="keep the boxes' directories (configs, data, logs)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+
+    work = tempfile.mkdtemp(prefix="bench-mesh-pair.")
+    a = Box("A", os.path.join(work, "A"), 0, args, args.board_dir)
+    b = Box("B", os.path.join(work, "B"), args.distance, args, args.board_dir)
+    a.write_config(b.radio)
+    b.write_config(a.radio)
+    status = 0
+    try:
+        try:
+            a.start(args.driftd)
+            b.start(args.driftd)
+            alice, bob = a.visitor(), b.visitor()
+        except (RuntimeError, OSError) as error:
+            print(f"bench-mesh-pair: {error}", file=sys.stderr)
+            return 2
+        started = time.monotonic()
+        known = eventually(300, lambda: True if any(box.get("name") == "Box B" for box in
+                                                    a.request("GET", "/api/v1/mesh/boxes", alice)[1].get("boxes", [])) else None, 0.2)
+        if not known:
+            print("bench-mesh-pair: A never heard of Box B (its box-info broadcast)", file=sys.stderr)
+            return 2
+        known_after = time.monotonic() - started
+
+        rng = random.Random(7)
+        runs = []
+        for i in range(args.runs):
+            text = (f"bottle {i + 1} " + "the tide brought this one in " * 20)[: args.text_bytes]
+            t0 = time.monotonic()
+            code, sent = a.request("POST", "/api/v1/bottles", alice, {
+                "text": text, "hint": "from the next box", "lifetimeSeconds": 1800, "placement": "manual", "to": "Box B"})
+            if code != 202:
+                print(f"bench-mesh-pair: run {i + 1}: the drop was refused ({code} {sent})", file=sys.stderr)
+                return 1
+            bottle = sent["id"]
+            arrived = eventually(120, lambda: time.monotonic() if b.request("GET", f"/api/v1/bottles/{bottle}", bob)[0] == 200 else None)
+            if arrived is None:
+                print(f"bench-mesh-pair: run {i + 1}: the bottle never arrived at B within 120 s", file=sys.stderr)
+                runs.append({"run": i + 1, "delivered": None, "confirmed": None})
+                status = 1
+                continue
+
+            def delivered():
+                listed = a.request("GET", "/api/v1/mesh/sent", alice)[1].get("bottles", [])
+                return time.monotonic() if any(x.get("id") == bottle and x.get("state") == "delivered" for x in listed) else None
+
+            confirmed = eventually(120, delivered, 0.05)
+            runs.append({"run": i + 1, "delivered": arrived - t0, "confirmed": None if confirmed is None else confirmed - t0})
+            time.sleep(rng.uniform(0.5, 2.0))
+
+        latencies = [r["delivered"] for r in runs if r["delivered"] is not None]
+        confirmations = [r["confirmed"] for r in runs if r["confirmed"] is not None]
+        result = {
+            "runs": args.runs, "spreadingFactor": args.sf, "helloIntervalS": args.hello, "textBytes": args.text_bytes,
+            "arrived": len(latencies), "knownAfterS": round(known_after, 1),
+            "deliveredP50S": round(percentile(latencies, 50), 3) if latencies else None,
+            "deliveredP95S": round(percentile(latencies, 95), 3) if latencies else None,
+            "deliveredMaxS": round(max(latencies), 3) if latencies else None,
+            "confirmedP50S": round(percentile(confirmations, 50), 3) if confirmations else None,
+            "confirmedP95S": round(percentile(confirmations, 95), 3) if confirmations else None,
+            "confirmedMaxS": round(max(confirmations), 3) if confirmations else None,
+            "latenciesS": [None if r["delivered"] is None else round(r["delivered"], 3) for r in runs],
+            "maxP95S": args.max_p95,
+        }
+        counters = {}
+        for box in (a, b):
+            mesh = box.mesh_status(args.driftd)
+            c = mesh.get("counters", {})
+            counters[box.name] = {key: c.get(key) for key in ("sentOwn", "sentRelays", "sentHellos", "sentSync", "framesResent",
+                                                              "duplicates", "answerWaits", "quickRetries", "retriesRelayed", "acksReceived", "radioErrors")}
+            counters[box.name]["outbox"] = mesh.get("outbox")
+            counters[box.name]["neighbours"] = len(mesh.get("neighbours", []))
+            counters[box.name]["radioDeaf"] = mesh.get("radioDeaf")
+            counters[box.name]["radioBusyWaits"] = mesh.get("radioBusyWaits")
+        result["counters"] = counters
+        if result["deliveredP95S"] is None or result["deliveredP95S"] > args.max_p95 or len(latencies) < args.runs:
+            status = 1
+        result["pass"] = status == 0
+
+        if args.json:
+            print(json.dumps(result, indent=2, sort_keys=True))
+        else:
+            print(f"bench-mesh-pair: {args.runs} bottles of {args.text_bytes} characters A → B (neighbours, {args.distance} m), "
+                  f"SF{args.sf} at 250 kHz, hello every {args.hello} s; A knew B after {known_after:.1f} s")
+            print("| | p50 (s) | p95 (s) | max (s) |")
+            print("| --- | ---: | ---: | ---: |")
+            print(f"| delivered at B | {result['deliveredP50S']} | {result['deliveredP95S']} | {result['deliveredMaxS']} |")
+            print(f"| confirmed at A | {result['confirmedP50S']} | {result['confirmedP95S']} | {result['confirmedMaxS']} |")
+            print("each run (s): " + " ".join("-" if x is None else f"{x:.2f}" for x in result["latenciesS"]))
+            for name, c in counters.items():
+                print(f"box {name}: " + ", ".join(f"{k} {v}" for k, v in c.items()))
+            print(f"delivered p95 {result['deliveredP95S']} s against at most {args.max_p95} s: {'PASS' if status == 0 else 'FAIL'}")
+        return status
+    finally:
+        a.stop()
+        b.stop()
+        if args.keep or status != 0:
+            print(f"bench-mesh-pair: configs, data and logs kept in {work}", file=sys.stderr)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
