@@ -128,10 +128,6 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
         return state.withLock { state in state.busyUntil.flatMap { $0 > now ? $0 : nil } }
     }
 
-    /// When the last carrier heard in range leaves the air, whether or not that has passed
-    /// (tests: a carrier read late on a busy CPU is still recorded).
-    var recordedBusyUntil: Duration? { state.withLock { $0.busyUntil } }
-
     public func receive() async throws -> RadioReception? {
         while true {
             if state.withLock({ $0.closed }) { return nil }
