@@ -123,6 +123,7 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
         }
         if let power = gps.power {
             var line = "gps power: \(power.phase)"
+            if power.phase == "settled" { line += ", one fix every \(Int(power.fixIntervalSeconds)) s" }
             if let next = power.nextInSeconds { line += power.phase == "asleep" ? ", woken in \(Int(next)) s" : ", check ends in \(Int(next)) s" }
             line += power.receiver.map { " (\($0)" } ?? " (receiver not recognised yet: nothing sent"
             line += ", \(power.sleeps) sleep(s))"
