@@ -10,11 +10,22 @@ struct E22StrappedTests {
     func strappedExchange() async throws {
         let boxAt = E22Rig.transmitter(at: 0)
         let peerAt = E22Rig.transmitter(at: 300)
-        let probe = try SimulatedRadio(configuration: .init(port: 0, peers: [], transmitter: peerAt, medium: E22Rig.medium))
-        let peerPort = probe.port
-        probe.close()
-        let air = try SimulatedRadio(configuration: .init(port: 0, peers: [("127.0.0.1", peerPort)], transmitter: boxAt, medium: E22Rig.medium))
-        let peer = try SimulatedRadio(configuration: .init(port: peerPort, peers: [("127.0.0.1", air.port)], transmitter: peerAt, medium: E22Rig.medium))
+        // Each radio must name the other's port at creation, so the peer's port is probed, freed
+        // and bound again; a test running in parallel may take it in between (seen once in a
+        // full suite: "Address already in use"): then the pair is made again on new ports.
+        var pair: (air: SimulatedRadio, peer: SimulatedRadio)?
+        for _ in 0..<10 where pair == nil {
+            let probe = try SimulatedRadio(configuration: .init(port: 0, peers: [], transmitter: peerAt, medium: E22Rig.medium))
+            let peerPort = probe.port
+            probe.close()
+            let air = try SimulatedRadio(configuration: .init(port: 0, peers: [("127.0.0.1", peerPort)], transmitter: boxAt, medium: E22Rig.medium))
+            if let peer = try? SimulatedRadio(configuration: .init(port: peerPort, peers: [("127.0.0.1", air.port)], transmitter: peerAt, medium: E22Rig.medium)) {
+                pair = (air, peer)
+            } else {
+                air.close()
+            }
+        }
+        let (air, peer) = try #require(pair, "no free pair of loopback ports in 10 tries")
         defer { peer.close() }
         let registers = E22Radio.Configuration(portPath: "", registers: E22Rig.registers()).effectiveRegisters
         let module = try E22StrappedModule(registers: registers, air: air)
