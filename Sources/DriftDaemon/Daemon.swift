@@ -164,6 +164,10 @@ public enum Daemon {
         // (``livenessPeriod(watchdogInterval:)``): they wake together, and only that often.
         let watchdogInterval = config.daemon.watchdog ? SystemdNotifier.watchdogInterval(environment: options.environment) : nil
         let liveness = Self.livenessPeriod(watchdogInterval: watchdogInterval)
+        // The one timer thread the periodic loops sleep on and run on (``TimerWheel``): an idle
+        // box wakes one thread for them, not a pool worker per loop per wake.
+        let wheel = TimerWheel()
+        let clock = wheel.clock
         let health = HealthRegistry()
         let (ambientInputs, ambient) = AsyncStream<AmbientInput>.makeStream(bufferingPolicy: .bufferingNewest(256))
         let gpsStatus = GPSStatus(source: config.gps.kind.rawValue)
@@ -174,7 +178,7 @@ public enum Daemon {
         )
         let latest = LatestReadings()
         let devices = BoxDevices.open(config: config, health: health, ambient: ambient, logger: logger, latest: latest, gpsStatus: gpsStatus,
-            ledIdle: liveness,
+            ledIdle: liveness, wheel: wheel,
             gpsTimeFloor: options.gpsTimeFloor ?? GPSTimeSource.defaultFloor,
             buttonEffects: ButtonBehaviourService.Effects(
                 showStatusCode: { now in bodyState.showStatusCode(at: now) },
@@ -200,7 +204,8 @@ public enum Daemon {
         }
         let bottles = BottleLifecycleService(
             database: database, dataDirectory: dataDirectory, settings: bottleSettings, events: events,
-            inputs: ambientInputs, health: health, logger: logger, interval: max(.seconds(60), liveness), heartbeat: liveness
+            inputs: ambientInputs, health: health, logger: logger, interval: max(.seconds(60), liveness), heartbeat: liveness,
+            clock: clock
         )
 
         // systemd.
@@ -257,7 +262,7 @@ public enum Daemon {
             do {
                 let service = try MeshSetup.make(
                     config: config, database: database, dataDirectory: dataDirectory, health: health, logger: logger,
-                    ports: meshPorts, activity: { bodyState.noteRadioActivity(at: MonotonicTime.now()) })
+                    ports: meshPorts, activity: { bodyState.noteRadioActivity(at: MonotonicTime.now()) }, clock: clock)
                 MeshSetup.registerControlCommands(&commands, service: service)
                 mesh = service
             } catch {
@@ -275,7 +280,7 @@ public enum Daemon {
             settings.positionCheckInterval = liveness
             return MeshBottleService(node: service.node, ports: meshPorts, processor: bottles.processor, events: events,
                               settings: settings, logger: logger,
-                              textPublisher: { line in _ = await service.publishText(line) })
+                              textPublisher: { line in _ = await service.publishText(line) }, clock: clock)
         }
         if let meshBottles { MeshBottleControl.register(&commands, service: meshBottles) }
         // Camp beacons: the directory always; announces, pings and sending need the mesh.
@@ -296,7 +301,7 @@ public enum Daemon {
             },
             position: { campPosition },
             textPublisher: campText,
-            logger: logger)
+            logger: logger, clock: clock)
         CampControl.register(&commands, service: camps, wake: { [mesh] in mesh?.wake() })
         let beaconKit = config.camp.beaconKit
         let beacon = config.powerProfile == .beacon
@@ -343,7 +348,9 @@ public enum Daemon {
             return parts.joined(separator: " · ")
         }
 
-        var services: [any Service] = [bodyState] + devices.services
+        // The box's own loops run on the wheel (``OnExecutor``); the visitor page and the control
+        // socket keep the pool.
+        var services: [any Service] = ([bodyState] + devices.services).map { OnExecutor($0, executor: wheel) }
         // On the simulated board the host's clock is the world's clock (a laptop or CI
         // machine, not a box booting without a real-time clock).
         if config.gpio.backend != .sim {
@@ -354,11 +361,12 @@ public enum Daemon {
                 return gpsTime?.clockTrusted(kernel: kernel) ?? kernel
             }))
         }
-        services.append(bottles)
-        if let mesh { services.append(mesh) }
-        if let meshBottles { services.append(meshBottles) }
+        services.append(OnExecutor(bottles, executor: wheel))
+        // The mesh's loops talk to the node at every step: they run on its thread.
+        if let mesh { services.append(OnExecutor(mesh, executor: mesh.node.executor)) }
+        if let meshBottles { services.append(OnExecutor(meshBottles, executor: wheel)) }
         if let gateway { services.append(gateway) }
-        services.append(camps)
+        services.append(OnExecutor(camps, executor: wheel))
         var liveHub: ChatHub?
         // The beacon profile runs no visitor page (no HTTP server unless metrics are asked for).
         let servesPage = config.features.visitorPage && !beacon
@@ -407,13 +415,14 @@ public enum Daemon {
         let diskCheck = DiskSpaceCheck(path: dataDirectory, minimumFreeMB: Int64(config.storage.minFreeMB), health: health, logger: logger)
         // Housekeeping (the disk-space check) once per liveness period (30 s): a disk does not fill
         // in a second, and an idle box should not wake for it.
-        services.append(HousekeepingService(interval: liveness, health: health, logger: logger,
-                                            jobs: [("disk-space", { diskCheck.run() })]))
+        services.append(OnExecutor(HousekeepingService(interval: liveness, health: health, logger: logger,
+                                                         jobs: [("disk-space", { diskCheck.run() })], clock: clock), executor: wheel))
         services.append(control)
         // READY=1 once the visitor page listens (a box whose port is taken is ready after 10 s
         // anyway, with the `http` fault): whoever is told "ready" can load the page at once.
-        services.append(NotifyService(notifier: notifier, watchdogInterval: watchdogInterval, health: health, logger: logger,
-                                      readyAfter: servesPage ? (pageListening, .seconds(10)) : nil, status: statusLine))
+        services.append(OnExecutor(NotifyService(notifier: notifier, watchdogInterval: watchdogInterval, health: health, logger: logger,
+                                                   readyAfter: servesPage ? (pageListening, .seconds(10)) : nil, clock: clock,
+                                                   status: statusLine), executor: wheel))
         // Last, so it hears of a graceful shutdown first: bounds the whole stop (ServiceGroup's
         // own cancellation limit would end it in a fatalError).
         services.append(ShutdownDeadline(limit: config.daemon.shutdownTimeout + .seconds(4), logger: logger))

@@ -14,9 +14,13 @@ public struct HousekeepingService: Service {
     let health: HealthRegistry
     let jobs: [(name: String, job: Job)]
     let logger: Logger
+    /// Sleeps between ticks (the daemon's timer wheel; a manual clock in tests).
+    let clock: any Clock<Duration>
 
-    public init(interval: Duration = .seconds(1), health: HealthRegistry, logger: Logger, jobs: [(name: String, job: Job)] = []) {
+    public init(interval: Duration = .seconds(1), health: HealthRegistry, logger: Logger, jobs: [(name: String, job: Job)] = [],
+                clock: any Clock<Duration> = ContinuousClock()) {
         self.interval = interval
+        self.clock = clock
         self.health = health
         self.jobs = jobs
         self.logger = logger
@@ -38,7 +42,7 @@ public struct HousekeepingService: Service {
                             logger.error("housekeeping job failed", metadata: ["job": "\(name)", "error": "\(error)"])
                         }
                     }
-                    try await Task.sleep(for: interval)
+                    try await clock.sleep(for: interval)
                 }
             }
         } catch is CancellationError {}

@@ -33,6 +33,8 @@ public struct MonotonicClock: Sendable {
     /// The current instant.
     public let now: @Sendable () -> Duration
     private let sleeper: @Sendable (Duration) async throws -> Void
+    /// Calls an action after a delay without a task (a timer wheel's timer); `nil`: a task sleeps.
+    private let timer: (@Sendable (Duration, @escaping @Sendable () -> Void) -> @Sendable () -> Void)?
 
     /// Reads `CLOCK_MONOTONIC` and sleeps on the continuous clock.
     public static let system = MonotonicClock(now: { MonotonicTime.now() }, sleep: { duration in
@@ -44,6 +46,7 @@ public struct MonotonicClock: Sendable {
         let origin = clock.now
         now = { start + origin.duration(to: clock.now) }
         sleeper = { duration in try await clock.sleep(for: duration) }
+        timer = nil
     }
 
     /// Time on any clock, counted from `start` at the moment of creation.
@@ -52,9 +55,27 @@ public struct MonotonicClock: Sendable {
         self = make(clock)
     }
 
-    init(now: @escaping @Sendable () -> Duration, sleep: @escaping @Sendable (Duration) async throws -> Void) {
+    /// A clock from its parts. `timer`, when given, calls an action after a delay and returns
+    /// what cancels it (``after(_:_:)``); without it a task sleeps on `sleep`.
+    public init(now: @escaping @Sendable () -> Duration, sleep: @escaping @Sendable (Duration) async throws -> Void,
+                timer: (@Sendable (Duration, @escaping @Sendable () -> Void) -> @Sendable () -> Void)? = nil) {
         self.now = now
         sleeper = sleep
+        self.timer = timer
+    }
+
+    /// Calls `action` once `delay` has passed, unless the returned closure cancels it first. On
+    /// a timer wheel's clock this is a timer, not a task that sleeps: the action runs on the
+    /// wheel's thread and wakes no other.
+    public func after(_ delay: Duration, _ action: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
+        if let timer { return timer(delay, action) }
+        let task = Task { [sleeper] in
+            do {
+                try await sleeper(delay)
+                action()
+            } catch {}
+        }
+        return { task.cancel() }
     }
 
     /// Sleeps until `deadline` (returns at once when it passed). Throws `CancellationError`.

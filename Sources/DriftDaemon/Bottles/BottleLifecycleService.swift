@@ -70,12 +70,11 @@ public struct BottleLifecycleService<TickClock: Clock>: Service where TickClock.
         do {
             try await cancelWhenGracefulShutdown {
                 try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        for await input in inputs {
-                            await processor.ingest(input, now: now())
-                        }
-                    }
-                    group.addTask { try await sleepUntilDeadlines() }
+                    // Both loops wait on the processor's own thread: an input or a deadline wakes
+                    // that thread alone, and their calls into the processor stay on it (preferring
+                    // the timer wheel's thread, or the pool, would take each step there and back).
+                    group.addTask(executorPreference: processor.threadExecutor) { await processor.ingest(inputs, now: now) }
+                    group.addTask(executorPreference: processor.threadExecutor) { try await sleepUntilDeadlines() }
                     try await group.waitForAll()
                 }
             }

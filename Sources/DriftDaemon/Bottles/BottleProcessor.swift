@@ -21,6 +21,9 @@ import Logging
 public actor BottleProcessor {
     private nonisolated let executor = DedicatedThreadExecutor(name: "bottles")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+    /// The processor's thread as a task executor: a task that prefers it runs its nonisolated
+    /// steps there too (``ingest(_:now:)-(AsyncStream<AmbientInput>,_)``).
+    nonisolated var threadExecutor: any TaskExecutor { executor }
 
     /// The store, reached only on the processor's thread: ``withStore(_:)`` from outside.
     nonisolated let store: BottleStore
@@ -230,6 +233,16 @@ public actor BottleProcessor {
         // Bottles stored as expired by another path (or whose erase failed) are erased after the pass.
         if let leftovers = try? store.expiredIDs() { pendingErase.formUnion(leftovers) }
         return report
+    }
+
+    /// Ingests every input of `inputs` as it arrives (``ingest(_:now:)``, each at `now()`), until
+    /// the stream ends or the task is cancelled. The loop waits on the processor's own thread,
+    /// so an input costs one wake of that thread, not a hop from another and back, and inputs
+    /// that arrive together (a weather sample's three readings) are taken in one wake.
+    public func ingest(_ inputs: AsyncStream<AmbientInput>, now: @Sendable () -> Date) async {
+        for await input in inputs {
+            await ingest(input, now: now())
+        }
     }
 
     /// Applies a new ambient input and re-evaluates at `now` when it changed anything

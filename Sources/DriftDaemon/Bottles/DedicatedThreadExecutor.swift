@@ -16,7 +16,11 @@ import Glibc
 /// the thread ended still runs: it starts a thread that runs it, and whatever queues behind it,
 /// and ends again (``join()`` waits for that one too). A job left in the queue would be a
 /// continuation never resumed: a task that waits for ever.
-final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable {
+///
+/// It is a task executor too: a task that prefers it (`Task(executorPreference:)`) runs its
+/// nonisolated steps on the same thread, so a loop that waits in the actor for input (the
+/// bottle processor's ingest) is woken on this thread alone, with no hop through the pool.
+final class DedicatedThreadExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
     private let condition = NSCondition()
     /// Guarded by `condition`.
     private var jobs: [UnownedJob] = []
@@ -38,8 +42,9 @@ final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable {
         jobs.append(job)
         let restart = !running
         running = true
-        condition.signal()
         condition.unlock()
+        // Signalled after the unlock: a thread woken under the lock would at once block on it.
+        condition.signal()
         if restart { startThread() }
     }
 
@@ -103,7 +108,7 @@ final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable {
             jobs.removeAll(keepingCapacity: true)
             condition.unlock()
             for job in batch {
-                job.runSynchronously(on: asUnownedSerialExecutor())
+                job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
             }
         }
     }

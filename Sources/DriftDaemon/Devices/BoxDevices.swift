@@ -30,12 +30,16 @@ public struct BoxDevices: Sendable {
         ambient: AsyncStream<AmbientInput>.Continuation, logger: Logger, latest: LatestReadings = LatestReadings(),
         gpsStatus: GPSStatus = GPSStatus(source: "none"),
         ledIdle: Duration = .seconds(10),
+        wheel: TimerWheel? = nil,
         gpsTimeFloor: Date = GPSTimeSource.defaultFloor,
         buttonEffects: ButtonBehaviourService.Effects = .init(),
         ledTest: @escaping @Sendable (Duration) -> Duration? = { _ in nil },
         ledChanges: AsyncStream<Void>? = nil,
         bodyState: @escaping @Sendable (Duration) -> BoxBodyState
     ) -> BoxDevices {
+        // The periodic loops (sampling, the GPS's power schedule and simulated fixes, the LEDs'
+        // idle beat) sleep on the daemon's timer wheel when it has one (``TimerWheel``).
+        let clock: any Clock<Duration> = wheel.map { $0.clock } ?? ContinuousClock()
         let simulated: SimulatedGPIODriver?
         let driver: any GPIODriver
         switch config.gpio.backend {
@@ -59,7 +63,7 @@ public struct BoxDevices: Sendable {
                 services.append(WeatherService(
                     device: weather.sensor.device, interval: config.i2c.sampleInterval,
                     ambient: ambient, health: health, logger: logger, latest: latest,
-                    beforeSample: { date in weather.advance(to: date, timeZone: timeZone) }
+                    beforeSample: { date in weather.advance(to: date, timeZone: timeZone) }, clock: clock
                 ))
             } else {
                 // Opened on first use and again after a failure: a bus that appears after the
@@ -67,7 +71,8 @@ public struct BoxDevices: Sendable {
                 // service's back-off; until then the `sensors` fault names the missing bus.
                 let device = ReopeningI2CDevice(bus: config.i2c.bus, address: UInt8(config.i2c.bme280Address))
                 services.append(WeatherService(
-                    device: device, interval: config.i2c.sampleInterval, ambient: ambient, health: health, logger: logger, latest: latest
+                    device: device, interval: config.i2c.sampleInterval, ambient: ambient, health: health, logger: logger, latest: latest,
+                    clock: clock
                 ))
             }
         }
@@ -96,18 +101,18 @@ public struct BoxDevices: Sendable {
         case .sim:
             let gps = SimulatedGPS(
                 latitude: config.sim.latitude, longitude: config.sim.longitude, altitude: config.sim.altitudeM,
-                replayPath: config.sim.nmeaReplay
+                replayPath: config.sim.nmeaReplay, sleep: { try await clock.sleep(for: $0) }, wheel: wheel
             )
             simulatedGPS = gps
             // In the beacon profile the simulated receiver is put to sleep like a MediaTek one.
-            let saver = gpsPowerSaver(config, logger: logger)
+            let saver = gpsPowerSaver(config, logger: logger, clock: clock)
             saver?.attach(sink: { bytes in gps.receive(bytes) })
             services.append(GPSService(source: .stream({ gps.bytes() }), ambient: ambient, status: gpsStatus, health: health, logger: logger,
                                        stablePosition: stablePosition, powerSaver: saver))
         case .nmea:
             // baud 0 asks for detection (BaudDetector).
             services.append(GPSService(source: .serial(path: config.gps.port, baud: config.gps.baud), ambient: ambient, status: gpsStatus, health: health, logger: logger,
-                                       stablePosition: stablePosition, timeSource: gpsTime, powerSaver: gpsPowerSaver(config, logger: logger)))
+                                       stablePosition: stablePosition, timeSource: gpsTime, powerSaver: gpsPowerSaver(config, logger: logger, clock: clock)))
         case .gpsd:
             let address = config.gps.gpsdAddress
             services.append(GPSService(source: .gpsd(host: address.host, port: address.port), ambient: ambient, status: gpsStatus,
@@ -171,7 +176,7 @@ public struct BoxDevices: Sendable {
             }
         }
         services.append(LEDService(outputs: outputs, maximumIdle: ledIdle, changes: ledChanges, health: health, logger: logger,
-                                   ledTest: ledTest, state: bodyState))
+                                   ledTest: ledTest, clock: wheel?.monotonicClock ?? .system, state: bodyState))
         if !heldOff.isEmpty { services.append(DarkLEDs(requests: heldOff)) }
 
         let register: @Sendable (inout ControlCommands) -> Void = { commands in

@@ -86,8 +86,8 @@ public struct LEDService: Service {
                     }
                 }
             }
-            var timer: Task<Void, Never>?
-            defer { timer?.cancel() }
+            var cancelTimer: (@Sendable () -> Void)?
+            defer { cancelTimer?() }
             var iterator = wakes.makeAsyncIterator()
             var player = LEDPlayer()
             var levels: [LEDRole: Bool] = [:]
@@ -150,15 +150,10 @@ public struct LEDService: Service {
                 if let edge = player.nextChange(after: now, roles: fitted.subtracting(handedOver.keys)), edge < wakeAt { wakeAt = edge }
                 if let reevaluate, reevaluate < wakeAt { wakeAt = reevaluate }
                 if changes == nil, nextRefresh < wakeAt { wakeAt = nextRefresh }
-                timer?.cancel()
+                cancelTimer?()
                 let delay = wakeAt - clock.now()
                 if delay > .zero {
-                    timer = Task { [clock] in
-                        do {
-                            try await clock.sleep(for: delay)
-                            wake.yield()
-                        } catch {}
-                    }
+                    cancelTimer = clock.after(delay) { wake.yield() }
                     guard await iterator.next() != nil else { break }
                 }
                 try Task.checkCancellation()

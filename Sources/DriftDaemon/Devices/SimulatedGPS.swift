@@ -34,10 +34,16 @@ public final class SimulatedGPS: Sendable {
     private let fixInterval = Mutex(Duration.seconds(1))
     let replayPath: String?
     let sleep: @Sendable (Duration) async throws -> Void
+    /// Where the output task runs (the daemon's ``TimerWheel``; `nil`: the pool).
+    let executor: (any TaskExecutor)?
 
-    /// - Parameter sleep: waits between cycles (tests inject a recorder or a manual clock).
+    /// - Parameters:
+    ///   - sleep: waits between cycles (tests inject a recorder or a manual clock).
+    ///   - wheel: the timer wheel `sleep` sleeps on, whose thread then runs the output task too.
     public init(latitude: Double, longitude: Double, altitude: Double, replayPath: String? = nil,
-                sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
+                sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+                wheel: TimerWheel? = nil) {
+        executor = wheel
         position = Mutex(Position(latitude: latitude, longitude: longitude, altitude: altitude, hasFix: true))
         self.replayPath = replayPath?.isEmpty == true ? nil : replayPath
         self.sleep = sleep
@@ -85,7 +91,7 @@ public final class SimulatedGPS: Sendable {
     /// The receiver's output: one chunk per second, or per replayed cycle at the capture's pace.
     public func bytes() -> AsyncStream<[UInt8]> {
         AsyncStream { continuation in
-            let task = Task {
+            let task = Task(executorPreference: executor) { [self] in
                 if let replayPath, let data = FileManager.default.contents(atPath: replayPath) {
                     let cycles = NMEAReplay.cycles(of: Array(data))
                     await replay(cycles, into: continuation)
