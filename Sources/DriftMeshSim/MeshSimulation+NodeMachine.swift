@@ -193,6 +193,9 @@ extension Engine {
         nodes[n].down = false
         let keyPair = Engine.keyPairs(count: n + 1, seed: p.seed)[n]
         nodes[n].machine = Engine.machine(keyPair, configuration: old.settings.router, parameters: p, memory: old.memory)
+        // A restarted daemon's node has heard nothing yet.
+        nodes[n].channel = ChannelBusyDetector(threshold: p.busyUtilisation, window: p.busyWindow)
+        nodes[n].channelCheckAt = nil
         machineTimer(n)
     }
 

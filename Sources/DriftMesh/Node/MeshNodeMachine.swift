@@ -277,6 +277,8 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
 
     /// The router's neighbour table.
     public var neighbours: [Neighbour] { router.neighbours }
+    /// Whether the router counts the channel as busy (the last `.channelBusy` it was told).
+    public var channelBusy: Bool { router.channelBusy }
 
     /// The router's own counters (relays planned, sent, pruned; implicit-ack retries).
     public var routerCounters: MeshRouter.Counters { router.counters }
