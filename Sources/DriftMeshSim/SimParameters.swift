@@ -44,6 +44,16 @@ public struct SimParameters: Sendable {
     public var repairRedundancy = 1
     /// A box resets its Trickle timer when it receives a packet for the first time (new data).
     public var repairResetOnNewPacket = false
+    /// A box that gets a packet as a repair hands it to its router as a first reception and
+    /// relays it on (as a repair) when its neighbours look uncovered, as the daemon's node
+    /// relays catch-up copies.
+    public var repairRelays = true
+    /// Repair digests list 16-bit hashes of the packets a box got within
+    /// `repairDigestWindow` (`CompactDigest`) instead of full `SyncDigest`s; a receiver judges
+    /// only what it got within that window less `repairDigestMargin`.
+    public var repairCompactDigests = true
+    public var repairDigestWindow: Duration = .seconds(30 * 60)
+    public var repairDigestMargin: Duration = .seconds(10 * 60)
     /// Our router's `channelBusy` (a `ChannelBusyDetector`, as the daemon's): a box heard
     /// frames for at least this share of the last `busyWindow` (only used with
     /// `cancelAfterCopiesOnlyWhenBusy`, on by default).

@@ -35,6 +35,15 @@ public struct SimResult: Sendable, Hashable, Codable {
     public var helloAirtimeMs: Double
     public var syncTransmissions: Int
     public var syncAirtimeMs: Double
+    // Repair under contention (ours, router only), else absent: of the sync frames, the
+    // digests and their airtime, and the repaired packets…
+    public var digestTransmissions: Int?
+    public var digestAirtimeMs: Double?
+    public var repairTransmissions: Int?
+    /// …of which relayed on by the router of a box that got the packet as a repair (`repairRelays`)…
+    public var repairsRelayed: Int?
+    /// …and those that gave no box the packet (all had it, or lost it to a collision).
+    public var repairsWasted: Int?
     /// Relays cancelled before they went on air (ours: router decisions; Meshtastic: overheard duplicates).
     public var relaysCancelled: Int
     /// Ours: first receptions not relayed because every neighbour was covered.

@@ -94,6 +94,12 @@ extension SimCommand {
         @Option(help: "Repair: Trickle redundancy k (default 1).")
         var repairRedundancy: Int?
 
+        @Option(help: "Repair: a box sends a packet a digest lacks after a random 0…MS ms (default 4000).")
+        var repairJitter: Int?
+
+        @Option(help: "Repair: a box answers a digest only for packets it has held this many seconds (default 20).")
+        var repairSettle: Int?
+
         @Flag(help: "Our router: the copy counter cancels relays only while the channel is busy (the default since issue 19; accepted so older commands still run).")
         var cancelOnlyWhenBusy = false
 
@@ -108,6 +114,12 @@ extension SimCommand {
 
         @Flag(help: "No repair (our router's one-shot flood only).")
         var noRepair = false
+
+        @Flag(help: "Repair: a box that gets a packet as a repair does not relay it on.")
+        var noRepairRelays = false
+
+        @Flag(help: "Repair: full digests (per-origin runs of everything held) instead of 16-bit hashes of what a box got in the last 30 minutes.")
+        var repairFullDigests = false
 
         @Flag(help: "Review reproduction: the old baseline that lets a relay whose delay ran out on a busy channel go out despite a duplicate.")
         var oldBaselineQueue = false
@@ -187,11 +199,15 @@ extension SimCommand {
                     parameters.directedShare = directedShare
                     parameters.reconcile = !noRepair
                     parameters.repairResetOnNewPacket = repairResetOnNew
+                    parameters.repairRelays = !noRepairRelays
+                    parameters.repairCompactDigests = !repairFullDigests
                     parameters.ourConfiguration.cancelAfterCopiesOnlyWhenBusy = !cancelAlways
                     if let busyUtilisation { parameters.busyUtilisation = busyUtilisation }
                     if let repairImin { parameters.repairMinimumInterval = .seconds(max(1, repairImin)) }
                     if let repairDoublings { parameters.repairDoublings = max(0, repairDoublings) }
                     if let repairRedundancy { parameters.repairRedundancy = max(1, repairRedundancy) }
+                    if let repairJitter { parameters.repairJitter = .milliseconds(max(0, repairJitter)) }
+                    if let repairSettle { parameters.repairSettle = .seconds(max(0, repairSettle)) }
                     parameters.baselineCancelsQueued = !oldBaselineQueue
                     parameters.randomNodeIDs = !sequentialIds && !legacyModel
                     parameters.legacyModel = legacyModel
@@ -286,6 +302,12 @@ extension SimCommand {
                 let values = results.compactMap(f)
                 return values.count == results.count ? values.reduce(0, +) / k : nil
             }
+            m.digestAirtimeMs = optionalMean(\.digestAirtimeMs)
+            func optionalCount(_ f: (SimResult) -> Int?) -> Int? { optionalMean { f($0).map(Double.init) }.map { Int($0.rounded()) } }
+            m.digestTransmissions = optionalCount(\.digestTransmissions)
+            m.repairTransmissions = optionalCount(\.repairTransmissions)
+            m.repairsRelayed = optionalCount(\.repairsRelayed)
+            m.repairsWasted = optionalCount(\.repairsWasted)
             m.optimumFrames = optionalMean(\.optimumFrames)
             m.optimumUsefulness = optionalMean(\.optimumUsefulness)
             m.equalReachShare = optionalMean(\.equalReachShare)
