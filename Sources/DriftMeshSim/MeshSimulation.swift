@@ -478,7 +478,7 @@ struct Engine {
         }
         if var timer = nodes[r].trickle {
             if lacking {
-                timer.inconsistent(now: Engine.duration(now))
+                timer.inconsistent(now: Engine.duration(now), mustSend: p.repairLackingUnsuppressed)
             } else if missing.isEmpty {
                 timer.consistent()
             }

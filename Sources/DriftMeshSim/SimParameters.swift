@@ -52,6 +52,10 @@ public struct SimParameters: Sendable {
     /// `repairDigestWindow` (`CompactDigest`) instead of full `SyncDigest`s; a receiver judges
     /// only what it got within that window less `repairDigestMargin`.
     public var repairCompactDigests = true
+    /// A box whose neighbour's digest showed it lacks something sends its next digest even
+    /// when it heard consistent ones meanwhile (`TrickleTimer.inconsistent(now:mustSend:)`).
+    /// Off by default: at 30 boxes it reached 0.99 within 5 minutes for 2.09× the airtime.
+    public var repairLackingUnsuppressed = false
     public var repairDigestWindow: Duration = .seconds(30 * 60)
     public var repairDigestMargin: Duration = .seconds(10 * 60)
     /// Our router's `channelBusy` (a `ChannelBusyDetector`, as the daemon's): a box heard

@@ -118,6 +118,9 @@ extension SimCommand {
         @Flag(help: "Repair: a box that gets a packet as a repair does not relay it on.")
         var noRepairRelays = false
 
+        @Flag(help: "Repair: a box that learnt it lacks something sends its next digest however many consistent ones it hears first.")
+        var repairLackingUnsuppressed = false
+
         @Flag(help: "Repair: full digests (per-origin runs of everything held) instead of 16-bit hashes of what a box got in the last 30 minutes.")
         var repairFullDigests = false
 
@@ -200,6 +203,7 @@ extension SimCommand {
                     parameters.reconcile = !noRepair
                     parameters.repairResetOnNewPacket = repairResetOnNew
                     parameters.repairRelays = !noRepairRelays
+                    parameters.repairLackingUnsuppressed = repairLackingUnsuppressed
                     parameters.repairCompactDigests = !repairFullDigests
                     parameters.ourConfiguration.cancelAfterCopiesOnlyWhenBusy = !cancelAlways
                     if let busyUtilisation { parameters.busyUtilisation = busyUtilisation }
