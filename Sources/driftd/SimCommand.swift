@@ -112,6 +112,9 @@ extension SimCommand {
         @Flag(help: "Repair: reset the Trickle timer on every new packet.")
         var repairResetOnNew = false
 
+        @Option(help: "Our boxes' frames: this many preamble symbols (the baseline keeps LongFast's 16; the E22 module sends 8).")
+        var preamble: Int?
+
         @Flag(help: "No repair (our router's one-shot flood only).")
         var noRepair = false
 
@@ -155,6 +158,7 @@ extension SimCommand {
             guard (1...1_000_000).contains(period) else { throw ValidationError("--period must be 1…1000000 s") }
             guard kinds != nil else { throw ValidationError("--router must be ours, meshtastic or both") }
             guard (0...1).contains(directedShare) else { throw ValidationError("--directed-share must be 0…1") }
+            guard (6...65_535).contains(preamble ?? 16) else { throw ValidationError("--preamble must be 6…65535 symbols") }
             guard !(cancelOnlyWhenBusy && cancelAlways) else { throw ValidationError("--cancel-only-when-busy and --cancel-always contradict each other") }
             guard directedShare == 0 || nodeMachine else { throw ValidationError("--directed-share needs --node-machine") }
         }
@@ -197,6 +201,7 @@ extension SimCommand {
                                                    hopLimit: kind == .ours ? hopLimit : baselineHopLimit)
                     parameters.areaM = area
                     parameters.periodPerNode = .seconds(period)
+                    if kind == .ours, let preamble { parameters.channel.modulation.preambleSymbols = preamble }
                     parameters.meshtasticatorScenario = meshtasticatorScenario
                     parameters.nodeMachine = nodeMachine && kind == .ours
                     parameters.directedShare = directedShare
