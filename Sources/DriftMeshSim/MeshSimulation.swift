@@ -512,8 +512,9 @@ struct Engine {
         apply(nodes[r].router.with { $0.heard(header, link: link, firstTime: first, now: nowD) }, at: r)
     }
 
-    /// `r` heard a frame (decoded or not) that started at `start` and ends now: our router's
-    /// `channelBusy` follows the airtime heard, as the daemon's `MeshNode` feeds it.
+    /// `r` decoded a frame that started at `start` and ends now: our router's `channelBusy`
+    /// follows the airtime of the frames decoded, as the daemon's `MeshNode` feeds it (a radio
+    /// hands it only the frames it decoded).
     mutating func noteHeard(_ r: Int, start: Int64) {
         guard case .ours(let router) = nodes[r].router, router.configuration.cancelAfterCopiesOnlyWhenBusy else { return }
         let flipped = nodes[r].channel.heard(airtime: Engine.duration(now - start), endingAt: Engine.duration(now))
@@ -722,8 +723,8 @@ struct Engine {
         for reception in tx.receptions {
             let r = reception.receiver
             activeRx[r].removeAll { $0 == index }
-            noteHeard(r, start: tx.start)
             guard !reception.lost, !nodes[r].down else { continue }
+            noteHeard(r, start: tx.start)
             let link = LinkQuality(rssi: reception.rssi, snr: reception.rssi - channel.noiseLevelDbm)
             let actions: [RouterAction]
             switch tx.frame {
