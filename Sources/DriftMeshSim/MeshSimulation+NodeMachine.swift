@@ -52,6 +52,9 @@ extension Engine {
         settings.answerWindowFrames = rules.answerWindowFrames
         settings.requestAttempts = rules.requestAttempts
         settings.digestFollowUps = rules.digestFollowUps
+        if p.nodeRepair {
+            settings.pacedRepair = .init(minimumInterval: p.repairMinimumInterval, doublings: p.repairDoublings, redundancy: p.repairRedundancy)
+        }
         return try? SimNodeMachine(keyPair: keyPair, networkKey: machineNetworkKey, memory: memory,
                                    budget: AirtimeBudget(window: .seconds(3_600), limit: nil), settings: settings,
                                    seed: p.seed ^ UInt64(keyPair.nodeID.rawValue))

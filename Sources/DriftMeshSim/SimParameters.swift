@@ -103,6 +103,10 @@ public struct SimParameters: Sendable {
     /// With `nodeMachine`: the node's store-and-forward catch-up rules (issue 19, finding 8),
     /// each of which can be switched off to measure what it does.
     public var catchUp = SimCatchUpRules()
+    /// With `nodeMachine`: every node runs paced repair (`MeshNodeMachine.Settings.pacedRepair`)
+    /// with the Trickle settings of the router-only repair (`repairMinimumInterval`,
+    /// `repairDoublings`, `repairRedundancy`).
+    public var nodeRepair = false
 
     public init(nodes: Int, seed: UInt64, router: SimRouterKind, messages: Int = 20, hopLimit: UInt8? = nil) {
         self.nodes = nodes

@@ -118,6 +118,9 @@ extension SimCommand {
         @Flag(help: "No repair (our router's one-shot flood only).")
         var noRepair = false
 
+        @Flag(help: "With --node-machine: every node runs paced repair (Trickle-timed compact digests; --repair-imin, --repair-doublings, --repair-redundancy).")
+        var nodeRepair = false
+
         @Flag(help: "Repair: a box that gets a packet as a repair does not relay it on.")
         var noRepairRelays = false
 
@@ -208,6 +211,7 @@ extension SimCommand {
                     parameters.reconcile = !noRepair
                     parameters.repairResetOnNewPacket = repairResetOnNew
                     parameters.repairRelays = !noRepairRelays
+                    parameters.nodeRepair = nodeRepair
                     parameters.repairLackingUnsuppressed = repairLackingUnsuppressed
                     parameters.repairCompactDigests = !repairFullDigests
                     parameters.ourConfiguration.cancelAfterCopiesOnlyWhenBusy = !cancelAlways
