@@ -61,6 +61,11 @@ public struct SimResult: Sendable, Hashable, Codable {
     public var reachabilityBound: Double
     /// …and its usefulness (reached / all receptions). Greedy: not a bound (the exact optimum is below).
     public var usefulnessBound: Double
+    /// Multipoint relays (`MultipointRelayPlan`: OLSR's sender-designated relays with perfect
+    /// 2-hop knowledge, nothing colliding), per message from its origin: frames per broadcast
+    /// and the share of (messages × (nodes − 1)) reached.
+    public var mprTransmissions: Double?
+    public var mprReachability: Double?
     // With `--node-machine` (SimParameters.nodeMachine), else absent.
     /// Our boxes ran the daemon's whole node machine.
     public var nodeMachine: Bool?

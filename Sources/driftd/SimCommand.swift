@@ -316,6 +316,8 @@ extension SimCommand {
                 return values.count == results.count ? values.reduce(0, +) / k : nil
             }
             m.digestAirtimeMs = optionalMean(\.digestAirtimeMs)
+            m.mprTransmissions = optionalMean(\.mprTransmissions)
+            m.mprReachability = optionalMean(\.mprReachability)
             func optionalCount(_ f: (SimResult) -> Int?) -> Int? { optionalMean { f($0).map(Double.init) }.map { Int($0.rounded()) } }
             m.digestTransmissions = optionalCount(\.digestTransmissions)
             m.repairTransmissions = optionalCount(\.repairTransmissions)

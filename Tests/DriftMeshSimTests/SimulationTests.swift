@@ -104,6 +104,31 @@ import Testing
         #expect(mean(now, \.connectedReachWithinRepairWindow) > mean(before, \.connectedReachWithinRepairWindow))
     }
 
+    @Test func multipointRelaysOnALineAndAStar() {
+        // 0 — 1 — 2 — 3, links both ways: 0 designates 1 (its only way to 2), 1 designates 2,
+        // 2 designates 1 (its way back to 0), already sent: 0, 1, 2 transmit; 3 is reached.
+        let line = MultipointRelayPlan(origin: 0, count: 4) { s, r in abs(s - r) == 1 }
+        #expect(line.transmissions == 3)
+        #expect(line.reached == 3)
+        // A hub with four leaves behind the origin: the hub relays, no leaf does.
+        let star = MultipointRelayPlan(origin: 0, count: 6) { s, r in (s == 0 && r == 1) || (s == 1 && r == 0) || (s == 1 && r > 1) || (r == 1 && s > 1) }
+        #expect(star.transmissions == 2)
+        #expect(star.reached == 5)
+        // Only links usable both ways make neighbours: 2 hears 1 one way only, so 0 designates
+        // nobody and 2 is never reached.
+        let oneWay = MultipointRelayPlan(origin: 0, count: 3) { s, r in (s == 0 && r == 1) || (s == 1 && r == 0) || (s == 1 && r == 2) }
+        #expect(oneWay.transmissions == 1)
+        #expect(oneWay.reached == 1)
+    }
+
+    @Test func multipointRelaySelectionTakesSoleProvidersFirst() {
+        // 0's neighbours 1, 2, 3; 2-hop: 4 (only via 1), 5 and 6 (via 2 or 3), 7 (via 3).
+        let links: [Int: [Int]] = [0: [1, 2, 3], 1: [0, 4], 2: [0, 5, 6], 3: [0, 5, 6, 7], 4: [1], 5: [2, 3], 6: [2, 3], 7: [3]]
+        let neighbours = (0...7).map { links[$0] ?? [] }
+        // 1 and 3 are the only ways to 4 and 7; 3 also reaches 5 and 6: 2 is not needed.
+        #expect(MultipointRelayPlan.relays(of: 0, neighbours: neighbours) == [1, 3])
+    }
+
     @Test func greedyPlanOnALine() {
         // 0 — 1 — 2 — 3, each hearing only its neighbours: 0, 1 and 2 transmit; 1, 2, 3 are
         // reached; receptions 1 + 2 + 2 = 5.
