@@ -52,6 +52,9 @@ extension Engine {
         settings.answerWindowFrames = rules.answerWindowFrames
         settings.requestAttempts = rules.requestAttempts
         settings.digestFollowUps = rules.digestFollowUps
+        if p.nodeRepair {
+            settings.pacedRepair = .init(minimumInterval: p.repairMinimumInterval, doublings: p.repairDoublings, redundancy: p.repairRedundancy)
+        }
         return try? SimNodeMachine(keyPair: keyPair, networkKey: machineNetworkKey, memory: memory,
                                    budget: AirtimeBudget(window: .seconds(3_600), limit: nil), settings: settings,
                                    seed: p.seed ^ UInt64(keyPair.nodeID.rawValue))
@@ -193,6 +196,9 @@ extension Engine {
         nodes[n].down = false
         let keyPair = Engine.keyPairs(count: n + 1, seed: p.seed)[n]
         nodes[n].machine = Engine.machine(keyPair, configuration: old.settings.router, parameters: p, memory: old.memory)
+        // A restarted daemon's node has heard nothing yet.
+        nodes[n].channel = ChannelBusyDetector(threshold: p.busyUtilisation, window: p.busyWindow)
+        nodes[n].channelCheckAt = nil
         machineTimer(n)
     }
 

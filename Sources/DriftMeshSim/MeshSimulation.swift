@@ -80,10 +80,12 @@ enum Frame: Sendable {
     /// A data frame and its transmit power below the channel's full power, dB (≥ 0).
     case data(MeshHeader, reductionDb: Double)
     case hello(HelloPayload)
-    /// Reconciliation: a digest of what the sender holds…
+    /// Reconciliation: a digest of what the sender holds (full, or 16-bit hashes of what it got lately)…
     case digest(SyncDigest)
-    /// …and a held packet sent again for a neighbour whose digest lacks it.
-    case repair(MeshHeader)
+    case compactDigest(CompactDigest)
+    /// …and a held packet sent again for a neighbour whose digest lacks it, or (`relay`) one
+    /// got as a repair that the router relays on.
+    case repair(MeshHeader, relay: Bool)
     /// A sealed frame of a box that runs the whole node (`SimParameters.nodeMachine`).
     case sealed([UInt8])
 }
@@ -114,13 +116,17 @@ struct Engine {
         var heldAt: [PacketKey: Int64] = [:]
         /// Packets first received from the flood (not from a repair).
         var floodHeld: Set<PacketKey> = []
+        /// Packets first received from a repair: relayed on as repairs (`repairRelays`).
+        var repairHeld: Set<PacketKey> = []
         var trickle: TrickleTimer?
         var trickleAt: Int64?
         /// Repairs planned (at), and when each packet was last sent as a repair.
         var repairAt: [PacketKey: Int64] = [:]
         var repairSentAt: [PacketKey: Int64] = [:]
-        /// Frames heard lately (start, end), for the channel utilisation our router sees.
-        var heard: [(start: Int64, end: Int64)] = []
+        /// Frames heard lately, for our router's `channelBusy` (the daemon's detector).
+        var channel: ChannelBusyDetector
+        /// When `channel` is looked at again (it turns quiet then if nothing more is heard).
+        var channelCheckAt: Int64?
         /// The daemon's node, when the box runs it (`SimParameters.nodeMachine`).
         var machine: SimNodeMachine?
         /// When the node asked to be told again that the radio is free.
@@ -158,6 +164,8 @@ struct Engine {
         case up(Int)
         case trickle(Int)
         case repair(Int, PacketKey)
+        /// Our router's channel may have turned quiet.
+        case channelCheck(Int)
     }
 
     struct Event: Comparable {
@@ -197,6 +205,10 @@ struct Engine {
     var reachedByKey: [PacketKey: Int] = [:]
     var syncTx = 0
     var syncAirUsTotal: Int64 = 0
+    var digestTx = 0
+    var digestAirUsTotal: Int64 = 0
+    /// Repairs relayed on by the router of a box that got the packet as a repair, and repairs no box decoded as new.
+    var repairs = (relayed: 0, wasted: 0)
     /// The node machines' messages and figures (`SimParameters.nodeMachine`).
     var machines = MachineRecord()
 
@@ -239,7 +251,8 @@ struct Engine {
             }
             var key = [UInt8](repeating: 0, count: 32)
             for b in 0..<4 { key[b] = UInt8(truncatingIfNeeded: id.rawValue >> (8 * b)) }
-            nodes.append(Node(id: id, router: router, key: key))
+            nodes.append(Node(id: id, router: router, key: key,
+                              channel: ChannelBusyDetector(threshold: p.busyUtilisation, window: p.busyWindow)))
             if p.nodeMachine, case .ours(let r) = router {
                 nodes[i].machine = Engine.machine(keyPairs[i], configuration: r.configuration, parameters: p)
             }
@@ -360,11 +373,15 @@ struct Engine {
                 guard nodes[n].trickleAt == now else { continue }
                 nodes[n].trickleAt = nil
                 trickleFired(n)
+            case .channelCheck(let n):
+                guard nodes[n].channelCheckAt == now else { continue }
+                nodes[n].channelCheckAt = nil
+                checkChannel(n)
             case .repair(let n, let key):
                 guard nodes[n].repairAt[key] == now, let header = headers[key] else { continue }
                 nodes[n].repairAt[key] = nil
                 nodes[n].repairSentAt[key] = now
-                nodes[n].queue.append(.repair(header))
+                nodes[n].queue.append(.repair(header.relayed(by: nodes[n].id), relay: false))
                 tryTransmit(n)
             case .endWarmUp:
                 for i in nodes.indices {
@@ -412,7 +429,16 @@ struct Engine {
         let send = timer.due(now: Engine.duration(now))
         nodes[n].trickle = timer
         if send, !nodes[n].seen.isEmpty {
-            for digest in Engine.digests(of: nodes[n].seen) { nodes[n].queue.append(.digest(digest)) }
+            if p.repairCompactDigests {
+                let from = now - Engine.micros(p.repairDigestWindow)
+                let recent = nodes[n].seen.filter { (nodes[n].heldAt[$0] ?? 0) >= from }
+                    .sorted { (nodes[n].heldAt[$0] ?? 0, $0) > (nodes[n].heldAt[$1] ?? 0, $1) }
+                let minutes = UInt8(clamping: Engine.micros(p.repairDigestWindow) / 60_000_000)
+                let salt = UInt16(truncatingIfNeeded: macRng.next())
+                nodes[n].queue.append(.compactDigest(CompactDigest(recent: recent, salt: salt, windowMinutes: minutes)))
+            } else {
+                for digest in Engine.digests(of: nodes[n].seen) { nodes[n].queue.append(.digest(digest)) }
+            }
             tryTransmit(n)
         }
         rescheduleTrickle(n)
@@ -424,6 +450,25 @@ struct Engine {
         let settleUs = Engine.micros(p.repairSettle)
         let settled = nodes[r].seen.filter { (nodes[r].heldAt[$0] ?? 0) <= now - settleUs }
         let missing = Reconciler.missing(held: settled, digest: digest)
+        let lacking = !Reconciler.wanted(held: nodes[r].seen, digest: digest, limit: 1).isEmpty
+        heardDigest(missing: missing, lacking: lacking, at: r)
+    }
+
+    /// `r` decoded a compact digest: the same, judging only packets `r` got within the
+    /// digest's window less `repairDigestMargin` (the sender may have got them earlier).
+    mutating func heardDigest(_ digest: CompactDigest, at r: Int) {
+        let settleUs = Engine.micros(p.repairSettle)
+        let from = now - Int64(digest.windowMinutes) * 60_000_000 + Engine.micros(p.repairDigestMargin)
+        let judged = nodes[r].seen.filter {
+            let at = nodes[r].heldAt[$0] ?? 0
+            return at <= now - settleUs && at >= from
+        }
+        heardDigest(missing: digest.missing(from: judged), lacking: digest.listsMoreThan(nodes[r].seen), at: r)
+    }
+
+    /// Plans repairs of `missing` at `r` and tells its Trickle timer whether the digest
+    /// showed `r` lacking something (inconsistent) or matched (consistent).
+    mutating func heardDigest(missing: [PacketKey], lacking: Bool, at r: Int) {
         let minimumUs = Engine.micros(p.repairMinimumInterval)
         for key in missing where nodes[r].repairAt[key] == nil {
             if let last = nodes[r].repairSentAt[key], now - last < minimumUs { continue }
@@ -431,10 +476,9 @@ struct Engine {
             nodes[r].repairAt[key] = at
             schedule(at, .repair(r, key))
         }
-        let lacking = !Reconciler.wanted(held: nodes[r].seen, digest: digest, limit: 1).isEmpty
         if var timer = nodes[r].trickle {
             if lacking {
-                timer.inconsistent(now: Engine.duration(now))
+                timer.inconsistent(now: Engine.duration(now), mustSend: p.repairLackingUnsuppressed)
             } else if missing.isEmpty {
                 timer.consistent()
             }
@@ -443,34 +487,60 @@ struct Engine {
         }
     }
 
-    /// `r` decoded a repair of `header`: it holds the packet now; its own planned repair of
-    /// the same packet is left to the box that already sent one.
-    mutating func heardRepair(_ header: MeshHeader, at r: Int) {
+    /// `r` decoded a repair of `header` (sent by a box that held it, or relayed on by one that
+    /// got it as a repair): it holds the packet now; its own planned repair of the same packet
+    /// is left to the box that already sent one. With `repairRelays` the router hears it like a
+    /// copy from the flood and relays it on when its neighbours look uncovered, as the
+    /// daemon's node relays a catch-up copy: a box that missed a packet often has neighbours
+    /// that missed it too.
+    mutating func heardRepair(_ header: MeshHeader, link: LinkQuality, at r: Int) {
         let key = header.key
-        if nodes[r].seen.insert(key).inserted { nodes[r].heldAt[key] = now }
+        let first = nodes[r].seen.insert(key).inserted
+        if first {
+            nodes[r].heldAt[key] = now
+            nodes[r].repairHeld.insert(key)
+        }
         if nodes[r].repairAt.removeValue(forKey: key) != nil {
             nodes[r].repairSentAt[key] = now
         }
         nodes[r].queue.removeAll {
-            if case .repair(let h) = $0 { return h.key == key }
+            if case .repair(let h, _) = $0 { return h.key == key }
             return false
         }
+        guard p.repairRelays else { return }
+        let nowD = Engine.duration(now)
+        apply(nodes[r].router.with { $0.heard(header, link: link, firstTime: first, now: nowD) }, at: r)
     }
 
-    /// Updates our router's `channelBusy` at `r` from the airtime it heard in the last window.
+    /// `r` decoded a frame that started at `start` and ends now: our router's `channelBusy`
+    /// follows the airtime of the frames decoded, as the daemon's `MeshNode` feeds it (a radio
+    /// hands it only the frames it decoded).
     mutating func noteHeard(_ r: Int, start: Int64) {
-        guard case .ours(var router) = nodes[r].router, router.configuration.cancelAfterCopiesOnlyWhenBusy else { return }
-        let windowUs = Engine.micros(p.busyWindow)
-        nodes[r].heard.append((start, now))
-        nodes[r].heard.removeAll { $0.end < now - windowUs }
-        let busyUs = nodes[r].heard.reduce(Int64(0)) { $0 + ($1.end - max($1.start, now - windowUs)) }
-        let busy = Double(busyUs) >= p.busyUtilisation * Double(windowUs)
-        if nodes[r].machine != nil {
-            machineChannelBusy(r, busy)
-            return
+        guard case .ours(let router) = nodes[r].router, router.configuration.cancelAfterCopiesOnlyWhenBusy else { return }
+        let flipped = nodes[r].channel.heard(airtime: Engine.duration(now - start), endingAt: Engine.duration(now))
+        channelFlipped(r, flipped)
+    }
+
+    /// At `r`'s channel check: the channel may have turned quiet.
+    mutating func checkChannel(_ r: Int) {
+        channelFlipped(r, nodes[r].channel.update(now: Engine.duration(now)))
+    }
+
+    /// Tells `r`'s router or node when its channel flipped, and plans the next check.
+    mutating func channelFlipped(_ r: Int, _ flipped: Bool?) {
+        if let busy = flipped {
+            if nodes[r].machine != nil {
+                machineChannelBusy(r, busy)
+            } else if case .ours(var router) = nodes[r].router {
+                router.channelBusy = busy
+                nodes[r].router = .ours(router)
+            }
         }
-        router.channelBusy = busy
-        nodes[r].router = .ours(router)
+        // Rounded up to the simulator's microsecond, so the check finds the channel quiet.
+        guard let quiet = nodes[r].channel.quietAt(after: Engine.duration(now)).map({ max(now + 1, Engine.micros($0 + .nanoseconds(999))) }),
+              nodes[r].channelCheckAt != quiet else { return }
+        nodes[r].channelCheckAt = quiet
+        schedule(quiet, .channelCheck(r))
     }
 
     mutating func originate(at n: Int) {
@@ -491,6 +561,11 @@ struct Engine {
         for action in actions {
             switch action {
             case .transmit(let header, let powerDbm):
+                if nodes[n].repairHeld.contains(header.key) {
+                    // A packet this box got as a repair goes on as one (repair airtime, not the flood's).
+                    nodes[n].queue.append(.repair(header, relay: true))
+                    continue
+                }
                 let reduction = powerDbm.map { max(0, channel.txPowerDbm - Double($0)) } ?? 0
                 nodes[n].queue.append(.data(header, reductionDb: reduction))
             case .sendHello:
@@ -501,6 +576,7 @@ struct Engine {
                 let before = nodes[n].queue.count
                 nodes[n].queue.removeAll {
                     if case .data(let h, _) = $0 { return h.key == key }
+                    if case .repair(let h, _) = $0 { return h.key == key }
                     return false
                 }
                 cancelled += before - nodes[n].queue.count
@@ -567,13 +643,21 @@ struct Engine {
             dataAirUsTotal += airUs
             framesByKey[header.key, default: 0] += 1
         case .hello(let payload):
-            airUs = Int64(LoRaAirtime.seconds(payloadBytes: payload.encoded().count + p.helloOverheadBytes, modulation: channel.modulation) * 1_000_000)
+            airUs = controlAirUs(payloadBytes: payload.encoded().count)
             if now >= measuredFromUs {
                 helloTx += 1
                 helloAirUsTotal += airUs
             }
-        case .digest(let digest):
-            airUs = Int64(LoRaAirtime.seconds(payloadBytes: digest.encoded().count + p.helloOverheadBytes, modulation: channel.modulation) * 1_000_000)
+        case .digest, .compactDigest:
+            let bytes: Int
+            switch frame {
+            case .digest(let digest): bytes = digest.encoded().count
+            case .compactDigest(let digest): bytes = digest.encoded().count
+            default: bytes = 0
+            }
+            airUs = controlAirUs(payloadBytes: bytes)
+            digestTx += 1
+            digestAirUsTotal += airUs
             syncTx += 1
             syncAirUsTotal += airUs
         case .repair:
@@ -620,16 +704,27 @@ struct Engine {
         schedule(now + airUs, .txEnd(index))
     }
 
+    /// Time on air of a hello or digest of `payloadBytes`, µs (with its frame overhead).
+    func controlAirUs(payloadBytes: Int) -> Int64 {
+        Int64(LoRaAirtime.seconds(payloadBytes: payloadBytes + p.helloOverheadBytes, modulation: channel.modulation) * 1_000_000)
+    }
+
     mutating func finish(_ index: Int) {
         let tx = transmissions[index]
         nodes[tx.sender].transmitting = nil
         onAir.removeAll { $0 == index }
         let nowD = Engine.duration(now)
+        if case .repair(let h, let relay) = tx.frame {
+            repairs.relayed += relay ? 1 : 0
+            if !tx.receptions.contains(where: { !$0.lost && !nodes[$0.receiver].down && !nodes[$0.receiver].seen.contains(h.key) }) {
+                repairs.wasted += 1
+            }
+        }
         for reception in tx.receptions {
             let r = reception.receiver
             activeRx[r].removeAll { $0 == index }
-            noteHeard(r, start: tx.start)
             guard !reception.lost, !nodes[r].down else { continue }
+            noteHeard(r, start: tx.start)
             let link = LinkQuality(rssi: reception.rssi, snr: reception.rssi - channel.noiseLevelDbm)
             let actions: [RouterAction]
             switch tx.frame {
@@ -657,9 +752,12 @@ struct Engine {
             case .digest(let digest):
                 heardDigest(digest, at: r)
                 actions = []
-            case .repair(let header):
-                heardRepair(header, at: r)
+            case .compactDigest(let digest):
+                heardDigest(digest, at: r)
                 actions = []
+            case .repair(let header, _):
+                heardRepair(header, link: link, at: r)
+                continue
             case .sealed(let bytes):
                 machineHeard(bytes, link: link, at: r)
                 continue
@@ -721,6 +819,12 @@ struct Engine {
             plan.reached += b.reached
             plan.receptions += b.receptions
         }
+        var mpr = (transmissions: 0, reached: 0)
+        for key in originNode.keys.sorted() {
+            let b = MultipointRelayPlan(origin: originNode[key]!, count: n) { s, r in rssi[s][r] >= sensitivity }
+            mpr.transmissions += b.transmissions
+            mpr.reached += b.reached
+        }
         let sorted = latenciesUs.sorted()
         func percentile(_ q: Double) -> Double {
             guard !sorted.isEmpty else { return 0 }
@@ -749,7 +853,16 @@ struct Engine {
             planTransmissions: Double(plan.transmissions) / Double(m),
             reachabilityBound: Double(plan.reached) / Double(m * (n - 1)),
             usefulnessBound: plan.receptions == 0 ? 1 : Double(plan.reached) / Double(plan.receptions))
+        result.mprTransmissions = Double(mpr.transmissions) / Double(m)
+        result.mprReachability = Double(mpr.reached) / Double(m * (n - 1))
         if nodes.first?.machine != nil { addMachineFigures(to: &result) }
+        if p.router == .ours, p.reconcile, !p.nodeMachine {
+            result.digestTransmissions = digestTx
+            result.digestAirtimeMs = Double(digestAirUsTotal) / 1000
+            result.repairTransmissions = syncTx - digestTx
+            result.repairsRelayed = repairs.relayed
+            result.repairsWasted = repairs.wasted
+        }
         return result
     }
 

@@ -35,6 +35,15 @@ public struct SimResult: Sendable, Hashable, Codable {
     public var helloAirtimeMs: Double
     public var syncTransmissions: Int
     public var syncAirtimeMs: Double
+    // Repair under contention (ours, router only), else absent: of the sync frames, the
+    // digests and their airtime, and the repaired packets…
+    public var digestTransmissions: Int?
+    public var digestAirtimeMs: Double?
+    public var repairTransmissions: Int?
+    /// …of which relayed on by the router of a box that got the packet as a repair (`repairRelays`)…
+    public var repairsRelayed: Int?
+    /// …and those that gave no box the packet (all had it, or lost it to a collision).
+    public var repairsWasted: Int?
     /// Relays cancelled before they went on air (ours: router decisions; Meshtastic: overheard duplicates).
     public var relaysCancelled: Int
     /// Ours: first receptions not relayed because every neighbour was covered.
@@ -52,6 +61,11 @@ public struct SimResult: Sendable, Hashable, Codable {
     public var reachabilityBound: Double
     /// …and its usefulness (reached / all receptions). Greedy: not a bound (the exact optimum is below).
     public var usefulnessBound: Double
+    /// Multipoint relays (`MultipointRelayPlan`: OLSR's sender-designated relays with perfect
+    /// 2-hop knowledge, nothing colliding), per message from its origin: frames per broadcast
+    /// and the share of (messages × (nodes − 1)) reached.
+    public var mprTransmissions: Double?
+    public var mprReachability: Double?
     // With `--node-machine` (SimParameters.nodeMachine), else absent.
     /// Our boxes ran the daemon's whole node machine.
     public var nodeMachine: Bool?

@@ -94,8 +94,17 @@ extension SimCommand {
         @Option(help: "Repair: Trickle redundancy k (default 1).")
         var repairRedundancy: Int?
 
-        @Flag(help: "Our router: the copy counter cancels relays only while the channel is busy.")
+        @Option(help: "Repair: a box sends a packet a digest lacks after a random 0…MS ms (default 4000).")
+        var repairJitter: Int?
+
+        @Option(help: "Repair: a box answers a digest only for packets it has held this many seconds (default 20).")
+        var repairSettle: Int?
+
+        @Flag(help: "Our router: the copy counter cancels relays only while the channel is busy (the default since issue 19; accepted so older commands still run).")
         var cancelOnlyWhenBusy = false
+
+        @Flag(help: "Our router: the copy counter cancels relays whatever the channel (the default before issue 19's busy feed).")
+        var cancelAlways = false
 
         @Option(help: "…busy meaning this share of the last 30 s heard on air (default 0.10).")
         var busyUtilisation: Double?
@@ -103,8 +112,23 @@ extension SimCommand {
         @Flag(help: "Repair: reset the Trickle timer on every new packet.")
         var repairResetOnNew = false
 
+        @Option(help: "Our boxes' frames: this many preamble symbols (the baseline keeps LongFast's 16; the E22 module sends 8).")
+        var preamble: Int?
+
         @Flag(help: "No repair (our router's one-shot flood only).")
         var noRepair = false
+
+        @Flag(help: "With --node-machine: every node runs paced repair (Trickle-timed compact digests; --repair-imin, --repair-doublings, --repair-redundancy).")
+        var nodeRepair = false
+
+        @Flag(help: "Repair: a box that gets a packet as a repair does not relay it on.")
+        var noRepairRelays = false
+
+        @Flag(help: "Repair: a box that learnt it lacks something sends its next digest however many consistent ones it hears first.")
+        var repairLackingUnsuppressed = false
+
+        @Flag(help: "Repair: full digests (per-origin runs of everything held) instead of 16-bit hashes of what a box got in the last 30 minutes.")
+        var repairFullDigests = false
 
         @Flag(help: "Review reproduction: the old baseline that lets a relay whose delay ran out on a busy channel go out despite a duplicate.")
         var oldBaselineQueue = false
@@ -137,6 +161,8 @@ extension SimCommand {
             guard (1...1_000_000).contains(period) else { throw ValidationError("--period must be 1…1000000 s") }
             guard kinds != nil else { throw ValidationError("--router must be ours, meshtastic or both") }
             guard (0...1).contains(directedShare) else { throw ValidationError("--directed-share must be 0…1") }
+            guard (6...65_535).contains(preamble ?? 16) else { throw ValidationError("--preamble must be 6…65535 symbols") }
+            guard !(cancelOnlyWhenBusy && cancelAlways) else { throw ValidationError("--cancel-only-when-busy and --cancel-always contradict each other") }
             guard directedShare == 0 || nodeMachine else { throw ValidationError("--directed-share needs --node-machine") }
         }
 
@@ -178,16 +204,23 @@ extension SimCommand {
                                                    hopLimit: kind == .ours ? hopLimit : baselineHopLimit)
                     parameters.areaM = area
                     parameters.periodPerNode = .seconds(period)
+                    if kind == .ours, let preamble { parameters.channel.modulation.preambleSymbols = preamble }
                     parameters.meshtasticatorScenario = meshtasticatorScenario
                     parameters.nodeMachine = nodeMachine && kind == .ours
                     parameters.directedShare = directedShare
                     parameters.reconcile = !noRepair
                     parameters.repairResetOnNewPacket = repairResetOnNew
-                    parameters.ourConfiguration.cancelAfterCopiesOnlyWhenBusy = cancelOnlyWhenBusy
+                    parameters.repairRelays = !noRepairRelays
+                    parameters.nodeRepair = nodeRepair
+                    parameters.repairLackingUnsuppressed = repairLackingUnsuppressed
+                    parameters.repairCompactDigests = !repairFullDigests
+                    parameters.ourConfiguration.cancelAfterCopiesOnlyWhenBusy = !cancelAlways
                     if let busyUtilisation { parameters.busyUtilisation = busyUtilisation }
                     if let repairImin { parameters.repairMinimumInterval = .seconds(max(1, repairImin)) }
                     if let repairDoublings { parameters.repairDoublings = max(0, repairDoublings) }
                     if let repairRedundancy { parameters.repairRedundancy = max(1, repairRedundancy) }
+                    if let repairJitter { parameters.repairJitter = .milliseconds(max(0, repairJitter)) }
+                    if let repairSettle { parameters.repairSettle = .seconds(max(0, repairSettle)) }
                     parameters.baselineCancelsQueued = !oldBaselineQueue
                     parameters.randomNodeIDs = !sequentialIds && !legacyModel
                     parameters.legacyModel = legacyModel
@@ -282,6 +315,14 @@ extension SimCommand {
                 let values = results.compactMap(f)
                 return values.count == results.count ? values.reduce(0, +) / k : nil
             }
+            m.digestAirtimeMs = optionalMean(\.digestAirtimeMs)
+            m.mprTransmissions = optionalMean(\.mprTransmissions)
+            m.mprReachability = optionalMean(\.mprReachability)
+            func optionalCount(_ f: (SimResult) -> Int?) -> Int? { optionalMean { f($0).map(Double.init) }.map { Int($0.rounded()) } }
+            m.digestTransmissions = optionalCount(\.digestTransmissions)
+            m.repairTransmissions = optionalCount(\.repairTransmissions)
+            m.repairsRelayed = optionalCount(\.repairsRelayed)
+            m.repairsWasted = optionalCount(\.repairsWasted)
             m.optimumFrames = optionalMean(\.optimumFrames)
             m.optimumUsefulness = optionalMean(\.optimumUsefulness)
             m.equalReachShare = optionalMean(\.equalReachShare)

@@ -314,4 +314,35 @@ struct MeshNodeTests {
         #expect(await other.nextTransmission().frame != nil)
         #expect(await other.status().counters.answerWaits == 0)
     }
+
+    @Test("frames heard for 10 % of the last 30 s make the router's channel busy; a tick turns it quiet when they have left the window")
+    func channelBusyFeed() async throws {
+        let directory = try TemporaryDirectory(prefix: "mesh-node-busy")
+        defer { directory.remove() }
+        let clock = ManualClock()
+        let node = try Self.node(database: try DriftDatabase.open(path: directory.appending("drift.sqlite")), clock: clock)
+        let other = BoxKeyPair()
+        var expected = ChannelBusyDetector()  // what the node should have concluded, frame by frame
+        var id: UInt32 = 1
+        while !expected.busy {
+            #expect(await !node.channelBusy)
+            let bytes = try Self.frame(text: "frame", packetID: id, origin: other)
+            let end = node.monotonicNow
+            await node.receive(Self.reception(bytes))
+            _ = expected.heard(airtime: LoRaAirtime.duration(payloadBytes: bytes.count, modulation: .longFast), endingAt: end)
+            id += 1
+            clock.advance(by: .seconds(2))
+        }
+        #expect(id > 4, "a LongFast frame of this size is under 1 s: it takes several to fill 3 s")
+        #expect(await node.channelBusy)
+        // Nothing more heard: the tick answers the instant the channel turns quiet (or sooner).
+        let quiet = try #require(expected.quietAt(after: node.monotonicNow))
+        #expect(await node.tick() <= quiet)
+        clock.advance(by: quiet - node.monotonicNow - .nanoseconds(1))
+        _ = await node.tick()
+        #expect(await node.channelBusy, "one nanosecond early")
+        clock.advance(by: .nanoseconds(1))
+        _ = await node.tick()
+        #expect(await !node.channelBusy)
+    }
 }

@@ -50,8 +50,10 @@ import Testing
 
 /// What our router achieves against the faithful managed flooding at 30 nodes, over fixed
 /// seeds (deterministic, not timed). Review finding 2: most of our reach lead over the
-/// hop-3 baseline comes from the hop limit — at equal hop limits (7) reach is level, and
-/// ours sends fewer frames. Repair under contention lifts connected reach within 5 minutes
+/// hop-3 baseline comes from the hop limit — at equal hop limits (7) ours is not behind
+/// (on these seeds 8 points ahead since the copy counter waits for a busy channel and repair
+/// collides less with the flood), and
+/// sends fewer frames. Repair under contention lifts connected reach within 5 minutes
 /// well above the one-shot figure but not to 1 — docs/mesh-simulation.md.
 @Suite struct OutcomeTests {
     @Test func oursAgainstTheFaithfulBaselineAtThirtyNodes() {
@@ -66,12 +68,65 @@ import Testing
         }
         func mean(_ rs: [SimResult], _ f: (SimResult) -> Double) -> Double { rs.map(f).reduce(0, +) / Double(rs.count) }
         #expect(mean(ours, \.reachability) > mean(hop3, \.reachability) + 0.1)
-        #expect(abs(mean(ours, \.reachability) - mean(hop7, \.reachability)) < 0.05)
+        #expect(mean(ours, \.reachability) > mean(hop7, \.reachability))
         #expect(mean(ours, \.transmissionsPerBroadcast) < mean(hop7, \.transmissionsPerBroadcast))
         for r in ours {
-            #expect(r.connectedReachWithinRepairWindow > r.connectedReachability + 0.1, "seed \(r.seed): repair must lift connected reach")
+            #expect(r.connectedReachWithinRepairWindow > r.connectedReachability + 0.05, "seed \(r.seed): repair must lift connected reach")
+            #expect(r.connectedReachWithinRepairWindow > 0.9, "seed \(r.seed)")
             #expect(r.reachability <= r.reachabilityBound)
         }
+    }
+
+    /// Cheaper repair (issue 19): digests of 16-bit hashes instead of per-origin runs, and a
+    /// packet got as a repair relayed on by the router. Seeds 1…4 at 30 boxes, means.
+    @Test func compactDigestsAndRepairRelays() {
+        func runs(compact: Bool, relays: Bool) -> [SimResult] {
+            (1...4).map { seed in
+                var p = SimParameters(nodes: 30, seed: UInt64(seed), router: .ours)
+                p.repairCompactDigests = compact
+                p.repairRelays = relays
+                return MeshSimulation(p).run()
+            }
+        }
+        func mean(_ rs: [SimResult], _ f: (SimResult) -> Double) -> Double { rs.map(f).reduce(0, +) / Double(rs.count) }
+        let now = runs(compact: true, relays: true)
+        let fullDigests = runs(compact: false, relays: true)
+        let noRelays = runs(compact: true, relays: false)
+        let before = runs(compact: false, relays: false)
+        // Digests cost about half the airtime (0.51× here)…
+        #expect(mean(now) { $0.digestAirtimeMs ?? .infinity } < 0.6 * mean(fullDigests) { $0.digestAirtimeMs ?? 0 })
+        // …relaying repairs reaches more connected boxes within 5 minutes (0.965 against 0.934)…
+        #expect(mean(now, \.connectedReachWithinRepairWindow) > mean(noRelays, \.connectedReachWithinRepairWindow) + 0.02)
+        #expect(now.allSatisfy { ($0.repairsRelayed ?? 0) > 0 } && noRelays.allSatisfy { $0.repairsRelayed == 0 })
+        // …and together they cost less than the repair before them (1.87× the data's airtime against 2.37×).
+        func ratio(_ rs: [SimResult]) -> Double { mean(rs, \.totalAirtimeMs) / mean(rs, \.dataAirtimeMs) }
+        #expect(ratio(now) < ratio(before) - 0.3)
+        #expect(mean(now, \.connectedReachWithinRepairWindow) > mean(before, \.connectedReachWithinRepairWindow))
+    }
+
+    @Test func multipointRelaysOnALineAndAStar() {
+        // 0 — 1 — 2 — 3, links both ways: 0 designates 1 (its only way to 2), 1 designates 2,
+        // 2 designates 1 (its way back to 0), already sent: 0, 1, 2 transmit; 3 is reached.
+        let line = MultipointRelayPlan(origin: 0, count: 4) { s, r in abs(s - r) == 1 }
+        #expect(line.transmissions == 3)
+        #expect(line.reached == 3)
+        // A hub with four leaves behind the origin: the hub relays, no leaf does.
+        let star = MultipointRelayPlan(origin: 0, count: 6) { s, r in (s == 0 && r == 1) || (s == 1 && r == 0) || (s == 1 && r > 1) || (r == 1 && s > 1) }
+        #expect(star.transmissions == 2)
+        #expect(star.reached == 5)
+        // Only links usable both ways make neighbours: 2 hears 1 one way only, so 0 designates
+        // nobody and 2 is never reached.
+        let oneWay = MultipointRelayPlan(origin: 0, count: 3) { s, r in (s == 0 && r == 1) || (s == 1 && r == 0) || (s == 1 && r == 2) }
+        #expect(oneWay.transmissions == 1)
+        #expect(oneWay.reached == 1)
+    }
+
+    @Test func multipointRelaySelectionTakesSoleProvidersFirst() {
+        // 0's neighbours 1, 2, 3; 2-hop: 4 (only via 1), 5 and 6 (via 2 or 3), 7 (via 3).
+        let links: [Int: [Int]] = [0: [1, 2, 3], 1: [0, 4], 2: [0, 5, 6], 3: [0, 5, 6, 7], 4: [1], 5: [2, 3], 6: [2, 3], 7: [3]]
+        let neighbours = (0...7).map { links[$0] ?? [] }
+        // 1 and 3 are the only ways to 4 and 7; 3 also reaches 5 and 6: 2 is not needed.
+        #expect(MultipointRelayPlan.relays(of: 0, neighbours: neighbours) == [1, 3])
     }
 
     @Test func greedyPlanOnALine() {

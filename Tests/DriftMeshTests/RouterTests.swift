@@ -106,8 +106,10 @@ import Testing
     }
 
     @Test func twoCopiesWithOneNeighbourLeftCancelToo() {
-        // After A's copy B still misses C and D; D's relay covers D but not C.
+        // After A's copy B still misses C and D; D's relay covers D but not C. The counter
+        // applies on a busy channel (the default since issue 19).
         var r = Self.router(Self.b, hears: [Self.a: [Self.b], Self.c: [Self.b], Self.d: [Self.a, Self.b]])
+        r.channelBusy = true
         let h = Self.header()
         _ = r.heard(h, link: Self.good, firstTime: true, now: .seconds(10))
         #expect(r.heard(h.relayed(by: Self.d), link: Self.good, firstTime: false, now: .seconds(10) + .milliseconds(1)) == [.cancelled(h.key)])

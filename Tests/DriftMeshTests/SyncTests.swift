@@ -94,4 +94,21 @@ import TestSupport
         #expect(t.interval == .seconds(10))
         #expect(t.fireAt >= .seconds(205) && t.fireAt < .seconds(210))
     }
+
+    @Test func trickleMustSendIsNotSuppressedOnce() {
+        var t = TrickleTimer(minimumInterval: .seconds(10), doublings: 3, redundancy: 1, now: .zero, seed: 1)
+        // Already at Imin: the interval is not restarted, but the next transmission must go.
+        t.inconsistent(now: .seconds(1), mustSend: true)
+        #expect(t.interval == .seconds(10))
+        t.consistent()
+        t.consistent()
+        let forced = t.due(now: t.fireAt)
+        #expect(forced, "two consistent digests heard, yet it goes")
+        #expect(!t.mustSend)
+        // The next interval suppresses as usual.
+        _ = t.due(now: .seconds(10))
+        t.consistent()
+        let next = t.due(now: t.fireAt)
+        #expect(!next)
+    }
 }

@@ -54,4 +54,30 @@ struct SimMeshCommandTests {
         #expect((first["links"] as? [[Int]])?.isEmpty == false)
         #expect((first["origins"] as? [Int])?.count == 20)
     }
+
+    @Test("repair fields for our router only; --preamble shortens our frames; contradictory counter flags are refused",
+          .enabled(if: binaryBuilt, "driftd binary not built"))
+    func repairAndFrames() async throws {
+        func runs(_ extra: [String]) async throws -> [[String: Any]] {
+            let run = try await DriftdProcess.runToCompletion(["sim", "mesh", "--nodes", "10", "--seed", "7301", "--router", "both", "--json"] + extra)
+            #expect(run.status == 0, "\(run)")
+            return run.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        }
+        let plain = try await runs([])
+        #expect(plain.count == 2)
+        for key in ["digestTransmissions", "digestAirtimeMs", "repairTransmissions", "repairsRelayed", "repairsWasted"] {
+            #expect(plain.first?[key] != nil, "missing \(key)")
+            #expect(plain.last?[key] == nil, "the baseline has no repair, yet \(key)")
+        }
+        let short = try await runs(["--preamble", "8"])
+        func airtimePerFrame(_ object: [String: Any]?) -> Double {
+            ((object?["dataAirtimeMs"] as? Double) ?? 0) / (((object?["transmissionsPerBroadcast"] as? Double) ?? 1) * Double((object?["messages"] as? Int) ?? 1))
+        }
+        // 56-byte frames at LongFast: 682 ms with 16 preamble symbols, 8 × 8.192 ms less with 8.
+        #expect(abs(airtimePerFrame(plain.first) - 682.0) < 1)
+        #expect(abs(airtimePerFrame(short.first) - (682.0 - 8 * 8.192)) < 1)
+        #expect(abs(airtimePerFrame(short.last) - 682.0) < 1, "the baseline keeps LongFast's preamble")
+        let refused = try await DriftdProcess.runToCompletion(["sim", "mesh", "--cancel-only-when-busy", "--cancel-always"])
+        #expect(refused.status != 0, "contradictory counter flags were accepted")
+    }
 }

@@ -8,7 +8,7 @@ Usage (from the repository root, after `swift build`):
 Runs, for each size and load (period 100 s and 2000 s), over seeds 7301…7330:
     driftd sim mesh --nodes N --seed 7301 --seeds 30 --period P --router both --baseline-hop-limit 3 --json --optimum F
     driftd sim mesh --nodes N --seed 7301 --seeds 30 --period P --router meshtastic --baseline-hop-limit 7 --json --optimum F
-    driftd sim mesh --nodes N --seed 7301 --seeds 30 --period P --router ours --cancel-only-when-busy --json --optimum F
+    driftd sim mesh --nodes N --seed 7301 --seeds 30 --period P --router ours --cancel-always --json --optimum F
 and prints one Markdown row per router, plus the optimum and the greedy plan.
 """
 import json
@@ -51,8 +51,8 @@ def main():
             ours = [r for r in both if r["router"] == "ours"]
             hop3 = [r for r in both if r["router"] == "meshtastic"]
             hop7 = runs(nodes, period, "meshtastic", 7)
-            busy = runs(nodes, period, "ours", 3, ("--cancel-only-when-busy",))
-            for label, rs in (("ours (hop 7, repair)", ours), ("ours, counter only when busy", busy),
+            always = runs(nodes, period, "ours", 3, ("--cancel-always",))
+            for label, rs in (("ours (hop 7, repair)", ours), ("ours, counter always (before the busy feed)", always),
                               ("Meshtastic hop 3", hop3), ("Meshtastic hop 7", hop7)):
                 ratio = f"{f(mean(rs, 'equalReachShare'), 2)} · {f(mean(rs, 'framesVsOptimum'), 2)} · {f(mean(rs, 'usefulnessVsOptimum'), 2)}"
                 total = mean(rs, "totalAirtimeMs") / mean(rs, "dataAirtimeMs")

@@ -53,6 +53,11 @@ public actor MeshNode {
     nonisolated let workQueued = Doorbell()
     /// One contention slot of the modulation: the unit of listen-before-talk back-off.
     public nonisolated let contentionSlot: Duration
+    /// The radio's modulation: the airtime of each frame heard.
+    private nonisolated let modulation: LoRaModulation
+    /// Whether the channel is busy (frames heard ≥ 10 % of the last 30 s): the router's copy
+    /// counter applies only then. The machine is told each time it flips.
+    private var channel = ChannelBusyDetector()
 
     public init(
         keyPair: BoxKeyPair, networkKey: [UInt8], store: MeshStore, budget: AirtimeBudget, settings: Settings,
@@ -70,6 +75,7 @@ public actor MeshNode {
         self.time = ElapsedTime(clock)
         self.wallClock = now
         self.contentionSlot = settings.router.slot
+        self.modulation = settings.modulation
         self.machine = try MeshNodeMachine(keyPair: keyPair, networkKey: networkKey, memory: store, budget: budget,
                                            settings: settings, seed: UInt64.random(in: 0...UInt64.max))
     }
@@ -170,8 +176,13 @@ public actor MeshNode {
 
     /// One frame from the radio.
     public func receive(_ reception: RadioReception) {
+        let airtime = LoRaAirtime.duration(payloadBytes: reception.bytes.count, modulation: modulation)
+        if let busy = channel.heard(airtime: airtime, endingAt: now) { _ = feed(.channelBusy(busy)) }
         _ = feed(.heard(bytes: reception.bytes, rssi: reception.rssi, snr: reception.snr))
     }
+
+    /// Whether the node's router counts the channel as busy (what it was last told).
+    public var channelBusy: Bool { machine.channelBusy }
 
     /// Hands every authentic broadcast, directed and ack frame this box hears on its radio, and
     /// its own such frames as they go on the air, to `sink` (a gateway publishes them).
@@ -214,11 +225,16 @@ public actor MeshNode {
 
     // MARK: Timers
 
-    /// Runs everything due (router timers, outbox, housekeeping); returns the next instant
-    /// anything is due, as a monotonic offset comparable to ``monotonicNow``.
+    /// Runs everything due (router timers, outbox, housekeeping, the channel turning quiet);
+    /// returns the next instant anything is due, as a monotonic offset comparable to
+    /// ``monotonicNow``.
     public func tick() -> Duration {
-        for case .wake(let at) in feed(.timer) { return at }
-        return now + .seconds(60)
+        let t = now
+        if let busy = channel.update(now: t) { _ = feed(.channelBusy(busy)) }
+        var next = t + .seconds(60)
+        for case .wake(let at) in feed(.timer) { next = at }
+        if let quiet = channel.quietAt(after: t) { next = min(next, quiet) }
+        return next
     }
 
     /// Monotonic time on the node's clock (what ``tick()`` and ``nextTransmission()`` answer in).

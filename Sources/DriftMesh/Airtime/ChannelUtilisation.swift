@@ -63,22 +63,54 @@ public struct ChannelUtilisation: Sendable {
          transmitFraction(over: min(.seconds(3600), horizon), now: now) * 100)
     }
 
+    /// The first instant at or after `now` at which ``busyFraction(over:now:)`` is below
+    /// `share`, if nothing more is recorded meanwhile (time passing then only lowers it: the
+    /// window drops old busy time and adds idle time). `now` itself when it already is. Busy
+    /// time recorded beyond `now` (an own transmission still on the air) is not counted.
+    func busyFractionFallsBelow(_ share: Double, over window: Duration, after now: Duration) -> Duration {
+        let length = AirtimeBudget.nanoseconds(min(window, horizon))
+        let to = AirtimeBudget.nanoseconds(now)
+        let merged = Self.merged(transmissions + receptions, from: to - length, to: to)
+        let busy = merged.reduce(Int64(0)) { $0 + $1.end - $1.start }
+        guard length > 0, Double(busy) >= share * Double(length) else { return now }
+        // As the window's start moves by d, the busy time it leaves behind is what lies in
+        // [to − length, to − length + d]; it must exceed busy − share·length.
+        let excess = Int64((Double(busy) - share * Double(length)).rounded(.down)) + 1
+        var dropped: Int64 = 0
+        for interval in merged {
+            let span = interval.end - interval.start
+            if dropped + span >= excess {
+                let windowStart = interval.start + (excess - dropped)
+                return .nanoseconds(windowStart + length)
+            }
+            dropped += span
+        }
+        return .nanoseconds(to + length)  // unreachable: excess ≤ busy
+    }
+
     private func fraction(of intervals: [Interval], over window: Duration, now: Duration) -> Double {
         let length = AirtimeBudget.nanoseconds(min(window, horizon))
         guard length > 0 else { return 0 }
         let to = AirtimeBudget.nanoseconds(now)
-        let from = to - length
+        let busy = Self.merged(intervals, from: to - length, to: to).reduce(Int64(0)) { $0 + $1.end - $1.start }
+        return min(1, Double(busy) / Double(length))
+    }
+
+    /// `intervals` clipped to `[from, to]`, sorted, overlaps merged.
+    private static func merged(_ intervals: [Interval], from: Int64, to: Int64) -> [Interval] {
         let clipped = intervals
             .map { Interval(start: max($0.start, from), end: min($0.end, to)) }
             .filter { $0.end > $0.start }
             .sorted { $0.start < $1.start }
-        var busy: Int64 = 0
-        var cursor = from
-        for i in clipped where i.end > cursor {
-            busy += i.end - max(i.start, cursor)
-            cursor = i.end
+        var out: [Interval] = []
+        for i in clipped {
+            if let last = out.last, i.start <= last.end {
+                out[out.count - 1].end = max(last.end, i.end)
+            } else {
+                out.append(i)
+            }
         }
-        return min(1, Double(busy) / Double(length))
+        return out
     }
 
     private static func append(_ interval: Interval, to list: inout [Interval], horizon: Int64, capacity: Int) {

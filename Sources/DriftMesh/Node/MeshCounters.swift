@@ -46,6 +46,8 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     public var requestsRepeated = 0
     /// Digests sent again because the last one's answers brought packets new to this box.
     public var digestFollowUps = 0
+    /// Compact digests sent by paced repair (``MeshNodeMachine/Settings/pacedRepair``).
+    public var compactDigestsSent = 0
     /// Directed frames after which the channel was kept free for the next hop's answer.
     public var answerWaits = 0
     /// Our directed messages to a neighbour sent again because its acknowledgement did not

@@ -32,8 +32,8 @@ public enum MeshNodeInput: Sendable {
     case radioIdle
     /// The radio failed to send the last frame handed out.
     case transmitFailed
-    /// The driver's view of the channel changed (busy above its threshold, or not): the
-    /// router's `channelBusy`.
+    /// The driver's view of the channel changed (busy above its threshold, or not; the daemon
+    /// and the simulator keep a ``ChannelBusyDetector``): the router's `channelBusy`.
     case channelBusy(Bool)
 }
 

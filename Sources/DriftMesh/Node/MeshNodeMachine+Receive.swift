@@ -128,7 +128,10 @@ extension MeshNodeMachine {
                                                destinationIsLocal: isLocal(header.destination))))
         }
         if firstTime {
-            if header.kind != .ack { noteNewPacket(at: t) }
+            if header.kind != .ack {
+                noteNewPacket(at: t)
+                noteRecent(header.key, listed: true, at: t)
+            }
             if header.kind == .directed, header.destination != me, header.origin != me { heardDirected[header.key] = t }
             relayable[header.key] = (bytes, t + settings.router.packetMemory)
             if header.kind != .ack {
@@ -176,6 +179,10 @@ extension MeshNodeMachine {
 
     private mutating func heardDigest(_ header: MeshHeader, _ plaintext: [UInt8], at now: MeshNodeTime) {
         counters.digestsHeard += 1
+        if let compact = try? CompactDigest(decoding: plaintext) {
+            heardCompactDigest(header, compact, at: now)
+            return
+        }
         guard let digest = try? SyncDigest(decoding: plaintext) else {
             counters.malformed["bad_digest", default: 0] += 1
             return

@@ -32,6 +32,7 @@ extension MeshNodeMachine {
         for index in frames.indices {
             let key = PacketKey(origin: me, packetID: id.packetID &+ UInt32(index))
             _ = try memory.markSeen(key, expiresAt: expiresAt, now: wallNow)
+            noteRecent(key, listed: destination == nil, at: now.monotonic)  // a broadcast is held; a directed message is not
         }
         log(.info, "mesh message stored", ["id": "\(id)", "frames": "\(frames.count)", "to": destination.map { "\($0)" } ?? "all"])
         nextOutboxCheck = .zero

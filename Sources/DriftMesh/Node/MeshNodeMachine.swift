@@ -58,6 +58,16 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// send it no digest of their own, so without this its catch-up waited for their
         /// hellos, up to a hello period.
         public var announcesAtStart: Bool
+        /// Paced repair while the mesh stays up (issue 19): a Trickle timer
+        /// (``TrickleTimer``) sends a ``CompactDigest`` of what the box got lately, and
+        /// neighbours send back what it lacks. `nil` (the default): off; the box still answers
+        /// the compact digests it hears.
+        public var pacedRepair: PacedRepair?
+        /// A compact digest is judged only on packets this box got within the digest's window
+        /// less this margin (the sender may have got them earlier)…
+        public var compactDigestMargin: Duration = .seconds(600)
+        /// …and has held this long (a packet still crossing the mesh is not missing yet).
+        public var compactDigestSettle: Duration = .seconds(20)
 
         /// How long past the moment an acknowledgement should have come (``quickRetryDelay``)
         /// a directed message is sent again, once: room for a box to finish a frame it was
@@ -87,6 +97,24 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
             self.modulation = modulation
             self.router = router
             self.maximumFrameBytes = maximumFrameBytes
+        }
+    }
+
+    /// The Trickle timer of paced repair and the window of its digests.
+    public struct PacedRepair: Sendable, Hashable {
+        /// Imin, the doublings to Imax, and k (consistent digests heard that suppress ours).
+        public var minimumInterval: Duration
+        public var doublings: Int
+        public var redundancy: Int
+        /// A compact digest lists the packets the box got within this window.
+        public var window: Duration
+
+        public init(minimumInterval: Duration = .seconds(30), doublings: Int = 4, redundancy: Int = 1,
+                    window: Duration = .seconds(30 * 60)) {
+            self.minimumInterval = minimumInterval
+            self.doublings = doublings
+            self.redundancy = redundancy
+            self.window = window
         }
     }
 
@@ -147,6 +175,12 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     var digestWatch: (until: Duration, newPackets: Int, followUps: Int)?
     /// The answers' random delays.
     var rng: MeshRandom
+    /// Packets this box got lately (heard, or its own), with when: what its compact digest
+    /// lists (`listed`; its own directed messages are not held, so not listed) and what it
+    /// checks a neighbour's compact digest against.
+    var recentPackets: [PacketKey: (at: Duration, listed: Bool)] = [:]
+    /// Paced repair's timer, started at the first timer input (``Settings/pacedRepair``).
+    var repairTimer: TrickleTimer?
     /// Our directed messages whose last frame has not gone out yet or whose acknowledgement from
     /// a neighbour is awaited, with when they were handed out: the quick retry sends them again.
     var awaitingAck: [PacketKey: (entry: MeshDueMessage, since: Duration)] = [:]
@@ -230,6 +264,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
             sendDigest(at: now)
         }
         catchUpDue(at: now)
+        repairDue(at: now)
         quickRetryDue(at: now)
         if t >= nextOutboxCheck {
             serviceOutbox(at: now)
@@ -246,6 +281,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
             heardDirected = heardDirected.filter { t - $0.value < .seconds(4_000) }
             awaitingAck = awaitingAck.filter { t - $0.value.since < .seconds(600) }  // never went out (the budget)
             distances = distances.filter { t - $0.value.at < neighbourMemory }
+            forgetOldRecent(at: t)
             do {
                 try memory.forgetExpired(now: now.wall)
             } catch {
@@ -257,6 +293,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         if let repeatAt = digestRepeatAt { next = min(next, repeatAt) }
         if let catchUp = catchUpDeadline { next = min(next, catchUp) }
         if let quick = quickRetryAt.values.min() { next = min(next, quick) }
+        if let repair = repairTimer?.nextDeadline { next = min(next, repair) }
         return max(next, t + .milliseconds(5))
     }
 
@@ -277,6 +314,8 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
 
     /// The router's neighbour table.
     public var neighbours: [Neighbour] { router.neighbours }
+    /// Whether the router counts the channel as busy (the last `.channelBusy` it was told).
+    public var channelBusy: Bool { router.channelBusy }
 
     /// The router's own counters (relays planned, sent, pruned; implicit-ack retries).
     public var routerCounters: MeshRouter.Counters { router.counters }

@@ -36,10 +36,12 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     /// 0 = off. Default 0.25 (a box with 8+ neighbours tolerates 2): over 200 seeds at 30
     /// boxes it cut transmissions ~5 % for −0.2 points of reach (docs/mesh-simulation.md).
     public var cancelWhenUncoveredShare: Double
-    /// Apply the counter rule only while the channel is busy (`MeshRouter.channelBusy`, set
-    /// by the caller from its channel utilisation); on a quiet channel coverage alone
-    /// decides. Off by default (issue 19 candidate, docs/mesh-simulation.md).
-    public var cancelAfterCopiesOnlyWhenBusy = false
+    /// Apply the counter rule only while the channel is busy (`MeshRouter.channelBusy`, fed
+    /// by the driver from a ``ChannelBusyDetector``: frames heard ≥ 10 % of the last 30 s); on
+    /// a quiet channel coverage alone decides. On by default since issue 19: at low load it
+    /// reached 2–8 points more boxes in the simulator (docs/mesh-simulation.md). A driver
+    /// that never sets `channelBusy` gets coverage alone.
+    public var cancelAfterCopiesOnlyWhenBusy = true
     /// How long per-packet coverage knowledge is kept (duplicates later than this are
     /// still dropped by the caller's seen-set; they just no longer inform relays).
     public var packetMemory: Duration

@@ -15,6 +15,8 @@ public struct TrickleTimer: Sendable {
     public private(set) var intervalStart: Duration
     public private(set) var fireAt: Duration
     public private(set) var heardConsistent = 0
+    /// The next transmission goes out however many consistent ones are heard first.
+    public private(set) var mustSend = false
     private var fired = false
     private var rng: MeshRandom
 
@@ -44,8 +46,12 @@ public struct TrickleTimer: Sendable {
         heardConsistent += 1
     }
 
-    /// Something showed the neighbourhood out of sync: back to the shortest interval.
-    public mutating func inconsistent(now: Duration) {
+    /// Something showed the neighbourhood out of sync: back to the shortest interval. With
+    /// `mustSend` our next transmission is not suppressed: a box that learnt it lacks something
+    /// may be the only one whose digest can ask for it (its neighbours may lack the same and
+    /// sound consistent to each other).
+    public mutating func inconsistent(now: Duration, mustSend: Bool = false) {
+        if mustSend { self.mustSend = true }
         guard interval > minimumInterval else { return }  // RFC 6206 §4.2 rule 6
         interval = minimumInterval
         start(now: now)
@@ -61,7 +67,7 @@ public struct TrickleTimer: Sendable {
         var send = false
         if !fired, now >= fireAt {
             fired = true
-            send = heardConsistent < redundancy
+            send = heardConsistent < redundancy || mustSend
         }
         while now >= intervalStart + interval {
             let end = intervalStart + interval
@@ -69,9 +75,10 @@ public struct TrickleTimer: Sendable {
             start(now: end)
             if !fired, now >= fireAt {
                 fired = true
-                send = send || heardConsistent < redundancy
+                send = send || heardConsistent < redundancy || mustSend
             }
         }
+        if send { mustSend = false }
         return send
     }
 }

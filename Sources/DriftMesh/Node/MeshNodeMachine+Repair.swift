@@ -1,0 +1,66 @@
+/// Paced repair while the mesh stays up (issue 19): catch-up (``MeshNodeMachine``'s digests
+/// when a box starts or meets a neighbour again) never asks for a packet a box missed in a mesh
+/// whose neighbours stay put. With ``Settings/pacedRepair`` a Trickle timer sends a
+/// ``CompactDigest`` of the packets the box got lately; a neighbour that holds one of them
+/// the digest does not list sends it back (a catch-up answer: after a random delay, taken back
+/// when another box sends it first), and a box that hears a digest listing something it lacks
+/// resets its timer so its own digest soon asks for it. A packet got this way is relayed like
+/// any other, so it crosses a patch of boxes that all missed it in one pass. Every box answers
+/// compact digests, paced repair on or not.
+extension MeshNodeMachine {
+    /// How long packets are remembered as got lately.
+    var recentWindow: Duration {
+        settings.pacedRepair?.window ?? .seconds(30 * 60)
+    }
+
+    /// Notes a packet this box got now (heard for the first time, or its own); `listed` when it
+    /// is held, so its digest may list it.
+    mutating func noteRecent(_ key: PacketKey, listed: Bool, at t: Duration) {
+        guard recentPackets[key] == nil else { return }
+        recentPackets[key] = (t, listed)
+    }
+
+    /// Forgets packets got longer ago than the window.
+    mutating func forgetOldRecent(at t: Duration) {
+        recentPackets = recentPackets.filter { t - $0.value.at <= recentWindow }
+    }
+
+    /// Starts the repair timer at the first timer input; sends our compact digest when it
+    /// fires unsuppressed.
+    mutating func repairDue(at now: MeshNodeTime) {
+        guard let repair = settings.pacedRepair else { return }
+        let t = now.monotonic
+        var timer = repairTimer ?? TrickleTimer(minimumInterval: repair.minimumInterval, doublings: repair.doublings,
+                                                redundancy: repair.redundancy, now: t, seed: rng.next())
+        if timer.due(now: t) { sendCompactDigest(at: now) }
+        repairTimer = timer
+    }
+
+    /// Our compact digest: the held packets got within the window, newest first.
+    mutating func sendCompactDigest(at now: MeshNodeTime) {
+        let t = now.monotonic
+        forgetOldRecent(at: t)
+        let recent = recentPackets.filter(\.value.listed).sorted { ($0.value.at, $0.key) > ($1.value.at, $1.key) }.map(\.key)
+        let minutes = UInt8(clamping: Int(recentWindow / .seconds(60)))
+        let digest = CompactDigest(recent: recent, salt: UInt16(truncatingIfNeeded: rng.next()), windowMinutes: minutes)
+        counters.compactDigestsSent += 1
+        sendControl(.digest, payload: digest.encoded(), at: now)
+    }
+
+    /// A neighbour's compact digest: send it what it lacks (not its own packets), and tell the
+    /// repair timer whether the neighbourhood agrees.
+    mutating func heardCompactDigest(_ header: MeshHeader, _ digest: CompactDigest, at now: MeshNodeTime) {
+        let t = now.monotonic
+        let from = t - .seconds(60 * Int(digest.windowMinutes)) + settings.compactDigestMargin
+        let judged = recentPackets.filter { $0.value.listed && $0.value.at >= from && $0.value.at <= t - settings.compactDigestSettle }.keys
+        let missing = digest.missing(from: judged).filter { $0.origin != header.origin }
+        if !missing.isEmpty { deferAnswer(.resend(missing), at: now) }
+        guard var timer = repairTimer else { return }
+        if digest.listsMoreThan(Set(heldSet()).union(recentPackets.keys)) {
+            timer.inconsistent(now: t)
+        } else if missing.isEmpty {
+            timer.consistent()
+        }
+        repairTimer = timer
+    }
+}

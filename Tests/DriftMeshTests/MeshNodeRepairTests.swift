@@ -1,0 +1,114 @@
+import DriftMesh
+import Foundation
+import Testing
+
+/// Paced repair on one node machine (issue 19), with explicit instants (no clock, no sleep):
+/// Trickle-timed compact digests, answered with what the sender lacks.
+@Suite("Mesh node machine: paced repair")
+struct MeshNodeRepairTests {
+    static let sealer = try! MeshSealer(networkKey: MachineBox.networkKey)
+
+    static func repairing(seed: UInt64 = 1) throws -> MachineBox {
+        try MachineBox(seed: seed) { $0.pacedRepair = .init(minimumInterval: .seconds(30)) }
+    }
+
+    /// Runs `box`'s timers and radio from `from` to `until`; the frames sent, with when.
+    static func run(_ box: inout MachineBox, from: Duration, until: Duration) -> [(at: Duration, frame: OutgoingFrame)] {
+        var sent: [(Duration, OutgoingFrame)] = []
+        var t = from
+        while t < until {
+            let next = box.timer(at: t)
+            sent += MeshNodeCatchUpTests.drain(&box, at: t).map { (t, $0) }
+            t = max(next, t + .milliseconds(1))
+        }
+        return sent
+    }
+
+    /// The compact digests among `sent`.
+    static func compactDigests(_ sent: [(at: Duration, frame: OutgoingFrame)]) throws -> [(at: Duration, digest: CompactDigest)] {
+        try sent.compactMap { item in
+            let (header, plaintext) = try sealer.open(item.frame.bytes)
+            guard header.kind == .digest, let digest = try? CompactDigest(decoding: plaintext) else { return nil }
+            return (item.at, digest)
+        }
+    }
+
+    static func key(_ frame: [UInt8]) throws -> PacketKey {
+        try MeshFrameCodec.parse(frame).header.key
+    }
+
+    @Test("the compact digest goes out when the timer fires (Imin/2…Imin), listing what the box got and its own broadcast, not its own directed message")
+    func digestOnTimer() throws {
+        var box = try Self.repairing()
+        let heard = try MachineBox.frame("from afar", packetID: 5, origin: BoxKeyPair())
+        box.hear(heard, at: .zero)
+        let own = try box.send("mine", at: .zero)
+        let directed = try box.send("to one", to: BoxKeyPair().nodeID, at: .zero)
+        let sent = Self.run(&box, from: .zero, until: .seconds(31))
+        let digests = try Self.compactDigests(sent)
+        try #require(digests.count == 1, "\(digests.map(\.at))")
+        #expect(digests[0].at >= .seconds(15) && digests[0].at < .seconds(30))
+        let d = digests[0].digest
+        #expect(d.windowMinutes == 30 && d.complete)
+        #expect(d.lists(try Self.key(heard)))
+        #expect(d.lists(PacketKey(origin: box.me, packetID: own.packetID)))
+        #expect(!d.lists(PacketKey(origin: box.me, packetID: directed.packetID)), "a directed message is not held")
+        #expect(box.counters.compactDigestsSent == 1)
+        // Without paced repair no compact digest goes out.
+        var plain = try MachineBox()
+        #expect(try Self.compactDigests(Self.run(&plain, from: .zero, until: .seconds(600))).isEmpty)
+    }
+
+    @Test("a compact digest lacking a settled packet is answered with it after the answer delay; not the sender's own, not one got within 20 s; without paced repair too")
+    func answered() throws {
+        var box = try MachineBox()  // paced repair off: it still answers
+        box.timer(at: .zero)
+        _ = MeshNodeCatchUpTests.drain(&box, at: .zero)
+        let neighbour = BoxKeyPair()
+        let settled = try MachineBox.frame("settled", packetID: 5, origin: BoxKeyPair())
+        box.hear(settled, at: .seconds(1))
+        box.hear(try MachineBox.frame("its own", packetID: 6, origin: neighbour), at: .seconds(1))
+        box.hear(try MachineBox.frame("fresh", packetID: 7, origin: BoxKeyPair()), at: .seconds(30))
+        let empty = CompactDigest(recent: [], salt: 9, windowMinutes: 30)
+        box.hear(try MeshNodeCatchUpTests.control(.digest, empty.encoded(), from: neighbour.nodeID), at: .seconds(35))
+        #expect(box.counters.malformed["bad_digest"] == nil)
+        let answerAt = box.timer(at: .seconds(35))
+        #expect(answerAt <= .seconds(35) + MeshNodeCatchUpTests.longestDelay)
+        box.timer(at: answerAt - .nanoseconds(1))
+        #expect(box.counters.framesResent == 0, "answered before its delay")
+        box.timer(at: answerAt)
+        #expect(box.counters.framesResent == 1)
+        let resent = MeshNodeCatchUpTests.drain(&box, at: answerAt)
+        let resentKeys = try resent.map { try Self.key($0.bytes) }.filter { $0.origin != box.me }  // its own control frames aside
+        #expect(resentKeys == [try Self.key(settled)], "\(resentKeys)")
+        // A digest that lists it is not answered.
+        var other = try MachineBox()
+        other.hear(settled, at: .seconds(1))
+        let listing = CompactDigest(recent: [try Self.key(settled)], salt: 3, windowMinutes: 30)
+        other.hear(try MeshNodeCatchUpTests.control(.digest, listing.encoded(), from: neighbour.nodeID), at: .seconds(35))
+        _ = Self.run(&other, from: .seconds(35), until: .seconds(60))
+        #expect(other.counters.framesResent == 0)
+    }
+
+    @Test("a digest listing what the box lacks brings its next digest within Imin; one that matches both ways suppresses it")
+    func trickle() throws {
+        let neighbour = BoxKeyPair().nodeID
+        // Lacking: after the intervals grew (30, 60, 120 s), a digest listing an unknown packet.
+        var lacking = try Self.repairing()
+        _ = Self.run(&lacking, from: .zero, until: .seconds(215))
+        let unknown = CompactDigest(recent: [PacketKey(origin: BoxKeyPair().nodeID, packetID: 77)], salt: 5, windowMinutes: 30)
+        lacking.hear(try MeshNodeCatchUpTests.control(.digest, unknown.encoded(), from: neighbour), at: .seconds(215))
+        let next = try Self.compactDigests(Self.run(&lacking, from: .seconds(215), until: .seconds(400))).first
+        #expect(next.map { $0.at >= .seconds(230) && $0.at < .seconds(245) } == true, "\(String(describing: next?.at))")
+        // Consistent: a digest listing exactly what the box holds, heard before its first firing.
+        var box = try Self.repairing()
+        let held = try MachineBox.frame("both have it", packetID: 5, origin: BoxKeyPair())
+        box.hear(held, at: .zero)
+        box.timer(at: .zero)
+        _ = MeshNodeCatchUpTests.drain(&box, at: .zero)
+        let same = CompactDigest(recent: [try Self.key(held)], salt: 8, windowMinutes: 30)
+        box.hear(try MeshNodeCatchUpTests.control(.digest, same.encoded(), from: neighbour), at: .seconds(1))
+        let first = try Self.compactDigests(Self.run(&box, from: .seconds(1), until: .seconds(200))).first
+        #expect(first.map { $0.at >= .seconds(60) } == true, "the first interval's digest was suppressed: \(String(describing: first?.at))")
+    }
+}
