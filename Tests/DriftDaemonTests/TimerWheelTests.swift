@@ -85,8 +85,11 @@ struct TimerWheelTests {
     func cancelledSleep() async {
         let before = Self.wheel.pendingTimers
         let sleeper = Task { try await Self.wheel.sleep(for: .seconds(3_600)) }
-        // Wait until the sleep's timer is on the wheel (a state, not a time).
-        while Self.wheel.pendingTimers == before { await Task.yield() }
+        // Wait until the sleep's timer is on the wheel (a state, not a time; bounded, so that a
+        // timer that never comes fails the test instead of spinning).
+        let limit = ContinuousClock.now + .seconds(30)
+        while Self.wheel.pendingTimers == before, ContinuousClock.now < limit { await Task.yield() }
+        #expect(Self.wheel.pendingTimers == before + 1)
         sleeper.cancel()
         let result = await sleeper.result
         #expect(throws: CancellationError.self) { try result.get() }
