@@ -10,7 +10,8 @@ import ServiceLifecycle
 /// again, with a spare beside it) to resume the sleeper, which then hops to its actor's thread.
 /// An idle box paid that for every loop's every wake. On the wheel:
 ///
-/// - **One thread waits for the earliest timer** (a ``MonotonicCondition``), fires every timer that is due, and runs the jobs the firing queued.
+/// - **One thread waits for the earliest timer** (a ``MonotonicCondition``), fires every
+///   timer that is due, and runs the jobs the firing queued.
 /// - **Timers coalesce.** A sleep may end up to its tolerance late (by default 1/20 of its
 ///   length, at most 1 s, for sleeps of a second or more): the thread wakes at the earliest
 ///   *latest* instant and then fires every timer whose deadline has come, so loops with
@@ -27,7 +28,7 @@ import ServiceLifecycle
 /// ``WheelClock`` is the `Clock` that sleeps on a wheel; services take it where tests inject a
 /// manual clock.
 public final class TimerWheel: TaskExecutor, @unchecked Sendable {
-    /// What the wheel has done since it started (for tests and the idle benchmark's account).
+    /// What the wheel has done since it started (for tests).
     public struct Counters: Sendable, Equatable {
         /// Times the thread woke from a wait (a timer due, a job queued, a new earlier timer).
         public var wakes = 0
