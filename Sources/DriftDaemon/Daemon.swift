@@ -361,7 +361,8 @@ public enum Daemon {
                 return gpsTime?.clockTrusted(kernel: kernel) ?? kernel
             }))
         }
-        services.append(OnExecutor(bottles, executor: wheel))
+        // Its two loops choose the processor's own thread themselves.
+        services.append(bottles)
         // The mesh's loops talk to the node at every step: they run on its thread.
         if let mesh { services.append(OnExecutor(mesh, executor: mesh.node.executor)) }
         if let meshBottles { services.append(OnExecutor(meshBottles, executor: wheel)) }

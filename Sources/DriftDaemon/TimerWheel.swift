@@ -48,10 +48,28 @@ public final class TimerWheel: TaskExecutor, @unchecked Sendable {
     private var waitingUntil: Duration?
     private var counters = Counters()
 
+    /// The time timers are set and judged on (``MonotonicTime``'s scale on a box).
+    private let now: @Sendable () -> Duration
+    /// Time moves only when the owner says so (``timeMoved()``): the thread waits for that, not
+    /// for the clock.
+    private let manualTime: Bool
+
     /// Starts the wheel's thread, named `name`. It runs for the life of the process (the
     /// daemon has one wheel).
-    public init(name: String = "timers") {
+    public convenience init(name: String = "timers") {
+        self.init(name: name, now: { MonotonicTime.now() }, manualTime: false)
+    }
+
+    /// A wheel on a time the caller moves (tests): timers are judged on `now()`, and the thread
+    /// looks again only when ``timeMoved()`` says so.
+    convenience init(name: String, manualTime now: @escaping @Sendable () -> Duration) {
+        self.init(name: name, now: now, manualTime: true)
+    }
+
+    private init(name: String, now: @escaping @Sendable () -> Duration, manualTime: Bool) {
         self.name = name
+        self.now = now
+        self.manualTime = manualTime
         let thread = Thread { [self] in runLoop() }
         thread.stackSize = 1 << 20
         thread.start()
@@ -63,7 +81,7 @@ public final class TimerWheel: TaskExecutor, @unchecked Sendable {
     /// The devices' clock (``MonotonicClock``'s scale) sleeping on this wheel.
     public var monotonicClock: MonotonicClock {
         MonotonicClock(
-            now: { MonotonicTime.now() }, sleep: { [self] delay in try await sleep(for: delay) },
+            now: now, sleep: { [self] delay in try await sleep(for: delay) },
             timer: { [self] delay, action in
                 let id = schedule(after: delay, action)
                 return { [self] in cancel(id) }
@@ -94,11 +112,11 @@ public final class TimerWheel: TaskExecutor, @unchecked Sendable {
     /// timer's id for ``cancel(_:)``.
     @discardableResult
     public func schedule(after delay: Duration, tolerance: Duration? = nil, _ fire: @escaping @Sendable () -> Void) -> UInt64 {
-        let now = MonotonicTime.now()
+        let start = now()
         let delay = max(delay, .zero)
         let slack = max(tolerance ?? Self.defaultTolerance(for: delay), .zero)
         let (id, wake) = condition.withLock {
-            let (id, latest) = timers.add(earliest: now + delay, latest: now + delay + slack, fire: fire)
+            let (id, latest) = timers.add(earliest: start + delay, latest: start + delay + slack, fire: fire)
             // Wake the thread only when it would otherwise sleep past this timer's latest instant.
             return (id, waiting && waitingUntil.map { latest < $0 } ?? true)
         }
@@ -134,6 +152,12 @@ public final class TimerWheel: TaskExecutor, @unchecked Sendable {
         }
     }
 
+    /// Makes the thread judge its timers again (a manual time moved).
+    func timeMoved() {
+        let wake = condition.withLock { waiting }
+        if wake { condition.signal() }
+    }
+
     // MARK: The thread
 
     private func runLoop() {
@@ -143,7 +167,7 @@ public final class TimerWheel: TaskExecutor, @unchecked Sendable {
         while true {
             // Fire whatever may fire now: everything whose earliest instant has come, so that
             // timers close together share this wake.
-            let due = timers.takeDue(at: MonotonicTime.now())
+            let due = timers.takeDue(at: now())
             if !due.isEmpty || !jobs.isEmpty {
                 let batch = jobs
                 jobs.removeAll(keepingCapacity: true)
@@ -156,7 +180,7 @@ public final class TimerWheel: TaskExecutor, @unchecked Sendable {
                 continue
             }
             waiting = true
-            if let until = timers.wakeInstant {
+            if !manualTime, let until = timers.wakeInstant {
                 waitingUntil = until
                 condition.wait(until: until)
             } else {

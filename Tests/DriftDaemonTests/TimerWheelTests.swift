@@ -5,13 +5,30 @@ import ServiceLifecycle
 import Synchronization
 import Testing
 
-/// The timer wheel (``TimerWheel``): its schedule on given instants, and its thread driven by
-/// events (timers due at once, cancellation), never by waiting for time to pass.
+/// The timer wheel (``TimerWheel``): its schedule on given instants, and its thread on a time
+/// the test moves (timers due at once, cancellation, time moved past a sleep), never by waiting
+/// for time to pass.
 @Suite("Timer wheel", .serialized)
 struct TimerWheelTests {
-    /// One wheel for the suite (serialized: tests count its timers): a wheel's thread lives as
-    /// long as the process, as in the daemon.
-    static let wheel = TimerWheel(name: "test-timers")
+    /// The wheel's time, moved by the tests.
+    static let time = ManualTime()
+    /// One wheel for the suite (serialized: tests count its timers), on that time: a wheel's
+    /// thread lives as long as the process, as in the daemon.
+    static let wheel = TimerWheel(name: "test-timers", manualTime: { time.now })
+
+    final class ManualTime: Sendable {
+        private let instant = Mutex(Duration.seconds(1_000))
+        var now: Duration { instant.withLock { $0 } }
+        func advance(by duration: Duration) { instant.withLock { $0 += duration } }
+    }
+
+    /// Waits until the wheel holds `count` timers (a state, not a time; bounded, so that a timer
+    /// that never comes fails the test instead of spinning).
+    static func waitForTimers(_ count: Int) async {
+        let limit = ContinuousClock.now + .seconds(30)
+        while wheel.pendingTimers != count, ContinuousClock.now < limit { await Task.yield() }
+        #expect(wheel.pendingTimers == count)
+    }
 
     /// The calling thread's kernel name.
     static func threadName() -> String {
@@ -85,11 +102,7 @@ struct TimerWheelTests {
     func cancelledSleep() async {
         let before = Self.wheel.pendingTimers
         let sleeper = Task { try await Self.wheel.sleep(for: .seconds(3_600)) }
-        // Wait until the sleep's timer is on the wheel (a state, not a time; bounded, so that a
-        // timer that never comes fails the test instead of spinning).
-        let limit = ContinuousClock.now + .seconds(30)
-        while Self.wheel.pendingTimers == before, ContinuousClock.now < limit { await Task.yield() }
-        #expect(Self.wheel.pendingTimers == before + 1)
+        await Self.waitForTimers(before + 1)
         sleeper.cancel()
         let result = await sleeper.result
         #expect(throws: CancellationError.self) { try result.get() }
@@ -101,6 +114,24 @@ struct TimerWheelTests {
         }
         let earlyResult = await early.result
         #expect(throws: CancellationError.self) { try earlyResult.get() }
+        #expect(Self.wheel.pendingTimers == before)
+    }
+
+    @Test("a sleep ends when its time has come, not before")
+    func sleepEndsWhenTimeMoves() async throws {
+        let before = Self.wheel.pendingTimers
+        let sleeper = Task { try await Self.wheel.sleep(for: .seconds(30), tolerance: .zero) }
+        await Self.waitForTimers(before + 1)
+        Self.time.advance(by: .seconds(29))
+        Self.wheel.timeMoved()
+        // A timer due now makes the thread judge every timer at 29 s: the sleep's is not due.
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Self.wheel.schedule(after: .zero) { continuation.resume() }
+        }
+        #expect(Self.wheel.pendingTimers == before + 1)
+        Self.time.advance(by: .seconds(1))
+        Self.wheel.timeMoved()
+        try await sleeper.value
         #expect(Self.wheel.pendingTimers == before)
     }
 
@@ -133,7 +164,10 @@ struct TimerWheelTests {
             let seen: Seen
             func run() async throws {
                 seen.append(TimerWheelTests.threadName())
-                try await TimerWheelTests.wheel.sleep(for: .zero)
+                // Suspended, and resumed by a timer that fires on the wheel's thread.
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    TimerWheelTests.wheel.schedule(after: .zero) { continuation.resume() }
+                }
                 seen.append(TimerWheelTests.threadName())
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask { seen.append(TimerWheelTests.threadName()) }
