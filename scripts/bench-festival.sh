@@ -92,6 +92,7 @@ listen = "127.0.0.1:$metrics"
 [sim]
 radio_udp_port = $radio   # not the default 47300, which another box or a test may hold
 TOML
+if [ "${TRIM_MEMORY:-1}" = 0 ]; then printf '\n[daemon]\ntrim_memory = false\n' >> "$work/driftd.toml"; fi
 
 if [ "$STRESS_CPUS" -gt 0 ]; then
     # Bounded even if nothing cleans up: the setup limit (120 s) + the mix + shutdown.

@@ -18,6 +18,8 @@
 #   COLD [1]        drop driftd's pages from the page cache before each start, as after a boot
 #                   (0: start from whatever the cache holds; its file-backed RSS then varies by
 #                   about 1 MB with how the binary was written or last read)
+#   TRIM_MEMORY [1] 0: `[daemon] trim_memory = false`, the box keeps its start-up code mapped
+#                   (docs/performance.md, "Giving memory back")
 #   KEEP=1          keep the temporary directory (configs, driftd logs); kept anyway on failure
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/fail-loudly.sh"   # a failure names its line and command
@@ -65,6 +67,9 @@ listen = "127.0.0.1:$port"
 [sim]
 radio_udp_port = $radio   # not the default 47300, which another box or a test may hold
 TOML
+        if [ "${TRIM_MEMORY:-1}" = 0 ]; then
+            printf '\n[daemon]\ntrim_memory = false\n'
+        fi
         if [ "$profile" = beacon ]; then
             printf '\n[camp]\nname = "Idle camp"\n\n[power]\nprofile = "beacon"\n'
         fi

@@ -9,9 +9,20 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <spawn.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include "drift_sys.h"
 
 int drift_gettid(void) { return (int)gettid(); }
+
+int drift_malloc_trim(void) {
+#if defined(__GLIBC__)
+    return malloc_trim(0);
+#else
+    return 0;
+#endif
+}
 
 int drift_spawn_actions_addchdir(void *actions, const char *path) {
     return posix_spawn_file_actions_addchdir_np((posix_spawn_file_actions_t *)actions, path);

@@ -61,11 +61,15 @@ extension DriftConfiguration {
         public var shutdownTimeout: Duration
         /// Send systemd watchdog keep-alives while healthy.
         public var watchdog: Bool
+        /// Give back memory once the box has settled, and after a busy spell (the start-up
+        /// code's mapped pages, glibc's free heap; docs/performance.md, "Giving memory back").
+        public var trimMemory: Bool
 
         init(reading r: SectionReader) {
             logLevel = r.choice("log_level", default: .info)
             shutdownTimeout = .seconds(r.int("shutdown_timeout_s", default: 10, min: 1, max: 85))
             watchdog = r.bool("watchdog", default: true)
+            trimMemory = r.bool("trim_memory", default: true)
         }
     }
 

@@ -361,8 +361,10 @@ public enum Daemon {
                 return gpsTime?.clockTrusted(kernel: kernel) ?? kernel
             }))
         }
-        // Its two loops choose the processor's own thread themselves.
-        services.append(bottles)
+        // Its two loops choose the processor's own thread themselves; the rest of it (start, the
+        // waits' timeouts and cancellation) stays off the pool that serves visitors: unwrapped
+        // (4a02d28), the festival's chat fan-out p99 went from 90 to 111–130 ms (docs/performance.md).
+        services.append(OnExecutor(bottles, executor: wheel))
         // The mesh's loops talk to the node at every step: they run on its thread.
         if let mesh { services.append(OnExecutor(mesh, executor: mesh.node.executor)) }
         if let meshBottles { services.append(OnExecutor(meshBottles, executor: wheel)) }
@@ -414,10 +416,17 @@ public enum Daemon {
                                           port: config.metrics.listen.port, logger: logger))
         }
         let diskCheck = DiskSpaceCheck(path: dataDirectory, minimumFreeMB: Int64(config.storage.minFreeMB), health: health, logger: logger)
-        // Housekeeping (the disk-space check) once per liveness period (30 s): a disk does not fill
-        // in a second, and an idle box should not wake for it.
-        services.append(OnExecutor(HousekeepingService(interval: liveness, health: health, logger: logger,
-                                                         jobs: [("disk-space", { diskCheck.run() })], clock: clock), executor: wheel))
+        // Gives back the start-up code's pages once the box has settled, and memory a busy spell
+        // left mapped later (docs/performance.md, "Giving memory back").
+        var housekeeping: [(name: String, job: HousekeepingService.Job)] = [("disk-space", { diskCheck.run() })]
+        if config.daemon.trimMemory {
+            let memoryTrim = MemoryTrimJob(logger: logger)
+            housekeeping.append(("memory-trim", { try memoryTrim.run() }))
+        }
+        // Housekeeping (the disk-space check, the memory trim) once per liveness period (30 s): a
+        // disk does not fill in a second, and an idle box should not wake for it.
+        services.append(OnExecutor(HousekeepingService(interval: liveness, health: health, logger: logger, jobs: housekeeping,
+                                                         clock: clock), executor: wheel))
         services.append(control)
         // READY=1 once the visitor page listens (a box whose port is taken is ready after 10 s
         // anyway, with the `http` fault): whoever is told "ready" can load the page at once.

@@ -40,6 +40,10 @@ int drift_spawn_actions_addclosefrom(void *actions, int from);
 /// The calling thread's kernel id (gettid(2); GNU-only, in drift_sys.c).
 int drift_gettid(void);
 
+/// malloc_trim(0): glibc hands the free memory of every arena back to the kernel; 1 if some
+/// was released. 0 (nothing released) where the C library has no malloc_trim (musl).
+int drift_malloc_trim(void);
+
 /// pipe2(fds, O_CLOEXEC).
 /// (Defined in drift_sys.c, for the same reason.)
 int drift_pipe_cloexec(int fds[2]);
