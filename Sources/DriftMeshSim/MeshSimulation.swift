@@ -223,7 +223,7 @@ struct Engine {
         }
         self.macRng = MeshRandom(seed: p.seed ^ 0xA5A5_A5A5_5A5A_5A5A)
         self.messageRng = MeshRandom(seed: p.seed ^ 0x0123_4567_89AB_CDEF)
-        self.slotUs = Int64(channel.slotMs * 1000)
+        self.slotUs = p.ourSlot.map(Engine.micros) ?? Int64(channel.slotMs * 1000)
         self.cadUs = Int64((p.legacyModel ? channel.slotMs : channel.meshtasticSlotMs) * 1000)
         self.lockUs = Int64(channel.lockSeconds * 1_000_000)
         self.dataAirUs = Int64(LoRaAirtime.seconds(payloadBytes: p.dataFrameBytes, modulation: p.channel.modulation) * 1_000_000)
@@ -513,11 +513,21 @@ struct Engine {
     }
 
     /// `r` decoded a frame that started at `start` and ends now: our router's `channelBusy`
-    /// follows the airtime of the frames decoded, as the daemon's `MeshNode` feeds it (a radio
-    /// hands it only the frames it decoded).
+    /// and `channelUtilisation` follow the airtime of the frames decoded, as the daemon's
+    /// `MeshNode` feeds them (a radio hands it only the frames it decoded).
     mutating func noteHeard(_ r: Int, start: Int64) {
-        guard case .ours(let router) = nodes[r].router, router.configuration.cancelAfterCopiesOnlyWhenBusy else { return }
-        let flipped = nodes[r].channel.heard(airtime: Engine.duration(now - start), endingAt: Engine.duration(now))
+        guard case .ours(var router) = nodes[r].router,
+              router.configuration.cancelAfterCopiesOnlyWhenBusy || router.configuration.quietJitterSlots != nil
+                || router.configuration.quietSlotsPerRank != nil else { return }
+        let nowD = Engine.duration(now)
+        let flipped = nodes[r].channel.heard(airtime: Engine.duration(now - start), endingAt: nowD)
+        let share = nodes[r].channel.lastShare
+        if nodes[r].machine != nil {
+            feed(.channelUtilisation(share), to: r)
+        } else {
+            router.channelUtilisation = share
+            nodes[r].router = .ours(router)
+        }
         channelFlipped(r, flipped)
     }
 

@@ -31,6 +31,10 @@ public struct SimParameters: Sendable {
     public var drain: Duration = .seconds(120)
     /// Tuning of our router (slot and hello periods are set by the simulator).
     public var ourConfiguration = MeshRouterConfiguration.standard
+    /// Our boxes' contention slot — the unit of the router's relay delays and of the
+    /// listen-before-talk back-off, as in the daemon — instead of the modulation's
+    /// (`LoRaModulation.slot`, which the daemon uses).
+    public var ourSlot: Duration?
     /// Repair under contention (our router only): from the first message on, every box runs a
     /// Trickle timer (RFC 6206) and broadcasts its `SyncDigest`s when it fires; a box that
     /// hears a digest lacking packets it has held for `repairSettle` sends them again after a

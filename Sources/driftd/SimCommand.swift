@@ -52,11 +52,35 @@ extension SimCommand {
         @Option(help: "…only while at most this many neighbours look uncovered (default 1).")
         var cancelUncoveredAtMost: Int?
 
-        @Option(help: "Our router: random jitter slots added to every relay delay (default 64).")
+        @Option(help: "Our router: random jitter slots of a relay that some neighbour goes before (default 64).")
         var jitterSlots: Int?
 
-        @Option(help: "Our router: delay slots per missing uncovered neighbour below the rank cap (default 16).")
+        @Option(help: "Our router: delay slots per better-placed neighbour (with --own-rank-order: per missing uncovered neighbour below the rank cap; default 16).")
         var slotsPerRank: Int?
+
+        @Option(help: "Our router: relay-delay and back-off slot, ms (default: the modulation's, LoRaModulation.slot).")
+        var slotMs: Double?
+
+        @Option(help: "Our router: a relay waits at most this many steps less one (with --own-rank-order: the uncovered-neighbour count that gets the shortest delay; default 6).")
+        var rankCap: Int?
+
+        @Flag(help: "Our router: order relays by own uncovered count, not by place among the neighbours that hold the packet too (the default before issue 19's latency work).")
+        var ownRankOrder = false
+
+        @Option(help: "Our router: jitter slots of a relay that no known neighbour goes before (default 32).")
+        var leaderJitterSlots: Int?
+
+        @Option(help: "Our router: jitter slots of every relay while the channel utilisation (frames heard in the last 30 s) is at most --jitter-utilisation-low, growing linearly to the full jitter at --jitter-utilisation-high (default: always the full jitter).")
+        var quietJitterSlots: Int?
+
+        @Option(help: "Our router: delay slots per rank step while the channel utilisation is at most --jitter-utilisation-low, growing linearly to --slots-per-rank at --jitter-utilisation-high (default: always --slots-per-rank).")
+        var quietSlotsPerRank: Int?
+
+        @Option(help: "With --quiet-jitter-slots: utilisation (0…1) up to which relays draw the quiet jitter (default 0.20).")
+        var jitterUtilisationLow: Double?
+
+        @Option(help: "With --quiet-jitter-slots: utilisation (0…1) from which relays draw their full jitter (default 0.40).")
+        var jitterUtilisationHigh: Double?
 
         @Option(help: "Our router: lowest link bucket (0…3) that counts as covering a neighbour (default 1).")
         var minCoverBucket: UInt8?
@@ -158,6 +182,11 @@ extension SimCommand {
             guard (1...7).contains(hopLimit), (1...7).contains(baselineHopLimit) else { throw ValidationError("--hop-limit and --baseline-hop-limit must be 1…7") }
             guard area >= 100, area <= 1_000_000 else { throw ValidationError("--area must be 100…1000000") }
             guard (jitterSlots ?? 0) >= 0, (slotsPerRank ?? 0) >= 0 else { throw ValidationError("--jitter-slots and --slots-per-rank must be ≥ 0") }
+            guard (quietJitterSlots ?? 0) >= 0, (quietSlotsPerRank ?? 0) >= 0, (0...1).contains(jitterUtilisationLow ?? 0), (0...1).contains(jitterUtilisationHigh ?? 1),
+                  (jitterUtilisationLow ?? 0.20) <= (jitterUtilisationHigh ?? 0.40) else {
+                throw ValidationError("--quiet-jitter-slots and --quiet-slots-per-rank must be ≥ 0, --jitter-utilisation-low ≤ --jitter-utilisation-high, both 0…1")
+            }
+            guard (0.001...10_000).contains(slotMs ?? 1), (1...64).contains(rankCap ?? 1) else { throw ValidationError("--slot-ms must be 0.001…10000, --rank-cap 1…64") }
             guard (1...1_000_000).contains(period) else { throw ValidationError("--period must be 1…1000000 s") }
             guard kinds != nil else { throw ValidationError("--router must be ours, meshtastic or both") }
             guard (0...1).contains(directedShare) else { throw ValidationError("--directed-share must be 0…1") }
@@ -230,6 +259,14 @@ extension SimCommand {
                     if let cancelUncoveredShare { parameters.ourConfiguration.cancelWhenUncoveredShare = cancelUncoveredShare }
                     if let jitterSlots { parameters.ourConfiguration.jitterSlots = jitterSlots }
                     if let slotsPerRank { parameters.ourConfiguration.slotsPerRank = slotsPerRank }
+                    if let rankCap { parameters.ourConfiguration.rankCap = rankCap }
+                    if ownRankOrder { parameters.ourConfiguration.relayOrderAmongNeighbours = false }
+                    if let leaderJitterSlots { parameters.ourConfiguration.leaderJitterSlots = max(0, leaderJitterSlots) }
+                    if let quietJitterSlots { parameters.ourConfiguration.quietJitterSlots = quietJitterSlots }
+                    if let quietSlotsPerRank { parameters.ourConfiguration.quietSlotsPerRank = quietSlotsPerRank }
+                    if let jitterUtilisationLow { parameters.ourConfiguration.jitterUtilisationLow = jitterUtilisationLow }
+                    if let jitterUtilisationHigh { parameters.ourConfiguration.jitterUtilisationHigh = jitterUtilisationHigh }
+                    if let slotMs { parameters.ourSlot = .microseconds(Int64((slotMs * 1000).rounded())) }
                     if let minCoverBucket { parameters.ourConfiguration.minimumCoverBucket = min(minCoverBucket, 3) }
                     if powerControl { parameters.ourConfiguration.powerControl = true }
                     if let powerMargin { parameters.ourConfiguration.powerMarginDb = powerMargin }

@@ -406,6 +406,8 @@ struct MeshNodeMachineTests {
     func radioReports() throws {
         var box = try MachineBox()
         #expect(box.handle(.channelBusy(true), at: .zero).isEmpty)
+        #expect(box.handle(.channelUtilisation(0.35), at: .zero).isEmpty)
+        #expect(box.machine.channelUtilisation == 0.35 && box.machine.channelBusy)
         #expect(box.handle(.transmitFailed, at: .zero).isEmpty)
         #expect(box.counters.radioErrors == 1)
     }

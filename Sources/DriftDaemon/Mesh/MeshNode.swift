@@ -104,7 +104,7 @@ public actor MeshNode {
         let instant = MeshNodeTime(monotonic: now, wall: wallClock())
         switch input {
         case .send, .heard, .bridged: workQueued.ring()  // the scheduler looks at the timers and the queue again
-        case .timer, .radioIdle, .transmitFailed, .channelBusy: break
+        case .timer, .radioIdle, .transmitFailed, .channelBusy, .channelUtilisation: break
         }
         var answers: [MeshNodeAction] = []
         for action in machine.handle(input, at: instant) {
@@ -178,6 +178,7 @@ public actor MeshNode {
     public func receive(_ reception: RadioReception) {
         let airtime = LoRaAirtime.duration(payloadBytes: reception.bytes.count, modulation: modulation)
         if let busy = channel.heard(airtime: airtime, endingAt: now) { _ = feed(.channelBusy(busy)) }
+        _ = feed(.channelUtilisation(channel.lastShare))
         _ = feed(.heard(bytes: reception.bytes, rssi: reception.rssi, snr: reception.snr))
     }
 

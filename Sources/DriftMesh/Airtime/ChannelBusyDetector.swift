@@ -16,6 +16,9 @@ public struct ChannelBusyDetector: Sendable {
     public let window: Duration
     /// The state last answered.
     public private(set) var busy = false
+    /// The share of the window heard, as of the last ``heard(airtime:endingAt:)`` or
+    /// ``update(now:)`` (what the state was judged on).
+    public private(set) var lastShare = 0.0
     private var heard: ChannelUtilisation
 
     public init(threshold: Double = 0.10, window: Duration = .seconds(30)) {
@@ -39,7 +42,8 @@ public struct ChannelBusyDetector: Sendable {
 
     /// The state at `now`; the new state when it flipped, else `nil`.
     public mutating func update(now: Duration) -> Bool? {
-        let state = heardShare(now: now) >= threshold
+        lastShare = heardShare(now: now)
+        let state = lastShare >= threshold
         guard state != busy else { return nil }
         busy = state
         return state

@@ -35,6 +35,10 @@ public enum MeshNodeInput: Sendable {
     /// The driver's view of the channel changed (busy above its threshold, or not; the daemon
     /// and the simulator keep a ``ChannelBusyDetector``): the router's `channelBusy`.
     case channelBusy(Bool)
+    /// The share (0…1) of the last window during which the driver heard frames
+    /// (``ChannelBusyDetector/lastShare``), handed over with every frame heard before
+    /// the frame itself: the router's `channelUtilisation`.
+    case channelUtilisation(Double)
 }
 
 /// A message an application hands to the mesh (``MeshNodeInput/send(_:)``).

@@ -246,6 +246,8 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
             counters.radioErrors += 1
         case .channelBusy(let busy):
             router.channelBusy = busy
+        case .channelUtilisation(let share):
+            router.channelUtilisation = share
         }
         let out = actions
         actions = []
@@ -316,6 +318,8 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     public var neighbours: [Neighbour] { router.neighbours }
     /// Whether the router counts the channel as busy (the last `.channelBusy` it was told).
     public var channelBusy: Bool { router.channelBusy }
+    /// The channel utilisation the router was last told (`.channelUtilisation`).
+    public var channelUtilisation: Double { router.channelUtilisation }
 
     /// The router's own counters (relays planned, sent, pruned; implicit-ack retries).
     public var routerCounters: MeshRouter.Counters { router.counters }

@@ -29,6 +29,10 @@ public struct MeshRouter: Sendable {
     /// The caller's view of the channel (utilisation above its threshold); read by
     /// `cancelAfterCopiesOnlyWhenBusy`.
     public var channelBusy = false
+    /// The share (0…1) of the last 30 s during which the caller heard frames
+    /// (``ChannelBusyDetector/lastShare``, as of the last frame heard); read by
+    /// `quietJitterSlots`.
+    public var channelUtilisation = 0.0
     /// What the router did, for `driftd status` and the simulator.
     public private(set) var counters = Counters()
 
@@ -186,11 +190,37 @@ public struct MeshRouter: Sendable {
             counters.relaysPruned += 1
             return
         }
-        var rank = min(missing.count, c.rankCap)
-        if let d = state.destination, missing.contains(d) { rank = c.rankCap }
-        let slots = (c.rankCap - rank) * c.slotsPerRank + rng.int(in: 0...max(0, c.jitterSlots))
+        var steps = c.rankCap - min(missing.count, c.rankCap)
+        var jitter = c.jitterSlots
+        if let d = state.destination, missing.contains(d) {
+            steps = 0
+        } else if c.relayOrderAmongNeighbours {
+            steps = min(c.rankCap - 1, relaysAhead(reaching: missing.count, key: header.key, state: state))
+        }
+        if c.relayOrderAmongNeighbours, steps == 0, let leader = c.leaderJitterSlots { jitter = leader }
+        jitter = c.relayJitterSlots(jitter, utilisation: channelUtilisation)
+        let slots = steps * c.rankStepSlots(utilisation: channelUtilisation) + rng.int(in: 0...max(0, jitter))
         state.relay = PlannedRelay(header: relayed, powerDbm: nil, at: now + c.slot * slots, emitted: false, fallback: false)
         counters.relaysPlanned += 1
+    }
+
+    /// How many neighbours that hold this packet too (a copy covered them) would reach more
+    /// boxes still uncovered than our `reach`, counted in their hellos' neighbour lists as
+    /// `uncovered` counts ours (every bucket; not us). Equal counts are ordered by a hash of
+    /// the id and the packet, so no box always goes last.
+    private func relaysAhead(reaching reach: Int, key: PacketKey, state: PacketState) -> Int {
+        func order(_ id: NodeID) -> UInt64 {
+            var x = UInt64(id.rawValue) ^ (UInt64(key.packetID) << 32 | UInt64(key.origin.rawValue))
+            x = (x ^ (x >> 33)) &* 0xFF51_AFD7_ED55_8CCD
+            return x ^ (x >> 33)
+        }
+        let mine = order(me)
+        var ahead = 0
+        for n in table.values where state.covered.contains(n.id) {
+            let theirs = n.neighbours.keys.reduce(0) { $0 + ($1 != me && !state.covered.contains($1) ? 1 : 0) }
+            if theirs > reach || (theirs == reach && order(n.id) < mine) { ahead += 1 }
+        }
+        return ahead
     }
 
     /// Who may have transmitted this copy: the origin at hop 0; else the neighbours whose
