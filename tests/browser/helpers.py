@@ -218,6 +218,19 @@ def tap_selector(driver, css, timeout=TIMEOUT):
     return wait(driver, timeout).until(tapped)
 
 
+def on_item(driver, css, text, action, timeout=TIMEOUT):
+    """Runs `action` on the first element matching `css` whose text holds `text`, finding it
+    again if the page re-rendered the list in between (a list the page refreshes while the test
+    reaches into one of its items)."""
+    def done(d):
+        item = next((e for e in d.find_elements(By.CSS_SELECTOR, css) if text in e.text), None)
+        if item is None:
+            return False
+        action(item)
+        return True
+    wait(driver, timeout).until(done)
+
+
 def ctl(*args):
     """`driftd ctl ARGS` against the box under test (the simulated board's buttons, weather, camps)."""
     driftd, data = os.environ.get("DRIFTD"), os.environ.get("DRIFT_DATA_DIR")

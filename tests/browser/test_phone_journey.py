@@ -16,7 +16,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
 from helpers import (PHONES, as_phone, axe_problems, by_id, click, ctl, fully_on_screen, goto, horizontal_overflow,
-                     open_page, phone_shot, small_targets, tap, type_into, wait, wait_nonempty, wait_on_screen, wait_text)
+                     on_item, open_page, phone_shot, small_targets, tap, type_into, wait, wait_nonempty, wait_on_screen, wait_text)
 
 PASSWORD = "lantern-7"
 
@@ -108,9 +108,9 @@ def test_the_whole_journey_on_a_phone(phone, base_url, browser_factory, artifact
         card = wait(b).until(lambda d: next((li for li in d.find_elements(By.CSS_SELECTOR, "#bottle-list li") if code in li.text), False),
                              f"bottle {code} is not listed as a teaser")
         assert "third step" not in card.text and "steps" in card.text
-        b.execute_script("arguments[0].scrollIntoView({block: 'center'})", card)
+        on_item(b, "#bottle-list li", code, lambda li: b.execute_script("arguments[0].scrollIntoView({block: 'center'})", li))
         screens.check(b, "teaser")
-        tap(b, card.find_element(By.TAG_NAME, "button"))
+        on_item(b, "#bottle-list li", code, lambda li: tap(b, li.find_element(By.TAG_NAME, "button")))
         wait_text(b, "bottle-title", code)
         screens.check(b, "locked-bottle")
         type_into(b, "open-password", "not-it")

@@ -10,7 +10,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
 from conftest import make_png
-from helpers import (accessibility_problems, by_id, click, goto, open_page, shot, tap, type_into,
+from helpers import (accessibility_problems, by_id, click, goto, on_item, open_page, shot, tap, type_into,
                      wait, wait_nonempty, wait_text)
 
 SECRET = "Meet me at the old oak when the tide turns"
@@ -58,7 +58,7 @@ def test_two_visitors_drop_open_chat_and_the_bottle_dies(base_url, browser_facto
     card = wait(b, 30).until(lambda d: next((li for li in d.find_elements(By.CSS_SELECTOR, "#bottle-list li")
                                              if code in li.text), False), f"bottle {code} not listed for B")
     shot(b, artifacts, "04-visitor-b-list")
-    tap(b, card.find_element(By.TAG_NAME, "button"))
+    on_item(b, "#bottle-list li", code, lambda li: tap(b, li.find_element(By.TAG_NAME, "button")))
     wait_text(b, "bottle-title", code)
     bottle_id = b.execute_script("return location.hash.slice(3)")
     assert bottle_id, "the bottle view has no id in its address"
