@@ -123,6 +123,10 @@ struct Engine {
         /// Repairs planned (at), and when each packet was last sent as a repair.
         var repairAt: [PacketKey: Int64] = [:]
         var repairSentAt: [PacketKey: Int64] = [:]
+        /// When the box last got a packet from the flood or sent one of its own
+        /// (`SimParameters.repairHoldOff`), and whether a digest waits for the hold-off's end.
+        var lastFloodAt: Int64?
+        var digestOwed = false
         /// Frames heard lately, for our router's `channelBusy` (the daemon's detector).
         var channel: ChannelBusyDetector
         /// When `channel` is looked at again (it turns quiet then if nothing more is heard).
@@ -164,6 +168,8 @@ struct Engine {
         case up(Int)
         case trickle(Int)
         case repair(Int, PacketKey)
+        /// A digest held off by `repairHoldOff`.
+        case owedDigest(Int)
         /// Our router's channel may have turned quiet.
         case channelCheck(Int)
     }
@@ -206,6 +212,8 @@ struct Engine {
     var syncTx = 0
     var syncAirUsTotal: Int64 = 0
     var digestTx = 0
+    /// Times a digest or repair was put off by `SimParameters.repairHoldOff`.
+    var heldOff = 0
     var digestAirUsTotal: Int64 = 0
     /// Repairs relayed on by the router of a box that got the packet as a repair, and repairs no box decoded as new.
     var repairs = (relayed: 0, wasted: 0)
@@ -369,6 +377,14 @@ struct Engine {
                 switchOff(n)
             case .up(let n):
                 switchOn(n)
+            case .owedDigest(let n):
+                guard nodes[n].digestOwed else { continue }
+                if let until = holdOffEnd(n), until > now {
+                    schedule(until, .owedDigest(n))
+                    continue
+                }
+                nodes[n].digestOwed = false
+                sendDigest(n)
             case .trickle(let n):
                 guard nodes[n].trickleAt == now else { continue }
                 nodes[n].trickleAt = nil
@@ -379,6 +395,13 @@ struct Engine {
                 checkChannel(n)
             case .repair(let n, let key):
                 guard nodes[n].repairAt[key] == now, let header = headers[key] else { continue }
+                if let until = holdOffEnd(n), until > now {
+                    heldOff += 1
+                    let at = until + Int64(macRng.unit() * Double(Engine.micros(p.repairJitter)))
+                    nodes[n].repairAt[key] = at
+                    schedule(at, .repair(n, key))
+                    continue
+                }
                 nodes[n].repairAt[key] = nil
                 nodes[n].repairSentAt[key] = now
                 nodes[n].queue.append(.repair(header.relayed(by: nodes[n].id), relay: false))
@@ -429,19 +452,39 @@ struct Engine {
         let send = timer.due(now: Engine.duration(now))
         nodes[n].trickle = timer
         if send, !nodes[n].seen.isEmpty {
-            if p.repairCompactDigests {
-                let from = now - Engine.micros(p.repairDigestWindow)
-                let recent = nodes[n].seen.filter { (nodes[n].heldAt[$0] ?? 0) >= from }
-                    .sorted { (nodes[n].heldAt[$0] ?? 0, $0) > (nodes[n].heldAt[$1] ?? 0, $1) }
-                let minutes = UInt8(clamping: Engine.micros(p.repairDigestWindow) / 60_000_000)
-                let salt = UInt16(truncatingIfNeeded: macRng.next())
-                nodes[n].queue.append(.compactDigest(CompactDigest(recent: recent, salt: salt, windowMinutes: minutes)))
+            if let until = holdOffEnd(n), until > now {
+                // The flood may still be crossing: the digest goes out once it has passed.
+                heldOff += 1
+                if !nodes[n].digestOwed {
+                    nodes[n].digestOwed = true
+                    schedule(until, .owedDigest(n))
+                }
             } else {
-                for digest in Engine.digests(of: nodes[n].seen) { nodes[n].queue.append(.digest(digest)) }
+                sendDigest(n)
             }
-            tryTransmit(n)
         }
         rescheduleTrickle(n)
+    }
+
+    /// When `n`'s repair hold-off ends (`SimParameters.repairHoldOff`); `nil` = none.
+    func holdOffEnd(_ n: Int) -> Int64? {
+        guard let holdOff = p.repairHoldOff, let last = nodes[n].lastFloodAt else { return nil }
+        return last + Engine.micros(holdOff)
+    }
+
+    /// Queues `n`'s digest (compact or full) and tries the channel.
+    mutating func sendDigest(_ n: Int) {
+        if p.repairCompactDigests {
+            let from = now - Engine.micros(p.repairDigestWindow)
+            let recent = nodes[n].seen.filter { (nodes[n].heldAt[$0] ?? 0) >= from }
+                .sorted { (nodes[n].heldAt[$0] ?? 0, $0) > (nodes[n].heldAt[$1] ?? 0, $1) }
+            let minutes = UInt8(clamping: Engine.micros(p.repairDigestWindow) / 60_000_000)
+            let salt = UInt16(truncatingIfNeeded: macRng.next())
+            nodes[n].queue.append(.compactDigest(CompactDigest(recent: recent, salt: salt, windowMinutes: minutes)))
+        } else {
+            for digest in Engine.digests(of: nodes[n].seen) { nodes[n].queue.append(.digest(digest)) }
+        }
+        tryTransmit(n)
     }
 
     /// `r` decoded `digest`: plan repairs of what the sender lacks (packets `r` has held for
@@ -559,6 +602,7 @@ struct Engine {
         nodes[n].nextPacketID += 1
         nodes[n].seen.insert(header.key)
         nodes[n].heldAt[header.key] = now
+        nodes[n].lastFloodAt = now
         headers[header.key] = header
         originTime[header.key] = now
         originNode[header.key] = n
@@ -748,6 +792,7 @@ struct Engine {
                     latenciesUs.append(now - t0)
                     nodes[r].heldAt[header.key] = now
                     nodes[r].floodHeld.insert(header.key)
+                    nodes[r].lastFloodAt = now
                     if p.repairResetOnNewPacket, var timer = nodes[r].trickle {
                         // New data (RFC 6206): tell the neighbourhood soon.
                         timer.inconsistent(now: nowD)
@@ -872,6 +917,7 @@ struct Engine {
             result.repairTransmissions = syncTx - digestTx
             result.repairsRelayed = repairs.relayed
             result.repairsWasted = repairs.wasted
+            result.repairsHeldOff = heldOff
         }
         return result
     }

@@ -44,6 +44,8 @@ public struct SimResult: Sendable, Hashable, Codable {
     public var repairsRelayed: Int?
     /// …and those that gave no box the packet (all had it, or lost it to a collision).
     public var repairsWasted: Int?
+    /// Times a digest or repair was put off until the flood had passed (`SimParameters.repairHoldOff`).
+    public var repairsHeldOff: Int?
     /// Relays cancelled before they went on air (ours: router decisions; Meshtastic: overheard duplicates).
     public var relaysCancelled: Int
     /// Ours: first receptions not relayed because every neighbour was covered.

@@ -121,6 +121,9 @@ extension SimCommand {
         @Option(help: "Repair: a box sends a packet a digest lacks after a random 0…MS ms (default 4000).")
         var repairJitter: Int?
 
+        @Option(help: "Repair: send no digest and no repair until this many ms after the box last got a packet from the flood (default 30000; 0 = no hold-off).")
+        var repairHoldOff: Int?
+
         @Option(help: "Repair: a box answers a digest only for packets it has held this many seconds (default 20).")
         var repairSettle: Int?
 
@@ -249,6 +252,7 @@ extension SimCommand {
                     if let repairDoublings { parameters.repairDoublings = max(0, repairDoublings) }
                     if let repairRedundancy { parameters.repairRedundancy = max(1, repairRedundancy) }
                     if let repairJitter { parameters.repairJitter = .milliseconds(max(0, repairJitter)) }
+                    if let repairHoldOff { parameters.repairHoldOff = repairHoldOff > 0 ? .milliseconds(repairHoldOff) : nil }
                     if let repairSettle { parameters.repairSettle = .seconds(max(0, repairSettle)) }
                     parameters.baselineCancelsQueued = !oldBaselineQueue
                     parameters.randomNodeIDs = !sequentialIds && !legacyModel
