@@ -57,7 +57,7 @@ socket = ""                   # "" = <data_dir>/driftd.sock
 log_level = "info"
 shutdown_timeout_s = 10
 watchdog = true
-trim_memory = true            # give back the start-up code's pages once settled (docs/performance.md)
+# trim_memory = true          # give back the start-up code's pages once settled; left out: beacon profile only (docs/performance.md)
 
 [features]
 visitor_page = true

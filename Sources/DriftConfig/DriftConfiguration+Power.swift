@@ -30,6 +30,15 @@ extension DriftConfiguration {
     public var powerProfile: PowerProfile {
         camp.beaconKit ? .beacon : power.profile
     }
+
+    /// Whether housekeeping trims memory (`daemon.trim_memory`; left out: in the beacon profile
+    /// only). A trim unmaps the executable's code; a box that then serves a crowd maps it back
+    /// and ran its festival with 19 % more CPU and twice the chat fan-out p99 on this project's
+    /// 2-core machine (docs/performance.md, "Giving memory back"), so a box with a visitor page
+    /// keeps its code mapped unless told otherwise; a beacon has no crowd and needs the memory.
+    public var trimsMemory: Bool {
+        daemon.trimMemory ?? (powerProfile == .beacon)
+    }
 }
 
 /// How much of the box runs (`power.profile`).

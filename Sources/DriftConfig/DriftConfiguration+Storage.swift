@@ -63,13 +63,14 @@ extension DriftConfiguration {
         public var watchdog: Bool
         /// Give back memory once the box has settled, and after a busy spell (the start-up
         /// code's mapped pages, glibc's free heap; docs/performance.md, "Giving memory back").
-        public var trimMemory: Bool
+        /// `nil` (left out): on in the beacon power profile only (``DriftConfiguration/trimsMemory``).
+        public var trimMemory: Bool?
 
         init(reading r: SectionReader) {
             logLevel = r.choice("log_level", default: .info)
             shutdownTimeout = .seconds(r.int("shutdown_timeout_s", default: 10, min: 1, max: 85))
             watchdog = r.bool("watchdog", default: true)
-            trimMemory = r.bool("trim_memory", default: true)
+            trimMemory = r.optionalBool("trim_memory")
         }
     }
 

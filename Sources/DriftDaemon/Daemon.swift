@@ -419,7 +419,7 @@ public enum Daemon {
         // Gives back the start-up code's pages once the box has settled, and memory a busy spell
         // left mapped later (docs/performance.md, "Giving memory back").
         var housekeeping: [(name: String, job: HousekeepingService.Job)] = [("disk-space", { diskCheck.run() })]
-        if config.daemon.trimMemory {
+        if config.trimsMemory {
             let memoryTrim = MemoryTrimJob(logger: logger)
             housekeeping.append(("memory-trim", { try memoryTrim.run() }))
         }

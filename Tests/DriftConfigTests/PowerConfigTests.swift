@@ -40,6 +40,20 @@ struct PowerConfigTests {
         #expect(config.power.profile == .default && config.powerProfile == .beacon)
     }
 
+    @Test("daemon.trim_memory left out: on in the beacon profile only; set, it wins either way; a string is a type error")
+    func trimMemoryFollowsTheProfile() throws {
+        let plain = try load([])
+        #expect(plain.daemon.trimMemory == nil && !plain.trimsMemory)
+        let beacon = try load([("profile = \"default\"", "profile = \"beacon\"")])
+        #expect(beacon.daemon.trimMemory == nil && beacon.trimsMemory)
+        let told = try load([("watchdog = true", "watchdog = true\ntrim_memory = true")])
+        #expect(told.daemon.trimMemory == true && told.trimsMemory)
+        let kept = try load([("profile = \"default\"", "profile = \"beacon\""), ("watchdog = true", "watchdog = true\ntrim_memory = false")])
+        #expect(kept.daemon.trimMemory == false && !kept.trimsMemory)
+        let found = try issues([("watchdog = true", "watchdog = true\ntrim_memory = \"yes\"")])
+        #expect(found.contains { $0.key == "daemon.trim_memory" && $0.message == "expected a boolean, found a string" }, "\(found)")
+    }
+
     @Test("a misspelt profile names the key and suggests the right value")
     func misspelt() throws {
         let found = try issues([("profile = \"default\"", "profile = \"becon\"")])
