@@ -295,11 +295,7 @@ struct SectionReader {
 
     /// A boolean that may be left out: `nil` then, and the caller decides from other settings.
     func optionalBool(_ key: String) -> Bool? {
-        guard entries[key] != nil else {
-            decoder.register(table: table, key: key)
-            return nil
-        }
-        return bool(key, default: false)
+        node(key, required: false, requirement: nil) == nil ? nil : bool(key, default: false)
     }
 
     /// One of the raw values of `E`, with a "did you mean" hint for near misses.
