@@ -85,8 +85,14 @@ extension SimCommand {
         @Option(help: "Our router: lowest link bucket (0…3) that counts as covering a neighbour (default 1).")
         var minCoverBucket: UInt8?
 
-        @Flag(help: "Our router: relays too retry once when no implicit ack is heard.")
+        @Flag(help: "Our router: relays too retry once when no implicit ack is heard, on a quiet channel too.")
         var retryRelays = false
+
+        @Flag(help: "Our router: relays retry once when no implicit ack is heard, while the channel is busy (off by default: reach bought with frames, docs/mesh-simulation.md).")
+        var busyRelayRetries = false
+
+        @Option(help: "Our router: how long a relay waits for its implicit ack before its retry, ms (default 16000).")
+        var relayImplicitAckMs: Int?
 
         @Flag(help: "Our router: relay power control (off by default: no measurable gain, docs/mesh-simulation.md).")
         var powerControl = false
@@ -275,6 +281,8 @@ extension SimCommand {
                     if powerControl { parameters.ourConfiguration.powerControl = true }
                     if let powerMargin { parameters.ourConfiguration.powerMarginDb = powerMargin }
                     if retryRelays { parameters.ourConfiguration.retryRelays = true }
+                    if busyRelayRetries { parameters.ourConfiguration.retryRelaysWhenBusy = true }
+                    if let relayImplicitAckMs { parameters.ourConfiguration.relayImplicitAckTimeout = .milliseconds(max(0, relayImplicitAckMs)) }
                     if let cancelUncoveredAtMost { parameters.ourConfiguration.cancelWhenUncoveredAtMost = cancelUncoveredAtMost }
                     let result = MeshSimulation(parameters).run(optimum: reference)
                     byRouter[kind, default: []].append(result)

@@ -131,6 +131,30 @@ import Testing
         #expect(ratio(held) < ratio(eager))
     }
 
+    /// Relay retries on a busy channel (off by default) buy reach with frames: seeds 1…6 at 30
+    /// boxes, Meshtasticator's load, one-shot reach 0.759 → 0.830 (higher on every seed) for
+    /// 10.8 → 15.2 data frames per broadcast; at low load 13.3 → 13.9 frames.
+    @Test func busyRelayRetriesBuyReachWithFrames() {
+        func runs(period: Int, retries: Bool) -> [SimResult] {
+            (1...6).map { seed in
+                var p = SimParameters(nodes: 30, seed: UInt64(seed), router: .ours)
+                p.periodPerNode = .seconds(period)
+                p.ourConfiguration.retryRelaysWhenBusy = retries
+                return MeshSimulation(p).run()
+            }
+        }
+        func mean(_ rs: [SimResult], _ f: (SimResult) -> Double) -> Double { rs.map(f).reduce(0, +) / Double(rs.count) }
+        let loaded = runs(period: 100, retries: true), bare = runs(period: 100, retries: false)
+        #expect(zip(loaded, bare).allSatisfy { $0.reachability > $1.reachability })
+        #expect(mean(loaded, \.reachability) > mean(bare, \.reachability) + 0.04)
+        #expect(mean(loaded, { Double($0.retries) }) > mean(bare, { Double($0.retries) }) * 5)
+        #expect(mean(loaded, \.transmissionsPerBroadcast) > 1.25 * mean(bare, \.transmissionsPerBroadcast))
+        // A quiet channel: few relays go out while it is busy, so few retries.
+        let quiet = runs(period: 2000, retries: true), quietBare = runs(period: 2000, retries: false)
+        #expect(mean(quiet, \.transmissionsPerBroadcast) < mean(quietBare, \.transmissionsPerBroadcast) + 1)
+        #expect(mean(quiet, \.reachability) >= mean(quietBare, \.reachability) - 0.005)
+    }
+
     @Test func multipointRelaysOnALineAndAStar() {
         // 0 — 1 — 2 — 3, links both ways: 0 designates 1 (its only way to 2), 1 designates 2,
         // 2 designates 1 (its way back to 0), already sent: 0, 1, 2 transmit; 3 is reached.

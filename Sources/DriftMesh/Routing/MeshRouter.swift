@@ -13,7 +13,8 @@
 /// meanwhile adds its sender's neighbours to the covered set, and a planned relay is
 /// cancelled when nothing is left uncovered. After transmitting, a box listens for a
 /// neighbour's relay (the implicit ack) and retransmits once if none came while boxes
-/// beyond it still need the packet. A box that knows no neighbours yet, or started less than a
+/// beyond it still need the packet (a relay only with `retryRelays` or, while the channel is
+/// busy, `retryRelaysWhenBusy`). A box that knows no neighbours yet, or started less than a
 /// hello period ago (its table may still lack neighbours whose hellos it has not heard),
 /// falls back to Meshtastic-like flooding (random delay, cancelled by any duplicate).
 public struct MeshRouter: Sendable {
@@ -313,11 +314,20 @@ public struct MeshRouter: Sendable {
         return false
     }
 
+    /// Whether our transmission of `header` waits for an implicit ack and retries once: always
+    /// for the origin; for a relay with `retryRelays`, or with `retryRelaysWhenBusy` while the
+    /// channel is busy.
+    private func mayRetry(_ header: MeshHeader) -> Bool {
+        let c = configuration
+        return header.origin == me || c.retryRelays || (c.retryRelaysWhenBusy && channelBusy)
+    }
+
     private mutating func markSent(_ header: MeshHeader, in state: inout PacketState, now: Duration) {
         state.sent = header
         state.covered.insert(me)
-        if header.hopsLeft > 0, !state.retried, header.origin == me || configuration.retryRelays, downstreamUncovered(state) {
-            state.retryAt = now + configuration.implicitAckTimeout
+        if header.hopsLeft > 0, !state.retried, mayRetry(header), downstreamUncovered(state) {
+            let c = configuration
+            state.retryAt = now + (header.origin == me ? c.implicitAckTimeout : c.relayImplicitAckTimeout)
         } else {
             state.retryAt = nil
         }

@@ -44,13 +44,25 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     public var jitterUtilisationHigh = 0.40
     /// A link counts as "covering" a neighbour only at or above this quality bucket (0…3).
     public var minimumCoverBucket: UInt8
-    /// After we transmit, how long to wait for a neighbour's relay (the implicit ack)
-    /// before retransmitting once.
+    /// After the origin transmits, how long it waits for a neighbour's relay (the implicit
+    /// ack) before retransmitting once (relays: `relayImplicitAckTimeout`).
     public var implicitAckTimeout: Duration
-    /// Whether relays (not only origins) retry once without an implicit ack. Off by
-    /// default: in the simulator it bought ~10 points of one-shot reach for ~70 % more
-    /// transmissions; reconciliation repairs those losses more cheaply.
+    /// Whether relays (not only origins) retry once without an implicit ack, whatever the
+    /// channel. Off by default: on a quiet channel it buys almost nothing for more frames
+    /// (see `retryRelaysWhenBusy`).
     public var retryRelays: Bool
+    /// Relays retry once without an implicit ack while the channel is busy
+    /// (`MeshRouter.channelBusy` when the relay goes out), where collisions are what loses
+    /// copies. Off by default: in the simulator it buys reach with frames at the rate every
+    /// other knob does (30 boxes under Meshtasticator's load: one-shot reach 0.798 → 0.833 for
+    /// 10.2 → 14.1 data frames per broadcast, seeds 7301…7330), while issue 19 asks for more
+    /// reach with fewer frames (docs/mesh-simulation.md, "Buying reach with frames").
+    public var retryRelaysWhenBusy = false
+    /// How long a relay waits for its implicit ack before its retry. Longer than the longest
+    /// delay a neighbour plans for its own relay (`rankCap − 1` rank steps and the full
+    /// jitter: 144 slots, 11.1 s at LongFast) plus a frame and some queueing, so a retry does
+    /// not go out while the neighbour's relay is still pending — it would cancel it as a copy.
+    public var relayImplicitAckTimeout: Duration = .seconds(16)
     /// Also cancel a planned relay once this many copies were overheard, even if some
     /// neighbours look uncovered (counter-based suppression on top of coverage); 0 = off.
     /// Default 2 copies with at most 1 neighbour uncovered: in the simulator this cut
