@@ -722,8 +722,8 @@ struct Engine {
             airUs = sealedTransmission(bytes)
         }
         let index = transmissions.count
-        // Half duplex: whatever the sender was receiving is lost.
-        for rx in activeRx[s] {
+        // Half duplex: whatever the sender was receiving is lost (not on an ideal channel).
+        for rx in activeRx[s] where !p.collisionFree {
             if let k = transmissions[rx].receptions.firstIndex(where: { $0.receiver == s }) {
                 transmissions[rx].receptions[k].lost = true
             }
@@ -732,9 +732,9 @@ struct Engine {
         var receptions: [Reception] = []
         for r in nodes.indices where r != s {
             let rssi = topology.rssi[s][r] - reductionDb
-            guard rssi >= channel.sensitivityDbm, nodes[r].transmitting == nil, !nodes[r].down else { continue }
+            guard rssi >= channel.sensitivityDbm, nodes[r].transmitting == nil || p.collisionFree, !nodes[r].down else { continue }
             var mine = Reception(receiver: r, rssi: rssi)
-            for other in activeRx[r] {
+            for other in activeRx[r] where !p.collisionFree {
                 // The newcomer only escapes if the other ends before it needs its preamble.
                 guard transmissions[other].end > now + lockUs else { continue }
                 guard let k = transmissions[other].receptions.firstIndex(where: { $0.receiver == r }) else { continue }

@@ -66,6 +66,10 @@ public struct SimParameters: Sendable {
     /// frames for at least this share of the last `busyWindow` (only used with
     /// `cancelAfterCopiesOnlyWhenBusy`, on by default).
     public var busyUtilisation = 0.10
+    /// An ideal channel (diagnostic, `--collision-free`): every frame above the sensitivity is
+    /// decoded — no collisions, no half-duplex loss. Listen before talk and the routers'
+    /// timing stay as they are; what is left of the gap to the optimum is the routers' own.
+    public var collisionFree = false
     public var busyWindow: Duration = .seconds(30)
     public var repairSettle: Duration = .seconds(20)
     public var repairJitter: Duration = .seconds(4)

@@ -106,6 +106,9 @@ extension SimCommand {
         @Option(help: "…or at most this share of its neighbours, whichever is larger (0 = off).")
         var cancelUncoveredShare: Double?
 
+        @Flag(help: "Diagnostic: an ideal channel, every frame above the sensitivity decoded (no collisions, no half-duplex loss).")
+        var collisionFree = false
+
         @Flag(help: "One JSON object per run.")
         var json = false
 
@@ -254,6 +257,7 @@ extension SimCommand {
                     parameters.repairCompactDigests = !repairFullDigests
                     parameters.ourConfiguration.cancelAfterCopiesOnlyWhenBusy = !cancelAlways
                     if let busyUtilisation { parameters.busyUtilisation = busyUtilisation }
+                    if collisionFree { parameters.collisionFree = true }
                     if let repairImin { parameters.repairMinimumInterval = .seconds(max(1, repairImin)) }
                     if let repairDoublings { parameters.repairDoublings = max(0, repairDoublings) }
                     if let repairRedundancy { parameters.repairRedundancy = max(1, repairRedundancy) }
