@@ -14,6 +14,11 @@ extension DriftConfiguration {
         public var forgetAfterH: Int
         /// When non-zero, overrides ``forgetAfterH`` in seconds (10–2592000; for tests and field trials).
         public var forgetAfterS: Int
+        /// How many hops camp traffic travels at most (0–7): camps "nearby". Emergencies travel
+        /// three hops further, at most 7. Apart from `mesh.hop_limit` (7, for bottles and their
+        /// chat): every camp announces every few minutes, and each hop costs every battery kit
+        /// on the way airtime.
+        public var hopLimit: Int
         /// Run as a beacon kit: no visitor page, no metrics endpoint, a slow housekeeping tick.
         public var beaconKit: Bool
         /// Also publish camp messages as plain text lines on a Meshtastic channel when the
@@ -38,6 +43,7 @@ extension DriftConfiguration {
                 value == 0 || (10...2_592_000).contains(value) ? nil
                     : ValueProblem("must be 0 (use forget_after_h) or 10 to 2592000 seconds, found \(value)")
             }
+            hopLimit = r.int("hop_limit", default: 3, min: 0, max: 7)
             beaconKit = r.bool("beacon_kit", default: false)
             meshtasticText = r.bool("meshtastic_text", default: false)
         }

@@ -72,7 +72,7 @@ listen = "127.0.0.1:9101"
 # Anyone can forge frames with it. Real boxes need their own:
 #   head -c 32 /dev/urandom | base64
 network_key = "ZHJpZnQtc2ltLXRlc3Qta2V5LWRvLW5vdC1kZXBsb3k="
-hop_limit = 3
+hop_limit = 7                 # relays at most; 7 = the header's limit (the router prunes)
 hello_interval_s = 300        # neighbour beacons; a box back in range catches up on the next one
 message_lifetime_h = 72       # how long a sent message stays deliverable (store-and-forward)
 hold_packets = 5000           # packets kept for neighbours that missed them
@@ -86,6 +86,7 @@ note = ""                     # short note sent with every announce (≤ 64 byte
 announce_interval_s = 300     # seconds between announces (60–86400), ±10 % jitter
 forget_after_h = 24           # camps unheard this long are forgotten
 forget_after_s = 0            # non-zero: overrides forget_after_h, in seconds (tests)
+hop_limit = 3                 # hops camp traffic travels ("nearby"); emergencies +3, at most 7
 beacon_kit = false            # true: the same as power.profile = "beacon" (needs a name)
 meshtastic_text = false       # also publish camp messages as text on a Meshtastic channel
 

@@ -35,7 +35,9 @@ extension DriftConfiguration {
                 }
             }
             networkKey = key
-            hopLimit = r.int("hop_limit", default: 3, min: 0, max: 7)
+            // 7, the header's maximum: the router prunes relays on coverage, so a frame goes as
+            // far as the mesh reaches without flooding it (docs/mesh-routing.md, "Hop limit").
+            hopLimit = r.int("hop_limit", default: 7, min: 0, max: 7)
             helloIntervalS = r.int("hello_interval_s", default: 300, min: 1, max: 86_400)
             messageLifetimeH = r.int("message_lifetime_h", default: 72, min: 1, max: 720)
             holdPackets = r.int("hold_packets", default: 5_000, min: 100, max: 1_000_000)

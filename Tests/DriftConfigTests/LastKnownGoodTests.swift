@@ -45,7 +45,7 @@ struct LastKnownGoodTests {
     func noSavedCopy() throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        let path = try scratch.write("driftd.toml", try ConfigFixtures.simText(replacing: [("hop_limit = 3", "hop_limit = 99")]))
+        let path = try scratch.write("driftd.toml", try ConfigFixtures.simText(replacing: [("hop_limit = 7", "hop_limit = 99")]))
         let error = try #require(throws: ConfigError.self) {
             try ConfigFixtures.loader.loadWithFallback(path: path, dataDirectory: scratch.path + "/data")
         }

@@ -74,7 +74,7 @@ struct ValidationTests {
         let text = try ConfigFixtures.simText(replacing: [
             ("min_free_mb = 64", "min_free_mb = 0"),
             ("log_level = \"info\"", "log_level = \"loud\""),
-            ("hop_limit = 3", "hop_limit = 9"),
+            ("hop_limit = 7", "hop_limit = 9"),
             ("spreading_factor = 11", "spreading_factor = 6"),
             ("debounce_ms = 30", "debounce_ms = 0"),
         ])
@@ -195,13 +195,13 @@ struct ValidationTests {
     func defaults() throws {
         let config = try load(ConfigFixtures.simText(replacing: [
             ("min_free_mb = 64\n", ""), ("debounce_ms = 30\n", ""), ("frequency_mhz = 869.525\n", ""),
-            ("[metrics]\nlisten = \"127.0.0.1:9101\"\n", ""), ("hop_limit = 3\n", ""),
+            ("[metrics]\nlisten = \"127.0.0.1:9101\"\n", ""), ("hop_limit = 7                 # relays at most; 7 = the header's limit (the router prunes)\n", ""),
         ]))
         #expect(config.storage.minFreeMB == 64)
         #expect(config.buttons.debounce == .milliseconds(30))
         #expect(config.radio.frequencyMHz == RadioRegion.eu868.defaultFrequencyMHz)
         #expect(config.metrics.listen == HostPort(host: "127.0.0.1", port: 9101))
-        #expect(config.mesh.hopLimit == 3)
+        #expect(config.mesh.hopLimit == 7, "the header's limit: the router prunes relays")
     }
 
     @Test("country codes: ISO list, uppercase")

@@ -1,3 +1,4 @@
+import DriftConfig
 import DriftMesh
 import DriftStore
 import Foundation
@@ -100,7 +101,7 @@ struct CampServiceTests {
         try await h.service.send(try h.service.message(kind: "emergency", arguments: ["text": "fire!", "emergency": "fire"]))
         let sent = h.record.sent.withLock { $0 }
         #expect(sent.map { $0.1 } == [.background, .interactive, .normal, .emergency])
-        #expect(sent.map { $0.2 } == [nil, nil, nil, 6])
+        #expect(sent.map { $0.2 } == [3, 3, 3, 6], "camp traffic at camp.hop_limit, emergencies three hops further")
         #expect(sent[0].0 == .announce(.init(name: "Home", position: Self.here, members: 5, note: "hi")))
         #expect(sent[3].0 == .emergency(.init(emergency: .fire, text: "fire!", position: Self.here)))
         // What this box sent is listed too (as its own), but it is no camp in its own directory.
@@ -165,6 +166,20 @@ struct CampServiceTests {
             let wait = CampService.seconds(CampService.jittered(.seconds(300)))
             #expect(wait >= 270 && wait <= 330)
         }
+    }
+
+    @Test("camp.hop_limit: camp traffic travels 3 hops by default, emergencies 3 more, at most 7; the mesh's own limit is 7")
+    func hopLimitsFromConfiguration() throws {
+        let standard = try GPSPowerSaverTests.config()
+        #expect(standard.mesh.hopLimit == 7 && standard.camp.hopLimit == 3)
+        let settings = CampSettings(config: standard)
+        #expect(settings.hopLimit == 3 && settings.emergencyHopLimit == 6)
+        let far = CampSettings(config: try GPSPowerSaverTests.config([("hop_limit = 3                 # hops camp", "hop_limit = 5 # hops camp")]))
+        #expect(far.hopLimit == 5 && far.emergencyHopLimit == 7)
+        let bad = #expect(throws: ConfigError.self) {
+            try GPSPowerSaverTests.config([("hop_limit = 3                 # hops camp", "hop_limit = 8 # hops camp")])
+        }
+        #expect(bad?.issues.first?.key == "camp.hop_limit")
     }
 
     @Test("MeshNode.send with a hop limit stores frames with that hop start, capped at 7")

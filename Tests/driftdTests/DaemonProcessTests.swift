@@ -145,7 +145,7 @@ struct CommandTests {
         defer { directory.remove() }
         var text = try String(contentsOfFile: DriftdProcess.packageRoot + "/board/sim.toml", encoding: .utf8)
         text = text.replacingOccurrences(of: "\ncountry = \"DE\"", with: "\n")
-        text = text.replacingOccurrences(of: "hop_limit = 3", with: "hop_limit = \"three\"\nhop_limt = 3")
+        text = text.replacingOccurrences(of: "hop_limit = 7", with: "hop_limit = \"three\"\nhop_limt = 7")
         let path = directory.appending("driftd.toml")
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)

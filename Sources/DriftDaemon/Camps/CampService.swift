@@ -160,7 +160,7 @@ public final class CampService: Service, Sendable {
     /// (chat, requests, events and emergencies), and publishes its text line.
     public func send(_ message: CampMessage) async throws {
         let priority: TransmitPriority
-        var hopLimit: UInt8?
+        var hopLimit = settings.hopLimit
         switch message.kind {
         case .ping, .announce: priority = .background
         case .event, .request: priority = .normal
