@@ -180,6 +180,12 @@ struct CampServiceTests {
             try GPSPowerSaverTests.config([("hop_limit = 3                 # hops camp", "hop_limit = 8 # hops camp")])
         }
         #expect(bad?.issues.first?.key == "camp.hop_limit")
+        // On a Meshtastic radio the firmware relays with its own hop limit: camp traffic takes
+        // the node's (0), emergencies still ask for more.
+        let meshtastic = CampSettings(config: try GPSPowerSaverTests.config([
+            ("kind = \"sim\"\nport = \"sim\"\nbaud = 9600", "kind = \"meshtastic\"\nport = \"/dev/ttyACM0\"\nbaud = 115200"),
+        ]))
+        #expect(meshtastic.hopLimit == nil && meshtastic.emergencyHopLimit == 6)
     }
 
     @Test("MeshNode.send with a hop limit stores frames with that hop start, capped at 7")

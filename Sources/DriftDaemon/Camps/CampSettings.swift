@@ -14,8 +14,9 @@ public struct CampSettings: Sendable {
     public var forgetAfter: Duration
     /// How often the directory is swept for camps to forget and expired messages.
     public var sweepInterval: Duration
-    /// Hop limit of every other camp message (`camp.hop_limit`).
-    public var hopLimit: UInt8
+    /// Hop limit of every other camp message (`camp.hop_limit`); `nil`: the node's own (on a
+    /// Meshtastic radio 0 — the Meshtastic firmware relays, with its own hop limit).
+    public var hopLimit: UInt8?
     /// Hop limit of emergencies (the camp hop limit + 3, at most 7).
     public var emergencyHopLimit: UInt8
     /// How long chat lines, requests and emergencies stay listed; events stay until they end (and at most 7 days).
@@ -24,7 +25,7 @@ public struct CampSettings: Sendable {
     public var pingAnswerSpacing: Duration
 
     public init(name: String, members: UInt16 = 0, note: String = "", announceInterval: Duration = .seconds(300),
-                forgetAfter: Duration = .seconds(86_400), sweepInterval: Duration = .seconds(60), hopLimit: UInt8 = 3, emergencyHopLimit: UInt8 = 6,
+                forgetAfter: Duration = .seconds(86_400), sweepInterval: Duration = .seconds(60), hopLimit: UInt8? = 3, emergencyHopLimit: UInt8 = 6,
                 messageLifetime: TimeInterval = 86_400, pingAnswerSpacing: Duration = .seconds(60)) {
         self.name = name
         self.members = members
@@ -45,7 +46,7 @@ public struct CampSettings: Sendable {
             name: config.camp.name, members: UInt16(clamping: config.camp.members), note: config.camp.note,
             announceInterval: .seconds(config.camp.announceIntervalS), forgetAfter: forget,
             sweepInterval: min(.seconds(60), max(.seconds(1), forget / 5)),
-            hopLimit: UInt8(clamping: config.camp.hopLimit),
+            hopLimit: config.radio.kind == .meshtastic ? nil : UInt8(clamping: config.camp.hopLimit),
             emergencyHopLimit: min(UInt8(clamping: config.camp.hopLimit + 3), MeshNode.maximumHopLimit))
     }
 
