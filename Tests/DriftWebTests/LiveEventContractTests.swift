@@ -2,6 +2,7 @@ import DriftCore
 @testable import DriftDaemon
 import Foundation
 import HTTPTypes
+import NIOWebSocket
 import TestSupport
 import Testing
 
@@ -217,6 +218,7 @@ struct LiveEventContractTests {
             try await harness.advance(by: 61)
             #expect(await briefChat.first(type: "lifecycle") { $0["state"].string == "expired" } != nil, "\(briefChat.messages)")
             #expect(await briefChat.waitClosed())
+            #expect(briefChat.closeCode == .normalClosure, "the hub ended the chat: a polite close, \(String(describing: briefChat.closeCode))")
             #expect(await bobBox.first(type: "bottle") { $0["bottle"].string == brief && $0["event"].string == "expired" } != nil)
 
             // camps: the camp news, on every box socket.

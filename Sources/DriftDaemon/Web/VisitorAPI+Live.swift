@@ -6,6 +6,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import NIOCore
 import NIOWebSocket
+import Synchronization
 
 extension VisitorAPI {
     /// Largest message a page may send on a live socket (typing notices are tiny). Larger
@@ -95,10 +96,13 @@ extension VisitorAPI {
     private func pump(_ stream: AsyncStream<String>, also: AsyncStream<String>?, inbound: WebSocketInboundStream,
                       outbound: WebSocketOutboundWriter, connection: ChatHub.Connection) async throws {
         let (merged, sink) = AsyncStream<String>.makeStream()
+        let hubEnded = HubEnded()
         // Each task says whether it is one of the two whose end ends the socket.
         try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
                 for await line in stream { sink.yield(line) }
+                // Ended by the hub (the bottle expired), not by the group's cancellation.
+                if !Task.isCancelled { hubEnded.set() }
                 sink.finish()
                 return false
             }
@@ -114,7 +118,10 @@ extension VisitorAPI {
                 }
                 // The hub ended the stream (the bottle expired): close politely. Not when the
                 // reading side ended first: that closes with its own code (1009 over the limit).
-                guard !Task.isCancelled else { return true }
+                // Asked of the hub's task, not of this one's cancellation: the group cancels its
+                // tasks one after another, and the hub's task, cancelled first, can finish `merged`
+                // before this task is marked (a 1009 went out as 1000, 1 run in 40 under load).
+                guard hubEnded.isSet else { return true }
                 try? await outbound.close(.normalClosure, reason: nil)
                 return true
             }
@@ -131,4 +138,13 @@ extension VisitorAPI {
             group.cancelAll()
         }
     }
+}
+
+/// Whether the hub ended a live socket's stream by itself; shared by ``VisitorAPI``'s pump tasks.
+private final class HubEnded: Sendable {
+    private let flag = Mutex(false)
+
+    func set() { flag.withLock { $0 = true } }
+
+    var isSet: Bool { flag.withLock { $0 } }
 }
