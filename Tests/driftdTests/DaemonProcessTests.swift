@@ -219,24 +219,25 @@ struct SimulatedWorldTests {
         #expect(outOfRange.contains("bad_argument"))
 
         // The simulated GPS: a fix at the configured position, movable, and able to lose its fix.
-        var gps = ""
-        for _ in 0..<50 where !gps.contains("gps: 3D fix") {
-            try await Task.sleep(for: .milliseconds(100))
-            gps = try await DriftdProcess.runToCompletion(["status", "--data-dir", data]).stdout
+        // Each change shows at the GPS's next sentence: once the power saver has settled (a
+        // minute in, on a busy machine) that is up to 10 s away, so wait by the clock.
+        func status(until shows: String) async throws -> String {
+            var text = ""
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !text.contains(shows), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+                text = try await DriftdProcess.runToCompletion(["status", "--data-dir", data]).stdout
+            }
+            return text
         }
+        var gps = try await status(until: "gps: 3D fix")
         #expect(gps.contains("gps: 3D fix 52.4731"), "\(gps)")
         let moved = try await runBlocking { try ControlClient.send(rawLine: #"{"command":"sim.gps","arguments":{"lat":"48.8584","lon":"2.2945"}}"#, to: socket, timeoutMilliseconds: 60_000) }
         #expect(moved.contains("48.8584"))
-        for _ in 0..<50 where !gps.contains("48.858") {
-            try await Task.sleep(for: .milliseconds(100))
-            gps = try await DriftdProcess.runToCompletion(["status", "--data-dir", data]).stdout
-        }
+        gps = try await status(until: "48.858")
         #expect(gps.contains("gps: 3D fix 48.858"), "\(gps)")
         _ = try await runBlocking { try ControlClient.send(rawLine: #"{"command":"sim.gps","arguments":{"fix":"false"}}"#, to: socket, timeoutMilliseconds: 60_000) }
-        for _ in 0..<50 where !gps.contains("searching") {
-            try await Task.sleep(for: .milliseconds(100))
-            gps = try await DriftdProcess.runToCompletion(["status", "--data-dir", data]).stdout
-        }
+        gps = try await status(until: "searching")
         #expect(gps.contains("gps: receiver answers, searching for a fix"), "\(gps)")
         daemon.send(SIGTERM)
         #expect(try await daemon.waitForExit(timeout: .seconds(10)) == 0)
