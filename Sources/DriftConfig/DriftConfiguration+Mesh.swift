@@ -11,6 +11,10 @@ extension DriftConfiguration {
         public var messageLifetimeH: Int
         /// Packets held for store-and-forward and reconciliation, at most.
         public var holdPackets: Int
+        /// Paced repair while the mesh stays up: a Trickle-timed compact digest of what the box
+        /// got lately, so a box that missed a packet gets it from a neighbour within minutes
+        /// (docs/mesh.md, "Catch-up").
+        public var pacedRepair: Bool
 
         /// The published test key of `board/sim.toml` (base64 of "drift-sim-test-key-do-not-deploy").
         public static let simulatorTestKey = "ZHJpZnQtc2ltLXRlc3Qta2V5LWRvLW5vdC1kZXBsb3k="
@@ -41,6 +45,7 @@ extension DriftConfiguration {
             helloIntervalS = r.int("hello_interval_s", default: 300, min: 1, max: 86_400)
             messageLifetimeH = r.int("message_lifetime_h", default: 72, min: 1, max: 720)
             holdPackets = r.int("hold_packets", default: 5_000, min: 100, max: 1_000_000)
+            pacedRepair = r.bool("paced_repair", default: true)
         }
     }
 }

@@ -120,8 +120,9 @@ public struct SimParameters: Sendable {
     public var catchUp = SimCatchUpRules()
     /// With `nodeMachine`: every node runs paced repair (`MeshNodeMachine.Settings.pacedRepair`)
     /// with the Trickle settings of the router-only repair (`repairMinimumInterval`,
-    /// `repairDoublings`, `repairRedundancy`).
-    public var nodeRepair = false
+    /// `repairDoublings`, `repairRedundancy`). On by default, as in the daemon
+    /// (`mesh.paced_repair`) since issue 19.
+    public var nodeRepair = true
 
     public init(nodes: Int, seed: UInt64, router: SimRouterKind, messages: Int = 20, hopLimit: UInt8? = nil) {
         self.nodes = nodes

@@ -31,6 +31,10 @@ extension MeshStore: MeshNodeMemory {
         try heldKeys(since: .distantPast, limit: limit)
     }
 
+    public func heldReceipts(since: Date, limit: Int) throws -> [MeshHeldReceipt] {
+        try receipts(since: since, limit: limit)
+    }
+
     public func heldFrames(for keys: [PacketKey]) throws -> [MeshHeldFrame] {
         try frames(for: keys).map { MeshHeldFrame(key: $0.key, frame: $0.frame) }
     }

@@ -41,16 +41,23 @@ extension MeshStore {
 
     /// Keys of held frames received at or after `since`, most recent first (for digests).
     public func heldKeys(since: Date, limit: Int) throws -> [PacketKey] {
+        try receipts(since: since, limit: limit).map(\.key)
+    }
+
+    /// Keys of held frames received at or after `since` with when, most recent first.
+    public func receipts(since: Date, limit: Int) throws -> [MeshHeldReceipt] {
         guard limit > 0 else { return [] }
         return try database.writer.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT origin, packet_id FROM mesh_packets WHERE received_at >= ?
+                    SELECT origin, packet_id, received_at FROM mesh_packets WHERE received_at >= ?
                     ORDER BY received_at DESC, origin, packet_id LIMIT ?
                     """,
                 arguments: [StoredTime.milliseconds(since), limit]
-            ).map { try MeshColumn.key($0, table: "mesh_packets") }
+            ).map { row in
+                MeshHeldReceipt(key: try MeshColumn.key(row, table: "mesh_packets"), receivedAt: StoredTime.date(row["received_at"]))
+            }
         }
     }
 

@@ -154,8 +154,8 @@ extension SimCommand {
         @Flag(help: "No repair (our router's one-shot flood only).")
         var noRepair = false
 
-        @Flag(help: "With --node-machine: every node runs paced repair (Trickle-timed compact digests; --repair-imin, --repair-doublings, --repair-redundancy).")
-        var nodeRepair = false
+        @Flag(inversion: .prefixedNo, help: "With --node-machine: every node runs paced repair, as the daemon does by default (`mesh.paced_repair`; Trickle-timed compact digests; --repair-imin, --repair-doublings, --repair-redundancy).")
+        var nodeRepair = true
 
         @Flag(help: "Repair: a box that gets a packet as a repair does not relay it on.")
         var noRepairRelays = false

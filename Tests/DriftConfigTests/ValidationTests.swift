@@ -196,12 +196,18 @@ struct ValidationTests {
         let config = try load(ConfigFixtures.simText(replacing: [
             ("min_free_mb = 64\n", ""), ("debounce_ms = 30\n", ""), ("frequency_mhz = 869.525\n", ""),
             ("[metrics]\nlisten = \"127.0.0.1:9101\"\n", ""), ("hop_limit = 7                 # relays at most; 7 = the header's limit (the router prunes)\n", ""),
+            ("paced_repair = true           # a box that missed a packet asks its neighbours within minutes\n", ""),
         ]))
         #expect(config.storage.minFreeMB == 64)
         #expect(config.buttons.debounce == .milliseconds(30))
         #expect(config.radio.frequencyMHz == RadioRegion.eu868.defaultFrequencyMHz)
         #expect(config.metrics.listen == HostPort(host: "127.0.0.1", port: 9101))
         #expect(config.mesh.hopLimit == 7, "the header's limit: the router prunes relays")
+        #expect(config.mesh.pacedRepair, "on since issue 19")
+        let off = try load(ConfigFixtures.simText(replacing: [("paced_repair = true ", "paced_repair = false")]))
+        #expect(!off.mesh.pacedRepair)
+        let typo = issues(in: try ConfigFixtures.simText(replacing: [("paced_repair = true ", "paced_repair = 1    ")]))
+        #expect(typo.first?.key == "mesh.paced_repair")
     }
 
     @Test("country codes: ISO list, uppercase")

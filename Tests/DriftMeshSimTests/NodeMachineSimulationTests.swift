@@ -96,8 +96,9 @@ struct NodeMachineSimulationTests {
     /// How the line A–B–C fares over `seeds` when B is off for `off` from the start: A's
     /// broadcast (and a directed message to C) sent while B is off reaching C, and A's and C's
     /// broadcasts reaching every box, within 5 minutes of B's return; with the median and
-    /// longest time from B's return to C's copy of A's broadcast.
-    static func lineOutcome(rules: SimCatchUpRules, off: Int, seeds: ClosedRange<UInt64>)
+    /// longest time from B's return to C's copy of A's broadcast. `repair`: paced repair too
+    /// (the daemon's default, `mesh.paced_repair`).
+    static func lineOutcome(rules: SimCatchUpRules, off: Int, seeds: ClosedRange<UInt64>, repair: Bool = true)
         -> (oneWay: Int, bothWays: Int, medianToC: Double, longestToC: Double) {
         var oneWay = 0
         var bothWays = 0
@@ -108,6 +109,7 @@ struct NodeMachineSimulationTests {
                 SimMessage(at: .seconds(30), from: 0, to: 2),
             ], outages: [SimOutage(box: 1, from: .zero, until: .seconds(off))], seed: seed)
             p.catchUp = rules
+            p.nodeRepair = repair
             p.drain = .seconds(off + 300 - 30)
             let one = MeshSimulation(p).run()
             if one.reachabilityAfterSync == 1 {
@@ -122,11 +124,12 @@ struct NodeMachineSimulationTests {
         return (oneWay, bothWays, toC.isEmpty ? .nan : toC[toC.count / 2], toC.last ?? .nan)
     }
 
-    @Test("store and forward over 40 seeds, B off for 2 and for 16 minutes: every broadcast reaches every box within 5 minutes of B's return")
-    func catchUpOverFortySeeds() throws {
+    @Test("store and forward over 40 seeds, B off for 2 and for 16 minutes: every broadcast reaches every box within 5 minutes of B's return, with paced repair and without",
+          arguments: [true, false])
+    func catchUpOverFortySeeds(repair: Bool) throws {
         for off in [120, 960] {
-            let outcome = Self.lineOutcome(rules: SimCatchUpRules(), off: off, seeds: 1...40)
-            #expect(outcome.oneWay == 40 && outcome.bothWays == 40, "B off \(off) s: \(outcome)")
+            let outcome = Self.lineOutcome(rules: SimCatchUpRules(), off: off, seeds: 1...40, repair: repair)
+            #expect(outcome.oneWay == 40 && outcome.bothWays == 40, "B off \(off) s, paced repair \(repair): \(outcome)")
         }
     }
 
@@ -159,11 +162,25 @@ struct NodeMachineSimulationTests {
         var lines = ["| rules | B off | one way (of 40) | both ways (of 40) | to C after return: median / longest (s) |", "| --- | ---: | ---: | ---: | --- |"]
         for (name, rules) in variants {
             for off in [120, 960] {
-                let o = Self.lineOutcome(rules: rules, off: off, seeds: 1...40)
+                let o = Self.lineOutcome(rules: rules, off: off, seeds: 1...40, repair: false)
                 lines.append("| \(name) | \(off / 60) min | \(o.oneWay) | \(o.bothWays) | \(String(format: "%.0f / %.0f", o.medianToC, o.longestToC)) |")
             }
         }
         print(lines.joined(separator: "\n"))
+    }
+
+    @Test("a box that restarts in a quiet mesh draws no catch-up copies of what it got lately (paced repair remembers it across the restart)")
+    func restartDrawsNothingBack() throws {
+        // Five broadcasts from A reach every box of the four; B restarts (off for 2 s) four minutes later.
+        let script = (0..<5).map { SimMessage(at: .seconds(20 + 10 * $0), from: 0) }
+        var quiet = Self.parameters(Self.line, script: script)
+        quiet.drain = .seconds(900)
+        var restart = quiet
+        restart.outages = [SimOutage(box: 1, from: .seconds(300), until: .seconds(302))]
+        let without = MeshSimulation(quiet).run()
+        let with = MeshSimulation(restart).run()
+        #expect(without.reachability == 1 && with.reachability == 1)
+        #expect(with.catchUpFrames == without.catchUpFrames, "restart: \(Self.json(with))\nquiet: \(Self.json(without))")
     }
 
     @Test("a message sent by a box that is off is not sent; one sent after it is back is")

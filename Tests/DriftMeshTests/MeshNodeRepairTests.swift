@@ -90,6 +90,35 @@ struct MeshNodeRepairTests {
         #expect(other.counters.framesResent == 0)
     }
 
+    @Test("a box that restarts still lists what it got lately, so its neighbours do not send it back; what it got earlier is not listed")
+    func restartKeepsRecent() throws {
+        // Both boxes got three packets at 60 s (and one at −3600 s, before the window); the
+        // repairing box restarts at 600 s on the memory that holds them.
+        let packets = try (1...3).map { try MachineBox.frame("lately \($0)", packetID: UInt32($0), origin: BoxKeyPair()) }
+        let old = try MachineBox.frame("long ago", packetID: 9, origin: BoxKeyPair(), lifetime: 4 * 3_600, now: MachineBox.epoch.addingTimeInterval(-3_600))
+        var first = try Self.repairing()
+        var neighbour = try MachineBox()
+        neighbour.timer(at: .zero)
+        _ = MeshNodeCatchUpTests.drain(&neighbour, at: .zero)
+        first.hear(old, at: .seconds(-3_600))
+        for p in packets {
+            first.hear(p, at: .seconds(60))
+            neighbour.hear(p, at: .seconds(60))
+        }
+        var restarted = try MachineBox(keyPair: first.keyPair, memory: first.machine.memory) { $0.pacedRepair = .init(minimumInterval: .seconds(30)) }
+        let sent = Self.run(&restarted, from: .seconds(600), until: .seconds(631))
+        let digests = try Self.compactDigests(sent)
+        try #require(digests.count == 1)
+        let digest = digests[0].digest
+        for p in packets { #expect(digest.lists(try Self.key(p))) }
+        #expect(!digest.lists(try Self.key(old)), "got before the window")
+        // The neighbour hears that digest: it lacks nothing the neighbour got, so nothing is sent back.
+        let frame = try #require(sent.first { item in (try? Self.sealer.open(item.frame.bytes).0.kind) == .digest && (try? CompactDigest(decoding: Self.sealer.open(item.frame.bytes).1)) != nil })
+        neighbour.hear(frame.frame.bytes, at: frame.at)
+        _ = Self.run(&neighbour, from: frame.at, until: frame.at + .seconds(60))
+        #expect(neighbour.counters.framesResent == 0, "sent back what the restarted box holds")
+    }
+
     @Test("a digest listing what the box lacks brings its next digest within Imin; one that matches both ways suppresses it")
     func trickle() throws {
         let neighbour = BoxKeyPair().nodeID

@@ -55,6 +55,11 @@ struct MeshPacketsTests {
         #expect(try disk.store.heldKeys(since: F.at(0), limit: 2) == [5, 4].map { F.key(F.alice, $0) })
         #expect(try disk.store.heldKeys(since: F.at(0), limit: 0).isEmpty)
         #expect(try disk.store.heldKeys(since: F.at(51), limit: 10).isEmpty)
+        // With when each came (the node's memory of what it got lately), across a reopen.
+        let reopened = try disk.reopen()
+        #expect(try reopened.heldReceipts(since: F.at(30), limit: 2) == [5, 4].map { MeshHeldReceipt(key: F.key(F.alice, $0), receivedAt: F.at(TimeInterval($0) * 10)) })
+        #expect(try reopened.heldReceipts(since: F.at(30), limit: 10).map(\.key) == [5, 4, 3].map { F.key(F.alice, $0) })
+        #expect(try reopened.heldReceipts(since: F.at(0), limit: 0).isEmpty)
     }
 
     @Test("dropExpired deletes frames expired at or before now; held frames survive a reopen")

@@ -91,9 +91,10 @@ enum MeshSetup {
         routing.helloPeriod = period
         routing.helloJitter = period / 10
         routing.slot = modulation.slot
-        let settings = MeshNode.Settings(
+        var settings = MeshNode.Settings(
             hopLimit: config.radio.kind == .meshtastic ? 0 : UInt8(config.mesh.hopLimit), messageLifetime: TimeInterval(config.mesh.messageLifetimeH * 3_600),
             modulation: modulation, router: routing, maximumFrameBytes: min(MeshFrame.maxBytes, radio.maximumFrameBytes))
+        if config.mesh.pacedRepair { settings.pacedRepair = MeshNodeMachine<MeshStore>.PacedRepair() }
         let store = MeshStore(database: database, limits: MeshStoreLimits(
             maxHeldPackets: config.mesh.holdPackets, maxHeldBytes: config.mesh.holdPackets * 240))
         do {

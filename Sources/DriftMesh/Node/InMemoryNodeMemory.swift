@@ -177,6 +177,13 @@ public struct InMemoryNodeMemory: MeshNodeMemory {
         return held.sorted { ($1.value.receivedAt, $0.key) < ($0.value.receivedAt, $1.key) }.prefix(limit).map(\.key)
     }
 
+    public func heldReceipts(since: Date, limit: Int) throws -> [MeshHeldReceipt] {
+        guard limit > 0 else { return [] }
+        return held.filter { $0.value.receivedAt >= since }
+            .sorted { ($1.value.receivedAt, $0.key) < ($0.value.receivedAt, $1.key) }.prefix(limit)
+            .map { MeshHeldReceipt(key: $0.key, receivedAt: $0.value.receivedAt) }
+    }
+
     public func heldFrames(for keys: [PacketKey]) throws -> [MeshHeldFrame] {
         keys.compactMap { key in held[key].map { MeshHeldFrame(key: key, frame: $0.frame) } }
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Paced repair while the mesh stays up (issue 19): catch-up (``MeshNodeMachine``'s digests
 /// when a box starts or meets a neighbour again) never asks for a packet a box missed in a mesh
 /// whose neighbours stay put. With ``Settings/pacedRepair`` a Trickle timer sends a
@@ -18,6 +20,30 @@ extension MeshNodeMachine {
     mutating func noteRecent(_ key: PacketKey, listed: Bool, at t: Duration) {
         guard recentPackets[key] == nil else { return }
         recentPackets[key] = (t, listed)
+    }
+
+    /// Most held frames taken back into `recentPackets` when the machine starts.
+    static var rememberedRecentLimit: Int { 1_000 }
+
+    /// A box that starts again (the daemon restarted) still knows what it got lately: the held
+    /// frames received within the window, at the instants they came by the wall clock (one
+    /// stamped later than now — the clock was set back — counts as got now). Without this its
+    /// compact digests listed nothing it got before the start, and every neighbour sent all of
+    /// it back.
+    mutating func rememberRecent(at now: MeshNodeTime) {
+        recentRemembered = true
+        let receipts: [MeshHeldReceipt]
+        do {
+            receipts = try memory.heldReceipts(since: now.wall.addingTimeInterval(-RetrySchedule.seconds(recentWindow)),
+                                               limit: Self.rememberedRecentLimit)
+        } catch {
+            log(.error, "mesh recent packets not read", ["error": "\(error)"])
+            return
+        }
+        for receipt in receipts {
+            let age = max(0, now.wall.timeIntervalSince(receipt.receivedAt))
+            noteRecent(receipt.key, listed: true, at: now.monotonic - .milliseconds(Int64((age * 1_000).rounded())))
+        }
     }
 
     /// Forgets packets got longer ago than the window.

@@ -179,6 +179,9 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     /// lists (`listed`; its own directed messages are not held, so not listed) and what it
     /// checks a neighbour's compact digest against.
     var recentPackets: [PacketKey: (at: Duration, listed: Bool)] = [:]
+    /// Whether `recentPackets` was filled from the held frames (at the first input): a box
+    /// that starts again still knows what it got lately.
+    var recentRemembered = false
     /// Paced repair's timer, started at the first timer input (``Settings/pacedRepair``).
     var repairTimer: TrickleTimer?
     /// Our directed messages whose last frame has not gone out yet or whose acknowledgement from
@@ -225,6 +228,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     /// Handles one input at `now`; returns what the driver must do, in order.
     public mutating func handle(_ input: MeshNodeInput, at now: MeshNodeTime) -> [MeshNodeAction] {
         actions = []
+        if !recentRemembered { rememberRecent(at: now) }
         switch input {
         case .heard(let bytes, let rssi, let snr):
             _ = process(bytes, link: LinkQuality(rssi: rssi, snr: snr), fromBridge: false, at: now)

@@ -47,6 +47,9 @@ public protocol MeshNodeMemory: Sendable {
                             receivedAt: Date, expiresAt: Date) throws
     /// Keys of held frames, most recently received first (a digest's contents).
     func heldKeys(limit: Int) throws -> [PacketKey]
+    /// Held frames received at or after `since` with when, most recently received first: what
+    /// a box that starts again got lately (paced repair's compact digest lists them).
+    func heldReceipts(since: Date, limit: Int) throws -> [MeshHeldReceipt]
     /// The held frames for `keys`, in the order asked; keys not held are skipped.
     func heldFrames(for keys: [PacketKey]) throws -> [MeshHeldFrame]
 
@@ -103,5 +106,16 @@ public struct MeshRememberedPeer: Sendable, Hashable {
     public init(node: NodeID, publicKey: [UInt8]) {
         self.node = node
         self.publicKey = publicKey
+    }
+}
+
+/// A held frame's key and when this box received it (or stored it, for its own broadcast).
+public struct MeshHeldReceipt: Sendable, Hashable {
+    public var key: PacketKey
+    public var receivedAt: Date
+
+    public init(key: PacketKey, receivedAt: Date) {
+        self.key = key
+        self.receivedAt = receivedAt
     }
 }
