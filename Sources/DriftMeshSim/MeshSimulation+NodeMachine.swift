@@ -53,7 +53,7 @@ extension Engine {
         settings.requestAttempts = rules.requestAttempts
         settings.digestFollowUps = rules.digestFollowUps
         if p.nodeRepair {
-            settings.pacedRepair = .init(minimumInterval: p.repairMinimumInterval, doublings: p.repairDoublings, redundancy: p.repairRedundancy)
+            settings.pacedRepair = .init(minimumInterval: p.repairMinimumInterval, doublings: p.repairDoublings, redundancy: p.nodeRepairRedundancy)
         }
         return try? SimNodeMachine(keyPair: keyPair, networkKey: machineNetworkKey, memory: memory,
                                    budget: AirtimeBudget(window: .seconds(3_600), limit: nil), settings: settings,

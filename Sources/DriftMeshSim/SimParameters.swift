@@ -123,6 +123,9 @@ public struct SimParameters: Sendable {
     /// `repairDoublings`, `repairRedundancy`). On by default, as in the daemon
     /// (`mesh.paced_repair`) since issue 19.
     public var nodeRepair = true
+    /// With `nodeRepair`: the node's Trickle redundancy k (the daemon's default, 3;
+    /// `--repair-redundancy` sets it and the router-only repair's `repairRedundancy` alike).
+    public var nodeRepairRedundancy = MeshNodeMachine<InMemoryNodeMemory>.PacedRepair().redundancy
 
     public init(nodes: Int, seed: UInt64, router: SimRouterKind, messages: Int = 20, hopLimit: UInt8? = nil) {
         self.nodes = nodes

@@ -124,7 +124,7 @@ extension SimCommand {
         @Option(help: "Repair: Trickle doublings from Imin to Imax (default 4).")
         var repairDoublings: Int?
 
-        @Option(help: "Repair: Trickle redundancy k (default 1).")
+        @Option(help: "Repair: Trickle redundancy k (default 1; the node's paced repair with --node-machine: 3, the daemon's).")
         var repairRedundancy: Int?
 
         @Option(help: "Repair: a box sends a packet a digest lacks after a random 0…MS ms (default 4000).")
@@ -260,7 +260,10 @@ extension SimCommand {
                     if collisionFree { parameters.collisionFree = true }
                     if let repairImin { parameters.repairMinimumInterval = .seconds(max(1, repairImin)) }
                     if let repairDoublings { parameters.repairDoublings = max(0, repairDoublings) }
-                    if let repairRedundancy { parameters.repairRedundancy = max(1, repairRedundancy) }
+                    if let repairRedundancy {
+                        parameters.repairRedundancy = max(1, repairRedundancy)
+                        parameters.nodeRepairRedundancy = max(1, repairRedundancy)
+                    }
                     if let repairJitter { parameters.repairJitter = .milliseconds(max(0, repairJitter)) }
                     if let repairHoldOff { parameters.repairHoldOff = repairHoldOff > 0 ? .milliseconds(repairHoldOff) : nil }
                     if let repairSettle { parameters.repairSettle = .seconds(max(0, repairSettle)) }

@@ -119,7 +119,7 @@ struct MeshNodeRepairTests {
         #expect(neighbour.counters.framesResent == 0, "sent back what the restarted box holds")
     }
 
-    @Test("a digest listing what the box lacks brings its next digest within Imin; one that matches both ways suppresses it")
+    @Test("a digest listing what the box lacks brings its next digest within Imin; three that match both ways suppress it, two do not")
     func trickle() throws {
         let neighbour = BoxKeyPair().nodeID
         // Lacking: after the intervals grew (30, 60, 120 s), a digest listing an unknown packet.
@@ -129,15 +129,21 @@ struct MeshNodeRepairTests {
         lacking.hear(try MeshNodeCatchUpTests.control(.digest, unknown.encoded(), from: neighbour), at: .seconds(215))
         let next = try Self.compactDigests(Self.run(&lacking, from: .seconds(215), until: .seconds(400))).first
         #expect(next.map { $0.at >= .seconds(230) && $0.at < .seconds(245) } == true, "\(String(describing: next?.at))")
-        // Consistent: a digest listing exactly what the box holds, heard before its first firing.
-        var box = try Self.repairing()
-        let held = try MachineBox.frame("both have it", packetID: 5, origin: BoxKeyPair())
-        box.hear(held, at: .zero)
-        box.timer(at: .zero)
-        _ = MeshNodeCatchUpTests.drain(&box, at: .zero)
-        let same = CompactDigest(recent: [try Self.key(held)], salt: 8, windowMinutes: 30)
-        box.hear(try MeshNodeCatchUpTests.control(.digest, same.encoded(), from: neighbour), at: .seconds(1))
-        let first = try Self.compactDigests(Self.run(&box, from: .seconds(1), until: .seconds(200))).first
-        #expect(first.map { $0.at >= .seconds(60) } == true, "the first interval's digest was suppressed: \(String(describing: first?.at))")
+        // Consistent: digests listing exactly what the box holds, heard before its first firing
+        // from k = 3 neighbours (the default) suppress it; from two they do not.
+        #expect(MeshNodeMachine<InMemoryNodeMemory>.PacedRepair().redundancy == 3)
+        for (heard, suppressed) in [(3, true), (2, false)] {
+            var box = try Self.repairing()
+            let held = try MachineBox.frame("both have it", packetID: 5, origin: BoxKeyPair())
+            box.hear(held, at: .zero)
+            box.timer(at: .zero)
+            _ = MeshNodeCatchUpTests.drain(&box, at: .zero)
+            for i in 0..<heard {
+                let same = CompactDigest(recent: [try Self.key(held)], salt: UInt16(8 + i), windowMinutes: 30)
+                box.hear(try MeshNodeCatchUpTests.control(.digest, same.encoded(), from: BoxKeyPair().nodeID), at: .seconds(1))
+            }
+            let first = try Self.compactDigests(Self.run(&box, from: .seconds(1), until: .seconds(200))).first
+            #expect(first.map { $0.at >= .seconds(60) } == suppressed, "\(heard) consistent digests: first at \(String(describing: first?.at))")
+        }
     }
 }
