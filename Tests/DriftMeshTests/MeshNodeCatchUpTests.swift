@@ -14,9 +14,10 @@ struct MeshNodeCatchUpTests {
     static let longestDelay = longestFrame * 8
 
     /// A one-hop control frame (digest, request) from `origin`.
-    static func control(_ kind: FrameKind, _ payload: [UInt8], from origin: NodeID, packetID: UInt32 = 1) throws -> [UInt8] {
+    static func control(_ kind: FrameKind, _ payload: [UInt8], from origin: NodeID, packetID: UInt32 = 1,
+                        lifetime: TimeInterval = 600) throws -> [UInt8] {
         let header = MeshHeader(kind: kind, origin: origin, packetID: packetID, hopStart: 0,
-                                expiresAtMinute: MeshHeader.expiryMinute(now: MachineBox.epoch, lifetime: 600))
+                                expiresAtMinute: MeshHeader.expiryMinute(now: MachineBox.epoch, lifetime: lifetime))
         return try sealer.seal(header: header, plaintext: payload)
     }
 

@@ -90,7 +90,7 @@ struct MeshNodeRepairTests {
         #expect(other.counters.framesResent == 0)
     }
 
-    @Test("a box that restarts still lists what it got lately, so its neighbours do not send it back; what it got earlier is not listed")
+    @Test("a box that restarts still lists what it got lately, so its neighbours do not send it back; what it got earlier is not listed; what it remembers it does not push")
     func restartKeepsRecent() throws {
         // Both boxes got three packets at 60 s (and one at −3600 s, before the window); the
         // repairing box restarts at 600 s on the memory that holds them.
@@ -117,6 +117,13 @@ struct MeshNodeRepairTests {
         neighbour.hear(frame.frame.bytes, at: frame.at)
         _ = Self.run(&neighbour, from: frame.at, until: frame.at + .seconds(60))
         #expect(neighbour.counters.framesResent == 0, "sent back what the restarted box holds")
+        // What it remembers it lists, but never pushes to a neighbour whose digest lacks it: its
+        // times come from a wall clock that may be wrong after a start (no RTC).
+        let empty = CompactDigest(recent: [], salt: 4, windowMinutes: 30)
+        restarted.hear(try MeshNodeCatchUpTests.control(.digest, empty.encoded(), from: neighbour.me, lifetime: 3_600), at: .seconds(700))
+        _ = Self.run(&restarted, from: .seconds(700), until: .seconds(760))
+        #expect(restarted.counters.expired == 0 && restarted.counters.malformed.isEmpty, "the digest was taken")
+        #expect(restarted.counters.framesResent == 0)
     }
 
     @Test("a digest listing what the box lacks brings its next digest within Imin; three that match both ways suppress it, two do not")

@@ -17,9 +17,9 @@ extension MeshNodeMachine {
 
     /// Notes a packet this box got now (heard for the first time, or its own); `listed` when it
     /// is held, so its digest may list it.
-    mutating func noteRecent(_ key: PacketKey, listed: Bool, at t: Duration) {
+    mutating func noteRecent(_ key: PacketKey, listed: Bool, at t: Duration, remembered: Bool = false) {
         guard recentPackets[key] == nil else { return }
-        recentPackets[key] = (t, listed)
+        recentPackets[key] = (t, listed, remembered)
     }
 
     /// Most held frames taken back into `recentPackets` when the machine starts.
@@ -29,7 +29,9 @@ extension MeshNodeMachine {
     /// frames received within the window, at the instants they came by the wall clock (one
     /// stamped later than now — the clock was set back — counts as got now). Without this its
     /// compact digests listed nothing it got before the start, and every neighbour sent all of
-    /// it back.
+    /// it back. They are listed, never sent to a neighbour whose digest lacks them: a box that
+    /// boots with its clock behind (no RTC, the time saved at shutdown) would take frames got
+    /// hours ago for recent ones and push them to every neighbour.
     mutating func rememberRecent(at now: MeshNodeTime) {
         recentRemembered = true
         let receipts: [MeshHeldReceipt]
@@ -42,7 +44,7 @@ extension MeshNodeMachine {
         }
         for receipt in receipts {
             let age = max(0, now.wall.timeIntervalSince(receipt.receivedAt))
-            noteRecent(receipt.key, listed: true, at: now.monotonic - .milliseconds(Int64((age * 1_000).rounded())))
+            noteRecent(receipt.key, listed: true, at: now.monotonic - .milliseconds(Int64((age * 1_000).rounded())), remembered: true)
         }
     }
 
@@ -78,7 +80,9 @@ extension MeshNodeMachine {
     mutating func heardCompactDigest(_ header: MeshHeader, _ digest: CompactDigest, at now: MeshNodeTime) {
         let t = now.monotonic
         let from = t - .seconds(60 * Int(digest.windowMinutes)) + settings.compactDigestMargin
-        let judged = recentPackets.filter { $0.value.listed && $0.value.at >= from && $0.value.at <= t - settings.compactDigestSettle }.keys
+        let judged = recentPackets.filter {
+            $0.value.listed && !$0.value.remembered && $0.value.at >= from && $0.value.at <= t - settings.compactDigestSettle
+        }.keys
         let missing = digest.missing(from: judged).filter { $0.origin != header.origin }
         if !missing.isEmpty { deferAnswer(.resend(missing), at: now) }
         guard var timer = repairTimer else { return }

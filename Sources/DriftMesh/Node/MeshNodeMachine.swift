@@ -182,8 +182,9 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     var rng: MeshRandom
     /// Packets this box got lately (heard, or its own), with when: what its compact digest
     /// lists (`listed`; its own directed messages are not held, so not listed) and what it
-    /// checks a neighbour's compact digest against.
-    var recentPackets: [PacketKey: (at: Duration, listed: Bool)] = [:]
+    /// checks a neighbour's compact digest against (not those `remembered` from before a
+    /// restart: their times come from a wall clock that may have been wrong since).
+    var recentPackets: [PacketKey: (at: Duration, listed: Bool, remembered: Bool)] = [:]
     /// Whether `recentPackets` was filled from the held frames (at the first input): a box
     /// that starts again still knows what it got lately.
     var recentRemembered = false
