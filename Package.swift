@@ -184,7 +184,7 @@ let package = Package(
         .testTarget(name: "GNSSTests", dependencies: ["GNSS", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DriftMediaTests", dependencies: ["DriftMedia", "DriftCore", "TestSupport"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "DriftMeshTests", dependencies: ["DriftMesh", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "DriftMeshSimTests", dependencies: ["DriftMeshSim", "DriftMesh"], swiftSettings: swiftSettings),
+        .testTarget(name: "DriftMeshSimTests", dependencies: ["DriftMeshSim", "DriftMesh", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DriftStoreTests", dependencies: ["DriftStore", "DriftCore", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "DriftDaemonTests",

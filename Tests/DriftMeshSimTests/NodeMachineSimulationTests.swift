@@ -2,6 +2,7 @@ import DriftMesh
 import DriftMeshSim
 import Foundation
 import Testing
+import TestSupport
 
 /// `SimParameters.nodeMachine`: every box runs the daemon's whole node (`MeshNodeMachine`) on
 /// simulated time — sealed frames, outbox, retries, acknowledgements, catch-up — on small
@@ -30,13 +31,14 @@ struct NodeMachineSimulationTests {
     }
 
     @Test("four boxes: a broadcast reaches every box over two hops; directed messages both ways are delivered and acknowledged; the same run twice is the same")
-    func smallTopologyDelivers() throws {
+    func smallTopologyDelivers() async throws {
         let p = Self.parameters(Self.line, script: [
             SimMessage(at: .seconds(10), from: 0),
             SimMessage(at: .seconds(60), from: 0, to: 2),
             SimMessage(at: .seconds(120), from: 2, to: 0),
         ])
-        let result = MeshSimulation(p).run()
+        let runs = await simulate([p, p])
+        let result = runs[0]
         #expect(result.nodeMachine == true)
         #expect(result.messages == 1)
         #expect(result.reachability == 1, "the broadcast missed a box: \(Self.json(result))")
@@ -44,7 +46,7 @@ struct NodeMachineSimulationTests {
         #expect(result.directedDelivered == 1, "\(Self.json(result))")
         #expect(result.directedConfirmed == 1, "\(Self.json(result))")
         #expect(result.helloTransmissions > 0)
-        #expect(Self.json(MeshSimulation(p).run()) == Self.json(result))
+        #expect(Self.json(runs[1]) == Self.json(result))
     }
 
     /// Review finding 8 (the three-box line test of real daemons: "while you were away" never
@@ -61,13 +63,13 @@ struct NodeMachineSimulationTests {
     /// flooding fallback for its first hello period, answers wait a random delay, nobody asks
     /// for its own packets, and lost requests are repeated.
     @Test("store and forward across an outage of B, the only box between A and C: the directed message arrives on a retry; the broadcast reaches C (finding 8)")
-    func storeAndForwardAcrossAnOutage() throws {
+    func storeAndForwardAcrossAnOutage() async throws {
         var p = Self.parameters(Array(Self.line.prefix(3)), script: [
             SimMessage(at: .seconds(20), from: 0),
             SimMessage(at: .seconds(30), from: 0, to: 2),
         ], outages: [SimOutage(box: 1, from: .zero, until: .seconds(120))])
         p.drain = .seconds(2_400)
-        let result = MeshSimulation(p).run()
+        let result = await simulate(p)
         #expect(result.directedDelivered == 1, "A's directed message never reached C: \(Self.json(result))")
         #expect(result.directedConfirmed == 1, "C's acknowledgement never reached A: \(Self.json(result))")
         #expect((result.outboxRetries ?? 0) >= 1, "delivered without a retry though B was off: \(Self.json(result))")
@@ -82,14 +84,14 @@ struct NodeMachineSimulationTests {
     /// apart) and B passes each on to the other side, within five minutes of its return.
     @Test("store and forward both ways across outages of B of 2, 16 and 45 minutes: each side's broadcast reaches the other within 5 minutes of B's return",
           arguments: [120, 960, 2_700])
-    func storeAndForwardBothWays(secondsOff seconds: Int) throws {
+    func storeAndForwardBothWays(secondsOff seconds: Int) async throws {
         let back = Duration.seconds(seconds)
         var p = Self.parameters(Array(Self.line.prefix(3)), script: [
             SimMessage(at: .seconds(20), from: 0),
             SimMessage(at: .seconds(40), from: 2),
         ], outages: [SimOutage(box: 1, from: .zero, until: back)])
         p.drain = back + .seconds(300) - .seconds(40)  // the run ends 5 minutes after B is back
-        let result = MeshSimulation(p).run()
+        let result = await simulate(p)
         #expect(result.reachability == 1, "a broadcast missed a box within 5 minutes of B's return: \(Self.json(result))")
     }
 
@@ -98,7 +100,12 @@ struct NodeMachineSimulationTests {
     /// broadcasts reaching every box, within 5 minutes of B's return; with the median and
     /// longest time from B's return to C's copy of A's broadcast. `repair`: paced repair too
     /// (the daemon's default, `mesh.paced_repair`).
-    static func lineOutcome(rules: SimCatchUpRules, off: Int, seeds: ClosedRange<UInt64>, repair: Bool = true)
+    static func lineOutcome(rules: SimCatchUpRules, off: Int, seeds: ClosedRange<UInt64>, repair: Bool = true) async
+        -> (oneWay: Int, bothWays: Int, medianToC: Double, longestToC: Double) {
+        await runCPUBound { lineOutcomeInline(rules: rules, off: off, seeds: seeds, repair: repair) }
+    }
+
+    private static func lineOutcomeInline(rules: SimCatchUpRules, off: Int, seeds: ClosedRange<UInt64>, repair: Bool)
         -> (oneWay: Int, bothWays: Int, medianToC: Double, longestToC: Double) {
         var oneWay = 0
         var bothWays = 0
@@ -126,9 +133,9 @@ struct NodeMachineSimulationTests {
 
     @Test("store and forward over 40 seeds, B off for 2 and for 16 minutes: every broadcast reaches every box within 5 minutes of B's return, with paced repair and without",
           arguments: [true, false])
-    func catchUpOverFortySeeds(repair: Bool) throws {
+    func catchUpOverFortySeeds(repair: Bool) async throws {
         for off in [120, 960] {
-            let outcome = Self.lineOutcome(rules: SimCatchUpRules(), off: off, seeds: 1...40, repair: repair)
+            let outcome = await Self.lineOutcome(rules: SimCatchUpRules(), off: off, seeds: 1...40, repair: repair)
             #expect(outcome.oneWay == 40 && outcome.bothWays == 40, "B off \(off) s, paced repair \(repair): \(outcome)")
         }
     }
@@ -136,7 +143,7 @@ struct NodeMachineSimulationTests {
     /// What each catch-up rule does, switched off alone (docs/mesh-simulation.md): prints a
     /// table when `DRIFT_MESH_ABLATION` is set, else does nothing.
     @Test("the catch-up rules one by one (prints its table with DRIFT_MESH_ABLATION=1)")
-    func catchUpAblation() throws {
+    func catchUpAblation() async throws {
         guard ProcessInfo.processInfo.environment["DRIFT_MESH_ABLATION"] != nil else { return }
         var variants: [(String, SimCatchUpRules)] = [("all rules", SimCatchUpRules())]
         var rules = SimCatchUpRules()
@@ -162,7 +169,7 @@ struct NodeMachineSimulationTests {
         var lines = ["| rules | B off | one way (of 40) | both ways (of 40) | to C after return: median / longest (s) |", "| --- | ---: | ---: | ---: | --- |"]
         for (name, rules) in variants {
             for off in [120, 960] {
-                let o = Self.lineOutcome(rules: rules, off: off, seeds: 1...40, repair: false)
+                let o = await Self.lineOutcome(rules: rules, off: off, seeds: 1...40, repair: false)
                 lines.append("| \(name) | \(off / 60) min | \(o.oneWay) | \(o.bothWays) | \(String(format: "%.0f / %.0f", o.medianToC, o.longestToC)) |")
             }
         }
@@ -170,26 +177,26 @@ struct NodeMachineSimulationTests {
     }
 
     @Test("a box that restarts in a quiet mesh draws no catch-up copies of what it got lately (paced repair remembers it across the restart)")
-    func restartDrawsNothingBack() throws {
+    func restartDrawsNothingBack() async throws {
         // Five broadcasts from A reach every box of the four; B restarts (off for 2 s) four minutes later.
         let script = (0..<5).map { SimMessage(at: .seconds(20 + 10 * $0), from: 0) }
         var quiet = Self.parameters(Self.line, script: script)
         quiet.drain = .seconds(900)
         var restart = quiet
         restart.outages = [SimOutage(box: 1, from: .seconds(300), until: .seconds(302))]
-        let without = MeshSimulation(quiet).run()
-        let with = MeshSimulation(restart).run()
+        let runs = await simulate([quiet, restart])
+        let without = runs[0], with = runs[1]
         #expect(without.reachability == 1 && with.reachability == 1)
         #expect(with.catchUpFrames == without.catchUpFrames, "restart: \(Self.json(with))\nquiet: \(Self.json(without))")
     }
 
     @Test("a message sent by a box that is off is not sent; one sent after it is back is")
-    func switchedOffBoxSendsNothing() throws {
+    func switchedOffBoxSendsNothing() async throws {
         let p = Self.parameters(Array(Self.line.prefix(2)), script: [
             SimMessage(at: .seconds(10), from: 1),
             SimMessage(at: .seconds(100), from: 1),
         ], outages: [SimOutage(box: 1, from: .zero, until: .seconds(60))])
-        let result = MeshSimulation(p).run()
+        let result = await simulate(p)
         #expect(result.messages == 1)
         #expect(result.reachability == 1, "\(Self.json(result))")
     }

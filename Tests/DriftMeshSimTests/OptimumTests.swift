@@ -45,13 +45,13 @@ import Testing
 
     /// At equal reach no router can send fewer frames than the optimum (collisions only
     /// add frames). Usefulness counts decoded frames, so it is not bounded the same way.
-    @Test func routersNeverUndercutTheOptimumsFrames() throws {
+    @Test func routersNeverUndercutTheOptimumsFrames() async throws {
         let optimum = try Self.optimum()
         for kind in SimRouterKind.allCases {
             for seed in UInt64(7301)...7303 {
                 var p = SimParameters(nodes: 20, seed: seed, router: kind)
                 p.periodPerNode = .seconds(2000)
-                let r = MeshSimulation(p).run(optimum: optimum)
+                let r = await simulate(p, optimum: optimum)
                 let share = try #require(r.equalReachShare)
                 #expect(r.optimumFrames != nil && r.optimumUsefulness != nil)
                 if share > 0 { #expect(try #require(r.framesVsOptimum) >= 1) }
@@ -63,10 +63,9 @@ import Testing
 /// Review finding 7: repair is no longer free — digests and repaired packets go through the
 /// same queue, listen-before-talk and collisions as data, and their airtime is reported.
 @Suite struct RepairTests {
-    @Test func repairIsPacedAndCosted() {
+    @Test func repairIsPacedAndCosted() async {
         var within = 0.0, oneShot = 0.0
-        for seed in UInt64(7301)...7304 {
-            let r = MeshSimulation(SimParameters(nodes: 30, seed: seed, router: .ours)).run()
+        for r in await simulate((UInt64(7301)...7304).map { SimParameters(nodes: 30, seed: $0, router: .ours) }) {
             #expect(r.syncTransmissions > 0 && r.syncAirtimeMs > 0)
             #expect(abs(r.totalAirtimeMs - (r.dataAirtimeMs + r.helloAirtimeMs + r.syncAirtimeMs)) < 0.01)
             #expect(r.connectedReachWithinRepairWindow >= r.connectedReachability)
@@ -77,8 +76,8 @@ import Testing
         #expect(within > oneShot + 0.1, "repair lifts connected reach: \(oneShot) → \(within)")
     }
 
-    @Test func theBaselineHasNoRepair() {
-        let r = MeshSimulation(SimParameters(nodes: 20, seed: 7301, router: .meshtastic)).run()
+    @Test func theBaselineHasNoRepair() async {
+        let r = await simulate(SimParameters(nodes: 20, seed: 7301, router: .meshtastic))
         #expect(r.syncTransmissions == 0)
         #expect(r.connectedReachWithinRepairWindow == r.connectedReachability)
     }

@@ -11,17 +11,15 @@ import Testing
     }
 
     @Test(arguments: [SimRouterKind.ours, .meshtastic])
-    func sameSeedSameResult(kind: SimRouterKind) throws {
+    func sameSeedSameResult(kind: SimRouterKind) async throws {
         let p = SimParameters(nodes: 15, seed: 11, router: kind, messages: 8)
-        let first = try Self.json(MeshSimulation(p).run())
-        let second = try Self.json(MeshSimulation(p).run())
-        #expect(first == second)
-        let other = try Self.json(MeshSimulation(SimParameters(nodes: 15, seed: 12, router: kind, messages: 8)).run())
-        #expect(first != other)
+        let runs = try await simulate([p, p, SimParameters(nodes: 15, seed: 12, router: kind, messages: 8)]).map(Self.json)
+        #expect(runs[0] == runs[1])
+        #expect(runs[0] != runs[2])
     }
 
-    @Test func jsonHasTheRequiredKeys() throws {
-        let r = MeshSimulation(SimParameters(nodes: 5, seed: 1, router: .ours, messages: 3)).run()
+    @Test func jsonHasTheRequiredKeys() async throws {
+        let r = await simulate(SimParameters(nodes: 5, seed: 1, router: .ours, messages: 3))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(Self.json(r).utf8)) as? [String: Any])
         for key in ["router", "nodes", "seed", "reachability", "usefulness", "transmissionsPerBroadcast", "airtimePerDeliveredMs", "collisions", "latencyP50Ms", "latencyP95Ms"] {
             #expect(object[key] != nil, "missing \(key)")
@@ -56,16 +54,11 @@ import Testing
 /// sends fewer frames. Repair under contention lifts connected reach within 5 minutes
 /// well above the one-shot figure but not to 1 — docs/mesh-simulation.md.
 @Suite struct OutcomeTests {
-    @Test func oursAgainstTheFaithfulBaselineAtThirtyNodes() {
+    @Test func oursAgainstTheFaithfulBaselineAtThirtyNodes() async {
         let seeds: [UInt64] = [1, 2, 3, 4]
-        var ours: [SimResult] = []
-        var hop3: [SimResult] = []
-        var hop7: [SimResult] = []
-        for seed in seeds {
-            ours.append(MeshSimulation(SimParameters(nodes: 30, seed: seed, router: .ours)).run())
-            hop3.append(MeshSimulation(SimParameters(nodes: 30, seed: seed, router: .meshtastic)).run())
-            hop7.append(MeshSimulation(SimParameters(nodes: 30, seed: seed, router: .meshtastic, hopLimit: 7)).run())
-        }
+        let ours = await simulate(seeds.map { SimParameters(nodes: 30, seed: $0, router: .ours) })
+        let hop3 = await simulate(seeds.map { SimParameters(nodes: 30, seed: $0, router: .meshtastic) })
+        let hop7 = await simulate(seeds.map { SimParameters(nodes: 30, seed: $0, router: .meshtastic, hopLimit: 7) })
         func mean(_ rs: [SimResult], _ f: (SimResult) -> Double) -> Double { rs.map(f).reduce(0, +) / Double(rs.count) }
         #expect(mean(ours, \.reachability) > mean(hop3, \.reachability) + 0.1)
         #expect(mean(ours, \.reachability) > mean(hop7, \.reachability))
@@ -79,20 +72,20 @@ import Testing
 
     /// Cheaper repair (issue 19): digests of 16-bit hashes instead of per-origin runs, and a
     /// packet got as a repair relayed on by the router. Seeds 1…4 at 30 boxes, means.
-    @Test func compactDigestsAndRepairRelays() {
-        func runs(compact: Bool, relays: Bool) -> [SimResult] {
-            (1...4).map { seed in
+    @Test func compactDigestsAndRepairRelays() async {
+        func runs(compact: Bool, relays: Bool) async -> [SimResult] {
+            await simulate((1...4).map { seed in
                 var p = SimParameters(nodes: 30, seed: UInt64(seed), router: .ours)
                 p.repairCompactDigests = compact
                 p.repairRelays = relays
-                return MeshSimulation(p).run()
-            }
+                return p
+            })
         }
         func mean(_ rs: [SimResult], _ f: (SimResult) -> Double) -> Double { rs.map(f).reduce(0, +) / Double(rs.count) }
-        let now = runs(compact: true, relays: true)
-        let fullDigests = runs(compact: false, relays: true)
-        let noRelays = runs(compact: true, relays: false)
-        let before = runs(compact: false, relays: false)
+        let now = await runs(compact: true, relays: true)
+        let fullDigests = await runs(compact: false, relays: true)
+        let noRelays = await runs(compact: true, relays: false)
+        let before = await runs(compact: false, relays: false)
         // Digests cost about half the airtime (0.46× here)…
         #expect(mean(now) { $0.digestAirtimeMs ?? .infinity } < 0.6 * mean(fullDigests) { $0.digestAirtimeMs ?? 0 })
         // …relaying repairs reaches more connected boxes within 5 minutes (1.000 against 0.933)…
@@ -112,18 +105,18 @@ import Testing
     /// the flood's relays. Seeds 1…6 at 30 boxes, default load: one-shot reach 0.693 → 0.759
     /// (higher on every seed), connected boxes within 5 minutes 0.996 → 0.998, total ÷ data
     /// airtime 2.10× → 1.99×.
-    @Test func repairHoldsOffWhileAFloodPasses() {
-        func runs(holdOff: Duration?) -> [SimResult] {
-            (1...6).map { seed in
+    @Test func repairHoldsOffWhileAFloodPasses() async {
+        func runs(holdOff: Duration?) async -> [SimResult] {
+            await simulate((1...6).map { seed in
                 var p = SimParameters(nodes: 30, seed: UInt64(seed), router: .ours)
                 p.repairHoldOff = holdOff
-                return MeshSimulation(p).run()
-            }
+                return p
+            })
         }
         func mean(_ rs: [SimResult], _ f: (SimResult) -> Double) -> Double { rs.map(f).reduce(0, +) / Double(rs.count) }
         func ratio(_ rs: [SimResult]) -> Double { mean(rs, \.totalAirtimeMs) / mean(rs, \.dataAirtimeMs) }
-        let held = runs(holdOff: .seconds(30))
-        let eager = runs(holdOff: nil)
+        let held = await runs(holdOff: .seconds(30))
+        let eager = await runs(holdOff: nil)
         #expect(SimParameters(nodes: 30, seed: 1, router: .ours).repairHoldOff == .seconds(30), "on by default")
         #expect(held.allSatisfy { ($0.repairsHeldOff ?? 0) > 0 } && eager.allSatisfy { $0.repairsHeldOff == 0 })
         #expect(mean(held, \.reachability) > mean(eager, \.reachability) + 0.03)
@@ -134,40 +127,40 @@ import Testing
     /// Relay retries on a busy channel (off by default) buy reach with frames: seeds 1…6 at 30
     /// boxes, Meshtasticator's load, one-shot reach 0.759 → 0.830 (higher on every seed) for
     /// 10.8 → 15.2 data frames per broadcast; at low load 13.3 → 13.9 frames.
-    @Test func busyRelayRetriesBuyReachWithFrames() {
-        func runs(period: Int, retries: Bool) -> [SimResult] {
-            (1...6).map { seed in
+    @Test func busyRelayRetriesBuyReachWithFrames() async {
+        func runs(period: Int, retries: Bool) async -> [SimResult] {
+            await simulate((1...6).map { seed in
                 var p = SimParameters(nodes: 30, seed: UInt64(seed), router: .ours)
                 p.periodPerNode = .seconds(period)
                 p.ourConfiguration.retryRelaysWhenBusy = retries
-                return MeshSimulation(p).run()
-            }
+                return p
+            })
         }
         func mean(_ rs: [SimResult], _ f: (SimResult) -> Double) -> Double { rs.map(f).reduce(0, +) / Double(rs.count) }
-        let loaded = runs(period: 100, retries: true), bare = runs(period: 100, retries: false)
+        let loaded = await runs(period: 100, retries: true), bare = await runs(period: 100, retries: false)
         #expect(zip(loaded, bare).allSatisfy { $0.reachability > $1.reachability })
         #expect(mean(loaded, \.reachability) > mean(bare, \.reachability) + 0.04)
         #expect(mean(loaded, { Double($0.retries) }) > mean(bare, { Double($0.retries) }) * 5)
         #expect(mean(loaded, \.transmissionsPerBroadcast) > 1.25 * mean(bare, \.transmissionsPerBroadcast))
         // A quiet channel: few relays go out while it is busy, so few retries.
-        let quiet = runs(period: 2000, retries: true), quietBare = runs(period: 2000, retries: false)
+        let quiet = await runs(period: 2000, retries: true), quietBare = await runs(period: 2000, retries: false)
         #expect(mean(quiet, \.transmissionsPerBroadcast) < mean(quietBare, \.transmissionsPerBroadcast) + 1)
         #expect(mean(quiet, \.reachability) >= mean(quietBare, \.reachability) - 0.005)
     }
 
     /// The ideal-channel diagnostic decodes every frame above the sensitivity: nothing is lost
     /// to overlap or half duplex, so the same runs reach more (seeds 1…3, 30 boxes, default load).
-    @Test func aCollisionFreeChannelLosesNothingToOverlap() {
-        func runs(ideal: Bool, router: SimRouterKind) -> [SimResult] {
-            (1...3).map { seed in
+    @Test func aCollisionFreeChannelLosesNothingToOverlap() async {
+        func runs(ideal: Bool, router: SimRouterKind) async -> [SimResult] {
+            await simulate((1...3).map { seed in
                 var p = SimParameters(nodes: 30, seed: UInt64(seed), router: router, hopLimit: router == .meshtastic ? 7 : nil)
                 p.collisionFree = ideal
-                return MeshSimulation(p).run()
-            }
+                return p
+            })
         }
         func mean(_ rs: [SimResult], _ f: (SimResult) -> Double) -> Double { rs.map(f).reduce(0, +) / Double(rs.count) }
         for router in [SimRouterKind.ours, .meshtastic] {
-            let ideal = runs(ideal: true, router: router), real = runs(ideal: false, router: router)
+            let ideal = await runs(ideal: true, router: router), real = await runs(ideal: false, router: router)
             #expect(ideal.allSatisfy { $0.collisions == 0 } && real.allSatisfy { $0.collisions > 0 })
             #expect(mean(ideal, \.reachability) > mean(real, \.reachability) + 0.05, "\(router)")
             #expect(ideal.allSatisfy { $0.reachability <= $0.reachabilityBound })
@@ -224,13 +217,13 @@ import Testing
 
 /// Finding 6: the simulator used ids whose low bytes never collide; real random ids do.
 @Suite struct NodeIDTests {
-    @Test func randomIDsShareLowBytesInSomeNeighbourhoods() {
+    @Test func randomIDsShareLowBytesInSomeNeighbourhoods() async {
         var random = 0.0, sequential = 0.0
         for seed in UInt64(7301)...7310 {
             var p = SimParameters(nodes: 30, seed: seed, router: .meshtastic, messages: 1)
-            random += MeshSimulation(p).run().shortIDCollisionShare / 10
+            random += await simulate(p).shortIDCollisionShare / 10
             p.randomNodeIDs = false
-            sequential += MeshSimulation(p).run().shortIDCollisionShare / 10
+            sequential += await simulate(p).shortIDCollisionShare / 10
         }
         #expect(sequential == 0)
         #expect(random > 0.05, "share of boxes with a short-id clash nearby: \(random)")
