@@ -222,13 +222,12 @@ struct SimulatedWorldTests {
         // Each change shows at the GPS's next sentence: once the power saver has settled (a
         // minute in, on a busy machine) that is up to 10 s away, so wait by the clock.
         func status(until shows: String) async throws -> String {
-            var text = ""
-            let deadline = ContinuousClock.now + .seconds(30)
-            while !text.contains(shows), ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(100))
-                text = try await DriftdProcess.runToCompletion(["status", "--data-dir", data]).stdout
+            var last = ""
+            let shown = try await MeshBottleProcessTests.eventually(.seconds(30)) { () async throws -> String? in
+                last = try await DriftdProcess.runToCompletion(["status", "--data-dir", data]).stdout
+                return last.contains(shows) ? last : nil
             }
-            return text
+            return shown ?? last
         }
         var gps = try await status(until: "gps: 3D fix")
         #expect(gps.contains("gps: 3D fix 52.4731"), "\(gps)")
