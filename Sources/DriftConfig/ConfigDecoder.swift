@@ -298,6 +298,14 @@ struct SectionReader {
         node(key, required: false, requirement: nil) == nil ? nil : bool(key, default: false)
     }
 
+    /// An integer that may be left out: `nil` then (also when it is invalid, after the issue
+    /// is reported), and the caller decides from other settings.
+    func optionalInt(_ key: String, min: Int? = nil, max: Int? = nil) -> Int? {
+        guard node(key, required: false, requirement: nil) != nil else { return nil }
+        let value = int(key, default: 0, min: min, max: max)
+        return decoder.hasNoIssue(path(key)) ? value : nil
+    }
+
     /// One of the raw values of `E`, with a "did you mean" hint for near misses.
     func choice<E: RawRepresentable & CaseIterable>(
         _ key: String, default defaultValue: E? = nil, requirement: String? = nil

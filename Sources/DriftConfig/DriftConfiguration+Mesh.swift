@@ -5,8 +5,10 @@ extension DriftConfiguration {
         public var networkKey: [UInt8]
         /// How many times a frame is relayed at most (0–7).
         public var hopLimit: Int
-        /// Seconds between this box's hello beacons (neighbour discovery and catch-up).
-        public var helloIntervalS: Int
+        /// Seconds between this box's hello beacons (neighbour discovery and catch-up); `nil`
+        /// (left out): by the channel's duty cycle (`MeshRouterConfiguration.helloPeriod(dutyCycle:)`:
+        /// 300 s, 900 s in a 1 % sub-band).
+        public var helloIntervalS: Int?
         /// How long a message this box sends stays deliverable (store-and-forward), hours.
         public var messageLifetimeH: Int
         /// Packets held for store-and-forward and reconciliation, at most.
@@ -42,7 +44,7 @@ extension DriftConfiguration {
             // 7, the header's maximum: the router prunes relays on coverage, so a frame goes as
             // far as the mesh reaches without flooding it (docs/mesh-routing.md, "Hop limit").
             hopLimit = r.int("hop_limit", default: 7, min: 0, max: 7)
-            helloIntervalS = r.int("hello_interval_s", default: 300, min: 1, max: 86_400)
+            helloIntervalS = r.optionalInt("hello_interval_s", min: 1, max: 86_400)
             messageLifetimeH = r.int("message_lifetime_h", default: 72, min: 1, max: 720)
             holdPackets = r.int("hold_packets", default: 5_000, min: 100, max: 1_000_000)
             pacedRepair = r.bool("paced_repair", default: true)

@@ -39,8 +39,8 @@ extension Engine {
         return pairs
     }
 
-    /// A box's node: our router's simulator tuning, the catch-up rules of `p.catchUp`, no duty-cycle limit (the simulated channel
-    /// is in the US band), frames up to 255 bytes.
+    /// A box's node: our router's simulator tuning, the catch-up rules of `p.catchUp`, the duty
+    /// cycle of `p.dutyCycle` (default none: the US band), frames up to 255 bytes.
     static func machine(_ keyPair: BoxKeyPair, configuration: MeshRouterConfiguration, parameters p: SimParameters,
                         memory: InMemoryNodeMemory = InMemoryNodeMemory()) -> SimNodeMachine? {
         let rules = p.catchUp
@@ -56,7 +56,7 @@ extension Engine {
             settings.pacedRepair = .init(minimumInterval: p.repairMinimumInterval, doublings: p.repairDoublings, redundancy: p.nodeRepairRedundancy)
         }
         return try? SimNodeMachine(keyPair: keyPair, networkKey: machineNetworkKey, memory: memory,
-                                   budget: AirtimeBudget(window: .seconds(3_600), limit: nil), settings: settings,
+                                   budget: AirtimeBudget(window: .seconds(3_600), limit: p.dutyCycle.map { .seconds(3_600) * $0 }), settings: settings,
                                    seed: p.seed ^ UInt64(keyPair.nodeID.rawValue))
     }
 

@@ -137,6 +137,8 @@ struct Engine {
         var radioAt: Int64?
         /// Switched off (`SimParameters.outages`).
         var down = false
+        /// This box's transmissions from the end of the warm-up on (start, time on air), µs.
+        var sent: [(start: Int64, airUs: Int64)] = []
     }
 
     struct Reception {
@@ -201,6 +203,8 @@ struct Engine {
     var helloTx = 0
     var helloAirUsTotal: Int64 = 0
     var measuredFromUs: Int64 = 0
+    /// When the run stops (the last message, then the drain or the repair window).
+    var runEndUs: Int64 = 0
     var collisions = 0
     var latenciesUs: [Int64] = []
     var cancelled = 0
@@ -349,6 +353,7 @@ struct Engine {
             }
         }
         let endUs = t + Engine.micros(repairing || p.nodeMachine ? max(p.drain, p.repairWindow + .seconds(10)) : p.drain)
+        runEndUs = endUs
         while let event = pop(), event.time <= endUs {
             now = event.time
             switch event.kind {
@@ -721,6 +726,7 @@ struct Engine {
         case .sealed(let bytes):
             airUs = sealedTransmission(bytes)
         }
+        if now >= measuredFromUs { nodes[s].sent.append((now, airUs)) }
         let index = transmissions.count
         // Half duplex: whatever the sender was receiving is lost (not on an ideal channel).
         for rx in activeRx[s] where !p.collisionFree {
@@ -910,6 +916,9 @@ struct Engine {
             usefulnessBound: plan.receptions == 0 ? 1 : Double(plan.reached) / Double(plan.receptions))
         result.mprTransmissions = Double(mpr.transmissions) / Double(m)
         result.mprReachability = Double(mpr.reached) / Double(m * (n - 1))
+        let duty = transmitDuty(span: runEndUs - measuredFromUs)
+        result.txDutyMean = duty.mean
+        result.txDutyMax = duty.max
         if nodes.first?.machine != nil { addMachineFigures(to: &result) }
         if p.router == .ours, p.reconcile, !p.nodeMachine {
             result.digestTransmissions = digestTx
@@ -920,6 +929,21 @@ struct Engine {
             result.repairsHeldOff = heldOff
         }
         return result
+    }
+
+    /// Each box's own time on air from the end of the warm-up to the end of the run: the mean
+    /// share of that span over boxes, and the busiest box's most airtime in any one hour, as a
+    /// share of the hour (`TransmitDuty`).
+    func transmitDuty(span: Int64) -> (mean: Double, max: Double) {
+        guard span > 0, !nodes.isEmpty else { return (0, 0) }
+        let hour = Int64(3_600) * 1_000_000
+        var total = 0.0
+        var busiest: Int64 = 0
+        for node in nodes {
+            total += Double(node.sent.reduce(0) { $0 + $1.airUs }) / Double(span)
+            busiest = max(busiest, TransmitDuty.busiestWindow(node.sent, window: hour))
+        }
+        return (total / Double(nodes.count), Double(busiest) / Double(hour))
     }
 
     /// Digests covering all of `held`: origins split into groups whose runs fit one frame.

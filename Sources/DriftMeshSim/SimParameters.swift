@@ -126,6 +126,10 @@ public struct SimParameters: Sendable {
     /// With `nodeRepair`: the node's Trickle redundancy k (the daemon's default, 3;
     /// `--repair-redundancy` sets it and the router-only repair's `repairRedundancy` alike).
     public var nodeRepairRedundancy = MeshNodeMachine<InMemoryNodeMemory>.PacedRepair().redundancy
+    /// With `nodeMachine`: every box's airtime budget allows this share (0…1) of any hour, as
+    /// the daemon's `AirtimeBudget` does in a duty-cycled sub-band (EU868 g1: 0.01); `nil` =
+    /// no limit (the US band, the default).
+    public var dutyCycle: Double?
 
     public init(nodes: Int, seed: UInt64, router: SimRouterKind, messages: Int = 20, hopLimit: UInt8? = nil) {
         self.nodes = nodes

@@ -68,6 +68,12 @@ public struct SimResult: Sendable, Hashable, Codable {
     /// and the share of (messages × (nodes − 1)) reached.
     public var mprTransmissions: Double?
     public var mprReachability: Double?
+    /// Each box's own time on air from the end of the warm-up to the end of the run, as a share
+    /// of that span, averaged over boxes; and the busiest box's most airtime in any one-hour
+    /// window, as a share of the hour (a run shorter than an hour: its whole airtime ÷ 1 h) —
+    /// what a duty-cycle rule limits (`--duty-cycle`) and the battery pays for.
+    public var txDutyMean: Double?
+    public var txDutyMax: Double?
     // With `--node-machine` (SimParameters.nodeMachine), else absent.
     /// Our boxes ran the daemon's whole node machine.
     public var nodeMachine: Bool?

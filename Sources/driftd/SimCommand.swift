@@ -157,6 +157,12 @@ extension SimCommand {
         @Flag(inversion: .prefixedNo, help: "With --node-machine: every node runs paced repair, as the daemon does by default (`mesh.paced_repair`; Trickle-timed compact digests; --repair-imin, --repair-doublings, --repair-redundancy).")
         var nodeRepair = true
 
+        @Option(help: "Our boxes' hello period after the warm-up, seconds (the daemon's `mesh.hello_interval_s`; default 300, or with --duty-cycle what the daemon picks for it: 900 at 1 %).")
+        var helloPeriod: Int?
+
+        @Option(help: "With --node-machine: every box's airtime budget allows this percentage of any hour, as in a duty-cycled sub-band (EU868 868.0–868.6 MHz: 1; default: no limit).")
+        var dutyCycle: Double?
+
         @Flag(help: "Repair: a box that gets a packet as a repair does not relay it on.")
         var noRepairRelays = false
 
@@ -200,6 +206,11 @@ extension SimCommand {
             }
             guard (0.001...10_000).contains(slotMs ?? 1), (1...64).contains(rankCap ?? 1) else { throw ValidationError("--slot-ms must be 0.001…10000, --rank-cap 1…64") }
             guard (1...1_000_000).contains(period) else { throw ValidationError("--period must be 1…1000000 s") }
+            guard (10...86_400).contains(helloPeriod ?? 300) else { throw ValidationError("--hello-period must be 10…86400 s") }
+            if let dutyCycle {
+                guard dutyCycle > 0, dutyCycle <= 100 else { throw ValidationError("--duty-cycle must be a percentage above 0, at most 100") }
+                guard nodeMachine else { throw ValidationError("--duty-cycle needs --node-machine (the daemon's node keeps the airtime budget)") }
+            }
             guard kinds != nil else { throw ValidationError("--router must be ours, meshtastic or both") }
             guard (0...1).contains(directedShare) else { throw ValidationError("--directed-share must be 0…1") }
             guard (6...65_535).contains(preamble ?? 16) else { throw ValidationError("--preamble must be 6…65535 symbols") }
@@ -253,6 +264,13 @@ extension SimCommand {
                     parameters.repairResetOnNewPacket = repairResetOnNew
                     parameters.repairRelays = !noRepairRelays
                     parameters.nodeRepair = nodeRepair
+                    if let dutyCycle { parameters.dutyCycle = dutyCycle / 100 }
+                    if let helloPeriod {
+                        parameters.helloPeriod = .seconds(helloPeriod)
+                    } else if let dutyCycle {
+                        // As the daemon picks it when `mesh.hello_interval_s` is left out.
+                        parameters.helloPeriod = MeshRouterConfiguration.helloPeriod(dutyCycle: dutyCycle / 100)
+                    }
                     parameters.repairLackingUnsuppressed = repairLackingUnsuppressed
                     parameters.repairCompactDigests = !repairFullDigests
                     parameters.ourConfiguration.cancelAfterCopiesOnlyWhenBusy = !cancelAlways

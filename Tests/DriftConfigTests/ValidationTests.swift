@@ -208,6 +208,12 @@ struct ValidationTests {
         #expect(!off.mesh.pacedRepair)
         let typo = issues(in: try ConfigFixtures.simText(replacing: [("paced_repair = true ", "paced_repair = 1    ")]))
         #expect(typo.first?.key == "mesh.paced_repair")
+        // The hello interval is left out by default: the daemon picks it by the duty cycle.
+        #expect(config.mesh.helloIntervalS == nil)
+        let hello = try load(ConfigFixtures.simText(replacing: [("# hello_interval_s = 300 ", "hello_interval_s = 600 ")]))
+        #expect(hello.mesh.helloIntervalS == 600)
+        let zero = issues(in: try ConfigFixtures.simText(replacing: [("# hello_interval_s = 300 ", "hello_interval_s = 0 ")]))
+        #expect(zero.first?.key == "mesh.hello_interval_s")
     }
 
     @Test("country codes: ISO list, uppercase")

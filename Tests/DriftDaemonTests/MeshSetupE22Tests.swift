@@ -47,6 +47,18 @@ struct MeshSetupE22Tests {
         #expect(try MeshSetup.modulation(for: sim).spreadingFactor == 11)
     }
 
+    @Test("left out, the hello period follows the channel's duty cycle: 900 s for an E22 at 868.125 MHz (1 %), 300 s at 869.525 MHz (10 %); a set one is kept")
+    func helloPeriodByDutyCycle() throws {
+        let e22 = try config()
+        #expect(e22.mesh.helloIntervalS == nil)
+        #expect(MeshSetup.helloPeriod(e22, policy: try MeshSetup.policy(MeshSetup.effectiveRadio(e22))) == .seconds(900))
+        let sim = try ConfigLoader(systemBoardDirectories: []).load(
+            text: DriftConfiguration.embeddedDefaultText, fileName: "test.toml", baseDirectory: nil).configuration
+        #expect(MeshSetup.helloPeriod(sim, policy: try MeshSetup.policy(MeshSetup.effectiveRadio(sim))) == .seconds(300))
+        let set = try config([("# hello_interval_s = 300 ", "hello_interval_s = 420 ")])
+        #expect(MeshSetup.helloPeriod(set, policy: try MeshSetup.policy(MeshSetup.effectiveRadio(set))) == .seconds(420))
+    }
+
     @Test("a UART baud the module lacks, or the simulated GPIO chip, is a clear problem")
     func problems() throws {
         #expect(throws: MeshSetup.Problem.self) { try MeshSetup.e22Registers(config(baud: 230_400)) }

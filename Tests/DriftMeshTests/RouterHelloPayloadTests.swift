@@ -14,6 +14,18 @@ import Testing
         #expect(HelloPayload(publicKey: key, neighbours: Array(repeating: .init(id: NodeID(1), bucket: 1), count: 40)).neighbours.count == HelloPayload.maxNeighbours)
     }
 
+    @Test("the hello period for a sub-band's duty cycle: 300 s, stretched to 9 s ÷ the duty cycle where that is longer, at most a day")
+    func helloPeriodByDutyCycle() {
+        #expect(MeshRouterConfiguration.helloPeriod(dutyCycle: nil) == .seconds(300))
+        #expect(MeshRouterConfiguration.helloPeriod(dutyCycle: 0.1) == .seconds(300))
+        #expect(MeshRouterConfiguration.helloPeriod(dutyCycle: 0.03) == .seconds(300))
+        #expect(MeshRouterConfiguration.helloPeriod(dutyCycle: 0.01) == .seconds(900))
+        #expect(MeshRouterConfiguration.helloPeriod(dutyCycle: 0.001) == .seconds(9_000))
+        #expect(MeshRouterConfiguration.helloPeriod(dutyCycle: 0.000_01) == .seconds(86_400))
+        #expect(MeshRouterConfiguration.helloPeriod(dutyCycle: 0) == .seconds(300))
+        #expect(MeshRouterConfiguration.helloPeriod(dutyCycle: .leastNonzeroMagnitude) == .seconds(86_400))
+    }
+
     @Test func hostileBytesAreTypedErrors() {
         let good = HelloPayload(publicKey: [UInt8](repeating: 1, count: 32), neighbours: [.init(id: NodeID(5), bucket: 2)]).encoded()
         #expect(throws: HelloPayload.DecodingError.empty) { try HelloPayload(decoding: [UInt8]()) }

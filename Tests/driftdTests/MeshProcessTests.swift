@@ -36,7 +36,8 @@ struct MeshProcessTests {
         text = text.replacingOccurrences(of: "radio_udp_port = 47300", with: "radio_udp_port = \(box.port)")
         text = text.replacingOccurrences(of: "radio_peers = []", with: "radio_peers = [\(peers.map { "\"127.0.0.1:\($0)\"" }.joined(separator: ", "))]")
         text = text.replacingOccurrences(of: "radio_range_m = 0 ", with: "radio_range_m = 1000 ")
-        text = text.replacingOccurrences(of: "hello_interval_s = 300 ", with: "hello_interval_s = 3 ")
+        text = text.replacingOccurrences(of: "# hello_interval_s = 300 ", with: "hello_interval_s = 3 ")
+        try #require(text.contains("\nhello_interval_s = 3 "), "board/sim.toml's hello line changed: the boxes would say hello every 300 s")
         // A fast preset (SF7 at 250 kHz: ~70 ms per frame, 12 ms slots, still in the 10 %
         // sub-band) keeps the test short; the mesh logic is the same as at LongFast.
         text = text.replacingOccurrences(of: "spreading_factor = 11", with: "spreading_factor = 7")

@@ -75,6 +75,12 @@ enum MeshSetup {
         }
     }
 
+    /// `mesh.hello_interval_s`, or when it is left out the period for the channel's duty cycle
+    /// (900 s in a 1 % sub-band, as an E22 at 868.125 MHz; 300 s at 869.525 MHz).
+    static func helloPeriod(_ config: DriftConfiguration, policy: DutyCyclePolicy) -> Duration {
+        config.mesh.helloIntervalS.map { .seconds($0) } ?? MeshRouterConfiguration.helloPeriod(dutyCycle: policy.dutyCycle)
+    }
+
     /// The node and its service, or why the mesh cannot run. The node's timers run on `clock`
     /// and its wall time is `now`.
     static func make(
@@ -86,7 +92,11 @@ enum MeshSetup {
         let policy = try policy(effectiveRadio(config))
         let modulation = try modulation(for: config)
         let radio = try radio(config)
-        let period = Duration.seconds(config.mesh.helloIntervalS)
+        let period = helloPeriod(config, policy: policy)
+        if config.mesh.helloIntervalS == nil {
+            logger.info("mesh hello period from the channel's duty cycle", metadata: [
+                "seconds": "\(period.components.seconds)", "duty_cycle": "\(policy.dutyCycle.map { "\($0 * 100) %" } ?? "none")"])
+        }
         var routing = MeshRouterConfiguration.standard
         routing.helloPeriod = period
         routing.helloJitter = period / 10

@@ -48,6 +48,11 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     public var digestFollowUps = 0
     /// Compact digests sent by paced repair (``MeshNodeMachine/Settings/pacedRepair``).
     public var compactDigestsSent = 0
+    /// Packets a neighbour's compact digest lacked that this box did not send it: its hello
+    /// says it does not hear this box (`OneWay`), or it was sent them
+    /// ``MeshNodeMachine/Settings/repairAnswersPerNeighbour`` times already (`Capped`).
+    public var repairAnswersOneWay = 0
+    public var repairAnswersCapped = 0
     /// Directed frames after which the channel was kept free for the next hop's answer.
     public var answerWaits = 0
     /// Our directed messages to a neighbour sent again because its acknowledgement did not

@@ -68,6 +68,9 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         public var compactDigestMargin: Duration = .seconds(600)
         /// …and has held this long (a packet still crossing the mesh is not missing yet).
         public var compactDigestSettle: Duration = .seconds(20)
+        /// A packet a neighbour's compact digest lacks is sent to that neighbour at most this
+        /// many times; a neighbour whose hello says it does not hear this box gets none.
+        public var repairAnswersPerNeighbour = 2
 
         /// How long past the moment an acknowledgement should have come (``quickRetryDelay``)
         /// a directed message is sent again, once: room for a box to finish a frame it was
@@ -190,6 +193,9 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     var recentRemembered = false
     /// Paced repair's timer, started at the first timer input (``Settings/pacedRepair``).
     var repairTimer: TrickleTimer?
+    /// How often this box answered each neighbour's compact digest with each packet it lacked
+    /// (``answerable(_:to:)``); forgotten with the packet.
+    var repairAnswers: [PacketKey: [NodeID: Int]] = [:]
     /// Our directed messages whose last frame has not gone out yet or whose acknowledgement from
     /// a neighbour is awaited, with when they were handed out: the quick retry sends them again.
     var awaitingAck: [PacketKey: (entry: MeshDueMessage, since: Duration)] = [:]

@@ -81,6 +81,11 @@ public struct MeshRouter: Sendable {
         table.values.sorted { $0.id < $1.id }
     }
 
+    /// The neighbour `id`, if we heard its hello and have not forgotten it.
+    public func neighbour(_ id: NodeID) -> Neighbour? {
+        table[id]
+    }
+
     /// Our next hello's payload: our neighbours, best links first, at most `HelloPayload.maxNeighbours`.
     public func helloPayload(publicKey: [UInt8], now: Duration) -> HelloPayload {
         let live = table.values.filter { !isExpired($0, now: now) }

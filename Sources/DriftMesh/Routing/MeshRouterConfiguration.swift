@@ -171,4 +171,21 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
 
     /// The daemon's defaults.
     public static let standard = MeshRouterConfiguration()
+
+    /// The hello period a box uses when the configuration leaves it out
+    /// (`mesh.hello_interval_s`), from the duty cycle of its channel's sub-band (0…1; `nil`
+    /// where there is none): 300 s, or where that would spend more than about a tenth of the
+    /// budget on hellos (a hello is about 0.9 s at LongFast), 9 s ÷ the duty cycle — 900 s at
+    /// 1 %, 9 000 s at 0.1 %. In a 1 % sub-band (an E22 box at 868.125 MHz) a mesh of 20–50
+    /// boxes at one message per box every 33 minutes used up every box's budget with hellos
+    /// every 300 s, and messages queued for minutes; with 900 s connected boxes holding a
+    /// broadcast within 5 minutes rose from 0.76 to 0.90 at 20 boxes (docs/mesh-simulation.md,
+    /// "Each box's airtime and the duty cycle"). Every box of a mesh shares the channel, so
+    /// they all pick the same period.
+    public static func helloPeriod(dutyCycle: Double?) -> Duration {
+        let standard = Duration.seconds(300)
+        guard let dutyCycle, dutyCycle > 0 else { return standard }
+        let seconds = min(9 / dutyCycle, 86_400).rounded()
+        return max(standard, .seconds(Int(seconds)))
+    }
 }

@@ -1,0 +1,81 @@
+import DriftMesh
+import DriftMeshSim
+import Foundation
+import Testing
+
+/// A box's own time on air in the simulator (`SimResult.txDutyMean`, `txDutyMax`) and the
+/// daemon's airtime budget in the node machine (`SimParameters.dutyCycle`, `--duty-cycle`).
+@Suite("Simulator: each box's transmit duty")
+struct TransmitDutyTests {
+    typealias Sent = [(start: Int64, airUs: Int64)]
+
+    @Test("the busiest window: cut transmissions count with their part inside; a frame longer than the window fills it")
+    func busiestWindowByHand() {
+        #expect(TransmitDuty.busiestWindow([], window: 100) == 0)
+        // From 0: 10 + 10 + 5 of the frame at 95…105.
+        #expect(TransmitDuty.busiestWindow([(0, 10), (50, 10), (95, 10)], window: 100) == 25)
+        #expect(TransmitDuty.busiestWindow([(0, 10), (1_000, 30)], window: 100) == 30)
+        #expect(TransmitDuty.busiestWindow([(0, 200)], window: 100) == 100)
+        #expect(TransmitDuty.busiestWindow([(0, 200), (300, 50)], window: 100) == 100)
+    }
+
+    /// Against the definition: every window start on a 1 µs grid, overlaps summed.
+    @Test("the busiest window equals a brute-force sweep over every start, on 300 random schedules")
+    func busiestWindowMatchesSweep() {
+        var rng = MeshRandom(seed: 19)
+        for _ in 0..<300 {
+            var sent: Sent = []
+            var t = Int64(rng.int(in: 0...20))
+            for _ in 0..<rng.int(in: 0...12) {
+                let air = Int64(rng.int(in: 1...40))
+                sent.append((t, air))
+                t += air + Int64(rng.int(in: 0...60))
+            }
+            let window = Int64(rng.int(in: 1...150))
+            var sweep: Int64 = 0
+            for start in -window...(t + 1) {
+                let inside = sent.reduce(Int64(0)) { sum, s in
+                    sum + max(0, min(start + window, s.start + s.airUs) - max(start, s.start))
+                }
+                sweep = max(sweep, inside)
+            }
+            #expect(TransmitDuty.busiestWindow(sent, window: window) == sweep, "\(sent) window \(window)")
+        }
+    }
+
+    /// Two boxes in range; box 0 sends a broadcast every 10 s for 15 minutes: about 90 frames
+    /// of ~0.6 s, over 50 s on air in the hour, where a 1 % budget allows 36 s (32.4 s outside
+    /// the emergency reserve).
+    static func busySender(dutyCycle: Double?) -> SimParameters {
+        let script = (0..<90).map { SimMessage(at: .seconds(10 * $0 + 5), from: 0) }
+        var p = NodeMachineSimulationTests.parameters([(0, 0), (1_000, 0)], script: script)
+        p.dutyCycle = dutyCycle
+        return p
+    }
+
+    @Test("a 1 % budget holds the busiest box to 1 % of the hour, near its limit; without it the same box sends more and reaches more")
+    func dutyCycleCapsTheBusiestBox() async throws {
+        let runs = await simulate([Self.busySender(dutyCycle: nil), Self.busySender(dutyCycle: 0.01)])
+        let free = runs[0], capped = runs[1]
+        let freeMax = try #require(free.txDutyMax), cappedMax = try #require(capped.txDutyMax)
+        #expect(freeMax > 0.012, "the scenario must exceed the budget to test it: \(freeMax)")
+        #expect(cappedMax <= 0.01, "\(cappedMax)")
+        // The budget is used up to its non-emergency 0.9 %, less what the warm-up's hellos took
+        // (they count in the budget, not in the figure).
+        #expect(cappedMax > 0.006, "\(cappedMax)")
+        #expect(capped.reachability < free.reachability)
+        #expect(try #require(free.txDutyMean) > 0)
+    }
+
+    @Test("both routers report the duty; the busiest box's hour holds at least the mean box's share of a run longer than an hour")
+    func routersReportDuty() async throws {
+        for kind in [SimRouterKind.ours, .meshtastic] {
+            var p = SimParameters(nodes: 12, seed: 5, router: kind, messages: 40)
+            p.periodPerNode = .seconds(1_200)
+            let r = await simulate(p)
+            let mean = try #require(r.txDutyMean), busiest = try #require(r.txDutyMax)
+            #expect(mean > 0)
+            #expect(busiest >= mean, "\(kind): \(busiest) < \(mean)")
+        }
+    }
+}
