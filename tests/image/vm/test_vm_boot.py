@@ -156,7 +156,7 @@ def sim_config(path, *, http, udp, peers, data, name, latitude, longitude):
         (r'^data_dir = .*$', f'data_dir = "{data}"'),
         (r'^listen = "127.0.0.1:8080"$', f'listen = "127.0.0.1:{http}"'),
         (r'^network_key = .*$', f'network_key = "{key}"'),
-        (r'^hello_interval_s = .*$', 'hello_interval_s = 15'),
+        (r'^(# )?hello_interval_s = .*$', 'hello_interval_s = 15'),   # left out in sim.toml (by the duty cycle)
         (r'^frequency_mhz = .*$', 'frequency_mhz = 868.125'),
         (r'^spreading_factor = .*$', 'spreading_factor = 9'),
         (r'^bandwidth_khz = .*$', 'bandwidth_khz = 125'),
