@@ -95,6 +95,25 @@ struct NodeMachineSimulationTests {
         #expect(result.reachability == 1, "a broadcast missed a box within 5 minutes of B's return: \(Self.json(result))")
     }
 
+    /// The same in a 1 % sub-band (an E22 box in the EU): every box keeps the daemon's airtime
+    /// budget and says hello every 15 minutes, as the daemon picks when `mesh.hello_interval_s`
+    /// is left out. B's start digest, not its neighbours' hellos, brings the catch-up.
+    @Test("in a 1 % sub-band (15-minute hellos, the airtime budget): each side's broadcast still reaches the other within 5 minutes of B's return after 2, 16 and 45 minutes off",
+          arguments: [120, 960, 2_700])
+    func storeAndForwardInAOnePercentBand(secondsOff seconds: Int) async throws {
+        let back = Duration.seconds(seconds)
+        var p = Self.parameters(Array(Self.line.prefix(3)), script: [
+            SimMessage(at: .seconds(20), from: 0),
+            SimMessage(at: .seconds(40), from: 2),
+        ], outages: [SimOutage(box: 1, from: .zero, until: back)])
+        p.dutyCycle = 0.01
+        p.helloPeriod = MeshRouterConfiguration.helloPeriod(dutyCycle: 0.01)
+        #expect(p.helloPeriod == .seconds(900))
+        p.drain = back + .seconds(300) - .seconds(40)
+        let result = await simulate(p)
+        #expect(result.reachability == 1, "a broadcast missed a box within 5 minutes of B's return: \(Self.json(result))")
+    }
+
     /// How the line A–B–C fares over `seeds` when B is off for `off` from the start: A's
     /// broadcast (and a directed message to C) sent while B is off reaching C, and A's and C's
     /// broadcasts reaching every box, within 5 minutes of B's return; with the median and
