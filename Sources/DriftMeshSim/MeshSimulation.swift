@@ -137,6 +137,8 @@ struct Engine {
         var radioAt: Int64?
         /// Switched off (`SimParameters.outages`).
         var down = false
+        /// How often this box answered each box's digest with each packet (`repairAnswersBounded`).
+        var repairAnswers: [PacketKey: [Int: Int]] = [:]
         /// This box's transmissions from the end of the warm-up on (start, time on air), µs.
         var sent: [(start: Int64, airUs: Int64)] = []
     }
@@ -494,32 +496,43 @@ struct Engine {
 
     /// `r` decoded `digest`: plan repairs of what the sender lacks (packets `r` has held for
     /// a while, each after a random delay, unless sent lately), and feed the Trickle timer.
-    mutating func heardDigest(_ digest: SyncDigest, at r: Int) {
+    mutating func heardDigest(_ digest: SyncDigest, from s: Int, at r: Int) {
         let settleUs = Engine.micros(p.repairSettle)
         let settled = nodes[r].seen.filter { (nodes[r].heldAt[$0] ?? 0) <= now - settleUs }
         let missing = Reconciler.missing(held: settled, digest: digest)
         let lacking = !Reconciler.wanted(held: nodes[r].seen, digest: digest, limit: 1).isEmpty
-        heardDigest(missing: missing, lacking: lacking, at: r)
+        heardDigest(missing: missing, lacking: lacking, from: s, at: r)
     }
 
     /// `r` decoded a compact digest: the same, judging only packets `r` got within the
     /// digest's window less `repairDigestMargin` (the sender may have got them earlier).
-    mutating func heardDigest(_ digest: CompactDigest, at r: Int) {
+    mutating func heardDigest(_ digest: CompactDigest, from s: Int, at r: Int) {
         let settleUs = Engine.micros(p.repairSettle)
         let from = now - Int64(digest.windowMinutes) * 60_000_000 + Engine.micros(p.repairDigestMargin)
         let judged = nodes[r].seen.filter {
             let at = nodes[r].heldAt[$0] ?? 0
             return at <= now - settleUs && at >= from
         }
-        heardDigest(missing: digest.missing(from: judged), lacking: digest.listsMoreThan(nodes[r].seen), at: r)
+        heardDigest(missing: digest.missing(from: judged), lacking: digest.listsMoreThan(nodes[r].seen), from: s, at: r)
     }
 
     /// Plans repairs of `missing` at `r` and tells its Trickle timer whether the digest
-    /// showed `r` lacking something (inconsistent) or matched (consistent).
-    mutating func heardDigest(missing: [PacketKey], lacking: Bool, at r: Int) {
+    /// showed `r` lacking something (inconsistent) or matched (consistent). As the daemon's
+    /// node answers (`MeshNodeMachine.answerable`, with `p.repairAnswersBounded`): nothing to a
+    /// sender `s` whose hello says it does not hear `r`, and a packet to the same sender at
+    /// most `MeshNodeMachine.repairAnswersPerNeighbour` times.
+    mutating func heardDigest(missing: [PacketKey], lacking: Bool, from s: Int, at r: Int) {
         let minimumUs = Engine.micros(p.repairMinimumInterval)
-        for key in missing where nodes[r].repairAt[key] == nil {
+        let bounded = p.repairAnswersBounded
+        var deaf = false
+        if bounded, case .ours(let router) = nodes[r].router { deaf = router.isDeaf(nodes[s].id) }
+        for key in missing where nodes[r].repairAt[key] == nil && !deaf {
             if let last = nodes[r].repairSentAt[key], now - last < minimumUs { continue }
+            if bounded {
+                let answered = nodes[r].repairAnswers[key]?[s] ?? 0
+                guard answered < SimNodeMachine.repairAnswersPerNeighbour else { continue }
+                nodes[r].repairAnswers[key, default: [:]][s] = answered + 1
+            }
             let at = now + Int64(macRng.unit() * Double(Engine.micros(p.repairJitter)))
             nodes[r].repairAt[key] = at
             schedule(at, .repair(r, key))
@@ -811,10 +824,10 @@ struct Engine {
                 let from = nodes[tx.sender].id
                 actions = nodes[r].router.with { $0.heardHello(from: from, payload: payload, link: link, now: nowD) }
             case .digest(let digest):
-                heardDigest(digest, at: r)
+                heardDigest(digest, from: tx.sender, at: r)
                 actions = []
             case .compactDigest(let digest):
-                heardDigest(digest, at: r)
+                heardDigest(digest, from: tx.sender, at: r)
                 actions = []
             case .repair(let header, _):
                 heardRepair(header, link: link, at: r)

@@ -130,6 +130,10 @@ public struct SimParameters: Sendable {
     /// the daemon's `AirtimeBudget` does in a duty-cycled sub-band (EU868 g1: 0.01); `nil` =
     /// no limit (the US band, the default).
     public var dutyCycle: Double?
+    /// The router-only repair answers digests as the daemon's node does: not a box whose
+    /// hello says it does not hear the answerer, a packet to the same box at most twice
+    /// (`--repair-answers-unbounded`: every digest, as before issue 19's last sessions).
+    public var repairAnswersBounded = true
 
     public init(nodes: Int, seed: UInt64, router: SimRouterKind, messages: Int = 20, hopLimit: UInt8? = nil) {
         self.nodes = nodes

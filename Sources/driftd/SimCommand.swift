@@ -163,6 +163,9 @@ extension SimCommand {
         @Option(help: "With --node-machine: every box's airtime budget allows this percentage of any hour, as in a duty-cycled sub-band (EU868 868.0–868.6 MHz: 1; default: no limit).")
         var dutyCycle: Double?
 
+        @Flag(help: "Repair: answer every digest, also from a box whose hello says it does not hear the answerer, and the same packet to the same box again and again (the router-only repair before it followed the daemon's node).")
+        var repairAnswersUnbounded = false
+
         @Flag(help: "Repair: a box that gets a packet as a repair does not relay it on.")
         var noRepairRelays = false
 
@@ -264,6 +267,7 @@ extension SimCommand {
                     parameters.repairResetOnNewPacket = repairResetOnNew
                     parameters.repairRelays = !noRepairRelays
                     parameters.nodeRepair = nodeRepair
+                    parameters.repairAnswersBounded = !repairAnswersUnbounded
                     if let dutyCycle { parameters.dutyCycle = dutyCycle / 100 }
                     if let helloPeriod {
                         parameters.helloPeriod = .seconds(helloPeriod)

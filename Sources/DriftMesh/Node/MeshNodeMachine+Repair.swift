@@ -63,8 +63,7 @@ extension MeshNodeMachine {
     /// it after that is not hearing this box, and others answer too.
     mutating func answerable(_ missing: [PacketKey], to requester: NodeID) -> [PacketKey] {
         guard !missing.isEmpty else { return [] }
-        if let neighbour = router.neighbour(requester), neighbour.neighbours[me] == nil,
-           neighbour.neighbours.count < HelloPayload.maxNeighbours {
+        if router.isDeaf(requester) {
             counters.repairAnswersOneWay += missing.count
             return []
         }

@@ -70,7 +70,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         public var compactDigestSettle: Duration = .seconds(20)
         /// A packet a neighbour's compact digest lacks is sent to that neighbour at most this
         /// many times; a neighbour whose hello says it does not hear this box gets none.
-        public var repairAnswersPerNeighbour = 2
+        public var repairAnswersPerNeighbour = MeshNodeMachine.repairAnswersPerNeighbour
 
         /// How long past the moment an acknowledgement should have come (``quickRetryDelay``)
         /// a directed message is sent again, once: room for a box to finish a frame it was
@@ -134,6 +134,9 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
             self.description = description
         }
     }
+
+    /// ``Settings/repairAnswersPerNeighbour``'s default, also the simulator's repair model's.
+    public static var repairAnswersPerNeighbour: Int { 2 }
 
     /// The most hops a frame header can carry (`hopStart` is a 3-bit value on the wire).
     public static var maximumHopLimit: UInt8 { 7 }

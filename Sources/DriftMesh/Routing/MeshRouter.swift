@@ -86,6 +86,14 @@ public struct MeshRouter: Sendable {
         table[id]
     }
 
+    /// Whether `id`'s last hello says it does not hear us: we know it, and its neighbour list
+    /// is complete (fewer than `HelloPayload.maxNeighbours` entries) and leaves us out. What
+    /// we send it is then lost (repair answers it asks for go unanswered, docs/mesh.md).
+    public func isDeaf(_ id: NodeID) -> Bool {
+        guard let n = table[id] else { return false }
+        return n.neighbours[me] == nil && n.neighbours.count < HelloPayload.maxNeighbours
+    }
+
     /// Our next hello's payload: our neighbours, best links first, at most `HelloPayload.maxNeighbours`.
     public func helloPayload(publicKey: [UInt8], now: Duration) -> HelloPayload {
         let live = table.values.filter { !isExpired($0, now: now) }
