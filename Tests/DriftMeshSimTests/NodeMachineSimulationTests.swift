@@ -77,6 +77,18 @@ struct NodeMachineSimulationTests {
         #expect(result.reachabilityAfterSync == 1, "A's broadcast never reached C: \(Self.json(result))")
     }
 
+    /// A–B–C with B off from the start for `seconds`; A and C each broadcast while it is off
+    /// (at 20 and 40 s), and the run ends 5 minutes after B is back.
+    static func bothWays(secondsOff seconds: Int) -> SimParameters {
+        let back = Duration.seconds(seconds)
+        var p = Self.parameters(Array(Self.line.prefix(3)), script: [
+            SimMessage(at: .seconds(20), from: 0),
+            SimMessage(at: .seconds(40), from: 2),
+        ], outages: [SimOutage(box: 1, from: .zero, until: back)])
+        p.drain = back + .seconds(300) - .seconds(40)
+        return p
+    }
+
     /// Both sides hold something the other lacks: A and C each send a broadcast while B is off,
     /// for less than two hello periods, longer than the neighbours' memory of B (three hello
     /// periods), and for 45 minutes (the messages live an hour). B's return starts the catch-up both ways: A and C answer B's
@@ -85,13 +97,7 @@ struct NodeMachineSimulationTests {
     @Test("store and forward both ways across outages of B of 2, 16 and 45 minutes: each side's broadcast reaches the other within 5 minutes of B's return",
           arguments: [120, 960, 2_700])
     func storeAndForwardBothWays(secondsOff seconds: Int) async throws {
-        let back = Duration.seconds(seconds)
-        var p = Self.parameters(Array(Self.line.prefix(3)), script: [
-            SimMessage(at: .seconds(20), from: 0),
-            SimMessage(at: .seconds(40), from: 2),
-        ], outages: [SimOutage(box: 1, from: .zero, until: back)])
-        p.drain = back + .seconds(300) - .seconds(40)  // the run ends 5 minutes after B is back
-        let result = await simulate(p)
+        let result = await simulate(Self.bothWays(secondsOff: seconds))
         #expect(result.reachability == 1, "a broadcast missed a box within 5 minutes of B's return: \(Self.json(result))")
     }
 
@@ -101,15 +107,10 @@ struct NodeMachineSimulationTests {
     @Test("in a 1 % sub-band (15-minute hellos, the airtime budget): each side's broadcast still reaches the other within 5 minutes of B's return after 2, 16 and 45 minutes off",
           arguments: [120, 960, 2_700])
     func storeAndForwardInAOnePercentBand(secondsOff seconds: Int) async throws {
-        let back = Duration.seconds(seconds)
-        var p = Self.parameters(Array(Self.line.prefix(3)), script: [
-            SimMessage(at: .seconds(20), from: 0),
-            SimMessage(at: .seconds(40), from: 2),
-        ], outages: [SimOutage(box: 1, from: .zero, until: back)])
+        var p = Self.bothWays(secondsOff: seconds)
         p.dutyCycle = 0.01
         p.helloPeriod = MeshRouterConfiguration.helloPeriod(dutyCycle: 0.01)
         #expect(p.helloPeriod == .seconds(900))
-        p.drain = back + .seconds(300) - .seconds(40)
         let result = await simulate(p)
         #expect(result.reachability == 1, "a broadcast missed a box within 5 minutes of B's return: \(Self.json(result))")
     }
