@@ -18,7 +18,7 @@ public struct ChannelModel: Sendable, Hashable {
     /// Channel-activity detection threshold: 3 dB under the sensitivity.
     public var cadThresholdDbm = -134.5
     /// Noise floor used to turn RSSI into SNR.
-    public var noiseLevelDbm = -119.25
+    public var noiseLevelDbm = ChannelModel.longFastNoiseLevelDbm
     /// Standard deviation of the per-direction link offset (asymmetric links), dB
     /// (Meshtasticator `MODEL_ASYMMETRIC_LINKS_STDDEV`).
     public var linkOffsetSigmaDb = 3.0
@@ -53,6 +53,24 @@ public struct ChannelModel: Sendable, Hashable {
     /// been on air before channel-activity detection sees it.
     public var meshtasticSlotMs: Double {
         (2.5 * modulation.symbolSeconds * 1000 + 0.2 + 0.4 + 7).rounded(.down)
+    }
+
+    /// Meshtasticator's noise level at LongFast's 250 kHz; ``use(_:demodulationLimitDb:)``
+    /// moves it with the bandwidth.
+    static let longFastNoiseLevelDbm = -119.25
+
+    /// Tunes the channel to `modulation`: the sensitivity from Semtech's formula (thermal noise
+    /// −174 dBm/Hz over the bandwidth, a 6 dB noise figure, plus `demodulationLimitDb`, the
+    /// lowest SNR the spreading factor decodes at), the CAD threshold 3 dB under it, the noise
+    /// level moved from LongFast's by the bandwidth. LongFast (SF11 at 250 kHz, −17.5 dB) gives
+    /// the defaults back (−131.52 dBm against the rounded −131.5; −134.5; −119.25). The link
+    /// budget (power, gains, frequency) stays as set.
+    public mutating func use(_ modulation: LoRaModulation, demodulationLimitDb: Double) {
+        self.modulation = modulation
+        let bandwidthDb = 10 * log10(modulation.bandwidthHz)
+        sensitivityDbm = -174 + bandwidthDb + 6 + demodulationLimitDb
+        cadThresholdDbm = sensitivityDbm - 3
+        noiseLevelDbm = Self.longFastNoiseLevelDbm + bandwidthDb - 10 * log10(250_000)
     }
 
     /// Preamble symbols a receiver needs clear to lock onto a packet (Meshtasticator: all but the last 5).

@@ -670,6 +670,7 @@ struct Engine {
     }
 
     mutating func channelBusy(_ n: Int) -> Bool {
+        guard p.carrierSense || p.router == .meshtastic else { return false }
         if p.meshtasticatorScenario, macRng.int(in: 0...9) == 0 { return true }
         for tx in onAir {
             let t = transmissions[tx]

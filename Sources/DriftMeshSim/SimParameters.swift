@@ -35,6 +35,11 @@ public struct SimParameters: Sendable {
     /// listen-before-talk back-off, as in the daemon — instead of the modulation's
     /// (`LoRaModulation.slot`, which the daemon uses).
     public var ourSlot: Duration?
+    /// Our boxes sense the carrier before they transmit (listen before talk: wait while a frame
+    /// is on the air, as the daemon does on radios that report one). Off for radios that cannot:
+    /// the E22 reports no carrier, so its boxes transmit when their turn comes, in the middle of
+    /// a neighbour's frame too (`--no-carrier-sense`). The baseline always senses (CAD).
+    public var carrierSense = true
     /// Repair under contention (our router only): from the first message on, every box runs a
     /// Trickle timer (RFC 6206) and broadcasts its `SyncDigest`s when it fires; a box that
     /// hears a digest lacking packets it has held for `repairSettle` sends them again after a

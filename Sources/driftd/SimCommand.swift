@@ -1,7 +1,9 @@
 import ArgumentParser
+import DriftDaemon
 import DriftMesh
 import DriftMeshSim
 import Foundation
+import Hardware
 
 /// `driftd sim …`: simulations that run without hardware.
 struct SimCommand: ParsableCommand {
@@ -151,6 +153,18 @@ extension SimCommand {
         @Option(help: "Our boxes' frames: this many preamble symbols (the baseline keeps LongFast's 16; the E22 module sends 8).")
         var preamble: Int?
 
+        @Option(help: "Our boxes on an E22 module at this air rate, kbit/s (0.3, 1.2, 2.4, 4.8, 9.6, 19.2, 38.4, 62.5): its LoRa modulation as the daemon takes it (docs/e22.md, 8-symbol preamble) and the sensitivity that goes with it; needs --router ours. Default: LongFast.")
+        var airRateKbps: Double?
+
+        @Option(help: "Every box's transmit power, dBm (default 30, Meshtasticator's US limit; Drift Box boards: 14, which the E22 sends as 13).")
+        var txPowerDbm: Double?
+
+        @Option(help: "Carrier, MHz (default 908.75, Meshtasticator's US channel; the E22 boards in the EU: 868.125).")
+        var frequencyMhz: Double?
+
+        @Flag(inversion: .prefixedNo, help: "Our boxes listen before they talk (the daemon on radios that report a carrier). --no-carrier-sense: they transmit when their turn comes, as E22 boxes do (the module reports no carrier).")
+        var carrierSense = true
+
         @Flag(help: "No repair (our router's one-shot flood only).")
         var noRepair = false
 
@@ -219,6 +233,15 @@ extension SimCommand {
             guard (6...65_535).contains(preamble ?? 16) else { throw ValidationError("--preamble must be 6…65535 symbols") }
             guard !(cancelOnlyWhenBusy && cancelAlways) else { throw ValidationError("--cancel-only-when-busy and --cancel-always contradict each other") }
             guard directedShare == 0 || nodeMachine else { throw ValidationError("--directed-share needs --node-machine") }
+            if let airRateKbps {
+                guard E22AirRate(kilobitsPerSecond: airRateKbps) != nil else {
+                    throw ValidationError("--air-rate-kbps must be an E22 air rate: 0.3, 1.2, 2.4, 4.8, 9.6, 19.2, 38.4 or 62.5")
+                }
+                guard router == "ours" else { throw ValidationError("--air-rate-kbps needs --router ours (the baseline runs LongFast)") }
+                guard preamble == nil else { throw ValidationError("--air-rate-kbps sets the E22's 8-symbol preamble; leave out --preamble") }
+            }
+            guard (-10...40).contains(txPowerDbm ?? 30) else { throw ValidationError("--tx-power-dbm must be −10…40") }
+            guard (100...3_000).contains(frequencyMhz ?? 908.75) else { throw ValidationError("--frequency-mhz must be 100…3000") }
         }
 
         var kinds: [SimRouterKind]? {
@@ -260,6 +283,13 @@ extension SimCommand {
                     parameters.areaM = area
                     parameters.periodPerNode = .seconds(period)
                     if kind == .ours, let preamble { parameters.channel.modulation.preambleSymbols = preamble }
+                    parameters.carrierSense = carrierSense
+                    if let txPowerDbm { parameters.channel.txPowerDbm = txPowerDbm }
+                    if let frequencyMhz { parameters.channel.frequencyHz = frequencyMhz * 1e6 }
+                    if kind == .ours, let rate = airRateKbps.flatMap(E22AirRate.init(kilobitsPerSecond:)) {
+                        parameters.channel.use(rate.modulation,
+                                               demodulationLimitDb: SimulatedRadioMedium.demodulationLimit(spreadingFactor: rate.spreadingFactor))
+                    }
                     parameters.meshtasticatorScenario = meshtasticatorScenario
                     parameters.nodeMachine = nodeMachine && kind == .ours
                     parameters.directedShare = directedShare

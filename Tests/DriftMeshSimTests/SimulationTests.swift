@@ -42,6 +42,24 @@ private func ratio(_ rs: [SimResult]) -> Double { mean(rs, \.totalAirtimeMs) / m
         #expect(c.meanRssi(distance: 2_200) < c.sensitivityDbm)
     }
 
+    @Test("a channel tuned to a modulation: LongFast gives the defaults back (within 0.02 dB); SF9 at 125 kHz needs 2 dB more signal, its slot and frames are shorter")
+    func channelTunedToAModulation() {
+        var longFast = ChannelModel()
+        longFast.use(.longFast, demodulationLimitDb: -17.5)
+        #expect(abs(longFast.sensitivityDbm - ChannelModel().sensitivityDbm) < 0.025)  // −131.52 against −131.5
+        #expect(abs(longFast.cadThresholdDbm - ChannelModel().cadThresholdDbm) < 0.025)
+        #expect(abs(longFast.noiseLevelDbm - ChannelModel().noiseLevelDbm) < 1e-9)
+        var e22 = ChannelModel()
+        e22.use(LoRaModulation(spreadingFactor: 9, bandwidthHz: 125_000, codingRateOffset: 1, preambleSymbols: 8), demodulationLimitDb: -12.5)
+        #expect(abs(e22.sensitivityDbm - -129.53) < 0.01)  // −174 + 50.97 + 6 − 12.5
+        #expect(abs(e22.cadThresholdDbm - -132.53) < 0.01)
+        #expect(abs(e22.noiseLevelDbm - (-119.25 - 3.01)) < 0.01)
+        #expect(abs(e22.slotMs - (8.5 * 4.096 + 7.6)) < 0.001)
+        // 56 bytes: 85.25 symbols of 4.096 ms against LongFast's 682 ms.
+        #expect(abs(LoRaAirtime.seconds(payloadBytes: 56, modulation: e22.modulation) - 0.3492) < 0.0005)
+        #expect(e22.txPowerDbm == ChannelModel().txPowerDbm, "the link budget stays as set")
+    }
+
     @Test func managedFloodingContentionWindowFollowsTheFirmware() {
         let r = ManagedFloodingRouter(me: NodeID(1), slotMs: 77.232, packetAirtime: .milliseconds(600), seed: 1)
         #expect(r.contentionWindow(snr: -30) == 3)
@@ -147,6 +165,28 @@ private func ratio(_ rs: [SimResult]) -> Double { mean(rs, \.totalAirtimeMs) / m
         #expect(mean(bounded) { Double($0.repairsWasted ?? 0) } < 0.7 * mean(unbounded) { Double($0.repairsWasted ?? 0) })
         #expect(mean(bounded, \.connectedReachWithinRepairWindow) >= mean(unbounded, \.connectedReachWithinRepairWindow) - 0.005)
         #expect(ratio(bounded) < ratio(unbounded))
+    }
+
+    /// Boxes that do not sense the carrier (E22 boxes: the module reports none) start in the
+    /// middle of their neighbours' frames: more collisions at Meshtasticator's load. The
+    /// baseline's radios sense the channel (CAD) whatever the flag.
+    @Test func withoutCarrierSenseMoreFramesCollide() async {
+        func runs(_ router: SimRouterKind, carrierSense: Bool) async -> [SimResult] {
+            await simulate((1...3).map { seed in
+                var p = SimParameters(nodes: 20, seed: UInt64(seed), router: router)
+                p.reconcile = false
+                p.carrierSense = carrierSense
+                return p
+            })
+        }
+        #expect(SimParameters(nodes: 20, seed: 1, router: .ours).carrierSense, "on by default")
+        let sensing = await runs(.ours, carrierSense: true)
+        let deaf = await runs(.ours, carrierSense: false)
+        #expect(mean(deaf) { Double($0.collisions) } > 1.1 * mean(sensing) { Double($0.collisions) })
+        let baseline = await runs(.meshtastic, carrierSense: true)
+        let baselineFlagOff = await runs(.meshtastic, carrierSense: false)
+        #expect(baseline.map(\.collisions) == baselineFlagOff.map(\.collisions))
+        #expect(baseline.map(\.reachability) == baselineFlagOff.map(\.reachability))
     }
 
     /// Relay retries on a busy channel (off by default) buy reach with frames: seeds 1…6 at 30

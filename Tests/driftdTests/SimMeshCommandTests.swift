@@ -80,4 +80,32 @@ struct SimMeshCommandTests {
         let refused = try await DriftdProcess.runToCompletion(["sim", "mesh", "--cancel-only-when-busy", "--cancel-always"])
         #expect(refused.status != 0, "contradictory counter flags were accepted")
     }
+
+    @Test("--air-rate-kbps: our boxes on the E22's modulation; with the link budget and area scaled the mesh keeps its shape; bad rates and the baseline are refused",
+          .enabled(if: binaryBuilt, "driftd binary not built"))
+    func e22AirRate() async throws {
+        func run(_ extra: [String]) async throws -> [String: Any] {
+            let run = try await DriftdProcess.runToCompletion(["sim", "mesh", "--nodes", "20", "--seed", "7301", "--router", "ours", "--no-repair", "--json"] + extra)
+            #expect(run.status == 0, "\(run)")
+            return try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        }
+        func airtimePerFrame(_ object: [String: Any]) -> Double {
+            ((object["dataAirtimeMs"] as? Double) ?? 0) / (((object["transmissionsPerBroadcast"] as? Double) ?? 1) * Double((object["messages"] as? Int) ?? 1))
+        }
+        let longFast = try await run([])
+        // 13 dBm at 868.125 MHz and SF9's −129.5 dBm: 19 dB less link budget than 30 dBm at
+        // LongFast's −131.5 dBm, 0.7 dB of it won back by the lower carrier; the suburban model
+        // loses 44.9 dB a decade, so distances shrink 2.554-fold (docs/mesh-simulation.md).
+        let e22 = try await run(["--air-rate-kbps", "2.4", "--tx-power-dbm", "13", "--frequency-mhz", "868.125", "--area", "5872"])
+        #expect(abs(airtimePerFrame(longFast) - 682.0) < 1)
+        #expect(abs(airtimePerFrame(e22) - 349.2) < 1, "56-byte frames at SF9, 125 kHz, 8 preamble symbols")
+        #expect(e22["meanDegree"] as? Double == longFast["meanDegree"] as? Double, "the same mesh, scaled")
+        let unscaled = try await run(["--air-rate-kbps", "2.4", "--tx-power-dbm", "13"])
+        #expect(((unscaled["meanDegree"] as? Double) ?? 99) < ((longFast["meanDegree"] as? Double) ?? 0),
+                "19 dB less link budget on the same area: fewer neighbours")
+        for bad in [["--air-rate-kbps", "3"], ["--air-rate-kbps", "2.4", "--router", "both"], ["--air-rate-kbps", "2.4", "--preamble", "12"]] {
+            let refused = try await DriftdProcess.runToCompletion(["sim", "mesh", "--router", "ours"] + bad)
+            #expect(refused.status != 0, "\(bad) was accepted")
+        }
+    }
 }

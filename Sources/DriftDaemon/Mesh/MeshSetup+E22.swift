@@ -38,9 +38,7 @@ extension MeshSetup {
     /// The LoRa modulation the airtime is computed with for an E22: the spreading factor and
     /// bandwidth its air rate is taken as (``E22AirRate``), coding rate 4/5, 8-symbol preamble.
     static func e22Modulation(_ config: DriftConfiguration) throws(Problem) -> LoRaModulation {
-        let rate = try e22AirRate(config)
-        return LoRaModulation(spreadingFactor: rate.spreadingFactor, bandwidthHz: Double(rate.bandwidthHz),
-                              codingRateOffset: rate.codingRate - 4, preambleSymbols: 8)
+        try e22AirRate(config).modulation
     }
 
     /// The modulation the mesh's airtime uses: `[radio]`'s LoRa settings, or the E22's air rate.
@@ -91,5 +89,15 @@ extension MeshSetup {
         } catch {
             throw Problem(description: "\(error)")
         }
+    }
+}
+
+extension E22AirRate {
+    /// The LoRa modulation the mesh takes this air rate for (its airtime, the duty-cycle check,
+    /// the relay slot; `driftd sim mesh --air-rate-kbps`): the assumed spreading factor,
+    /// bandwidth and coding rate, and the module's 8-symbol preamble (docs/e22.md).
+    public var modulation: LoRaModulation {
+        LoRaModulation(spreadingFactor: spreadingFactor, bandwidthHz: Double(bandwidthHz),
+                       codingRateOffset: codingRate - 4, preambleSymbols: 8)
     }
 }
