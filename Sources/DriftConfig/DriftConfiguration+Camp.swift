@@ -8,8 +8,10 @@ extension DriftConfiguration {
         public var members: Int
         /// A short note sent with every announce (at most 64 UTF-8 bytes).
         public var note: String
-        /// Seconds between announces (60–86400), ±10 % jitter.
-        public var announceIntervalS: Int
+        /// Seconds between announces (60–86400), ±10 % jitter; `nil` (left out): by the channel's
+        /// duty cycle (`CampSettings.announceInterval(dutyCycle:forgetAfter:)`: 300 s, 3 000 s in
+        /// a 1 % sub-band).
+        public var announceIntervalS: Int?
         /// Camps not heard for this many hours are forgotten (1–720).
         public var forgetAfterH: Int
         /// When non-zero, overrides ``forgetAfterH`` in seconds (10–2592000; for tests and field trials).
@@ -37,7 +39,7 @@ extension DriftConfiguration {
             name = r.string("name", default: "") { Self.textProblem($0, maxBytes: 32) }
             members = r.int("members", default: 0, min: 0, max: 65_535)
             note = r.string("note", default: "") { Self.textProblem($0, maxBytes: 64) }
-            announceIntervalS = r.int("announce_interval_s", default: 300, min: 60, max: 86_400)
+            announceIntervalS = r.optionalInt("announce_interval_s", min: 60, max: 86_400)
             forgetAfterH = r.int("forget_after_h", default: 24, min: 1, max: 720)
             forgetAfterS = r.int("forget_after_s", default: 0) { value in
                 value == 0 || (10...2_592_000).contains(value) ? nil

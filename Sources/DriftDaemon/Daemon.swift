@@ -284,7 +284,11 @@ public enum Daemon {
         }
         if let meshBottles { MeshBottleControl.register(&commands, service: meshBottles) }
         // Camp beacons: the directory always; announces, pings and sending need the mesh.
-        let campSettings = CampSettings(config: config)
+        let campSettings = CampSettings(config: config, dutyCycle: MeshSetup.dutyCycle(config))
+        if campSettings.isCamp, config.camp.announceIntervalS == nil {
+            logger.info("camp announce interval from the channel's duty cycle", metadata: [
+                "seconds": "\(campSettings.announceInterval.components.seconds)"])
+        }
         let campPosition: CampPosition? = bottleSettings.position.flatMap { CampPosition(latitude: $0.latitude, longitude: $0.longitude) }
         let ridesMeshtastic = config.radio.kind == .meshtastic
         var campText: (@Sendable (String) async -> Void)?

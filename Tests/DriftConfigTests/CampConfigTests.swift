@@ -12,11 +12,12 @@ struct CampConfigTests {
         try ConfigFixtures.simIssues(replacing: replacements)
     }
 
-    @Test("defaults: no camp, 300 s announces, forgotten after 24 h, no beacon kit")
+    @Test("defaults: no camp, the announce interval left to the channel, forgotten after 24 h, no beacon kit")
     func defaults() throws {
         let camp = try load([]).camp
         #expect(camp.name == "" && !camp.isCamp && camp.members == 0 && camp.note == "")
-        #expect(camp.announceIntervalS == 300 && camp.forgetAfterH == 24 && camp.forgetAfterS == 0)
+        #expect(camp.announceIntervalS == nil && camp.forgetAfterH == 24 && camp.forgetAfterS == 0)
+        #expect(try load([("# announce_interval_s = 300 ", "announce_interval_s = 600 ")]).camp.announceIntervalS == 600)
         #expect(camp.forgetAfter == .seconds(86_400))
         #expect(!camp.beaconKit && !camp.meshtasticText)
     }
@@ -43,7 +44,7 @@ struct CampConfigTests {
 
     @Test("members, interval, forget settings outside their ranges are refused", arguments: [
         ("members = 0", "members = 65536", "camp.members"),
-        ("announce_interval_s = 300", "announce_interval_s = 59", "camp.announce_interval_s"),
+        ("# announce_interval_s = 300 ", "announce_interval_s = 59 ", "camp.announce_interval_s"),
         ("forget_after_h = 24", "forget_after_h = 0", "camp.forget_after_h"),
         ("forget_after_s = 0", "forget_after_s = 5", "camp.forget_after_s"),
         ("note = \"\"", "note = \"\(String(repeating: "n", count: 65))\"", "camp.note"),

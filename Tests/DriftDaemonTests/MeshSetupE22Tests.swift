@@ -59,6 +59,33 @@ struct MeshSetupE22Tests {
         #expect(MeshSetup.helloPeriod(set, policy: try MeshSetup.policy(MeshSetup.effectiveRadio(set))) == .seconds(420))
     }
 
+    @Test("the camp announce interval, left out, follows the duty cycle: 3000 s for an E22 at 868.125 MHz (1 %), 300 s on the sim board; a set one is kept")
+    func campAnnounceIntervalByDutyCycle() throws {
+        let named = [("name = \"\"\nmembers = 0", "name = \"Kit\"\nmembers = 0")]
+        let e22 = try config(named)
+        #expect(e22.camp.announceIntervalS == nil)
+        #expect(MeshSetup.dutyCycle(e22) == 0.01)
+        #expect(CampSettings(config: e22, dutyCycle: MeshSetup.dutyCycle(e22)).announceInterval == .seconds(3_000))
+        let sim = try ConfigLoader(systemBoardDirectories: []).load(
+            text: DriftConfiguration.embeddedDefaultText, fileName: "test.toml", baseDirectory: nil).configuration
+        #expect(CampSettings(config: sim, dutyCycle: MeshSetup.dutyCycle(sim)).announceInterval == .seconds(300))
+        let set = try config(named + [("# announce_interval_s = 300 ", "announce_interval_s = 420 ")])
+        #expect(CampSettings(config: set, dutyCycle: MeshSetup.dutyCycle(set)).announceInterval == .seconds(420))
+    }
+
+    @Test("the announce-interval rule: 300 s down to 10 %, 30 s ÷ the duty cycle below it, at most half the forget time, at least 300 s")
+    func announceIntervalRule() {
+        let day = Duration.seconds(86_400)
+        #expect(CampSettings.announceInterval(dutyCycle: nil, forgetAfter: day) == .seconds(300))
+        #expect(CampSettings.announceInterval(dutyCycle: 1, forgetAfter: day) == .seconds(300))
+        #expect(CampSettings.announceInterval(dutyCycle: 0.1, forgetAfter: day) == .seconds(300))
+        #expect(CampSettings.announceInterval(dutyCycle: 0.01, forgetAfter: day) == .seconds(3_000))
+        #expect(CampSettings.announceInterval(dutyCycle: 0.001, forgetAfter: day) == .seconds(30_000))
+        #expect(CampSettings.announceInterval(dutyCycle: 1e-12, forgetAfter: .seconds(30 * 86_400)) == day, "a tiny duty cycle: at most a day, no overflow")
+        #expect(CampSettings.announceInterval(dutyCycle: 0.001, forgetAfter: .seconds(3_600)) == .seconds(1_800), "heard twice before forgotten")
+        #expect(CampSettings.announceInterval(dutyCycle: 0.01, forgetAfter: .seconds(20)) == .seconds(300), "never below 300 s")
+    }
+
     @Test("a UART baud the module lacks, or the simulated GPIO chip, is a clear problem")
     func problems() throws {
         #expect(throws: MeshSetup.Problem.self) { try MeshSetup.e22Registers(config(baud: 230_400)) }

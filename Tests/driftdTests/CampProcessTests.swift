@@ -58,7 +58,7 @@ struct CampProcessTests {
         for box in boxes.prefix(2) { try Self.writeConfig(box, peers: ports.filter { $0 != box.port }, camp: forgetQuickly) }
         try Self.writeConfig(boxes[2], peers: ports.filter { $0 != boxes[2].port }, camp: [
             ("name = \"\"\nmembers = 0", "name = \"Kit C\"\nmembers = 3"),
-            ("announce_interval_s = 300", "announce_interval_s = 60"),
+            ("# announce_interval_s = 300 ", "announce_interval_s = 60 "),
             ("beacon_kit = false", "beacon_kit = true"),
         ])
         let (a, b, c) = (boxes[0], boxes[1], boxes[2])

@@ -75,6 +75,13 @@ enum MeshSetup {
         }
     }
 
+    /// The duty cycle of the configured channel's sub-band (0…1), `nil` where there is none or
+    /// the radio settings name no valid channel (the mesh then refuses to start and says why).
+    static func dutyCycle(_ config: DriftConfiguration) -> Double? {
+        guard let radio = try? effectiveRadio(config) else { return nil }
+        return (try? policy(radio))?.dutyCycle
+    }
+
     /// `mesh.hello_interval_s`, or when it is left out the period for the channel's duty cycle
     /// (900 s in a 1 % sub-band, as an E22 at 868.125 MHz; 300 s at 869.525 MHz).
     static func helloPeriod(_ config: DriftConfiguration, policy: DutyCyclePolicy) -> Duration {
