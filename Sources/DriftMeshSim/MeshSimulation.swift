@@ -209,6 +209,9 @@ struct Engine {
     var runEndUs: Int64 = 0
     var collisions = 0
     var latenciesUs: [Int64] = []
+    /// Per message in origination order, per box: first-reception latency (`recordReceptionLatencies`).
+    var messageIndex: [PacketKey: Int] = [:]
+    var receptionLatencies: [Int64] = []
     var cancelled = 0
     var headers: [PacketKey: MeshHeader] = [:]
     /// Per message: data frames, decoded data frames, useful receptions (flood only).
@@ -624,6 +627,10 @@ struct Engine {
         headers[header.key] = header
         originTime[header.key] = now
         originNode[header.key] = n
+        if p.recordReceptionLatencies {
+            messageIndex[header.key] = messageIndex.count
+            receptionLatencies += Array(repeating: -1, count: p.nodes)
+        }
         let nowD = Engine.duration(now)
         let actions = nodes[n].router.with { $0.originate(header, now: nowD) }
         apply(actions, at: n)
@@ -810,6 +817,7 @@ struct Engine {
                     useful += 1
                     reachedByKey[header.key, default: 0] += 1
                     latenciesUs.append(now - t0)
+                    if let m = messageIndex[header.key] { receptionLatencies[m * p.nodes + r] = now - t0 }
                     nodes[r].heldAt[header.key] = now
                     nodes[r].floodHeld.insert(header.key)
                     nodes[r].lastFloodAt = now
@@ -934,6 +942,9 @@ struct Engine {
         result.txDutyMean = duty.mean
         result.txDutyMax = duty.max
         if nodes.first?.machine != nil { addMachineFigures(to: &result) }
+        if p.recordReceptionLatencies, nodes.first?.machine == nil {
+            result.receptionLatenciesMs = receptionLatencies.map { $0 < 0 ? -1 : Double($0) / 1000 }
+        }
         if p.router == .ours, p.reconcile, !p.nodeMachine {
             result.digestTransmissions = digestTx
             result.digestAirtimeMs = Double(digestAirUsTotal) / 1000

@@ -35,6 +35,9 @@ public struct SimParameters: Sendable {
     /// listen-before-talk back-off, as in the daemon — instead of the modulation's
     /// (`LoRaModulation.slot`, which the daemon uses).
     public var ourSlot: Duration?
+    /// Record each box's first-reception latency per message (`SimResult.receptionLatenciesMs`;
+    /// router runs, not `nodeMachine`).
+    public var recordReceptionLatencies = false
     /// Our boxes sense the carrier before they transmit (listen before talk: wait while a frame
     /// is on the air, as the daemon does on radios that report one). Off for radios that cannot:
     /// the E22 reports no carrier, so its boxes transmit when their turn comes, in the middle of

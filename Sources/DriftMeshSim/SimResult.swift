@@ -101,4 +101,43 @@ public struct SimResult: Sendable, Hashable, Codable {
     public var framesVsOptimum: Double?
     /// …and our usefulness / the optimum's (its fewest receptions / ours).
     public var usefulnessVsOptimum: Double?
+    /// With `SimParameters.recordReceptionLatencies`: per message (in origination order) and
+    /// box, ms from the origin's send to the box's first reception of the flood's data frame;
+    /// −1 where it had none (the origin too). Router runs only. `driftd sim mesh
+    /// --paired-latency` pairs two runs with ``pairLatencies(_:_:)`` and leaves this out.
+    public var receptionLatenciesMs: [Double]?
+    /// Deliveries (message, box) both routers of one seed made in one shot (``pairLatencies(_:_:)``).
+    public var pairedDeliveries: Int?
+    /// This router's median latency over those deliveries, ms: latency at equal reach.
+    public var pairedLatencyP50Ms: Double?
+
+    /// Compares two runs of the same seed (the same topology and messages, e.g. our router and
+    /// the baseline) at equal reach: over the deliveries both made, each run's median latency.
+    /// A router that reaches farther boxes has a longer median over its own deliveries (they
+    /// came more hops) without being slower to the boxes both reach; this separates the two.
+    /// Needs both runs' ``receptionLatenciesMs`` of the same size; sets ``pairedDeliveries``
+    /// and ``pairedLatencyP50Ms`` on both, or nothing.
+    public static func pairLatencies(_ a: inout SimResult, _ b: inout SimResult) {
+        guard let x = a.receptionLatenciesMs, let y = b.receptionLatenciesMs,
+              let paired = pairedMedians(x, y) else { return }
+        a.pairedDeliveries = paired.count
+        b.pairedDeliveries = paired.count
+        a.pairedLatencyP50Ms = paired.first
+        b.pairedLatencyP50Ms = paired.second
+    }
+
+    /// Over the entries both lists have (≥ 0), how many and the median of each (the upper
+    /// median of an even count, as `latencyP50Ms`; 0 when there are none); `nil` when the
+    /// lists differ in length.
+    public static func pairedMedians(_ x: [Double], _ y: [Double]) -> (count: Int, first: Double, second: Double)? {
+        guard x.count == y.count else { return nil }
+        var both: [(Double, Double)] = []
+        for (u, v) in zip(x, y) where u >= 0 && v >= 0 { both.append((u, v)) }
+        func median(_ values: [Double]) -> Double {
+            let sorted = values.sorted()
+            guard !sorted.isEmpty else { return 0 }
+            return sorted[min(sorted.count - 1, Int((0.5 * Double(sorted.count - 1)).rounded()))]
+        }
+        return (both.count, median(both.map(\.0)), median(both.map(\.1)))
+    }
 }

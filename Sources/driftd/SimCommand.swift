@@ -165,6 +165,9 @@ extension SimCommand {
         @Flag(inversion: .prefixedNo, help: "Our boxes listen before they talk (the daemon on radios that report a carrier). --no-carrier-sense: they transmit when their turn comes, as E22 boxes do (the module reports no carrier).")
         var carrierSense = true
 
+        @Flag(help: "With --router both: latency at equal reach — over the deliveries both routers made on a seed, each one's median (pairedLatencyP50Ms, pairedDeliveries).")
+        var pairedLatency = false
+
         @Flag(help: "No repair (our router's one-shot flood only).")
         var noRepair = false
 
@@ -240,6 +243,9 @@ extension SimCommand {
                 guard router == "ours" else { throw ValidationError("--air-rate-kbps needs --router ours (the baseline runs LongFast)") }
                 guard preamble == nil else { throw ValidationError("--air-rate-kbps sets the E22's 8-symbol preamble; leave out --preamble") }
             }
+            guard !pairedLatency || (router == "both" && !nodeMachine) else {
+                throw ValidationError("--paired-latency needs --router both, without --node-machine")
+            }
             guard (-10...40).contains(txPowerDbm ?? 30) else { throw ValidationError("--tx-power-dbm must be −10…40") }
             guard (100...3_000).contains(frequencyMhz ?? 908.75) else { throw ValidationError("--frequency-mhz must be 100…3000") }
         }
@@ -277,6 +283,7 @@ extension SimCommand {
             }
             var byRouter: [SimRouterKind: [SimResult]] = [:]
             for offset in 0..<UInt64(seeds) {
+                var seedResults: [(SimRouterKind, SimResult)] = []
                 for kind in kinds ?? [] {
                     var parameters = SimParameters(nodes: nodes, seed: seed &+ offset, router: kind, messages: messages,
                                                    hopLimit: kind == .ours ? hopLimit : baselineHopLimit)
@@ -343,7 +350,16 @@ extension SimCommand {
                     if busyRelayRetries { parameters.ourConfiguration.retryRelaysWhenBusy = true }
                     if let relayImplicitAckMs { parameters.ourConfiguration.relayImplicitAckTimeout = .milliseconds(max(0, relayImplicitAckMs)) }
                     if let cancelUncoveredAtMost { parameters.ourConfiguration.cancelWhenUncoveredAtMost = cancelUncoveredAtMost }
-                    let result = MeshSimulation(parameters).run(optimum: reference)
+                    parameters.recordReceptionLatencies = pairedLatency
+                    seedResults.append((kind, MeshSimulation(parameters).run(optimum: reference)))
+                }
+                if pairedLatency, seedResults.count == 2 {
+                    var (first, second) = (seedResults[0].1, seedResults[1].1)
+                    SimResult.pairLatencies(&first, &second)
+                    (seedResults[0].1, seedResults[1].1) = (first, second)
+                }
+                for (kind, var result) in seedResults {
+                    result.receptionLatenciesMs = nil
                     byRouter[kind, default: []].append(result)
                     if json {
                         print(String(decoding: try encoder.encode(result), as: UTF8.self))
@@ -431,6 +447,8 @@ extension SimCommand {
             m.repairTransmissions = optionalCount(\.repairTransmissions)
             m.repairsRelayed = optionalCount(\.repairsRelayed)
             m.repairsWasted = optionalCount(\.repairsWasted)
+            m.pairedLatencyP50Ms = optionalMean(\.pairedLatencyP50Ms)
+            m.pairedDeliveries = optionalCount(\.pairedDeliveries)
             m.optimumFrames = optionalMean(\.optimumFrames)
             m.optimumUsefulness = optionalMean(\.optimumUsefulness)
             m.equalReachShare = optionalMean(\.equalReachShare)

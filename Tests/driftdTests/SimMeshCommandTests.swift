@@ -26,6 +26,21 @@ struct SimMeshCommandTests {
         }
     }
 
+    @Test("--paired-latency: both routers' median over the deliveries both made, the same count on both lines; the raw latencies are left out; only with --router both",
+          .enabled(if: binaryBuilt, "driftd binary not built"))
+    func pairedLatency() async throws {
+        let run = try await DriftdProcess.runToCompletion(
+            ["sim", "mesh", "--nodes", "10", "--seed", "7301", "--router", "both", "--baseline-hop-limit", "7", "--paired-latency", "--json"])
+        #expect(run.status == 0, "\(run)")
+        let objects = run.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(objects.count == 2)
+        let counts = objects.map { $0["pairedDeliveries"] as? Int }
+        #expect(counts[0] != nil && counts[0] == counts[1])
+        #expect(objects.allSatisfy { $0["pairedLatencyP50Ms"] is Double && $0["receptionLatenciesMs"] == nil })
+        let refused = try await DriftdProcess.runToCompletion(["sim", "mesh", "--router", "ours", "--paired-latency"])
+        #expect(refused.status != 0, "--paired-latency without --router both was accepted")
+    }
+
     @Test("--node-machine --directed-share: our boxes run the daemon's node; its fields are in the JSON, the baseline's are not",
           .enabled(if: binaryBuilt, "driftd binary not built"))
     func nodeMachine() async throws {
