@@ -679,9 +679,10 @@ struct Engine {
     mutating func channelBusy(_ n: Int) -> Bool {
         guard p.carrierSense || p.router == .meshtastic else { return false }
         if p.meshtasticatorScenario, macRng.int(in: 0...9) == 0 { return true }
+        let threshold = p.router == .ours ? p.carrierSenseThresholdDbm ?? channel.cadThresholdDbm : channel.cadThresholdDbm
         for tx in onAir {
             let t = transmissions[tx]
-            if t.sender != n, topology.rssi[t.sender][n] - t.reductionDb >= channel.cadThresholdDbm, t.start + cadUs <= now { return true }
+            if t.sender != n, topology.rssi[t.sender][n] - t.reductionDb >= threshold, t.start + cadUs <= now { return true }
         }
         return false
     }

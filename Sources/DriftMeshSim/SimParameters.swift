@@ -43,6 +43,10 @@ public struct SimParameters: Sendable {
     /// the E22 reports no carrier, so its boxes transmit when their turn comes, in the middle of
     /// a neighbour's frame too (`--no-carrier-sense`). The baseline always senses (CAD).
     public var carrierSense = true
+    /// With `carrierSense`: our boxes sense only frames that reach them at or above this power
+    /// (energy detection, dBm, as a radio that can only read the channel's RSSI would) instead
+    /// of every frame above the CAD threshold. `nil`: CAD.
+    public var carrierSenseThresholdDbm: Double?
     /// Repair under contention (our router only): from the first message on, every box runs a
     /// Trickle timer (RFC 6206) and broadcasts its `SyncDigest`s when it fires; a box that
     /// hears a digest lacking packets it has held for `repairSettle` sends them again after a

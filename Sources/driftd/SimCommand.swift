@@ -165,6 +165,9 @@ extension SimCommand {
         @Flag(inversion: .prefixedNo, help: "Our boxes listen before they talk (the daemon on radios that report a carrier). --no-carrier-sense: they transmit when their turn comes, as E22 boxes do (the module reports no carrier).")
         var carrierSense = true
 
+        @Option(help: "Our boxes sense only frames at or above this power, dBm (energy detection, e.g. by reading the channel's RSSI) instead of channel-activity detection.")
+        var carrierSenseDbm: Double?
+
         @Flag(help: "With --router both: latency at equal reach — over the deliveries both routers made on a seed, each one's median (pairedLatencyP50Ms, pairedDeliveries).")
         var pairedLatency = false
 
@@ -246,6 +249,8 @@ extension SimCommand {
             guard !pairedLatency || (router == "both" && !nodeMachine) else {
                 throw ValidationError("--paired-latency needs --router both, without --node-machine")
             }
+            guard carrierSenseDbm == nil || carrierSense else { throw ValidationError("--carrier-sense-dbm and --no-carrier-sense contradict each other") }
+            guard (-200...0).contains(carrierSenseDbm ?? -100) else { throw ValidationError("--carrier-sense-dbm must be −200…0") }
             guard (-10...40).contains(txPowerDbm ?? 30) else { throw ValidationError("--tx-power-dbm must be −10…40") }
             guard (100...3_000).contains(frequencyMhz ?? 908.75) else { throw ValidationError("--frequency-mhz must be 100…3000") }
         }
@@ -291,6 +296,7 @@ extension SimCommand {
                     parameters.periodPerNode = .seconds(period)
                     if kind == .ours, let preamble { parameters.channel.modulation.preambleSymbols = preamble }
                     parameters.carrierSense = carrierSense
+                    parameters.carrierSenseThresholdDbm = carrierSenseDbm
                     if let txPowerDbm { parameters.channel.txPowerDbm = txPowerDbm }
                     if let frequencyMhz { parameters.channel.frequencyHz = frequencyMhz * 1e6 }
                     if kind == .ours, let rate = airRateKbps.flatMap(E22AirRate.init(kilobitsPerSecond:)) {

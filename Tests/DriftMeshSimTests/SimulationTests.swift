@@ -195,7 +195,8 @@ private func ratio(_ rs: [SimResult]) -> Double { mean(rs, \.totalAirtimeMs) / m
 
     /// Boxes that do not sense the carrier (E22 boxes: the module reports none) start in the
     /// middle of their neighbours' frames: more collisions at Meshtasticator's load. The
-    /// baseline's radios sense the channel (CAD) whatever the flag.
+    /// baseline's radios sense the channel (CAD) whatever the flag. Energy detection at a
+    /// threshold no frame reaches is the same as none, at the CAD threshold the same as CAD.
     @Test func withoutCarrierSenseMoreFramesCollide() async {
         func runs(_ router: SimRouterKind, carrierSense: Bool) async -> [SimResult] {
             await simulate((1...3).map { seed in
@@ -209,6 +210,14 @@ private func ratio(_ rs: [SimResult]) -> Double { mean(rs, \.totalAirtimeMs) / m
         let sensing = await runs(.ours, carrierSense: true)
         let deaf = await runs(.ours, carrierSense: false)
         #expect(mean(deaf) { Double($0.collisions) } > 1.1 * mean(sensing) { Double($0.collisions) })
+        // Energy detection: a threshold no frame reaches senses nothing, the CAD threshold what CAD does.
+        let thresholds = await simulate([Double(100), ChannelModel().cadThresholdDbm].map { threshold in
+            var p = SimParameters(nodes: 20, seed: 1, router: .ours)
+            p.reconcile = false
+            p.carrierSenseThresholdDbm = threshold
+            return p
+        })
+        #expect(thresholds[0] == deaf[0] && thresholds[1] == sensing[0])
         let baseline = await runs(.meshtastic, carrierSense: true)
         let baselineFlagOff = await runs(.meshtastic, carrierSense: false)
         #expect(baseline.map(\.collisions) == baselineFlagOff.map(\.collisions))
