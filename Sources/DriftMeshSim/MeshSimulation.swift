@@ -138,7 +138,7 @@ struct Engine {
         /// Switched off (`SimParameters.outages`).
         var down = false
         /// How often this box answered each box's digest with each packet (`repairAnswersBounded`).
-        var repairAnswers: [PacketKey: [Int: Int]] = [:]
+        var repairAnswers = RepairAnswerTally<Int>()
         /// This box's transmissions from the end of the warm-up on (start, time on air), µs.
         var sent: [(start: Int64, airUs: Int64)] = []
     }
@@ -531,11 +531,7 @@ struct Engine {
         if bounded, case .ours(let router) = nodes[r].router { deaf = router.isDeaf(nodes[s].id) }
         for key in missing where nodes[r].repairAt[key] == nil && !deaf {
             if let last = nodes[r].repairSentAt[key], now - last < minimumUs { continue }
-            if bounded {
-                let answered = nodes[r].repairAnswers[key]?[s] ?? 0
-                guard answered < SimNodeMachine.repairAnswersPerNeighbour else { continue }
-                nodes[r].repairAnswers[key, default: [:]][s] = answered + 1
-            }
+            if bounded, !nodes[r].repairAnswers.take(key, to: s, limit: SimNodeMachine.repairAnswersPerNeighbour) { continue }
             let at = now + Int64(macRng.unit() * Double(Engine.micros(p.repairJitter)))
             nodes[r].repairAt[key] = at
             schedule(at, .repair(r, key))

@@ -66,9 +66,7 @@ public struct CampSettings: Sendable {
     /// 300 s), so other boxes hear a camp at least twice before they would forget it.
     public static func announceInterval(dutyCycle: Double?, forgetAfter: Duration) -> Duration {
         let standard = Duration.seconds(300)
-        guard let dutyCycle, dutyCycle > 0 else { return standard }
-        let seconds = Int(min(30 / dutyCycle, 86_400).rounded())
-        return max(standard, min(.seconds(seconds), forgetAfter / 2))
+        return max(standard, min(DutyCyclePolicy.period(standard: standard, seconds: 30, dutyCycle: dutyCycle), forgetAfter / 2))
     }
 
     /// Whether this box announces itself.

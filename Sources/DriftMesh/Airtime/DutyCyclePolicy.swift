@@ -34,6 +34,14 @@ public struct DutyCyclePolicy: Sendable, Hashable {
         self.listenBeforeTalk = listenBeforeTalk
     }
 
+    /// A periodic transmission's period on a channel with `dutyCycle` (0…1; `nil` where there
+    /// is none): `standard`, or `seconds` ÷ the duty cycle where that is longer, at most a day.
+    /// The hello period and a camp's announce interval, when the configuration leaves them out.
+    public static func period(standard: Duration, seconds: Double, dutyCycle: Double?) -> Duration {
+        guard let dutyCycle, dutyCycle > 0 else { return standard }
+        return max(standard, .seconds(Int(min(seconds / dutyCycle, 86_400).rounded())))
+    }
+
     /// Transmit time allowed per ``window``; `nil` = unlimited.
     public var airtimeLimit: Duration? {
         guard let dutyCycle else { return nil }

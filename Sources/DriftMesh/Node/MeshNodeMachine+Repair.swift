@@ -51,7 +51,7 @@ extension MeshNodeMachine {
     /// Forgets packets got longer ago than the window.
     mutating func forgetOldRecent(at t: Duration) {
         recentPackets = recentPackets.filter { t - $0.value.at <= recentWindow }
-        repairAnswers = repairAnswers.filter { recentPackets[$0.key] != nil }
+        repairAnswers.forget { recentPackets[$0] != nil }
     }
 
     /// Of the packets a neighbour's compact digest lacks, those this box sends it. None when its
@@ -70,12 +70,10 @@ extension MeshNodeMachine {
         let limit = settings.repairAnswersPerNeighbour
         var answer: [PacketKey] = []
         for key in missing {
-            let sent = repairAnswers[key]?[requester] ?? 0
-            guard sent < limit else {
+            guard repairAnswers.take(key, to: requester, limit: limit) else {
                 counters.repairAnswersCapped += 1
                 continue
             }
-            repairAnswers[key, default: [:]][requester] = sent + 1
             answer.append(key)
         }
         return answer

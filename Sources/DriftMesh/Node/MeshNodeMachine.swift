@@ -198,7 +198,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     var repairTimer: TrickleTimer?
     /// How often this box answered each neighbour's compact digest with each packet it lacked
     /// (``answerable(_:to:)``); forgotten with the packet.
-    var repairAnswers: [PacketKey: [NodeID: Int]] = [:]
+    var repairAnswers = RepairAnswerTally<NodeID>()
     /// Our directed messages whose last frame has not gone out yet or whose acknowledgement from
     /// a neighbour is awaited, with when they were handed out: the quick retry sends them again.
     var awaitingAck: [PacketKey: (entry: MeshDueMessage, since: Duration)] = [:]

@@ -183,9 +183,6 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     /// "Each box's airtime and the duty cycle"). Every box of a mesh shares the channel, so
     /// they all pick the same period.
     public static func helloPeriod(dutyCycle: Double?) -> Duration {
-        let standard = Duration.seconds(300)
-        guard let dutyCycle, dutyCycle > 0 else { return standard }
-        let seconds = min(9 / dutyCycle, 86_400).rounded()
-        return max(standard, .seconds(Int(seconds)))
+        DutyCyclePolicy.period(standard: .seconds(300), seconds: 9, dutyCycle: dutyCycle)
     }
 }
