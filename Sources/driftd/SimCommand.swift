@@ -84,6 +84,12 @@ extension SimCommand {
         @Option(help: "With --quiet-jitter-slots: utilisation (0…1) from which relays draw their full jitter (default 0.40).")
         var jitterUtilisationHigh: Double?
 
+        @Option(help: "Our router: relay jitter by the first copy's SNR: the window shrinks geometrically from the full jitter at 10 dB to this share (0…1) of it at −20 dB (default 0.125; 1 = no weighting).")
+        var snrJitterFloor: Double?
+
+        @Option(help: "Our router: the SNR weighting never shrinks a relay's jitter window below this many slots (default 16).")
+        var snrJitterMinSlots: Int?
+
         @Option(help: "Our router: lowest link bucket (0…3) that counts as covering a neighbour (default 1).")
         var minCoverBucket: UInt8?
 
@@ -227,6 +233,7 @@ extension SimCommand {
                   (jitterUtilisationLow ?? 0.20) <= (jitterUtilisationHigh ?? 0.40) else {
                 throw ValidationError("--quiet-jitter-slots and --quiet-slots-per-rank must be ≥ 0, --jitter-utilisation-low ≤ --jitter-utilisation-high, both 0…1")
             }
+            guard (0...1).contains(snrJitterFloor ?? 1), snrJitterFloor.map({ $0 > 0 }) ?? true else { throw ValidationError("--snr-jitter-floor must be above 0 and at most 1") }
             guard (0.001...10_000).contains(slotMs ?? 1), (1...64).contains(rankCap ?? 1) else { throw ValidationError("--slot-ms must be 0.001…10000, --rank-cap 1…64") }
             guard (1...1_000_000).contains(period) else { throw ValidationError("--period must be 1…1000000 s") }
             guard (10...86_400).contains(helloPeriod ?? 300) else { throw ValidationError("--hello-period must be 10…86400 s") }
@@ -349,6 +356,8 @@ extension SimCommand {
                     if let jitterUtilisationLow { parameters.ourConfiguration.jitterUtilisationLow = jitterUtilisationLow }
                     if let jitterUtilisationHigh { parameters.ourConfiguration.jitterUtilisationHigh = jitterUtilisationHigh }
                     if let slotMs { parameters.ourSlot = .microseconds(Int64((slotMs * 1000).rounded())) }
+                    if let snrJitterFloor { parameters.ourConfiguration.snrJitterFloorShare = snrJitterFloor }
+                    if let snrJitterMinSlots { parameters.ourConfiguration.snrJitterMinSlots = max(0, snrJitterMinSlots) }
                     if let minCoverBucket { parameters.ourConfiguration.minimumCoverBucket = min(minCoverBucket, 3) }
                     if powerControl { parameters.ourConfiguration.powerControl = true }
                     if let powerMargin { parameters.ourConfiguration.powerMarginDb = powerMargin }

@@ -58,6 +58,25 @@ struct SimMeshCommandTests {
         #expect(refused.status != 0, "--directed-share without --node-machine was accepted")
     }
 
+    @Test("--snr-jitter-floor: 1 turns the SNR weighting off (a later median at low load), 0 and 2 are refused",
+          .enabled(if: binaryBuilt, "driftd binary not built"))
+    func snrJitterFloor() async throws {
+        func p50(_ extra: [String]) async throws -> Double {
+            let run = try await DriftdProcess.runToCompletion(
+                ["sim", "mesh", "--nodes", "30", "--seed", "1", "--period", "2000", "--router", "ours", "--json"] + extra)
+            #expect(run.status == 0, "\(run)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+            return try #require(object["latencyP50Ms"] as? Double)
+        }
+        let weighted = try await p50([]), flat = try await p50(["--snr-jitter-floor", "1"])
+        #expect(weighted < flat - 500, "weighted \(weighted) ms, flat \(flat) ms")
+        #expect(try await p50(["--snr-jitter-floor", "0.125"]) == weighted)
+        for bad in ["0", "2"] {
+            let refused = try await DriftdProcess.runToCompletion(["sim", "mesh", "--snr-jitter-floor", bad])
+            #expect(refused.status != 0, "--snr-jitter-floor \(bad) was accepted")
+        }
+    }
+
     @Test("--export-topology prints links and origins per seed", .enabled(if: binaryBuilt, "driftd binary not built"))
     func export() async throws {
         let run = try await DriftdProcess.runToCompletion(["sim", "mesh", "--export-topology", "--nodes", "10", "--seed", "7301", "--seeds", "2"])

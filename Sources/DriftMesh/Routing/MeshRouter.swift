@@ -171,7 +171,7 @@ public struct MeshRouter: Sendable {
                 if isNew { bound() }
                 return actions
             }
-            planRelay(header, state: &state, now: now)
+            planRelay(header, link: link, state: &state, now: now)
         } else if let relay = state.relay, relay.fallback || !stillNeeded(state) {
             // Redundant now. If it was already handed out, the caller drops it when it is
             // still queued for a clear channel (and ignores this when it already went out).
@@ -188,7 +188,7 @@ public struct MeshRouter: Sendable {
         return actions
     }
 
-    private mutating func planRelay(_ header: MeshHeader, state: inout PacketState, now: Duration) {
+    private mutating func planRelay(_ header: MeshHeader, link: LinkQuality, state: inout PacketState, now: Duration) {
         let relayed = header.relayed(by: me)
         let c = configuration
         if table.isEmpty || isLearningNeighbours(now: now) {
@@ -212,7 +212,7 @@ public struct MeshRouter: Sendable {
             steps = min(c.rankCap - 1, relaysAhead(reaching: missing.count, key: header.key, state: state))
         }
         if c.relayOrderAmongNeighbours, steps == 0, let leader = c.leaderJitterSlots { jitter = leader }
-        jitter = c.relayJitterSlots(jitter, utilisation: channelUtilisation)
+        jitter = c.snrScaledJitterSlots(c.relayJitterSlots(jitter, utilisation: channelUtilisation), snr: link.snr)
         let slots = steps * c.rankStepSlots(utilisation: channelUtilisation) + rng.int(in: 0...max(0, jitter))
         state.relay = PlannedRelay(header: relayed, powerDbm: nil, at: now + c.slot * slots, emitted: false, fallback: false)
         counters.relaysPlanned += 1
