@@ -233,7 +233,7 @@ extension SimCommand {
                   (jitterUtilisationLow ?? 0.20) <= (jitterUtilisationHigh ?? 0.40) else {
                 throw ValidationError("--quiet-jitter-slots and --quiet-slots-per-rank must be ≥ 0, --jitter-utilisation-low ≤ --jitter-utilisation-high, both 0…1")
             }
-            guard (0...1).contains(snrJitterFloor ?? 1), snrJitterFloor.map({ $0 > 0 }) ?? true else { throw ValidationError("--snr-jitter-floor must be above 0 and at most 1") }
+            guard snrJitterFloor.map({ $0 > 0 && $0 <= 1 }) ?? true else { throw ValidationError("--snr-jitter-floor must be above 0 and at most 1") }
             guard (0.001...10_000).contains(slotMs ?? 1), (1...64).contains(rankCap ?? 1) else { throw ValidationError("--slot-ms must be 0.001…10000, --rank-cap 1…64") }
             guard (1...1_000_000).contains(period) else { throw ValidationError("--period must be 1…1000000 s") }
             guard (10...86_400).contains(helloPeriod ?? 300) else { throw ValidationError("--hello-period must be 10…86400 s") }
