@@ -195,8 +195,8 @@ extension SimCommand {
         @Flag(help: "Repair: a box that gets a packet as a repair does not relay it on.")
         var noRepairRelays = false
 
-        @Flag(help: "Repair: a box that learnt it lacks something sends its next digest however many consistent ones it hears first.")
-        var repairLackingUnsuppressed = false
+        @Flag(inversion: .prefixedNo, help: "Repair: a box that learnt it lacks something sends its next digest however many consistent ones it hears first (router-only repair and, with --node-machine, the node's paced repair; default: each one's own).")
+        var repairLackingUnsuppressed: Bool?
 
         @Flag(help: "Repair: full digests (per-origin runs of everything held) instead of 16-bit hashes of what a box got in the last 30 minutes.")
         var repairFullDigests = false
@@ -325,7 +325,10 @@ extension SimCommand {
                         // As the daemon picks it when `mesh.hello_interval_s` is left out.
                         parameters.helloPeriod = MeshRouterConfiguration.helloPeriod(dutyCycle: dutyCycle / 100)
                     }
-                    parameters.repairLackingUnsuppressed = repairLackingUnsuppressed
+                    if let repairLackingUnsuppressed {
+                        parameters.repairLackingUnsuppressed = repairLackingUnsuppressed
+                        parameters.nodeRepairLackingUnsuppressed = repairLackingUnsuppressed
+                    }
                     parameters.repairCompactDigests = !repairFullDigests
                     parameters.ourConfiguration.cancelAfterCopiesOnlyWhenBusy = !cancelAlways
                     if let busyUtilisation { parameters.busyUtilisation = busyUtilisation }

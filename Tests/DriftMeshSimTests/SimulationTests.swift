@@ -110,8 +110,11 @@ private func ratio(_ rs: [SimResult]) -> Double { mean(rs, \.totalAirtimeMs) / m
         let before = await runs(compact: false, relays: false)
         // Digests cost about half the airtime (0.53× here)…
         #expect(mean(now) { $0.digestAirtimeMs ?? .infinity } < 0.6 * mean(fullDigests) { $0.digestAirtimeMs ?? 0 })
-        // …relaying repairs reaches more connected boxes within 5 minutes (0.998 against 0.925)…
-        #expect(mean(now, \.connectedReachWithinRepairWindow) > mean(noRelays, \.connectedReachWithinRepairWindow) + 0.02)
+        // …relaying repairs reaches more connected boxes within 5 minutes for less airtime (0.999
+        // against 0.987, 2.00× against 2.13× the data's; before a box that learnt it lacks
+        // something sent its next digest unsuppressed, 0.985 against 0.961)…
+        #expect(mean(now, \.connectedReachWithinRepairWindow) > mean(noRelays, \.connectedReachWithinRepairWindow) + 0.005)
+        #expect(ratio(now) < ratio(noRelays))
         #expect(now.allSatisfy { ($0.repairsRelayed ?? 0) > 0 } && noRelays.allSatisfy { $0.repairsRelayed == 0 })
         // …and together they cost less than the repair before them (1.94× the data's airtime against
         // 2.25×, with answers bounded as the node bounds them; before that 2.01× against 2.46× with
@@ -120,6 +123,27 @@ private func ratio(_ rs: [SimResult]) -> Double { mean(rs, \.totalAirtimeMs) / m
         // misses more, so repair sends 32 % more).
         #expect(ratio(now) < ratio(before) - 0.2)
         #expect(mean(now, \.connectedReachWithinRepairWindow) > mean(before, \.connectedReachWithinRepairWindow))
+    }
+
+    /// A box that learnt it lacks something sends its next digest however many consistent ones
+    /// it hears first (on by default since issue 19's last session): with k = 1 the boxes of a
+    /// patch that all missed a packet sound consistent to each other and stay quiet. Seeds 1…4
+    /// at 30 boxes, default load: connected boxes within 5 minutes 0.985 → 0.999, total ÷ data
+    /// airtime 1.92× → 2.00×, the flood itself the same.
+    @Test func lackingBoxesDigestUnsuppressed() async {
+        func runs(_ unsuppressed: Bool) async -> [SimResult] {
+            await simulate((1...4).map { seed in
+                var p = SimParameters(nodes: 30, seed: UInt64(seed), router: .ours)
+                p.repairLackingUnsuppressed = unsuppressed
+                return p
+            })
+        }
+        #expect(SimParameters(nodes: 30, seed: 1, router: .ours).repairLackingUnsuppressed)
+        let on = await runs(true), off = await runs(false)
+        #expect(mean(on, \.connectedReachWithinRepairWindow) > mean(off, \.connectedReachWithinRepairWindow) + 0.01)
+        #expect(mean(on) { Double($0.digestTransmissions ?? 0) } > mean(off) { Double($0.digestTransmissions ?? 0) })
+        #expect(ratio(on) < ratio(off) + 0.15)
+        #expect(mean(on, \.reachability) >= mean(off, \.reachability) - 0.005)
     }
 
     /// Repair holds off while a flood passes (issue 19): a box sends no digest and no repair
@@ -252,13 +276,19 @@ private func ratio(_ rs: [SimResult]) -> Double { mean(rs, \.totalAirtimeMs) / m
     }
 
     /// Relay jitter weighted by the first copy's SNR (on by default) lets the far boxes relay
-    /// first: seeds 1…6 at 30 boxes, low load, median latency 5.4 → 3.9 s (lower on every
-    /// seed), one-shot reach 0.945 → 0.942, data frames 13.1 → 13.3 per broadcast.
+    /// first: seeds 1…6 at 30 boxes, low load, the flood alone, median latency 5.3 → 3.9 s
+    /// (lower on every seed), one-shot reach 0.953 → 0.954, data frames 13.5 → 13.6 per
+    /// broadcast. Without repair: its frames collide with the flood's, which moved reach on
+    /// these six seeds by ±0.4 points as the repair's rules changed (0.945 → 0.942 measured
+    /// with the repair of the day, 0.949 → 0.938 once a box lacking something digests
+    /// unsuppressed), more than the weighting itself; on 30 held-out seeds the repair rule moves
+    /// low-load reach by +0.0…+0.1 points (docs/mesh-simulation.md).
     @Test func snrWeightedJitterCutsLatency() async {
         func runs(floor: Double?) async -> [SimResult] {
             await simulate((1...6).map { seed in
                 var p = SimParameters(nodes: 30, seed: UInt64(seed), router: .ours)
                 p.periodPerNode = .seconds(2000)
+                p.reconcile = false
                 p.ourConfiguration.snrJitterFloorShare = floor
                 return p
             })

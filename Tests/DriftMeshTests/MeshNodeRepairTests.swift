@@ -192,4 +192,25 @@ struct MeshNodeRepairTests {
             #expect(first.map { $0.at >= .seconds(60) } == suppressed, "\(heard) consistent digests: first at \(String(describing: first?.at))")
         }
     }
+
+    @Test("with lackingUnsuppressed a box that learnt it lacks something sends its next digest though k neighbours then sound consistent; without it they suppress it", arguments: [true, false])
+    func lackingUnsuppressed(_ unsuppressed: Bool) throws {
+        var box = try MachineBox(seed: 1) {
+            $0.pacedRepair = .init(minimumInterval: .seconds(30), lackingUnsuppressed: unsuppressed)
+        }
+        _ = Self.run(&box, from: .zero, until: .seconds(215))
+        // A digest lists a packet the box lacks: its interval goes back to Imin (fires 230…245 s).
+        let unknown = CompactDigest(recent: [PacketKey(origin: BoxKeyPair().nodeID, packetID: 77)], salt: 5, windowMinutes: 30)
+        box.hear(try MeshNodeCatchUpTests.control(.digest, unknown.encoded(), from: BoxKeyPair().nodeID), at: .seconds(215))
+        // Then k = 3 neighbours that lack it too (they list nothing the box lacks, nor does it
+        // hold anything they lack): consistent, as the patch-mates of a box that missed a packet
+        // sound to it.
+        for i in 0..<3 {
+            let same = CompactDigest(recent: [], salt: UInt16(20 + i), windowMinutes: 30)
+            box.hear(try MeshNodeCatchUpTests.control(.digest, same.encoded(), from: BoxKeyPair().nodeID), at: .seconds(216))
+        }
+        let next = try Self.compactDigests(Self.run(&box, from: .seconds(216), until: .seconds(400))).first
+        let withinImin = next.map { $0.at >= .seconds(230) && $0.at < .seconds(245) } == true
+        #expect(withinImin == unsuppressed, "next digest at \(String(describing: next?.at))")
+    }
 }

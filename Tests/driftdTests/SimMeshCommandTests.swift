@@ -115,6 +115,22 @@ struct SimMeshCommandTests {
         #expect(refused.status != 0, "contradictory counter flags were accepted")
     }
 
+    @Test("--[no-]repair-lacking-unsuppressed: on by default for the router-only repair (more digests at 30 boxes), off with --no-…",
+          .enabled(if: binaryBuilt, "driftd binary not built"))
+    func lackingUnsuppressed() async throws {
+        func digests(_ extra: [String]) async throws -> Int {
+            let run = try await DriftdProcess.runToCompletion(
+                ["sim", "mesh", "--nodes", "30", "--seed", "1", "--router", "ours", "--json"] + extra)
+            #expect(run.status == 0, "\(run)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+            return try #require(object["digestTransmissions"] as? Int)
+        }
+        let byDefault = try await digests([])
+        #expect(try await digests(["--repair-lacking-unsuppressed"]) == byDefault)
+        let off = try await digests(["--no-repair-lacking-unsuppressed"])
+        #expect(off < byDefault, "digests: \(off) with --no-repair-lacking-unsuppressed, \(byDefault) by default")
+    }
+
     @Test("--air-rate-kbps: our boxes on the E22's modulation; with the link budget and area scaled the mesh keeps its shape; bad rates and the baseline are refused",
           .enabled(if: binaryBuilt, "driftd binary not built"))
     func e22AirRate() async throws {

@@ -114,7 +114,7 @@ extension MeshNodeMachine {
         if !answer.isEmpty { deferAnswer(.resend(answer), at: now) }
         guard var timer = repairTimer else { return }
         if digest.listsMoreThan(Set(heldSet()).union(recentPackets.keys)) {
-            timer.inconsistent(now: t)
+            timer.inconsistent(now: t, mustSend: settings.pacedRepair?.lackingUnsuppressed ?? false)
         } else if missing.isEmpty {
             timer.consistent()
         }

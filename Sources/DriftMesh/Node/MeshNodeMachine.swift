@@ -116,13 +116,17 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         public var redundancy: Int
         /// A compact digest lists the packets the box got within this window.
         public var window: Duration
+        /// A box that hears a digest listing something it lacks sends its next digest however
+        /// many consistent ones it hears first (``TrickleTimer/inconsistent(now:mustSend:)``).
+        public var lackingUnsuppressed: Bool
 
         public init(minimumInterval: Duration = .seconds(30), doublings: Int = 4, redundancy: Int = 3,
-                    window: Duration = .seconds(30 * 60)) {
+                    window: Duration = .seconds(30 * 60), lackingUnsuppressed: Bool = false) {
             self.minimumInterval = minimumInterval
             self.doublings = doublings
             self.redundancy = redundancy
             self.window = window
+            self.lackingUnsuppressed = lackingUnsuppressed
         }
     }
 
