@@ -12,6 +12,8 @@ struct MachineRecord {
     var deliveredAt: [PacketKey: Int64] = [:]
     /// Directed messages whose acknowledgement reached their origin.
     var confirmed: Set<PacketKey> = []
+    /// Airtime of the data frames that were not the flood's (`Frame.sealed`'s `repair`), µs.
+    var repairDataAirUs: Int64 = 0
 }
 
 /// `SimParameters.nodeMachine`: each box is a `MeshNodeMachine` on in-memory memory, driven
@@ -76,7 +78,7 @@ extension Engine {
         for action in actions {
             switch action {
             case .transmit(let frame):
-                nodes[n].queue.append(.sealed(frame.bytes))
+                nodes[n].queue.append(.sealed(frame.bytes, repair: frame.priority == .background))
             case .wake(let at):
                 let atUs = max(now, Engine.micros(at))
                 if case .radioIdle = input {
@@ -113,12 +115,18 @@ extension Engine {
         if !nodes[n].queue.isEmpty { tryTransmit(n) }
     }
 
-    mutating func machineHeard(_ bytes: [UInt8], link: LinkQuality, at r: Int) {
+    /// Box `r` decoded `bytes`; a broadcast it gets for the first time from a frame that was
+    /// not the flood's (`repair`) is one it got by catch-up: its relay of it is not the flood's
+    /// either.
+    mutating func machineHeard(_ bytes: [UInt8], link: LinkQuality, at r: Int, repair: Bool) {
+        var gotByRepair: PacketKey?
         if let header = try? MeshFrameCodec.parse(bytes).header, Engine.isData(header.kind) {
             dataReceptions += 1
             receptionsByKey[header.key, default: 0] += 1
+            if repair, !nodes[r].seen.contains(header.key) { gotByRepair = header.key }
         }
         feed(.heard(bytes: bytes, rssi: link.rssi, snr: link.snr), to: r)
+        if let key = gotByRepair, nodes[r].seen.contains(key) { nodes[r].repairHeld.insert(key) }
         machineTimer(r)
     }
 
@@ -159,14 +167,19 @@ extension Engine {
         nodes[r].floodHeld.insert(key)
     }
 
-    /// Counts a node machine's frame going on air by kind; returns its time on air, µs.
-    mutating func sealedTransmission(_ bytes: [UInt8]) -> Int64 {
+    /// Counts box `s`'s frame going on air by kind; returns its time on air, µs, and whether it
+    /// is a data frame that is not the flood's: a catch-up copy (`repair`, its priority) or a
+    /// relay of a packet `s` got by catch-up.
+    mutating func sealedTransmission(_ bytes: [UInt8], from s: Int, repair: Bool) -> (airUs: Int64, repair: Bool) {
         let airUs = Int64(LoRaAirtime.seconds(payloadBytes: bytes.count, modulation: channel.modulation) * 1_000_000)
-        guard let header = try? MeshFrameCodec.parse(bytes).header else { return airUs }
+        guard let header = try? MeshFrameCodec.parse(bytes).header else { return (airUs, false) }
+        var notFlood = false
         if Engine.isData(header.kind) {
             dataTx += 1
             dataAirUsTotal += airUs
             framesByKey[header.key, default: 0] += 1
+            notFlood = repair || nodes[s].repairHeld.contains(header.key)
+            if notFlood { machines.repairDataAirUs += airUs }
         } else if header.kind == .hello {
             if now >= measuredFromUs {
                 helloTx += 1
@@ -176,7 +189,7 @@ extension Engine {
             syncTx += 1
             syncAirUsTotal += airUs
         }
-        return airUs
+        return (airUs, notFlood)
     }
 
     static func isData(_ kind: FrameKind) -> Bool {
@@ -244,5 +257,6 @@ extension Engine {
         }
         result.outboxRetries = retries
         result.catchUpFrames = catchUp
+        result.floodDataAirtimeMs = Double(dataAirUsTotal - machines.repairDataAirUs) / 1000
     }
 }

@@ -86,8 +86,11 @@ enum Frame: Sendable {
     /// …and a held packet sent again for a neighbour whose digest lacks it, or (`relay`) one
     /// got as a repair that the router relays on.
     case repair(MeshHeader, relay: Bool)
-    /// A sealed frame of a box that runs the whole node (`SimParameters.nodeMachine`).
-    case sealed([UInt8])
+    /// A sealed frame of a box that runs the whole node (`SimParameters.nodeMachine`);
+    /// `repair` for a data frame that is not the flood's: a catch-up copy (the node queues those
+    /// at background priority), or a relay of a packet its sender got by catch-up — what the
+    /// router-only runs count as repair airtime.
+    case sealed([UInt8], repair: Bool)
 }
 
 struct Engine {
@@ -710,6 +713,7 @@ struct Engine {
     }
 
     mutating func startTransmission(_ s: Int, _ frame: Frame) {
+        var frame = frame
         let airUs: Int64
         var reductionDb = 0.0
         switch frame {
@@ -741,8 +745,10 @@ struct Engine {
             airUs = dataAirUs
             syncTx += 1
             syncAirUsTotal += airUs
-        case .sealed(let bytes):
-            airUs = sealedTransmission(bytes)
+        case .sealed(let bytes, let repair):
+            let sent = sealedTransmission(bytes, from: s, repair: repair)
+            airUs = sent.airUs
+            frame = .sealed(bytes, repair: sent.repair)
         }
         if now >= measuredFromUs { nodes[s].sent.append((now, airUs)) }
         let index = transmissions.count
@@ -838,8 +844,8 @@ struct Engine {
             case .repair(let header, _):
                 heardRepair(header, link: link, at: r)
                 continue
-            case .sealed(let bytes):
-                machineHeard(bytes, link: link, at: r)
+            case .sealed(let bytes, let repair):
+                machineHeard(bytes, link: link, at: r, repair: repair)
                 continue
             }
             apply(actions, at: r)

@@ -88,6 +88,10 @@ public struct SimResult: Sendable, Hashable, Codable {
     public var outboxRetries: Int?
     /// Catch-up copies sent for neighbours that lacked a held frame (counted as data frames too).
     public var catchUpFrames: Int?
+    /// Airtime of the flood's data frames alone, ms: `dataAirtimeMs` less the catch-up copies
+    /// and the relays of packets their senders got by catch-up (what the router-only runs count
+    /// as repair), so that `totalAirtimeMs` ÷ it compares with their total ÷ data airtime.
+    public var floodDataAirtimeMs: Double?
     // Against the exact optimum (tools/mesh-optimum), when its stored data holds this topology.
     /// Fewest frames per broadcast reaching every reachable box, collision-free.
     public var optimumFrames: Double?

@@ -105,6 +105,27 @@ struct NodeMachineSimulationTests {
         #expect(result.reachabilityAfterSync == 1, "A's broadcast never reached C: \(Self.json(result))")
     }
 
+    @Test("the flood's data airtime leaves out catch-up copies and the relays of what a box got by catch-up: B off while A broadcasts, C reached only through B's catch-up")
+    func floodDataAirtimeLeavesOutCatchUp() async throws {
+        var p = Self.parameters(Array(Self.line.prefix(3)), script: [SimMessage(at: .seconds(20), from: 0)],
+                                outages: [SimOutage(box: 1, from: .zero, until: .seconds(120))])
+        p.drain = .seconds(600)
+        let result = await simulate(p)
+        try #require(result.reachabilityAfterSync == 1, "A's broadcast never reached C: \(Self.json(result))")
+        // One message of one 56-byte frame: every data frame takes the same airtime. The flood's
+        // are A's frame and its one retry (no relay was heard); then the catch-up copy to B and
+        // B's relay of it to C.
+        let frames = result.transmissionsPerBroadcast * Double(result.messages)
+        let frameMs = result.dataAirtimeMs / frames
+        #expect(frames == 4, "\(Self.json(result))")
+        let flood = try #require(result.floodDataAirtimeMs)
+        #expect(abs(flood - 2 * frameMs) < 0.01, "\(flood) ms of \(result.dataAirtimeMs) ms counted as the flood's")
+        // Without an outage the flood is all there is: A's frame and B's relay.
+        let plain = await simulate(Self.parameters(Array(Self.line.prefix(3)), script: [SimMessage(at: .seconds(20), from: 0)]))
+        #expect(plain.reachability == 1)
+        #expect(plain.floodDataAirtimeMs == plain.dataAirtimeMs, "\(Self.json(plain))")
+    }
+
     /// A–B–C with B off from the start for `seconds`; A and C each broadcast while it is off
     /// (at 20 and 40 s), and the run ends 5 minutes after B is back.
     static func bothWays(secondsOff seconds: Int) -> SimParameters {
