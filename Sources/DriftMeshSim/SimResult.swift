@@ -90,7 +90,9 @@ public struct SimResult: Sendable, Hashable, Codable {
     public var catchUpFrames: Int?
     /// Airtime of the flood's data frames alone, ms: `dataAirtimeMs` less the catch-up copies
     /// and the relays of packets their senders got by catch-up (what the router-only runs count
-    /// as repair), so that `totalAirtimeMs` ÷ it compares with their total ÷ data airtime.
+    /// as repair). `totalAirtimeMs` ÷ it is not yet their total ÷ data airtime: node runs count
+    /// digests and requests from the start, the warm-up's included, the router-only runs from
+    /// the first message on (docs/mesh-simulation.md, the daemon's node).
     public var floodDataAirtimeMs: Double?
     // Against the exact optimum (tools/mesh-optimum), when its stored data holds this topology.
     /// Fewest frames per broadcast reaching every reachable box, collision-free.
