@@ -14,6 +14,10 @@ struct MachineRecord {
     var confirmed: Set<PacketKey> = []
     /// Airtime of the data frames that were not the flood's (`Frame.sealed`'s `repair`), µs.
     var repairDataAirUs: Int64 = 0
+    /// Those frames: catch-up copies and the relays of what their senders got by catch-up.
+    var repairDataTx = 0
+    /// Digests and requests sent before the first message (every box meeting its neighbours), µs.
+    var warmUpSyncAirUs: Int64 = 0
 }
 
 /// `SimParameters.nodeMachine`: each box is a `MeshNodeMachine` on in-memory memory, driven
@@ -179,15 +183,25 @@ extension Engine {
             dataAirUsTotal += airUs
             framesByKey[header.key, default: 0] += 1
             notFlood = repair || nodes[s].repairHeld.contains(header.key)
-            if notFlood { machines.repairDataAirUs += airUs }
+            if notFlood {
+                machines.repairDataAirUs += airUs
+                machines.repairDataTx += 1
+            }
         } else if header.kind == .hello {
             if now >= measuredFromUs {
                 helloTx += 1
                 helloAirUsTotal += airUs
             }
+        } else if now < measuredFromUs {
+            // Counted from the first message on, as the router-only runs count their repair.
+            machines.warmUpSyncAirUs += airUs
         } else {
             syncTx += 1
             syncAirUsTotal += airUs
+            if header.kind == .digest {
+                digestTx += 1
+                digestAirUsTotal += airUs
+            }
         }
         return (airUs, notFlood)
     }
@@ -258,5 +272,10 @@ extension Engine {
         result.outboxRetries = retries
         result.catchUpFrames = catchUp
         result.floodDataAirtimeMs = Double(dataAirUsTotal - machines.repairDataAirUs) / 1000
+        result.digestTransmissions = digestTx
+        result.digestAirtimeMs = Double(digestAirUsTotal) / 1000
+        result.warmUpSyncAirtimeMs = Double(machines.warmUpSyncAirUs) / 1000
+        result.catchUpDataFrames = machines.repairDataTx
+        result.catchUpReceptions = nodes.reduce(0) { $0 + $1.repairHeld.count }
     }
 }

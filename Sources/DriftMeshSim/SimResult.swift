@@ -35,8 +35,9 @@ public struct SimResult: Sendable, Hashable, Codable {
     public var helloAirtimeMs: Double
     public var syncTransmissions: Int
     public var syncAirtimeMs: Double
-    // Repair under contention (ours, router only), else absent: of the sync frames, the
-    // digests and their airtime, and the repaired packets…
+    // Repair under contention (ours), else absent: of the sync frames, the digests and their
+    // airtime (node machines: full and compact digests; the rest are requests), and (router
+    // only) the repaired packets…
     public var digestTransmissions: Int?
     public var digestAirtimeMs: Double?
     public var repairTransmissions: Int?
@@ -90,10 +91,18 @@ public struct SimResult: Sendable, Hashable, Codable {
     public var catchUpFrames: Int?
     /// Airtime of the flood's data frames alone, ms: `dataAirtimeMs` less the catch-up copies
     /// and the relays of packets their senders got by catch-up (what the router-only runs count
-    /// as repair). `totalAirtimeMs` ÷ it is not yet their total ÷ data airtime: node runs count
-    /// digests and requests from the start, the warm-up's included, the router-only runs from
-    /// the first message on (docs/mesh-simulation.md, the daemon's node).
+    /// as repair). `totalAirtimeMs` ÷ it is the router-only runs' total ÷ data airtime: both
+    /// count control frames from the first message on.
     public var floodDataAirtimeMs: Double?
+    /// Digests and requests sent before the first message, ms: every box meeting its neighbours
+    /// and sending each its full digest, what a mesh costs once. Left out of `syncAirtimeMs` and
+    /// `totalAirtimeMs`, as the warm-up's hellos are.
+    public var warmUpSyncAirtimeMs: Double?
+    /// The data frames that were not the flood's (`floodDataAirtimeMs` leaves them out), and the
+    /// boxes that got a broadcast first from one of them: what catch-up and paced repair sent,
+    /// and how much of it a box needed.
+    public var catchUpDataFrames: Int?
+    public var catchUpReceptions: Int?
     // Against the exact optimum (tools/mesh-optimum), when its stored data holds this topology.
     /// Fewest frames per broadcast reaching every reachable box, collision-free.
     public var optimumFrames: Double?

@@ -411,7 +411,9 @@ extension SimCommand {
             guard r.nodeMachine == true else { return nil }
             func o(_ x: Double?) -> String { x.map { String(format: "%.3f", $0) } ?? "-" }
             return "  node machine: directed \(r.directedMessages ?? 0), delivered \(o(r.directedDelivered)), confirmed \(o(r.directedConfirmed)), "
-                + "p50 \(r.directedLatencyP50Ms.map { String(format: "%.0f ms", $0) } ?? "-"), outbox retries \(r.outboxRetries ?? 0), catch-up frames \(r.catchUpFrames ?? 0)"
+                + "p50 \(r.directedLatencyP50Ms.map { String(format: "%.0f ms", $0) } ?? "-"), outbox retries \(r.outboxRetries ?? 0), catch-up frames \(r.catchUpFrames ?? 0), "
+            + "flood data air \(r.floodDataAirtimeMs.map { String(format: "%.1f s", $0 / 1000) } ?? "-"), "
+            + "warm-up sync air \(r.warmUpSyncAirtimeMs.map { String(format: "%.1f s", $0 / 1000) } ?? "-")"
         }
 
         static func row(_ r: SimResult, label: String) -> String {
@@ -458,6 +460,8 @@ extension SimCommand {
                 return values.count == results.count ? values.reduce(0, +) / k : nil
             }
             m.digestAirtimeMs = optionalMean(\.digestAirtimeMs)
+            m.txDutyMean = optionalMean(\.txDutyMean)
+            m.txDutyMax = optionalMean(\.txDutyMax)
             m.mprTransmissions = optionalMean(\.mprTransmissions)
             m.mprReachability = optionalMean(\.mprReachability)
             func optionalCount(_ f: (SimResult) -> Int?) -> Int? { optionalMean { f($0).map(Double.init) }.map { Int($0.rounded()) } }
@@ -483,6 +487,10 @@ extension SimCommand {
                 m.directedLatencyP50Ms = optionalMean(\.directedLatencyP50Ms)
                 m.outboxRetries = Int(avg { Double($0.outboxRetries ?? 0) }.rounded())
                 m.catchUpFrames = Int(avg { Double($0.catchUpFrames ?? 0) }.rounded())
+                m.floodDataAirtimeMs = optionalMean(\.floodDataAirtimeMs)
+                m.warmUpSyncAirtimeMs = optionalMean(\.warmUpSyncAirtimeMs)
+                m.catchUpDataFrames = optionalCount(\.catchUpDataFrames)
+                m.catchUpReceptions = optionalCount(\.catchUpReceptions)
             }
             return m
         }

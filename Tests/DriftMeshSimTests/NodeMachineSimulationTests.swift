@@ -120,10 +120,40 @@ struct NodeMachineSimulationTests {
         #expect(frames == 4, "\(Self.json(result))")
         let flood = try #require(result.floodDataAirtimeMs)
         #expect(abs(flood - 2 * frameMs) < 0.01, "\(flood) ms of \(result.dataAirtimeMs) ms counted as the flood's")
+        // The two that were not the flood's each gave a box the broadcast: B, then C.
+        #expect(result.catchUpDataFrames == 2 && result.catchUpReceptions == 2, "\(Self.json(result))")
         // Without an outage the flood is all there is: A's frame and B's relay.
         let plain = await simulate(Self.parameters(Array(Self.line.prefix(3)), script: [SimMessage(at: .seconds(20), from: 0)]))
         #expect(plain.reachability == 1)
         #expect(plain.floodDataAirtimeMs == plain.dataAirtimeMs, "\(Self.json(plain))")
+        #expect(plain.catchUpDataFrames == 0 && plain.catchUpReceptions == 0, "\(Self.json(plain))")
+    }
+
+    /// Node runs count digests and requests from the first message on, as the router-only runs
+    /// count their repair; the warm-up's (every box meeting its neighbours and sending each its
+    /// full digest) are counted apart. They were in `totalAirtimeMs`, and made the node look 3.29×
+    /// the flood's airtime at 30 boxes instead of 2.22× (docs/mesh-simulation.md).
+    @Test("node runs count digests and requests from the first message on; the warm-up's are counted apart")
+    func warmUpSyncCountedApart() async throws {
+        // Without paced repair or outages a mesh that stayed up sends no digest after the
+        // warm-up: every sync frame of the run is the warm-up's.
+        var p = Self.parameters(Self.line, script: [SimMessage(at: .seconds(10), from: 0)])
+        p.nodeRepair = false
+        let quiet = await simulate(p)
+        #expect(quiet.reachability == 1, "\(Self.json(quiet))")
+        #expect(quiet.syncTransmissions == 0 && quiet.syncAirtimeMs == 0, "\(Self.json(quiet))")
+        #expect((quiet.warmUpSyncAirtimeMs ?? 0) > 0, "no box sent a digest when it met its neighbours: \(Self.json(quiet))")
+        #expect(abs(quiet.totalAirtimeMs - quiet.dataAirtimeMs - quiet.helloAirtimeMs) < 0.01, "\(Self.json(quiet))")
+        // With paced repair the compact digests after the warm-up count, split out from requests.
+        p.nodeRepair = true
+        p.drain = .seconds(600)
+        let paced = await simulate(p)
+        let digests = try #require(paced.digestTransmissions)
+        #expect(digests > 0 && digests <= paced.syncTransmissions, "\(Self.json(paced))")
+        #expect((paced.digestAirtimeMs ?? 0) <= paced.syncAirtimeMs)
+        #expect(abs(paced.totalAirtimeMs - (paced.dataAirtimeMs + paced.helloAirtimeMs + paced.syncAirtimeMs)) < 0.01)
+        // The warm-up's full digests are the same; its compact digests add to them.
+        #expect((paced.warmUpSyncAirtimeMs ?? 0) >= (quiet.warmUpSyncAirtimeMs ?? 0), "\(Self.json(paced))")
     }
 
     /// A–B–C with B off from the start for `seconds`; A and C each broadcast while it is off
