@@ -16,6 +16,8 @@ struct MachineRecord {
     var repairDataAirUs: Int64 = 0
     /// Those frames: catch-up copies and the relays of what their senders got by catch-up.
     var repairDataTx = 0
+    /// …of which went on air when every box in range of the sender held the broadcast already.
+    var repairDataUnneeded = 0
     /// Digests and requests sent before the first message (every box meeting its neighbours), µs.
     var warmUpSyncAirUs: Int64 = 0
 }
@@ -184,6 +186,11 @@ extension Engine {
             framesByKey[header.key, default: 0] += 1
             notFlood = repair || nodes[s].repairHeld.contains(header.key)
             if notFlood {
+                // Broadcasts only: `seen` holds no directed message.
+                let needed = originTime[header.key] == nil || (0..<nodes.count).contains { r in
+                    r != s && !nodes[r].down && topology.rssi[s][r] >= channel.sensitivityDbm && !nodes[r].seen.contains(header.key)
+                }
+                if !needed { machines.repairDataUnneeded += 1 }
                 machines.repairDataAirUs += airUs
                 machines.repairDataTx += 1
             }
@@ -277,5 +284,6 @@ extension Engine {
         result.warmUpSyncAirtimeMs = Double(machines.warmUpSyncAirUs) / 1000
         result.catchUpDataFrames = machines.repairDataTx
         result.catchUpReceptions = nodes.reduce(0) { $0 + $1.repairHeld.count }
+        result.catchUpUnneededFrames = machines.repairDataUnneeded
     }
 }

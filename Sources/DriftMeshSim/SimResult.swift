@@ -103,6 +103,10 @@ public struct SimResult: Sendable, Hashable, Codable {
     /// and how much of it a box needed.
     public var catchUpDataFrames: Int?
     public var catchUpReceptions: Int?
+    /// Of `catchUpDataFrames`, the broadcasts that went on air when every box in range of their
+    /// sender held them already: answers to a digest or request that was out of date, or a
+    /// second answerer's.
+    public var catchUpUnneededFrames: Int?
     // Against the exact optimum (tools/mesh-optimum), when its stored data holds this topology.
     /// Fewest frames per broadcast reaching every reachable box, collision-free.
     public var optimumFrames: Double?

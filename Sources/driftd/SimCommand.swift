@@ -491,6 +491,7 @@ extension SimCommand {
                 m.warmUpSyncAirtimeMs = optionalMean(\.warmUpSyncAirtimeMs)
                 m.catchUpDataFrames = optionalCount(\.catchUpDataFrames)
                 m.catchUpReceptions = optionalCount(\.catchUpReceptions)
+                m.catchUpUnneededFrames = optionalCount(\.catchUpUnneededFrames)
             }
             return m
         }

@@ -299,7 +299,8 @@ struct MeshNodeTests {
         #expect(second == nil, "the second frame went out before the answer could")
         let until = try #require(wake, "the second frame is not scheduled")
         #expect(until >= sentAt + first.airtime + ack, "the channel is free for the answer only until \(until - sentAt)")
-        #expect(await node.status().counters.answerWaits == 1)
+        let waits = await node.status().counters.answerWaits
+        #expect(waits == 1, "\(waits) answer waits")
         clock.advance(to: .init(offset: until - .nanoseconds(1)))
         _ = await node.tick()
         #expect(await node.nextTransmission().frame == nil, "the second frame went out before its wake")

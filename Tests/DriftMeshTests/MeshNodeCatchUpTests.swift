@@ -195,6 +195,39 @@ struct MeshNodeCatchUpTests {
         #expect(box.counters.requestsRepeated == 0)
     }
 
+    /// Requests and digests wait for the radio at background priority, under load while the
+    /// channel is busy. A request whose packets came meanwhile is taken off the queue; one
+    /// whose packets partly came asks for the rest only. Before, it asked for them anyway and
+    /// neighbours sent copies nobody lacked (docs/mesh-simulation.md, "Digests and requests go
+    /// out fresh").
+    @Test("a request waiting for the radio asks only for what has not come meanwhile; one whose packets all came is taken off the queue")
+    func queuedRequestsStayFresh() throws {
+        let origin = BoxKeyPair()
+        let keys = [PacketKey(origin: origin.nodeID, packetID: 40), PacketKey(origin: origin.nodeID, packetID: 41)]
+        for allCome in [false, true] {
+            var box = try Self.started()
+            box.hear(try Self.control(.digest, SyncDigest(held: keys).encoded(), from: BoxKeyPair().nodeID), at: .seconds(2))
+            let requestAt = box.timer(at: .seconds(2))
+            box.timer(at: requestAt)  // the request is queued; the radio is not asked yet
+            for key in allCome ? keys : [keys[0]] {
+                let frame = try MachineBox.frame("came", packetID: key.packetID, origin: origin, hopStart: 3)
+                box.hear(try MeshFrameCodec.relay(frame, by: BoxKeyPair().nodeID), at: requestAt + .milliseconds(1))
+            }
+            let sent = try Self.requested(Self.drain(&box, at: requestAt + .milliseconds(2)))
+            if allCome {
+                #expect(sent.isEmpty, "\(sent)")
+                #expect(box.counters.requestsWithdrawn == 1)
+            } else {
+                #expect(sent == [[keys[1]]], "\(sent)")
+                #expect(box.counters.syncRefreshed == 1)
+            }
+            // And nothing is asked again later for what came.
+            let later = requestAt + Self.timeout(keys: 2) * 16
+            box.timer(at: later)
+            #expect(try Self.requested(Self.drain(&box, at: later)).allSatisfy { !$0.contains(keys[0]) })
+        }
+    }
+
     @Test("the start digest, when its answers brought a new packet, goes out again when they had time to come, at most twice in a row; not when they brought nothing, nor for other digests")
     func digestFollowUps() throws {
         var box = try Self.started()  // its start digest went out at 0

@@ -59,6 +59,58 @@ struct MeshNodeRepairTests {
         #expect(try Self.compactDigests(Self.run(&plain, from: .zero, until: .seconds(600))).isEmpty)
     }
 
+    /// A digest waits for the radio at background priority, under load while the channel is
+    /// busy (in the simulator at 30 boxes a tenth waited 30 s to 2 minutes). It goes out listing
+    /// what the box holds when it goes on air, sealed again under a new packet id; before, it
+    /// listed what the box held when it was queued, and neighbours sent back what it had got
+    /// meanwhile. A full digest likewise.
+    @Test("a compact or full digest waiting for the radio goes out listing what the box got meanwhile, under a new packet id; the repair timer queues no second compact digest meanwhile", arguments: [true, false])
+    func queuedDigestsStayFresh(_ compact: Bool) throws {
+        var box = try Self.repairing()
+        _ = MeshNodeCatchUpTests.drain(&box, at: .zero)
+        let first = try MachineBox.frame("first", packetID: 5, origin: BoxKeyPair())
+        box.hear(first, at: .zero)
+        _ = MeshNodeCatchUpTests.drain(&box, at: .zero)
+        var t = Duration.zero
+        if compact {
+            // The repair timer fires within Imin (30 s); its digest waits: the radio is not asked.
+            while box.counters.compactDigestsSent == 0, t < .seconds(31) { t = max(box.timer(at: t), t + .milliseconds(1)) }
+        } else {
+            // A neighbour heard for the first time gets our full digest after the answer delay.
+            let neighbour = BoxKeyPair()
+            let hello = HelloPayload(publicKey: neighbour.publicKeyBytes, neighbours: [])
+            box.hear(try MeshNodeCatchUpTests.control(.hello, hello.encoded(), from: neighbour.nodeID), at: .seconds(1))
+            let sentBefore = box.counters.sentSync
+            t = .seconds(1)
+            while box.counters.sentSync == sentBefore, t < .seconds(60) { t = max(box.timer(at: t), t + .milliseconds(1)) }
+        }
+        let queuedAt = t
+        let second = try MachineBox.frame("second", packetID: 6, origin: BoxKeyPair())
+        box.hear(second, at: queuedAt + .milliseconds(1))
+        if compact {
+            // Its next firing while the first still waits queues nothing more.
+            var u = queuedAt + .milliseconds(2)
+            while u < queuedAt + .seconds(120) { u = max(box.timer(at: u), u + .milliseconds(1)) }
+            #expect(box.counters.compactDigestsSent == 1)
+        }
+        let sent = MeshNodeCatchUpTests.drain(&box, at: queuedAt + .seconds(120))
+        let digests = try sent.compactMap { frame -> [UInt8]? in
+            let (header, plaintext) = try Self.sealer.open(frame.bytes)
+            return header.kind == .digest ? plaintext : nil
+        }
+        let keys = try [first, second].map(Self.key)
+        if compact {
+            let compacts = digests.compactMap { try? CompactDigest(decoding: $0) }
+            try #require(compacts.count == 1, "\(compacts.count) compact digests")
+            #expect(keys.allSatisfy(compacts[0].lists), "the digest left out what the box got while it waited")
+        } else {
+            let fulls = digests.compactMap { try? SyncDigest(decoding: $0) }
+            try #require(fulls.count == 1, "\(fulls.count) full digests")
+            #expect(keys.allSatisfy(fulls[0].contains), "the digest left out what the box got while it waited")
+        }
+        #expect(box.counters.syncRefreshed >= 1)
+    }
+
     @Test("a compact digest lacking a settled packet is answered with it after the answer delay; not the sender's own, not one got within 20 s; without paced repair too")
     func answered() throws {
         var box = try MachineBox()  // paced repair off: it still answers

@@ -101,6 +101,23 @@ public struct TransmitQueue: Sendable {
     }
 
     /// Removes a waiting frame (e.g. acknowledged or expired before it went out); true if found.
+    /// Whether the frame `id` is still queued.
+    public func contains(id: UInt64) -> Bool {
+        queues.values.contains { $0.contains { $0.id == id } }
+    }
+
+    /// Puts `bytes` (their airtime with `modulation`) in place of the queued frame `id`, which
+    /// keeps its place and priority; `false` when it is no longer queued.
+    @discardableResult
+    public mutating func replace(id: UInt64, bytes: [UInt8], modulation: LoRaModulation) -> Bool {
+        for priority in TransmitPriority.allCases {
+            guard let index = queues[priority]?.firstIndex(where: { $0.id == id }) else { continue }
+            queues[priority]?[index] = OutgoingFrame(id: id, bytes: bytes, modulation: modulation, priority: priority)
+            return true
+        }
+        return false
+    }
+
     @discardableResult
     public mutating func remove(id: UInt64) -> Bool {
         for priority in TransmitPriority.allCases {

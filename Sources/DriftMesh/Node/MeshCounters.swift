@@ -48,6 +48,11 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     public var digestFollowUps = 0
     /// Compact digests sent by paced repair (``MeshNodeMachine/Settings/pacedRepair``).
     public var compactDigestsSent = 0
+    /// Digests and requests sealed again while they waited for the radio (the box held
+    /// something new meanwhile), and requests taken off the queue because all they asked for
+    /// came (``MeshNodeMachine/refreshQueuedSync(at:)``).
+    public var syncRefreshed = 0
+    public var requestsWithdrawn = 0
     /// Packets a neighbour's compact digest lacked that this box did not send it: its hello
     /// says it does not hear this box (`OneWay`), or it was sent them
     /// ``MeshNodeMachine/Settings/repairAnswersPerNeighbour`` times already (`Capped`).

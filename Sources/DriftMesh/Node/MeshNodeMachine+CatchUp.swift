@@ -32,6 +32,72 @@ extension MeshNodeMachine {
         var kind: Kind
     }
 
+    /// A digest or request of ours waiting for the radio, and ``heldGeneration`` when it was
+    /// sealed.
+    struct QueuedSync: Sendable {
+        enum Kind: Sendable {
+            /// Paced repair's compact digest.
+            case compact
+            /// The full digest.
+            case full
+            /// A request for these packets.
+            case request([PacketKey])
+        }
+
+        var kind: Kind
+        var generation: Int
+    }
+
+    /// Digests and requests wait for the radio at background priority, which under load means
+    /// while the channel is busy: in the simulator at 30 boxes a tenth of the digests waited
+    /// 30 s to 2 minutes, and left out packets the box had got meanwhile. Its neighbours sent
+    /// those back: of the catch-up copies, two thirds went on air when no box in range lacked
+    /// them (docs/mesh-simulation.md, "Digests and requests go out fresh"). So before each frame
+    /// goes on air every queued digest or request sealed before we last held something new is
+    /// sealed again, under a new packet id (a sealed frame's nonce is its origin and packet id),
+    /// and keeps its place; a request whose packets all came is taken off the queue.
+    mutating func refreshQueuedSync(at now: MeshNodeTime) {
+        guard !queuedSync.isEmpty else { return }
+        for (id, queued) in queuedSync.sorted(by: { $0.key < $1.key }) {
+            guard queue.contains(id: id) else {
+                queuedSync[id] = nil
+                continue
+            }
+            guard queued.generation != heldGeneration else { continue }
+            var kind = queued.kind
+            let kindOfFrame: FrameKind
+            let payload: [UInt8]
+            switch queued.kind {
+            case .compact:
+                kindOfFrame = .digest
+                payload = compactDigestPayload(compactDigestEntries(at: now.monotonic))
+            case .full:
+                kindOfFrame = .digest
+                payload = SyncDigest(held: heldSet()).encoded()
+            case .request(let keys):
+                let missing = notHeld(keys)
+                for key in Set(keys).subtracting(missing) { requests.heard(key) }
+                guard missing != keys else {
+                    queuedSync[id]?.generation = heldGeneration
+                    continue
+                }
+                guard !missing.isEmpty else {
+                    queue.remove(id: id)
+                    queuedSync[id] = nil
+                    counters.requestsWithdrawn += 1
+                    continue
+                }
+                kind = .request(missing)
+                kindOfFrame = .request
+                payload = SyncRequest(keys: missing).encoded()
+            }
+            guard let sealed = sealControl(kindOfFrame, payload: payload, at: now),
+                  queue.replace(id: id, bytes: sealed.frame, modulation: settings.modulation) else { continue }
+            counters.syncRefreshed += 1
+            queuedSync[id] = QueuedSync(kind: kind, generation: heldGeneration)
+        }
+    }
+
     /// The longest frame's time on air.
     var longestFrameAirtime: Duration {
         LoRaAirtime.duration(payloadBytes: settings.maximumFrameBytes, modulation: settings.modulation)
@@ -55,8 +121,11 @@ extension MeshNodeMachine {
     }
 
     mutating func sendDigest(at now: MeshNodeTime) {
-        let digest = SyncDigest(held: heldSet())
-        sendControl(.digest, payload: digest.encoded(), at: now)
+        let held = heldSet()
+        let digest = SyncDigest(held: held)
+        if let id = sendControl(.digest, payload: digest.encoded(), at: now) {
+            queuedSync[id] = QueuedSync(kind: .full, generation: heldGeneration)
+        }
     }
 
     /// Sends the digest of a box that just started (`followUps` 0) or its follow-up, and counts
@@ -120,7 +189,7 @@ extension MeshNodeMachine {
             case .request(let keys):
                 let missing = notHeld(keys)
                 for key in Set(keys).subtracting(missing) { requests.heard(key) }
-                if !missing.isEmpty { sendControl(.request, payload: SyncRequest(keys: missing).encoded(), at: now) }
+                if !missing.isEmpty { sendRequest(missing, at: now) }
             }
         }
         if let watch = digestWatch, t >= watch.until {
@@ -138,7 +207,14 @@ extension MeshNodeMachine {
         let keys = Array(again.prefix(SyncRequest.maxKeys))
         requests.asked(keys, now: t, timeout: requestTimeout(keys: keys.count))
         counters.requestsRepeated += 1
-        sendControl(.request, payload: SyncRequest(keys: keys).encoded(), at: now)
+        sendRequest(keys, at: now)
+    }
+
+    /// Queues a request for `keys` (refreshed while it waits: ``refreshQueuedSync(at:)``).
+    mutating func sendRequest(_ keys: [PacketKey], at now: MeshNodeTime) {
+        if let id = sendControl(.request, payload: SyncRequest(keys: keys).encoded(), at: now) {
+            queuedSync[id] = QueuedSync(kind: .request(keys), generation: heldGeneration)
+        }
     }
 
     /// The earliest deferred answer or request repeat.

@@ -138,6 +138,7 @@ extension MeshNodeMachine {
                 do {
                     try memory.holdHeard(header.key, kind: header.kind, destination: header.destination, frame: bytes,
                                          receivedAt: now.wall, expiresAt: Date(timeIntervalSince1970: Double(header.expiresAtMinute) * 60))
+                    heldGeneration += 1
                 } catch {
                     log(.error, "mesh hold failed", ["key": "\(header.key)", "error": "\(error)"])
                 }

@@ -90,15 +90,27 @@ extension MeshNodeMachine {
         repairTimer = timer
     }
 
-    /// Our compact digest: the held packets got within the window, newest first.
-    mutating func sendCompactDigest(at now: MeshNodeTime) {
-        let t = now.monotonic
+    /// The held packets got within the window, newest first: what our compact digest lists.
+    mutating func compactDigestEntries(at t: Duration) -> [PacketKey] {
         forgetOldRecent(at: t)
-        let recent = recentPackets.filter(\.value.listed).sorted { ($0.value.at, $0.key) > ($1.value.at, $1.key) }.map(\.key)
+        return recentPackets.filter(\.value.listed).sorted { ($0.value.at, $0.key) > ($1.value.at, $1.key) }.map(\.key)
+    }
+
+    /// The payload of a compact digest listing `recent`.
+    mutating func compactDigestPayload(_ recent: [PacketKey]) -> [UInt8] {
         let minutes = UInt8(clamping: Int(recentWindow / .seconds(60)))
-        let digest = CompactDigest(recent: recent, salt: UInt16(truncatingIfNeeded: rng.next()), windowMinutes: minutes)
+        return CompactDigest(recent: recent, salt: UInt16(truncatingIfNeeded: rng.next()), windowMinutes: minutes).encoded()
+    }
+
+    /// Our compact digest: the held packets got within the window, newest first. None while
+    /// the last one still waits for the radio: that one goes out with what we hold by then.
+    mutating func sendCompactDigest(at now: MeshNodeTime) {
+        let waiting = queuedSync.filter { if case .compact = $0.value.kind { true } else { false } }.keys
+        if waiting.contains(where: { queue.contains(id: $0) }) { return }
         counters.compactDigestsSent += 1
-        sendControl(.digest, payload: digest.encoded(), at: now)
+        if let id = sendControl(.digest, payload: compactDigestPayload(compactDigestEntries(at: now.monotonic)), at: now) {
+            queuedSync[id] = QueuedSync(kind: .compact, generation: heldGeneration)
+        }
     }
 
     /// A neighbour's compact digest: send it what it lacks (not its own packets), and tell the

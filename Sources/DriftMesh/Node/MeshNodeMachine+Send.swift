@@ -101,9 +101,23 @@ extension MeshNodeMachine {
         sendControl(.ack, payload: ack, destination: message.origin, hopStart: settings.hopLimit, priority: .interactive, at: now)
     }
 
-    /// Seals and queues a one-hop control frame (digest, request, hello), or an ack through the router.
+    /// Seals and queues a one-hop control frame (digest, request, hello), or an ack through the
+    /// router. Returns the queue id of a control frame queued.
+    @discardableResult
     mutating func sendControl(_ kind: FrameKind, payload: [UInt8], destination: NodeID? = nil, hopStart: UInt8 = 0,
-                              priority: TransmitPriority = .background, at now: MeshNodeTime) {
+                              priority: TransmitPriority = .background, at now: MeshNodeTime) -> UInt64? {
+        guard let (header, frame) = sealControl(kind, payload: payload, destination: destination, hopStart: hopStart, at: now) else { return nil }
+        if kind == .ack {
+            ownFrames[header.key] = (frame, header.key, priority)
+            apply(router.originate(header, now: now.monotonic), at: now)
+            return nil
+        }
+        return enqueue(frame, priority: priority, counter: kind == .hello ? \.sentHellos : \.sentSync)
+    }
+
+    /// Seals a control frame (or an ack) under a new packet id of ours, marked seen.
+    mutating func sealControl(_ kind: FrameKind, payload: [UInt8], destination: NodeID? = nil, hopStart: UInt8 = 0,
+                              at now: MeshNodeTime) -> (header: MeshHeader, frame: [UInt8])? {
         let wallNow = now.wall
         do {
             let id = try memory.nextPacketIDs(count: 1)
@@ -112,14 +126,10 @@ extension MeshNodeMachine {
                                     expiresAtMinute: MeshHeader.expiryMinute(now: wallNow, lifetime: lifetime))
             let frame = try sealer.seal(header: header, plaintext: payload)
             _ = try memory.markSeen(header.key, expiresAt: Date(timeIntervalSince1970: Double(header.expiresAtMinute) * 60), now: wallNow)
-            if kind == .ack {
-                ownFrames[header.key] = (frame, header.key, priority)
-                apply(router.originate(header, now: now.monotonic), at: now)
-            } else {
-                enqueue(frame, priority: priority, counter: kind == .hello ? \.sentHellos : \.sentSync)
-            }
+            return (header, frame)
         } catch {
             log(.error, "mesh control frame not sent", ["kind": "\(kind)", "error": "\(error)"])
+            return nil
         }
     }
 

@@ -40,16 +40,19 @@ extension MeshNodeMachine {
 
     /// The radio is free: the next frame to put on the air now, or when to ask again
     /// (nothing when nothing is queued).
-    mutating func nextTransmission(at now: Duration) {
+    mutating func nextTransmission(at time: MeshNodeTime) {
+        let now = time.monotonic
         // Half duplex: while a neighbour is still sending the rest of a fragmented message,
         // transmitting would make us deaf to it (and every retry would end the same way).
         if now < quietUntil, queue.count > 0 {
             actions.append(.wake(at: quietUntil))
             return
         }
+        refreshQueuedSync(at: time)
         switch queue.next(now: now) {
         case .send(let frame):
             if let copy = queuedCopyKeys.removeValue(forKey: frame.id) { queuedCopies[copy.key] = nil }
+            queuedSync[frame.id] = nil
             awaitAnswer(to: frame, at: now)
             actions.append(.transmit(frame))
         case .wait(let until):

@@ -190,6 +190,12 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     var digestWatch: (until: Duration, newPackets: Int, followUps: Int)?
     /// The answers' random delays.
     var rng: MeshRandom
+    /// Our digests and requests waiting for the radio, by queue id: each is sealed again before
+    /// a frame goes on air when we held something new since (``refreshQueuedSync(at:)``).
+    var queuedSync: [UInt64: QueuedSync] = [:]
+    /// Counts the packets held for the first time: a queued digest composed at another count
+    /// may leave out what we hold now.
+    var heldGeneration = 0
     /// Packets this box got lately (heard, or its own), with when: what its compact digest
     /// lists (`listed`; its own directed messages are not held, so not listed) and what it
     /// checks a neighbour's compact digest against (not those `remembered` from before a
@@ -264,7 +270,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         case .timer:
             actions.append(.wake(at: timersDue(at: now)))
         case .radioIdle:
-            nextTransmission(at: now.monotonic)
+            nextTransmission(at: now)
         case .transmitFailed:
             counters.radioErrors += 1
         case .channelBusy(let busy):
