@@ -160,7 +160,7 @@ extension ManagedFloodingRouter: SimRouting {
 
     public mutating func heardHello(from: NodeID, payload: HelloPayload, link: LinkQuality, now: Duration) -> [RouterAction] { [] }
 
-    public func helloPayload(publicKey: [UInt8], now: Duration) -> HelloPayload {
+    public func helloPayload(publicKey: [UInt8]?, now: Duration) -> HelloPayload {
         HelloPayload(publicKey: publicKey, neighbours: [])
     }
 

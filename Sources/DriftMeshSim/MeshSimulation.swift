@@ -61,7 +61,7 @@ enum NodeRouter: Sendable {
         }
     }
 
-    func helloPayload(publicKey: [UInt8], now: Duration) -> HelloPayload {
+    func helloPayload(publicKey: [UInt8]?, now: Duration) -> HelloPayload {
         switch self {
         case .ours(let r): r.helloPayload(publicKey: publicKey, now: now)
         case .flooding(let r): r.helloPayload(publicKey: publicKey, now: now)

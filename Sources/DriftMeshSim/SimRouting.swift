@@ -6,7 +6,7 @@ public protocol SimRouting: Sendable {
     mutating func originate(_ header: MeshHeader, now: Duration) -> [RouterAction]
     mutating func heard(_ header: MeshHeader, link: LinkQuality, firstTime: Bool, now: Duration) -> [RouterAction]
     mutating func heardHello(from: NodeID, payload: HelloPayload, link: LinkQuality, now: Duration) -> [RouterAction]
-    func helloPayload(publicKey: [UInt8], now: Duration) -> HelloPayload
+    func helloPayload(publicKey: [UInt8]?, now: Duration) -> HelloPayload
     mutating func due(now: Duration) -> [RouterAction]
     var nextDeadline: Duration? { get }
     /// The channel was busy when `header`'s frame came to the front of the radio queue:

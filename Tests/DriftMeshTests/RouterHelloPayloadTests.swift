@@ -11,6 +11,13 @@ import Testing
             #expect(try HelloPayload(decoding: bytes) == payload)
         }
         #expect(HelloPayload(publicKey: key, neighbours: []).encoded().count <= 190)
+        // Version 2 leaves the key out: 32 bytes fewer.
+        for count in [0, 3, HelloPayload.maxNeighbours] {
+            let keyless = HelloPayload(publicKey: nil, neighbours: (0..<count).map { .init(id: NodeID(UInt32($0) + 7), bucket: 3) })
+            let bytes = keyless.encoded()
+            #expect(bytes.first == 2 && bytes.count == 2 + 5 * count)
+            #expect(try HelloPayload(decoding: bytes) == keyless)
+        }
         #expect(HelloPayload(publicKey: key, neighbours: Array(repeating: .init(id: NodeID(1), bucket: 1), count: 40)).neighbours.count == HelloPayload.maxNeighbours)
     }
 
@@ -38,6 +45,13 @@ import Testing
         var bucket = good
         bucket[38] = 4
         #expect(throws: HelloPayload.DecodingError.badBucket(4)) { try HelloPayload(decoding: bucket) }
+        let keyless = HelloPayload(publicKey: nil, neighbours: [.init(id: NodeID(5), bucket: 2)]).encoded()
+        #expect(throws: HelloPayload.DecodingError.truncated(expected: 7, actual: 6)) { try HelloPayload(decoding: keyless.dropLast()) }
+        #expect(throws: HelloPayload.DecodingError.truncated(expected: 2, actual: 1)) { try HelloPayload(decoding: [2]) }
+        #expect(throws: HelloPayload.DecodingError.trailingBytes(32)) { try HelloPayload(decoding: keyless + [UInt8](repeating: 0, count: 32)) }
+        var keylessBucket = keyless
+        keylessBucket[6] = 7
+        #expect(throws: HelloPayload.DecodingError.badBucket(7)) { try HelloPayload(decoding: keylessBucket) }
         var rng = MeshRandom(seed: 99)
         for _ in 0..<2000 {
             let bytes = (0..<rng.int(in: 0...200)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }

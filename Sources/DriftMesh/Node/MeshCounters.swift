@@ -21,6 +21,11 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     public var expired = 0
     /// Dropped: a hello whose public key does not hash to its sender, or a key change.
     public var badHello = 0
+    /// Dropped: a hello without its key from a box whose key this box does not know (it sends
+    /// its key again when our hello leaves it out).
+    public var helloKeyUnknown = 0
+    /// Hellos sent without our key (version 2): our neighbours know it.
+    public var sentKeylessHellos = 0
     /// Messages handed to this box's applications.
     public var delivered = 0
     /// Frames sent: our own, relays, hellos, sync.

@@ -153,18 +153,35 @@ extension MeshNodeMachine {
     }
 
     private mutating func heardHello(_ header: MeshHeader, _ plaintext: [UInt8], link: LinkQuality, at now: MeshNodeTime) {
-        guard let hello = try? HelloPayload(decoding: plaintext), NodeID(publicKey: hello.publicKey) == header.origin else {
+        guard let hello = try? HelloPayload(decoding: plaintext) else {
             counters.badHello += 1
             return
         }
-        switch keyring.learn(nodeID: header.origin, publicKey: hello.publicKey) {
-        case .learned, .known: break
-        default:
-            counters.badHello += 1
-            return
-        }
-        try? memory.rememberHello(from: header.origin, publicKey: hello.publicKey, at: now.wall, link: link, hops: Int(header.hopsTaken))
         let t = now.monotonic
+        let publicKey: [UInt8]
+        if let key = hello.publicKey {
+            guard NodeID(publicKey: key) == header.origin else {
+                counters.badHello += 1
+                return
+            }
+            switch keyring.learn(nodeID: header.origin, publicKey: key) {
+            case .learned, .known: break
+            default:
+                counters.badHello += 1
+                return
+            }
+            publicKey = key
+        } else {
+            // A box that leaves its key out knows we know it; if we do not (our memory was
+            // lost), our hello leaves it out and it sends its key again.
+            guard let known = keyring.publicKey(for: header.origin) else {
+                counters.helloKeyUnknown += 1
+                return
+            }
+            publicKey = known
+            keylessHelloFrom[header.origin] = t
+        }
+        try? memory.rememberHello(from: header.origin, publicKey: publicKey, at: now.wall, link: link, hops: Int(header.hopsTaken))
         let wasNeighbour = router.neighbours.contains { $0.id == header.origin && t - $0.lastHeard < settings.router.helloPeriod * 2 }
         apply(router.heardHello(from: header.origin, payload: hello, link: link, now: t), at: now)
         // A neighbour we had not heard for a while (or ever): tell it what we hold, so it can
@@ -238,7 +255,9 @@ extension MeshNodeMachine {
                 if unqueue(key) { counters.relaysCancelled += 1 }
                 relayable[key] = nil
             case .sendHello:
-                let hello = router.helloPayload(publicKey: keyPair.publicKeyBytes, now: now.monotonic)
+                let keyed = helloCarriesKey(at: now.monotonic)
+                let hello = router.helloPayload(publicKey: keyed ? keyPair.publicKeyBytes : nil, now: now.monotonic)
+                if !keyed { counters.sentKeylessHellos += 1 }
                 sendControl(.hello, payload: hello.encoded(), at: now)
                 if !announced {
                     // Just started: tell the neighbours what we hold. Those that still count us

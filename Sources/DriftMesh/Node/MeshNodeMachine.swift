@@ -185,6 +185,12 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     /// Whether this start's digest went out (after the first hello): a box that restarts tells
     /// its neighbours what it holds at once, as they may still count it as a neighbour.
     var announced = false
+    /// Hellos sent since the machine started.
+    var hellosSent = 0
+    /// When each neighbour last sent a hello without its key (so it reads them), and the keyed
+    /// hellos sent while a neighbour's hello leaves this box out (`helloCarriesKey(at:)`).
+    var keylessHelloFrom: [NodeID: Duration] = [:]
+    var keyedHellosWhileDeaf: [NodeID: Int] = [:]
     /// The answers to the digest sent at start (or its follow-up), counted until `until`: when
     /// some brought packets new to us, the digest goes out again then (``Settings/digestFollowUps``).
     var digestWatch: (until: Duration, newPackets: Int, followUps: Int)?

@@ -3,14 +3,21 @@
 /// Layout (version 1): `01`, 32 bytes of public key, a neighbour count `n` (≤ `maxNeighbours`),
 /// then `n` × (4-byte big-endian node id, 1-byte quality bucket 0…3). At most
 /// 1 + 32 + 1 + 5·30 = 184 bytes, so it fits one frame.
+///
+/// Version 2 leaves the key out (`02`, `n`, the entries) for neighbours that know it already:
+/// the key is a quarter of a hello's time on air, and hellos are most of a quiet mesh's. A box
+/// of an older build drops a version-2 hello as unsupported; ``MeshNodeMachine`` leaves the key
+/// out only where its neighbours read version 2 (`helloCarriesKey(at:)`).
 public struct HelloPayload: Sendable, Hashable {
     /// Bytes of the public key (opaque to the router; the wire helper owns keys).
     public static let publicKeyLength = 32
     /// Most neighbours listed; the best links win when a box hears more.
     public static let maxNeighbours = 30
     static let version: UInt8 = 1
+    static let keylessVersion: UInt8 = 2
 
-    public var publicKey: [UInt8]
+    /// The sender's key; `nil` in a version-2 hello.
+    public var publicKey: [UInt8]?
     public var neighbours: [Entry]
 
     /// One neighbour as listed in a hello.
@@ -26,7 +33,7 @@ public struct HelloPayload: Sendable, Hashable {
     }
 
     /// Keeps at most `maxNeighbours` entries (the caller orders them best first).
-    public init(publicKey: [UInt8], neighbours: [Entry]) {
+    public init(publicKey: [UInt8]?, neighbours: [Entry]) {
         self.publicKey = publicKey
         self.neighbours = Array(neighbours.prefix(Self.maxNeighbours))
     }
@@ -42,10 +49,15 @@ public struct HelloPayload: Sendable, Hashable {
     }
 
     public func encoded() -> [UInt8] {
-        precondition(publicKey.count == Self.publicKeyLength, "a hello carries a 32-byte public key")
-        var out: [UInt8] = [Self.version]
+        var out: [UInt8] = []
         out.reserveCapacity(2 + Self.publicKeyLength + 5 * neighbours.count)
-        out += publicKey
+        if let publicKey {
+            precondition(publicKey.count == Self.publicKeyLength, "a hello carries a 32-byte public key")
+            out.append(Self.version)
+            out += publicKey
+        } else {
+            out.append(Self.keylessVersion)
+        }
         out.append(UInt8(neighbours.count))
         for entry in neighbours {
             let raw = entry.id.rawValue
@@ -58,10 +70,11 @@ public struct HelloPayload: Sendable, Hashable {
     public init(decoding bytes: some Collection<UInt8>) throws(DecodingError) {
         let b = Array(bytes)
         guard let first = b.first else { throw .empty }
-        guard first == Self.version else { throw .unsupportedVersion(first) }
-        let header = 2 + Self.publicKeyLength
+        guard first == Self.version || first == Self.keylessVersion else { throw .unsupportedVersion(first) }
+        let keyLength = first == Self.version ? Self.publicKeyLength : 0
+        let header = 2 + keyLength
         guard b.count >= header else { throw .truncated(expected: header, actual: b.count) }
-        let count = Int(b[1 + Self.publicKeyLength])
+        let count = Int(b[1 + keyLength])
         guard count <= Self.maxNeighbours else { throw .tooManyNeighbours(count) }
         let total = header + 5 * count
         guard b.count >= total else { throw .truncated(expected: total, actual: b.count) }
@@ -75,7 +88,7 @@ public struct HelloPayload: Sendable, Hashable {
             guard bucket <= 3 else { throw .badBucket(bucket) }
             entries.append(Entry(id: NodeID(raw), bucket: bucket))
         }
-        publicKey = Array(b[1..<(1 + Self.publicKeyLength)])
+        publicKey = keyLength == 0 ? nil : Array(b[1..<(1 + keyLength)])
         neighbours = entries
     }
 }

@@ -95,7 +95,7 @@ public struct MeshRouter: Sendable {
     }
 
     /// Our next hello's payload: our neighbours, best links first, at most `HelloPayload.maxNeighbours`.
-    public func helloPayload(publicKey: [UInt8], now: Duration) -> HelloPayload {
+    public func helloPayload(publicKey: [UInt8]?, now: Duration) -> HelloPayload {
         let live = table.values.filter { !isExpired($0, now: now) }
             .sorted { ($0.bucket, $1.id) > ($1.bucket, $0.id) }
         return HelloPayload(publicKey: publicKey, neighbours: live.map { HelloPayload.Entry(id: $0.id, bucket: $0.bucket) })
@@ -108,7 +108,8 @@ public struct MeshRouter: Sendable {
         for entry in payload.neighbours where entry.id != sender {
             theirs[entry.id] = max(theirs[entry.id] ?? 0, entry.bucket)
         }
-        table[sender] = Neighbour(id: sender, link: link, lastHeard: now, publicKey: payload.publicKey, neighbours: theirs)
+        let key = payload.publicKey ?? table[sender]?.publicKey ?? []
+        table[sender] = Neighbour(id: sender, link: link, lastHeard: now, publicKey: key, neighbours: theirs)
         return []
     }
 

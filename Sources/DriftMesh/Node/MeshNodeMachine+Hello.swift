@@ -1,0 +1,41 @@
+/// Hellos without the key (``HelloPayload`` version 2). The 32-byte public key is a quarter of
+/// a hello's time on air, and a neighbour needs it once: it binds the box's node id (the key's
+/// hash) and lets the neighbour seal to it; boxes keep the keys they learnt (`mesh_peers`). A
+/// hello carries it
+/// - in the first two hellos after the machine starts (neighbours may not know this box);
+/// - while a neighbour's hello leaves this box out, for two keyed hellos (it may not know the
+///   key: a keyless hello from a box whose key it lacks is dropped; after two it is taken for a
+///   one-way link);
+/// - while any neighbour has not sent a keyless hello within its last three hello periods (it
+///   may run an older build, which drops version 2): then every other hello is keyless, so
+///   that boxes of this build learn this box reads them, and an older box still hears a keyed
+///   hello every other period, within the three it waits before forgetting a neighbour;
+/// - and every fourth hello in any case, for boxes that hear this one but that it does not hear.
+extension MeshNodeMachine {
+    /// Every how many hellos the key goes out whatever the neighbours.
+    public static var keyedHelloEvery: Int { 4 }
+    /// Keyed hellos sent for a neighbour whose hello leaves this box out, before it counts as
+    /// a one-way link.
+    static var keyedHellosForDeaf: Int { 2 }
+
+    /// Whether our next hello carries our key; counts the hello.
+    mutating func helloCarriesKey(at t: Duration) -> Bool {
+        let n = hellosSent
+        hellosSent += 1
+        let memory = settings.router.helloPeriod * max(1, settings.router.missedHellosBeforeExpiry)
+        let live = router.neighbours.filter { t - $0.lastHeard <= memory }
+        let deaf = Set(live.filter { router.isDeaf($0.id) }.map(\.id))
+        let ids = Set(live.map(\.id))
+        keylessHelloFrom = keylessHelloFrom.filter { ids.contains($0.key) }
+        keyedHellosWhileDeaf = keyedHellosWhileDeaf.filter { deaf.contains($0.key) }
+        let keyed: Bool
+        if n < 2 || n % Self.keyedHelloEvery == 0 || deaf.contains(where: { keyedHellosWhileDeaf[$0, default: 0] < Self.keyedHellosForDeaf }) {
+            keyed = true
+        } else {
+            let allReadKeyless = live.allSatisfy { keylessHelloFrom[$0.id].map { t - $0 <= memory } ?? false }
+            keyed = !allReadKeyless && n % 2 == 0
+        }
+        if keyed { for id in deaf { keyedHellosWhileDeaf[id, default: 0] += 1 } }
+        return keyed
+    }
+}

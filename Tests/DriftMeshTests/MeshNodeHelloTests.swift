@@ -1,0 +1,107 @@
+import DriftMesh
+import Foundation
+import Testing
+
+/// Hellos without the key (`HelloPayload` version 2) on one node machine, with explicit
+/// instants (no clock, no sleep): when the box leaves its key out, and what it does with a
+/// neighbour's keyless hello.
+@Suite("Mesh node machine: hellos without the key")
+struct MeshNodeHelloTests {
+    static let sealer = MeshNodeCatchUpTests.sealer
+
+    /// A hello from `neighbour` sent at `t`, with or without its key, listing `listed`.
+    static func hello(from neighbour: BoxKeyPair, keyed: Bool, listing listed: [NodeID], packetID: UInt32,
+                      at t: Duration = .zero) throws -> [UInt8] {
+        let payload = HelloPayload(publicKey: keyed ? neighbour.publicKeyBytes : nil, neighbours: listed.map { .init(id: $0, bucket: 3) })
+        let header = MeshHeader(kind: .hello, origin: neighbour.nodeID, packetID: packetID, hopStart: 0,
+                                expiresAtMinute: MeshHeader.expiryMinute(now: MachineBox.time(t).wall, lifetime: 600))
+        return try sealer.seal(header: header, plaintext: payload.encoded())
+    }
+
+    /// Runs `box` for `periods` hello periods (5 min); one second into each, `neighbour` (if
+    /// any) says hello as `theirs(period)` gives it (`nil`: nothing heard). Returns whether each
+    /// of the box's own hellos carried its key, in order, with when it went out.
+    static func timedHellos(_ box: inout MachineBox, periods: Int, neighbour: BoxKeyPair?,
+                            theirs: (Int) -> (keyed: Bool, listsUs: Bool)?) throws -> [(at: Duration, keyed: Bool)] {
+        var keyed: [(Duration, Bool)] = []
+        var t = Duration.zero
+        for period in 0..<periods {
+            let start = Duration.seconds(300) * period
+            if let neighbour, let said = theirs(period) {
+                box.hear(try hello(from: neighbour, keyed: said.keyed, listing: said.listsUs ? [box.me] : [], packetID: UInt32(period + 1),
+                                   at: start + .seconds(1)), at: start + .seconds(1))
+            }
+            t = max(t, start + .seconds(1))
+            for (at, frame) in MeshNodeRepairTests.run(&box, from: t, until: start + .seconds(300)) {
+                let (header, plaintext) = try sealer.open(frame.bytes)
+                guard header.kind == .hello else { continue }
+                keyed.append((at, try HelloPayload(decoding: plaintext).publicKey != nil))
+            }
+            t = start + .seconds(300)
+        }
+        return keyed
+    }
+
+    static func ownHellos(_ box: inout MachineBox, periods: Int, neighbour: BoxKeyPair?,
+                          theirs: (Int) -> (keyed: Bool, listsUs: Bool)?) throws -> [Bool] {
+        try timedHellos(&box, periods: periods, neighbour: neighbour, theirs: theirs).map(\.keyed)
+    }
+
+    @Test("a keyless hello from a box whose key is known refreshes it as a neighbour; from an unknown box it is dropped and counted")
+    func keylessHelloNeedsAKnownKey() throws {
+        var box = try MeshNodeCatchUpTests.started()
+        let neighbour = BoxKeyPair()
+        box.hear(try Self.hello(from: neighbour, keyed: false, listing: [box.me], packetID: 1), at: .seconds(1))
+        #expect(box.counters.helloKeyUnknown == 1)
+        #expect(box.machine.neighbours.isEmpty)
+        box.hear(try Self.hello(from: neighbour, keyed: true, listing: [], packetID: 2), at: .seconds(2))
+        #expect(box.machine.neighbours.map(\.id) == [neighbour.nodeID])
+        #expect(box.machine.neighbours.first?.neighbours[box.me] == nil)
+        box.hear(try Self.hello(from: neighbour, keyed: false, listing: [box.me], packetID: 3), at: .seconds(3))
+        #expect(box.machine.neighbours.first?.neighbours[box.me] != nil, "the keyless hello's neighbour list was not taken")
+        #expect(box.counters.helloKeyUnknown == 1 && box.counters.badHello == 0)
+    }
+
+    @Test("a box leaves its key out once every neighbour has sent a keyless hello, keyed every fourth; its first two hellos are keyed")
+    func keylessAmongBoxesThatReadThem() throws {
+        var box = try MeshNodeCatchUpTests.started(seed: 5)
+        let neighbour = BoxKeyPair()
+        let keyed = try Self.ownHellos(&box, periods: 12, neighbour: neighbour) { $0 == 0 ? (true, true) : (false, true) }
+        try #require(keyed.count >= 10, "\(keyed)")
+        // The box's first hello went out as it started (`started()`): these are its second on.
+        #expect(keyed.first == true)
+        for (i, carried) in keyed.enumerated().dropFirst() {
+            let n = i + 1
+            #expect(carried == (n % MeshNodeMachine<InMemoryNodeMemory>.keyedHelloEvery == 0), "hello \(n): \(keyed)")
+        }
+        #expect(box.counters.sentKeylessHellos == keyed.filter { !$0 }.count)
+    }
+
+    @Test("beside a box that only sends keyed hellos (an older build), every other hello is keyed: it never misses two periods of our hellos")
+    func keyedEveryOtherBesideAnOlderBox() throws {
+        var box = try MeshNodeCatchUpTests.started(seed: 6)
+        let keyed = try Self.ownHellos(&box, periods: 12, neighbour: BoxKeyPair()) { _ in (true, true) }
+        try #require(keyed.count >= 10, "\(keyed)")
+        #expect(keyed.first == true)
+        #expect(keyed.contains(false), "never keyless: boxes of this build would not learn it reads them")
+        for n in 1..<keyed.count { #expect(keyed[n - 1] || keyed[n], "two keyless hellos in a row at \(n): \(keyed)") }
+    }
+
+    @Test("when a neighbour's hello starts leaving the box out, its next hellos carry the key, two more than otherwise; then it counts as a one-way link")
+    func keyedForANeighbourThatLeavesUsOut() throws {
+        let neighbour = BoxKeyPair()
+        // The neighbour sends its key first, then keyless hellos; from period 4 on they leave us out.
+        func run(deafFrom: Int) throws -> [(at: Duration, keyed: Bool)] {
+            var box = try MeshNodeCatchUpTests.started(seed: 7)
+            return try Self.timedHellos(&box, periods: 14, neighbour: neighbour) { ($0 == 0, $0 < deafFrom) }
+        }
+        let listening = try run(deafFrom: 99)
+        let deaf = try run(deafFrom: 4)
+        try #require(deaf.count >= 12 && listening.count >= 12, "\(deaf.map(\.keyed))")
+        let first = try #require(deaf.firstIndex { $0.at > .seconds(1_200) })
+        #expect(deaf[first].keyed && deaf[first + 1].keyed, "\(deaf.map(\.keyed))")
+        let extra = deaf.filter(\.keyed).count - listening.filter(\.keyed).count
+        #expect(extra >= 1 && extra <= 2, "\(deaf.map(\.keyed)) against \(listening.map(\.keyed))")
+        #expect(deaf.suffix(4).contains { !$0.keyed }, "keyed for ever beside a one-way link: \(deaf.map(\.keyed))")
+    }
+}
