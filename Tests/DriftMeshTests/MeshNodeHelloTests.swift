@@ -59,6 +59,7 @@ struct MeshNodeHelloTests {
         #expect(box.machine.neighbours.first?.neighbours[box.me] == nil)
         box.hear(try Self.hello(from: neighbour, keyed: false, listing: [box.me], packetID: 3), at: .seconds(3))
         #expect(box.machine.neighbours.first?.neighbours[box.me] != nil, "the keyless hello's neighbour list was not taken")
+        #expect(box.machine.neighbours.first?.publicKey == neighbour.publicKeyBytes)
         #expect(box.counters.helloKeyUnknown == 1 && box.counters.badHello == 0)
     }
 
@@ -79,12 +80,22 @@ struct MeshNodeHelloTests {
 
     @Test("beside a box that only sends keyed hellos (an older build), every other hello is keyed: it never misses two periods of our hellos")
     func keyedEveryOtherBesideAnOlderBox() throws {
-        var box = try MeshNodeCatchUpTests.started(seed: 6)
-        let keyed = try Self.ownHellos(&box, periods: 12, neighbour: BoxKeyPair()) { _ in (true, true) }
-        try #require(keyed.count >= 10, "\(keyed)")
-        #expect(keyed.first == true)
-        #expect(keyed.contains(false), "never keyless: boxes of this build would not learn it reads them")
-        for n in 1..<keyed.count { #expect(keyed[n - 1] || keyed[n], "two keyless hellos in a row at \(n): \(keyed)") }
+        for seed in UInt64(6)...10 {
+            var box = try MeshNodeCatchUpTests.started(seed: seed)
+            let hellos = try Self.timedHellos(&box, periods: 12, neighbour: BoxKeyPair()) { _ in (true, true) }
+            let keyed = hellos.map(\.keyed)
+            try #require(keyed.count >= 10, "\(keyed)")
+            #expect(keyed.first == true)
+            #expect(keyed.contains(false), "never keyless: boxes of this build would not learn it reads them")
+            for n in 1..<keyed.count { #expect(keyed[n - 1] || keyed[n], "two keyless hellos in a row at \(n): \(keyed)") }
+            // What the older box waits before forgetting a neighbour: three periods and their jitter.
+            let standard = MeshRouterConfiguration.standard
+            let forgetAfter = (standard.helloPeriod + standard.helloJitter) * standard.missedHellosBeforeExpiry
+            let keyedTimes = hellos.filter(\.keyed).map(\.at)
+            for (a, b) in zip(keyedTimes, keyedTimes.dropFirst()) {
+                #expect(b - a <= (standard.helloPeriod + standard.helloJitter) * 2 && b - a < forgetAfter, "keyed hellos \(b - a) apart (seed \(seed))")
+            }
+        }
     }
 
     @Test("when a neighbour's hello starts leaving the box out, its next hellos carry the key, two more than otherwise; then it counts as a one-way link")

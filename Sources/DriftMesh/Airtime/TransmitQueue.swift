@@ -100,7 +100,6 @@ public struct TransmitQueue: Sendable {
         return dropped.map { .queuedDroppingOldest(id: $0) } ?? .queued
     }
 
-    /// Removes a waiting frame (e.g. acknowledged or expired before it went out); true if found.
     /// Whether the frame `id` is still queued.
     public func contains(id: UInt64) -> Bool {
         queues.values.contains { $0.contains { $0.id == id } }
@@ -118,6 +117,7 @@ public struct TransmitQueue: Sendable {
         return false
     }
 
+    /// Removes a waiting frame (e.g. acknowledged or expired before it went out); true if found.
     @discardableResult
     public mutating func remove(id: UInt64) -> Bool {
         for priority in TransmitPriority.allCases {

@@ -183,7 +183,9 @@ extension MeshNodeMachine {
         }
         try? memory.rememberHello(from: header.origin, publicKey: publicKey, at: now.wall, link: link, hops: Int(header.hopsTaken))
         let wasNeighbour = router.neighbours.contains { $0.id == header.origin && t - $0.lastHeard < settings.router.helloPeriod * 2 }
-        apply(router.heardHello(from: header.origin, payload: hello, link: link, now: t), at: now)
+        var withKey = hello
+        withKey.publicKey = publicKey  // the router keeps each neighbour's key, also from a keyless hello
+        apply(router.heardHello(from: header.origin, payload: withKey, link: link, now: t), at: now)
         // A neighbour we had not heard for a while (or ever): tell it what we hold, so it can
         // fetch what it missed and offer what we missed.
         let recently = lastDigestTo[header.origin].map { t - $0 < settings.router.helloPeriod } ?? false
