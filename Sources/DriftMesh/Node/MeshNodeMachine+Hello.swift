@@ -1,4 +1,4 @@
-/// Hellos without the key (``HelloPayload`` version 2). The 32-byte public key is a quarter of
+/// Hellos without the key (``HelloPayload`` version 2). The 32-byte public key is a fifth of
 /// a hello's time on air, and a neighbour needs it once: it binds the box's node id (the key's
 /// hash) and lets the neighbour seal to it; boxes keep the keys they learnt (`mesh_peers`). A
 /// hello carries it

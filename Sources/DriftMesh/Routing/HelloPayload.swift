@@ -5,7 +5,7 @@
 /// 1 + 32 + 1 + 5·30 = 184 bytes, so it fits one frame.
 ///
 /// Version 2 leaves the key out (`02`, `n`, the entries) for neighbours that know it already:
-/// the key is a quarter of a hello's time on air, and hellos are most of a quiet mesh's. A box
+/// the key is a fifth of a hello's time on air, and hellos a large part of a quiet mesh's. A box
 /// of an older build drops a version-2 hello as unsupported; ``MeshNodeMachine`` leaves the key
 /// out only where its neighbours read version 2 (`helloCarriesKey(at:)`).
 public struct HelloPayload: Sendable, Hashable {
