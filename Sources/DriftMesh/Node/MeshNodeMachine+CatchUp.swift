@@ -57,7 +57,9 @@ extension MeshNodeMachine {
     /// sealed again, under a new packet id (a sealed frame's nonce is its origin and packet id),
     /// and keeps its place; a request whose packets all came is taken off the queue.
     mutating func refreshQueuedSync(at now: MeshNodeTime) {
-        guard !queuedSync.isEmpty else { return }
+        // Called whenever the radio is free: nothing to do unless we held something new since
+        // one was sealed (entries of frames already gone are dropped when they go on air).
+        guard queuedSync.values.contains(where: { $0.generation != heldGeneration }) else { return }
         for (id, queued) in queuedSync.sorted(by: { $0.key < $1.key }) {
             guard queue.contains(id: id) else {
                 queuedSync[id] = nil

@@ -108,8 +108,7 @@ public struct MeshRouter: Sendable {
         for entry in payload.neighbours where entry.id != sender {
             theirs[entry.id] = max(theirs[entry.id] ?? 0, entry.bucket)
         }
-        let key = payload.publicKey ?? table[sender]?.publicKey ?? []
-        table[sender] = Neighbour(id: sender, link: link, lastHeard: now, publicKey: key, neighbours: theirs)
+        table[sender] = Neighbour(id: sender, link: link, lastHeard: now, publicKey: payload.publicKey ?? [], neighbours: theirs)
         return []
     }
 

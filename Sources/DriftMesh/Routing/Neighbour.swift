@@ -5,8 +5,8 @@ public struct Neighbour: Sendable, Hashable {
     public var link: LinkQuality
     /// When we last heard its hello.
     public var lastHeard: Duration
-    /// Its public key as carried in its hello (opaque bytes); from a hello without it, the key
-    /// it carried before (empty if none did).
+    /// Its public key as carried in its hello (opaque bytes; the node passes the key it holds
+    /// for a hello without one).
     public var publicKey: [UInt8]
     /// Its own 1-hop neighbours and how well it hears them (our 2-hop knowledge).
     public var neighbours: [NodeID: UInt8]
