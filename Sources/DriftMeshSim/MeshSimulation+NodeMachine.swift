@@ -62,7 +62,8 @@ extension Engine {
         settings.digestFollowUps = rules.digestFollowUps
         if p.nodeRepair {
             settings.pacedRepair = .init(minimumInterval: p.repairMinimumInterval, doublings: p.repairDoublings, redundancy: p.nodeRepairRedundancy,
-                                         lackingUnsuppressed: p.nodeRepairLackingUnsuppressed)
+                                         lackingUnsuppressed: p.nodeRepairLackingUnsuppressed,
+                                         digestsNeighboursInRepair: p.nodeDigestsNeighboursInRepair)
         }
         return try? SimNodeMachine(keyPair: keyPair, networkKey: machineNetworkKey, memory: memory,
                                    budget: AirtimeBudget(window: .seconds(3_600), limit: p.dutyCycle.map { .seconds(3_600) * $0 }), settings: settings,

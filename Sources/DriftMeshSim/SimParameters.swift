@@ -144,6 +144,10 @@ public struct SimParameters: Sendable {
     /// With `nodeRepair`: the node's `PacedRepair.lackingUnsuppressed` (the daemon's default;
     /// `--[no-]repair-lacking-unsuppressed` sets it and `repairLackingUnsuppressed` alike).
     public var nodeRepairLackingUnsuppressed = MeshNodeMachine<InMemoryNodeMemory>.PacedRepair().lackingUnsuppressed
+    /// With `nodeRepair`: the node's `PacedRepair.digestsNeighboursInRepair` (default `false`, as
+    /// in the daemon; `--digest-neighbours-in-repair` gives the rule before: a neighbour heard
+    /// again gets the full digest even when its compact digest came meanwhile).
+    public var nodeDigestsNeighboursInRepair = MeshNodeMachine<InMemoryNodeMemory>.PacedRepair().digestsNeighboursInRepair
     /// With `nodeMachine`: every box's airtime budget allows this share (0…1) of any hour, as
     /// the daemon's `AirtimeBudget` does in a duty-cycled sub-band (EU868 g1: 0.01); `nil` =
     /// no limit (the US band, the default).

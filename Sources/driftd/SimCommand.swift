@@ -183,6 +183,9 @@ extension SimCommand {
         @Flag(inversion: .prefixedNo, help: "With --node-machine: every node runs paced repair, as the daemon does by default (`mesh.paced_repair`; Trickle-timed compact digests; --repair-imin, --repair-doublings, --repair-redundancy).")
         var nodeRepair = true
 
+        @Flag(help: "With --node-machine: a neighbour heard again after two hello periods without a hello gets the full digest even when its compact digest came meanwhile (the node's rule before issue 19's last session; default: left to paced repair).")
+        var digestNeighboursInRepair = false
+
         @Option(help: "Our boxes' hello period after the warm-up, seconds (the daemon's `mesh.hello_interval_s`; default 300, or with --duty-cycle what the daemon picks for it: 900 at 1 %).")
         var helloPeriod: Int?
 
@@ -317,6 +320,7 @@ extension SimCommand {
                     parameters.repairResetOnNewPacket = repairResetOnNew
                     parameters.repairRelays = !noRepairRelays
                     parameters.nodeRepair = nodeRepair
+                    parameters.nodeDigestsNeighboursInRepair = digestNeighboursInRepair
                     parameters.repairAnswersBounded = !repairAnswersUnbounded
                     if let dutyCycle { parameters.dutyCycle = dutyCycle / 100 }
                     if let helloPeriod {

@@ -63,6 +63,9 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     /// ``MeshNodeMachine/Settings/repairAnswersPerNeighbour`` times already (`Capped`).
     public var repairAnswersOneWay = 0
     public var repairAnswersCapped = 0
+    /// Neighbours heard again after two hello periods without a hello that got no full digest:
+    /// their compact digest came meanwhile (``MeshNodeMachine/Settings/PacedRepair/digestsNeighboursInRepair``).
+    public var digestsLeftToRepair = 0
     /// Directed frames after which the channel was kept free for the next hop's answer.
     public var answerWaits = 0
     /// Our directed messages to a neighbour sent again because its acknowledgement did not

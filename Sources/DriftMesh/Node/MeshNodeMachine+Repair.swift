@@ -48,6 +48,14 @@ extension MeshNodeMachine {
         }
     }
 
+    /// Whether `neighbour`'s compact digest was heard within the last two hello periods while
+    /// this box runs paced repair: the two repair each other, whatever became of its hellos.
+    func inRepair(_ neighbour: NodeID, at t: Duration) -> Bool {
+        guard let repair = settings.pacedRepair, !repair.digestsNeighboursInRepair,
+              let heard = compactDigestHeardAt[neighbour] else { return false }
+        return t - heard < settings.router.helloPeriod * 2
+    }
+
     /// Forgets packets got longer ago than the window.
     mutating func forgetOldRecent(at t: Duration) {
         recentPackets = recentPackets.filter { t - $0.value.at <= recentWindow }
@@ -117,6 +125,7 @@ extension MeshNodeMachine {
     /// repair timer whether the neighbourhood agrees.
     mutating func heardCompactDigest(_ header: MeshHeader, _ digest: CompactDigest, at now: MeshNodeTime) {
         let t = now.monotonic
+        compactDigestHeardAt[header.origin] = t
         let from = t - .seconds(60 * Int(digest.windowMinutes)) + settings.compactDigestMargin
         let judged = recentPackets.filter {
             $0.value.listed && !$0.value.remembered && $0.value.at >= from && $0.value.at <= t - settings.compactDigestSettle

@@ -119,14 +119,20 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// A box that hears a digest listing something it lacks sends its next digest however
         /// many consistent ones it hears first (``TrickleTimer/inconsistent(now:mustSend:)``).
         public var lackingUnsuppressed: Bool
+        /// A neighbour heard again after two hello periods without a hello gets our full digest
+        /// even when its compact digest came within them (`false`, the default: it is in paced
+        /// repair with us, only its hellos were lost, and the full digest is left out; see
+        /// `MeshNodeMachine.heardHello`). `true` is the rule before, for comparison in the simulator.
+        public var digestsNeighboursInRepair: Bool
 
         public init(minimumInterval: Duration = .seconds(30), doublings: Int = 4, redundancy: Int = 3,
-                    window: Duration = .seconds(30 * 60), lackingUnsuppressed: Bool = false) {
+                    window: Duration = .seconds(30 * 60), lackingUnsuppressed: Bool = false, digestsNeighboursInRepair: Bool = false) {
             self.minimumInterval = minimumInterval
             self.doublings = doublings
             self.redundancy = redundancy
             self.window = window
             self.lackingUnsuppressed = lackingUnsuppressed
+            self.digestsNeighboursInRepair = digestsNeighboursInRepair
         }
     }
 
@@ -212,6 +218,8 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     var recentRemembered = false
     /// Paced repair's timer, started at the first timer input (``Settings/pacedRepair``).
     var repairTimer: TrickleTimer?
+    /// When each neighbour's compact digest was last heard: it runs paced repair with us.
+    var compactDigestHeardAt: [NodeID: Duration] = [:]
     /// How often this box answered each neighbour's compact digest with each packet it lacked
     /// (``answerable(_:to:)``); forgotten with the packet.
     var repairAnswers = RepairAnswerTally<NodeID>()
@@ -318,6 +326,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
             heardDirected = heardDirected.filter { t - $0.value < .seconds(4_000) }
             awaitingAck = awaitingAck.filter { t - $0.value.since < .seconds(600) }  // never went out (the budget)
             distances = distances.filter { t - $0.value.at < neighbourMemory }
+            compactDigestHeardAt = compactDigestHeardAt.filter { t - $0.value < neighbourMemory }
             forgetOldRecent(at: t)
             do {
                 try memory.forgetExpired(now: now.wall)
