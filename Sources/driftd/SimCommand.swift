@@ -72,6 +72,9 @@ extension SimCommand {
         @Option(help: "Our router: jitter slots of a relay that no known neighbour goes before (default 32).")
         var leaderJitterSlots: Int?
 
+        @Flag(help: "Our router: relays for a destination among their neighbours all go first, not in turn among the neighbours that hold the packet and hear the destination too (the rule before issue 19's last session).")
+        var noDestinationRelayOrder = false
+
         @Option(help: "Our router: jitter slots of every relay while the channel utilisation (frames heard in the last 30 s) is at most --jitter-utilisation-low, growing linearly to the full jitter at --jitter-utilisation-high (default: always the full jitter).")
         var quietJitterSlots: Int?
 
@@ -358,6 +361,7 @@ extension SimCommand {
                     if let rankCap { parameters.ourConfiguration.rankCap = rankCap }
                     if ownRankOrder { parameters.ourConfiguration.relayOrderAmongNeighbours = false }
                     if let leaderJitterSlots { parameters.ourConfiguration.leaderJitterSlots = max(0, leaderJitterSlots) }
+                    if noDestinationRelayOrder { parameters.ourConfiguration.destinationRelayOrder = false }
                     if let quietJitterSlots { parameters.ourConfiguration.quietJitterSlots = quietJitterSlots }
                     if let quietSlotsPerRank { parameters.ourConfiguration.quietSlotsPerRank = quietSlotsPerRank }
                     if let jitterUtilisationLow { parameters.ourConfiguration.jitterUtilisationLow = jitterUtilisationLow }

@@ -207,7 +207,7 @@ public struct MeshRouter: Sendable {
         var steps = c.rankCap - min(missing.count, c.rankCap)
         var jitter = c.jitterSlots
         if let d = state.destination, missing.contains(d) {
-            steps = 0
+            steps = c.destinationRelayOrder ? min(c.rankCap - 1, relaysAhead(toward: d, key: header.key, state: state)) : 0
         } else if c.relayOrderAmongNeighbours {
             steps = min(c.rankCap - 1, relaysAhead(reaching: missing.count, key: header.key, state: state))
         }
@@ -223,18 +223,31 @@ public struct MeshRouter: Sendable {
     /// `uncovered` counts ours (every bucket; not us). Equal counts are ordered by a hash of
     /// the id and the packet, so no box always goes last.
     private func relaysAhead(reaching reach: Int, key: PacketKey, state: PacketState) -> Int {
-        func order(_ id: NodeID) -> UInt64 {
-            var x = UInt64(id.rawValue) ^ (UInt64(key.packetID) << 32 | UInt64(key.origin.rawValue))
-            x = (x ^ (x >> 33)) &* 0xFF51_AFD7_ED55_8CCD
-            return x ^ (x >> 33)
-        }
-        let mine = order(me)
+        let mine = Self.relayOrder(me, key)
         var ahead = 0
         for n in table.values where state.covered.contains(n.id) {
             let theirs = n.neighbours.keys.reduce(0) { $0 + ($1 != me && !state.covered.contains($1) ? 1 : 0) }
-            if theirs > reach || (theirs == reach && order(n.id) < mine) { ahead += 1 }
+            if theirs > reach || (theirs == reach && Self.relayOrder(n.id, key) < mine) { ahead += 1 }
         }
         return ahead
+    }
+
+    /// How many neighbours that hold this packet too (a copy covered them) and hear its
+    /// destination `d` (their hellos list it) go before us, in the per-packet hash order:
+    /// each could deliver it as well as we can.
+    private func relaysAhead(toward d: NodeID, key: PacketKey, state: PacketState) -> Int {
+        let mine = Self.relayOrder(me, key)
+        return table.values.filter { n in
+            n.id != d && state.covered.contains(n.id) && n.neighbours[d] != nil && Self.relayOrder(n.id, key) < mine
+        }.count
+    }
+
+    /// A box's place among relays of equal standing, drawn per packet from its id, so no box
+    /// always goes last.
+    private static func relayOrder(_ id: NodeID, _ key: PacketKey) -> UInt64 {
+        var x = UInt64(id.rawValue) ^ (UInt64(key.packetID) << 32 | UInt64(key.origin.rawValue))
+        x = (x ^ (x >> 33)) &* 0xFF51_AFD7_ED55_8CCD
+        return x ^ (x >> 33)
     }
 
     /// Who may have transmitted this copy: the origin at hop 0; else the neighbours whose
