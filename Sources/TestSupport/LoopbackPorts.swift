@@ -39,6 +39,21 @@ public enum LoopbackPorts {
         try (0..<count).map { _ in try take() }
     }
 
+    /// Runs `bind` with a port from ``take()``, and with the next one while it fails because
+    /// the port was taken after the check (`EADDRINUSE`; another process on the machine may
+    /// bind any port at any time), at most `attempts` times in all. For a test that binds the
+    /// port itself; a port handed to a child process cannot be retried this way.
+    public static func binding<T>(attempts: Int = 5, _ bind: (Int) throws -> T) throws -> T {
+        for _ in 1..<max(1, attempts) {
+            do {
+                return try bind(try take())
+            } catch let error as SystemError where error.errno == EADDRINUSE {
+                continue
+            }
+        }
+        return try bind(try take())
+    }
+
     private static func isFree(_ port: Int) -> Bool {
         guard let tcp = try? TCPSocket.listenLoopback(port: port) else { return false }
         try? tcp.socket.close()

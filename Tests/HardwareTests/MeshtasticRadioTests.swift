@@ -140,13 +140,17 @@ struct MeshtasticRadioTests {
     func nodeToNode() async throws {
         let channel = SimulatedRadioTransmitter.Channel(frequencyMHz: 869.525, spreadingFactor: 11, bandwidthHz: 250_000)
         let medium = SimulatedRadioMedium(rangeMeters: 5_000)
-        let portB = try LoopbackPorts.take()
-        let airA = try SimulatedRadio(configuration: .init(
-            port: 0, peers: [("127.0.0.1", portB)],
-            transmitter: .init(latitude: 52.4731, longitude: 13.4019, txPowerDBm: 14, channel: channel), medium: medium))
-        let airB = try SimulatedRadio(configuration: .init(
-            port: portB, peers: [("127.0.0.1", airA.port)],
-            transmitter: .init(latitude: 52.4831, longitude: 13.4019, txPowerDBm: 14, channel: channel), medium: medium))
+        // A's peer is B's port, so B's port comes first; if another process binds it before B
+        // does (it was free when taken), both radios are made again on the next one.
+        let (airA, airB) = try LoopbackPorts.binding { portB in
+            let airA = try SimulatedRadio(configuration: .init(
+                port: 0, peers: [("127.0.0.1", portB)],
+                transmitter: .init(latitude: 52.4731, longitude: 13.4019, txPowerDBm: 14, channel: channel), medium: medium))
+            let airB = try SimulatedRadio(configuration: .init(
+                port: portB, peers: [("127.0.0.1", airA.port)],
+                transmitter: .init(latitude: 52.4831, longitude: 13.4019, txPowerDBm: 14, channel: channel), medium: medium))
+            return (airA, airB)
+        }
         let nodeA = try MeshtasticNodeEmulator(settings: .init(nodeNumber: 0xA), air: airA)
         let nodeB = try MeshtasticNodeEmulator(settings: .init(nodeNumber: 0xB), air: airB)
         defer {

@@ -2,6 +2,7 @@ import DriftSystem
 import Foundation
 import Hardware
 import Testing
+import TestSupport
 
 /// The sim board's radio over real UDP sockets on loopback.
 @Suite("Simulated radio on loopback UDP")
@@ -171,5 +172,31 @@ struct SimulatedRadioTests {
         try await Task.sleep(for: .milliseconds(50))
         radio.close()
         #expect(try await pending == nil)
+    }
+
+    /// A port checked free can be bound by another process before the test binds it (seen
+    /// once: the two-node Meshtastic test failed with EADDRINUSE). `LoopbackPorts.binding`
+    /// moves on to the next port then; any other error ends it at once.
+    @Test("a loopback port taken between the check and the bind: the next one is bound; other errors are not retried")
+    func portTakenAfterTheCheck() throws {
+        var tried: [Int] = []
+        var squatter: FileDescriptor?
+        defer { try? squatter?.close() }
+        let radio = try LoopbackPorts.binding { port in
+            tried.append(port)
+            if squatter == nil { squatter = try UDPSocket.bind(host: "127.0.0.1", port: port).socket }  // someone else got there first
+            return try SimulatedRadio(configuration: .init(port: port, peers: [], transmitter: Self.at(0), medium: .init(rangeMeters: 1_000)))
+        }
+        defer { radio.close() }
+        #expect(tried.count == 2 && tried[0] != tried[1], "\(tried)")
+        #expect(radio.port == tried[1])
+        var calls = 0
+        #expect(throws: SystemError.self) {
+            try LoopbackPorts.binding { _ -> Int in
+                calls += 1
+                throw SystemError(operation: "bind", errno: EACCES)
+            }
+        }
+        #expect(calls == 1)
     }
 }
