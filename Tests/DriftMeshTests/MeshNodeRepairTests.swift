@@ -269,8 +269,8 @@ struct MeshNodeRepairTests {
     /// What a neighbour heard again after two hello periods without a hello gets: the full
     /// digest (catch-up, after the answer delay), unless its compact digest came within those
     /// two periods — then it is in paced repair with this box, only its hellos were lost, and
-    /// the full digest is left out (`digestsLeftToRepair`). Under load two hellos in a row
-    /// collide often: in the simulator leaving these digests (their repeats and their answers)
+    /// the full digest is left out (`digestsLeftToRepair`). Under load hellos collide, and with
+    /// the hello jitter one lost hello can stretch the gap past two periods: in the simulator leaving these digests (their repeats and their answers)
     /// out saved 6–8 % of the airtime at 30–50 boxes.
     enum Meanwhile: Sendable, CustomStringConvertible {
         case nothing
