@@ -189,11 +189,11 @@ extension MeshNodeMachine {
         // A neighbour we had not heard for a while (or ever): tell it what we hold, so it can
         // fetch what it missed and offer what we missed. Not one whose compact digest came
         // meanwhile: only its hellos were lost (under load they collide; with the hello jitter
-        // one lost hello can stretch the gap past two periods), and
-        // paced repair already sends each of us what the other's digests lack. In the simulator
-        // leaving these full digests (their repeats and answers) out saved 6–8 % of the airtime
-        // at 30–50 boxes, and the boxes reached within 5 minutes moved within about one
-        // standard error (docs/mesh-simulation.md).
+        // one lost hello can stretch the gap past two periods), and paced repair already sends
+        // each of us what the other's digests lack. In the simulator leaving these full digests
+        // (their repeats and answers) out saved 6–8 % of the airtime at 30–50 boxes, and the
+        // boxes reached within 5 minutes moved within about one standard error
+        // (docs/mesh-simulation.md).
         let recently = lastDigestTo[header.origin].map { t - $0 < settings.router.helloPeriod } ?? false
         if !wasNeighbour && !recently && inRepair(header.origin, at: t) {
             counters.digestsLeftToRepair += 1
