@@ -195,9 +195,10 @@ extension MeshNodeMachine {
         // boxes reached within 5 minutes moved within about one standard error
         // (docs/mesh-simulation.md).
         let recently = lastDigestTo[header.origin].map { t - $0 < settings.router.helloPeriod } ?? false
-        if !wasNeighbour && !recently && inRepair(header.origin, at: t) {
+        guard !wasNeighbour && !recently else { return }
+        if inRepair(header.origin, at: t) {
             counters.digestsLeftToRepair += 1
-        } else if !wasNeighbour && !recently {
+        } else {
             lastDigestTo[header.origin] = t
             // After a random delay: the neighbour's other neighbours may answer its hello too.
             deferAnswer(.digest, at: now)

@@ -238,7 +238,7 @@ public struct MeshRouter: Sendable {
     private func relaysAhead(toward d: NodeID, key: PacketKey, state: PacketState) -> Int {
         let mine = Self.relayOrder(me, key)
         return table.values.filter { n in
-            n.id != d && state.covered.contains(n.id) && n.neighbours[d] != nil && Self.relayOrder(n.id, key) < mine
+            state.covered.contains(n.id) && n.neighbours[d] != nil && Self.relayOrder(n.id, key) < mine
         }.count
     }
 
