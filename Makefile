@@ -44,7 +44,8 @@ bench-api: deps
 
 # libFuzzer over the NMEA framer and parser (seeds in Fuzz/NMEAFuzz/corpus) and over the
 # media probes (seeds: the DriftMedia test fixtures) and over the mesh frame decoder, relay
-# rewrite and reassembler (seeds in Fuzz/MeshFuzz/corpus), each bounded to FUZZ_SECONDS.
+# rewrite and reassembler (seeds in Fuzz/MeshFuzz/corpus), each bounded to FUZZ_SECONDS and to
+# 512 MB with ASan's quarantine at 32 MB (Fuzz/limits.sh, docs/testing.md "libFuzzer").
 fuzz: deps
 	Fuzz/NMEAFuzz/run.sh $(FUZZ_SECONDS)
 	Fuzz/MediaFuzz/run.sh $(FUZZ_SECONDS)

@@ -11,4 +11,5 @@ cp "$root"/Tests/DriftMediaTests/Fixtures/* "$out/corpus/"
 swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name MediaFuzz -D DRIFT_MEDIA_FUZZ \
     "$root"/Sources/DriftMedia/*.swift "$root"/Fuzz/MediaFuzz/CoreShim.swift "$root"/Fuzz/MediaFuzz/FuzzEntry.swift \
     -o "$out/media-fuzz"
-"$out/media-fuzz" -max_total_time="$seconds" -max_len=32768 -rss_limit_mb=512 "$out/corpus"
+. "$root/Fuzz/limits.sh"
+run_fuzzer "$out/media-fuzz" "$out/corpus" "$seconds" 32768

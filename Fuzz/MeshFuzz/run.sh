@@ -15,4 +15,5 @@ swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name MeshFuzz \
     "$wire"/MeshFrameCodec.swift "$wire"/Fragmenter.swift "$wire"/Reassembler.swift \
     "$root"/Fuzz/MeshFuzz/FuzzEntry.swift \
     -o "$out/mesh-fuzz"
-"$out/mesh-fuzz" -max_total_time="$seconds" -max_len=300 -rss_limit_mb=512 "$out/corpus"
+. "$root/Fuzz/limits.sh"
+run_fuzzer "$out/mesh-fuzz" "$out/corpus" "$seconds" 300

@@ -9,4 +9,5 @@ mkdir -p "$out/corpus"
 cp "$root"/Fuzz/NMEAFuzz/corpus/* "$out/corpus/"
 swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name NMEAFuzz \
     "$root"/Sources/GNSS/*.swift "$root"/Fuzz/NMEAFuzz/FuzzEntry.swift -o "$out/nmea-fuzz"
-"$out/nmea-fuzz" -max_total_time="$seconds" -max_len=4096 -rss_limit_mb=512 "$out/corpus"
+. "$root/Fuzz/limits.sh"
+run_fuzzer "$out/nmea-fuzz" "$out/corpus" "$seconds" 4096
