@@ -57,6 +57,7 @@ extension Engine {
         var settings = SimNodeMachine.Settings(hopLimit: p.hopLimit, messageLifetime: 3_600, modulation: p.channel.modulation,
                                                router: configuration)
         settings.announcesAtStart = rules.announceAtStart
+        settings.answersRepeatedRequests = rules.answerRepeatedRequests
         settings.answerWindowFrames = rules.answerWindowFrames
         settings.requestAttempts = rules.requestAttempts
         settings.digestFollowUps = rules.digestFollowUps
@@ -286,5 +287,30 @@ extension Engine {
         result.catchUpDataFrames = machines.repairDataTx
         result.catchUpReceptions = nodes.reduce(0) { $0 + $1.repairHeld.count }
         result.catchUpUnneededFrames = machines.repairDataUnneeded
+        addReturnFigures(to: &result)
+    }
+
+    /// What the boxes switched off lacked when they came back, and how soon they got it.
+    func addReturnFigures(to result: inout SimResult) {
+        guard !p.outages.isEmpty else { return }
+        let warmUpUs = Engine.micros(p.warmUp)
+        let windowUs = Engine.micros(p.repairWindow)
+        var lacking = 0
+        var caughtUp: [Int64] = []
+        for outage in p.outages where nodes.indices.contains(outage.box) {
+            let back = warmUpUs + Engine.micros(outage.until)
+            for key in originNode.keys.sorted() where originTime[key]! < back {
+                let origin = originNode[key]!
+                guard origin != outage.box, topology.connected(from: origin, sensitivity: channel.sensitivityDbm).contains(outage.box) else { continue }
+                let heldAt = nodes[outage.box].heldAt[key]
+                if let heldAt, heldAt < back { continue }
+                lacking += 1
+                if let heldAt, heldAt <= back + windowUs { caughtUp.append(heldAt - back) }
+            }
+        }
+        result.returnedLacking = lacking
+        result.returnedCaughtUpWithinRepairWindow = lacking == 0 ? nil : Double(caughtUp.count) / Double(lacking)
+        caughtUp.sort()
+        result.returnedCatchUpP50Ms = caughtUp.isEmpty ? nil : Double(caughtUp[(caughtUp.count - 1) / 2]) / 1000
     }
 }

@@ -192,6 +192,18 @@ public struct SimOutage: Sendable, Hashable {
         self.from = from
         self.until = until
     }
+
+    /// `count` distinct boxes of `nodes` drawn by `seed` (the same boxes whatever the router or
+    /// its rules), each off from `from` until `until`.
+    public static func drawn(count: Int, of nodes: Int, seed: UInt64, from: Duration, until: Duration) -> [SimOutage] {
+        var rng = MeshRandom(seed: seed ^ 0x0FF0_0FF0_5EED_0001)
+        var boxes = Array(0..<nodes)
+        let count = min(max(0, count), nodes)
+        for i in 0..<count {
+            boxes.swapAt(i, rng.int(in: i...(nodes - 1)))
+        }
+        return boxes.prefix(count).sorted().map { SimOutage(box: $0, from: from, until: until) }
+    }
 }
 
 /// The node machine's catch-up rules (``SimParameters/catchUp``); the defaults are the daemon's.
@@ -207,6 +219,9 @@ public struct SimCatchUpRules: Sendable, Hashable {
     public var requestAttempts = 4
     /// Follow-ups of the start digest (0 = none).
     public var digestFollowUps = 2
+    /// A packet asked for again is sent whatever copies are heard meanwhile
+    /// (`MeshNodeMachine.Settings.answersRepeatedRequests`).
+    public var answerRepeatedRequests = true
 
     public init() {}
 }

@@ -107,6 +107,14 @@ public struct SimResult: Sendable, Hashable, Codable {
     /// sender held them already: answers to a digest or request that was out of date, or a
     /// second answerer's.
     public var catchUpUnneededFrames: Int?
+    /// With outages (`SimParameters.outages`, node runs): the broadcasts a box lacked when it
+    /// came back on (sent before from a box connected to it, whoever held them then), the share
+    /// of them it held within `repairWindow` of coming back, and the median time it took for
+    /// those it got, ms. The switched-off boxes also count in the `connected…` figures, as
+    /// boxes that did not get what was sent while they were off in time.
+    public var returnedLacking: Int?
+    public var returnedCaughtUpWithinRepairWindow: Double?
+    public var returnedCatchUpP50Ms: Double?
     // Against the exact optimum (tools/mesh-optimum), when its stored data holds this topology.
     /// Fewest frames per broadcast reaching every reachable box, collision-free.
     public var optimumFrames: Double?

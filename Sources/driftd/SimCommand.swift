@@ -228,6 +228,15 @@ extension SimCommand {
         @Option(help: "With --node-machine: share of messages sent to one other box (acknowledged, retried) instead of to all (default 0).")
         var directedShare = 0.0
 
+        @Option(help: "With --node-machine: this many boxes, drawn by the seed, are switched off at the end of the warm-up and come back after --outage-minutes as the daemon restarts; prints what they lacked on return and how much of it they got within 5 minutes.")
+        var outageBoxes = 0
+
+        @Option(help: "With --outage-boxes: how long they stay off, minutes (the default is over two hello periods).")
+        var outageMinutes = 12
+
+        @Flag(help: "With --node-machine: a packet a neighbour asks for again is taken back by a copy heard first, as its first answer (the node's rule before issue 19's last session; default: sent whatever is heard).")
+        var repeatedRequestsTakenBack = false
+
         func validate() throws {
             guard (2...200).contains(nodes) else { throw ValidationError("--nodes must be 2…200") }
             guard (1...1000).contains(seeds) else { throw ValidationError("--seeds must be 1…1000") }
@@ -319,11 +328,16 @@ extension SimCommand {
                     parameters.meshtasticatorScenario = meshtasticatorScenario
                     parameters.nodeMachine = nodeMachine && kind == .ours
                     parameters.directedShare = directedShare
+                    if outageBoxes > 0 {
+                        parameters.outages = SimOutage.drawn(count: outageBoxes, of: nodes, seed: seed &+ offset,
+                                                             from: .zero, until: .seconds(60 * max(0, outageMinutes)))
+                    }
                     parameters.reconcile = !noRepair
                     parameters.repairResetOnNewPacket = repairResetOnNew
                     parameters.repairRelays = !noRepairRelays
                     parameters.nodeRepair = nodeRepair
                     parameters.nodeDigestsNeighboursInRepair = digestNeighboursInRepair
+                    parameters.catchUp.answerRepeatedRequests = !repeatedRequestsTakenBack
                     parameters.repairAnswersBounded = !repairAnswersUnbounded
                     if let dutyCycle { parameters.dutyCycle = dutyCycle / 100 }
                     if let helloPeriod {
@@ -422,6 +436,8 @@ extension SimCommand {
                 + "p50 \(r.directedLatencyP50Ms.map { String(format: "%.0f ms", $0) } ?? "-"), outbox retries \(r.outboxRetries ?? 0), catch-up frames \(r.catchUpFrames ?? 0), "
             + "flood data air \(r.floodDataAirtimeMs.map { String(format: "%.1f s", $0 / 1000) } ?? "-"), "
             + "warm-up sync air \(r.warmUpSyncAirtimeMs.map { String(format: "%.1f s", $0 / 1000) } ?? "-")"
+            + (r.returnedLacking.map { ", back on: lacked \($0), within 5 min \(o(r.returnedCaughtUpWithinRepairWindow)), "
+                + "p50 \(r.returnedCatchUpP50Ms.map { String(format: "%.0f s", $0 / 1000) } ?? "-")" } ?? "")
         }
 
         static func row(_ r: SimResult, label: String) -> String {
@@ -500,6 +516,13 @@ extension SimCommand {
                 m.catchUpDataFrames = optionalCount(\.catchUpDataFrames)
                 m.catchUpReceptions = optionalCount(\.catchUpReceptions)
                 m.catchUpUnneededFrames = optionalCount(\.catchUpUnneededFrames)
+                // Pooled over the runs: what every returned box got of all it lacked.
+                let lacking = results.compactMap(\.returnedLacking).reduce(0, +)
+                let caughtUp = results.reduce(0.0) { $0 + Double($1.returnedLacking ?? 0) * ($1.returnedCaughtUpWithinRepairWindow ?? 0) }
+                m.returnedLacking = optionalCount(\.returnedLacking)
+                m.returnedCaughtUpWithinRepairWindow = lacking == 0 ? nil : caughtUp / Double(lacking)
+                let medians = results.compactMap(\.returnedCatchUpP50Ms)
+                m.returnedCatchUpP50Ms = medians.isEmpty ? nil : medians.reduce(0, +) / Double(medians.count)
             }
             return m
         }

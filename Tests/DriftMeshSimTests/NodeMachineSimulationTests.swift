@@ -110,6 +110,35 @@ struct NodeMachineSimulationTests {
         #expect(result.reachabilityAfterSync == 1, "A's broadcast never reached C: \(Self.json(result))")
     }
 
+    @Test("a box switched off past the messages is back within the run: what it lacked on return, how much of it came within 5 minutes and how soon")
+    func returnFigures() async throws {
+        // B off for 20 minutes while A broadcasts; the run's drain alone would end before B is back.
+        let back = Duration.seconds(1_200)
+        let p = Self.parameters(Array(Self.line.prefix(3)), script: [SimMessage(at: .seconds(20), from: 0)],
+                                outages: [SimOutage(box: 1, from: .zero, until: back)])
+        #expect(p.drain + p.repairWindow < back)
+        let result = await simulate(p)
+        #expect(result.returnedLacking == 1, "\(Self.json(result))")
+        #expect(result.returnedCaughtUpWithinRepairWindow == 1, "\(Self.json(result))")
+        let took = try #require(result.returnedCatchUpP50Ms)
+        #expect(took >= 0 && took <= 300_000, "\(took) ms")
+        #expect(result.reachabilityAfterSync == 1, "\(Self.json(result))")
+        // No outage, no such figures.
+        let plain = await simulate(Self.parameters(Array(Self.line.prefix(3)), script: [SimMessage(at: .seconds(20), from: 0)]))
+        #expect(plain.returnedLacking == nil && plain.returnedCaughtUpWithinRepairWindow == nil)
+    }
+
+    @Test("outages drawn by the seed: distinct boxes in range, the same for the same seed, others for another")
+    func drawnOutages() {
+        let a = SimOutage.drawn(count: 3, of: 30, seed: 7301, from: .zero, until: .seconds(720))
+        #expect(a.count == 3 && Set(a.map(\.box)).count == 3 && a.allSatisfy { (0..<30).contains($0.box) && $0.until == .seconds(720) })
+        #expect(a == SimOutage.drawn(count: 3, of: 30, seed: 7301, from: .zero, until: .seconds(720)))
+        let others = (7302...7311).map { SimOutage.drawn(count: 3, of: 30, seed: $0, from: .zero, until: .seconds(720)).map(\.box) }
+        #expect(others.contains { $0 != a.map(\.box) })
+        #expect(SimOutage.drawn(count: 40, of: 30, seed: 1, from: .zero, until: .seconds(1)).map(\.box) == Array(0..<30))
+        #expect(SimOutage.drawn(count: 0, of: 30, seed: 1, from: .zero, until: .seconds(1)).isEmpty)
+    }
+
     @Test("the flood's data airtime leaves out catch-up copies and the relays of what a box got by catch-up: B off while A broadcasts, C reached only through B's catch-up")
     func floodDataAirtimeLeavesOutCatchUp() async throws {
         var p = Self.parameters(Array(Self.line.prefix(3)), script: [SimMessage(at: .seconds(20), from: 0)],

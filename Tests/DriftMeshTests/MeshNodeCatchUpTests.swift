@@ -144,6 +144,39 @@ struct MeshNodeCatchUpTests {
         #expect(box.counters.framesResent == 1)
     }
 
+    @Test("a packet asked for again within two hello periods is sent whatever copies are heard; the first answer, or one asked for long after, is taken back",
+          arguments: [true, false])
+    func packetAskedForAgain(answersRepeatedRequests: Bool) throws {
+        var box = try MachineBox { $0.answersRepeatedRequests = answersRepeatedRequests }
+        box.timer(at: .zero)
+        _ = Self.drain(&box, at: .zero)
+        let held = try MachineBox.frame("asked for twice", packetID: 5, origin: BoxKeyPair(), hopStart: 3)
+        box.hear(held, at: .seconds(1))
+        let key = try MeshFrameCodec.parse(held).header.key
+        let requester = BoxKeyPair().nodeID
+        // Another neighbour of the requester answers first, every time; the requester does not hear it.
+        let otherCopy = try MeshFrameCodec.relay(held, by: BoxKeyPair().nodeID)
+        /// Asks at `t`, another copy is heard at once; returns the copies of ours that went out.
+        func ask(at t: Duration, packetID: UInt32, copyAfterQueued: Bool = false) throws -> Int {
+            box.hear(try Self.control(.request, SyncRequest(keys: [key]).encoded(), from: requester, packetID: packetID, lifetime: 3_600), at: t)
+            box.hear(otherCopy, at: t)
+            box.timer(at: t + Self.longestDelay)
+            // A copy heard after ours was queued takes it back too, unless it was asked for again.
+            if copyAfterQueued { box.hear(otherCopy, at: t + Self.longestDelay) }
+            return try Self.drain(&box, at: t + Self.longestDelay).filter { try MeshFrameCodec.parse($0.bytes).header.key == key }.count
+        }
+        #expect(try ask(at: .seconds(2), packetID: 1) == 0, "the first answer went out despite the copy")
+        #expect(box.counters.resendsSuppressed == 1)
+        let again = try ask(at: .seconds(60), packetID: 2, copyAfterQueued: true)
+        #expect(again == (answersRepeatedRequests ? 1 : 0))
+        #expect(box.counters.resendsAskedAgain == (answersRepeatedRequests ? 1 : 0))
+        // Two hello periods after its last request the same packet counts as asked for the first time.
+        let later = Duration.seconds(60) + MeshRouterConfiguration.standard.helloPeriod * 2
+        box.timer(at: later)
+        #expect(try ask(at: later, packetID: 3) == 0)
+        #expect(box.counters.resendsAskedAgain == (answersRepeatedRequests ? 1 : 0))
+    }
+
     /// The time a request of `keys` packets waits before it is repeated, at the defaults.
     static func timeout(keys: Int) -> Duration {
         Self.longestDelay + Self.longestFrame * (keys + 2)

@@ -24,6 +24,8 @@ extension MeshNodeMachine {
             case digest
             /// Held frames a neighbour lacks.
             case resend([PacketKey])
+            /// Held frames a neighbour asked for again: not taken back by a copy heard meanwhile.
+            case resendAskedAgain([PacketKey])
             /// A request for packets a neighbour's digest lists.
             case request([PacketKey])
         }
@@ -188,6 +190,8 @@ extension MeshNodeMachine {
                 sendDigest(at: now)
             case .resend(let keys):
                 resend(keys)
+            case .resendAskedAgain(let keys):
+                resend(keys, takenBackByCopies: false)
             case .request(let keys):
                 let missing = notHeld(keys)
                 for key in Set(keys).subtracting(missing) { requests.heard(key) }

@@ -228,13 +228,34 @@ extension MeshNodeMachine {
         if !wanted.isEmpty { deferAnswer(.request(wanted), at: now) }
     }
 
+    /// A neighbour's request: send it what it asks for, after a random delay. Its other
+    /// neighbours hear the request too, and a copy one of them sends first takes ours back —
+    /// unless the neighbour asked for the packet before: then the copies that took our answer
+    /// back did not reach it (their senders are heard here but not there), and ours goes out
+    /// whatever we hear. In the simulator a box back from an outage, which heard only one of the
+    /// three neighbours that heard it, asked four times for the same packets, and every time
+    /// that neighbour's answers were taken back by the other two's (docs/mesh-simulation.md).
     private mutating func heardRequest(_ header: MeshHeader, _ plaintext: [UInt8], at now: MeshNodeTime) {
         counters.requestsHeard += 1
         guard let request = try? SyncRequest(decoding: plaintext) else {
             counters.malformed["bad_request", default: 0] += 1
             return
         }
-        if !request.keys.isEmpty { deferAnswer(.resend(request.keys), at: now) }
+        let t = now.monotonic
+        var asked = requestedBy[header.origin] ?? [:]
+        let again = !settings.answersRepeatedRequests ? [] : Set(request.keys.filter { asked[$0].map { t - $0 < settings.router.helloPeriod * 2 } ?? false })
+        for key in request.keys { asked[key] = t }
+        if asked.count > Self.requestsRememberedPerNeighbour {
+            // The newest only: a neighbour asks again within minutes.
+            asked = Dictionary(uniqueKeysWithValues: asked.sorted { ($0.value, $0.key) > ($1.value, $1.key) }.prefix(Self.requestsRememberedPerNeighbour).map { ($0.key, $0.value) })
+        }
+        requestedBy[header.origin] = asked
+        let first = request.keys.filter { !again.contains($0) }
+        if !first.isEmpty { deferAnswer(.resend(first), at: now) }
+        if !again.isEmpty {
+            counters.resendsAskedAgain += again.count
+            deferAnswer(.resendAskedAgain(request.keys.filter(again.contains)), at: now)
+        }
     }
 
     // MARK: Router actions

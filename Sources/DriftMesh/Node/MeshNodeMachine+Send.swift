@@ -138,14 +138,19 @@ extension MeshNodeMachine {
         (try? memory.heldKeys(limit: 4_096)) ?? []
     }
 
-    /// Sends held frames to neighbours that lack them (background priority).
-    mutating func resend(_ keys: [PacketKey]) {
+    /// Sends held frames to neighbours that lack them (background priority). A copy is taken
+    /// back when another box's copy of the packet is heard first, unless `takenBackByCopies` is
+    /// false (a copy of ours already queued is then kept too).
+    mutating func resend(_ keys: [PacketKey], takenBackByCopies: Bool = true) {
         guard !keys.isEmpty, let packets = try? memory.heldFrames(for: Array(keys.prefix(32))) else { return }
         for packet in packets {
+            if let id = queuedCopies[packet.key] {
+                if !takenBackByCopies { queuedCopyKeys[id]?.catchUp = false }
+                continue
+            }
             let frame = (try? MeshFrameCodec.relay(packet.frame, by: me)) ?? packet.frame
-            guard queuedCopies[packet.key] == nil else { continue }
             counters.framesResent += 1
-            track(enqueue(frame, priority: .background, counter: \.sentSync), packet.key, catchUp: true)
+            track(enqueue(frame, priority: .background, counter: \.sentSync), packet.key, catchUp: takenBackByCopies)
         }
     }
 }

@@ -58,6 +58,10 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// send it no digest of their own, so without this its catch-up waited for their
         /// hellos, up to a hello period.
         public var announcesAtStart: Bool
+        /// A packet a neighbour asks for again (within two hello periods) is sent it whatever
+        /// copies this box hears meanwhile; `false`: a copy heard first takes it back, as the
+        /// first answer (the rule before issue 19's last session).
+        public var answersRepeatedRequests = true
         /// Paced repair while the mesh stays up (issue 19): a Trickle timer
         /// (``TrickleTimer``) sends a ``CompactDigest`` of what the box got lately, and
         /// neighbours send back what it lacks. `nil` (the default): off; the box still answers
@@ -220,6 +224,10 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     var repairTimer: TrickleTimer?
     /// When each neighbour's compact digest was last heard: it runs paced repair with us.
     var compactDigestHeardAt: [NodeID: Duration] = [:]
+    /// When each neighbour last asked us for each packet (its requests), for two hello periods
+    /// and at most ``requestsRememberedPerNeighbour`` packets each (``heardRequest``).
+    var requestedBy: [NodeID: [PacketKey: Duration]] = [:]
+    static var requestsRememberedPerNeighbour: Int { 256 }
     /// How often this box answered each neighbour's compact digest with each packet it lacked
     /// (``answerable(_:to:)``); forgotten with the packet.
     var repairAnswers = RepairAnswerTally<NodeID>()
@@ -327,6 +335,10 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
             awaitingAck = awaitingAck.filter { t - $0.value.since < .seconds(600) }  // never went out (the budget)
             distances = distances.filter { t - $0.value.at < neighbourMemory }
             compactDigestHeardAt = compactDigestHeardAt.filter { t - $0.value < neighbourMemory }
+            requestedBy = requestedBy.compactMapValues { asked in
+                let kept = asked.filter { t - $0.value < settings.router.helloPeriod * 2 }
+                return kept.isEmpty ? nil : kept
+            }
             forgetOldRecent(at: t)
             do {
                 try memory.forgetExpired(now: now.wall)
