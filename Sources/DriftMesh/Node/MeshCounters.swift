@@ -47,8 +47,9 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     /// Catch-up copies taken off the queue (or out of their random delay) because another
     /// neighbour sent the packet first.
     public var resendsSuppressed = 0
-    /// Packets a neighbour asked for again within two hello periods: answered whatever copies
-    /// this box hears meanwhile (the copies that took our first answer back did not reach it).
+    /// Packets a neighbour asked for again within two hello periods: those this box holds go
+    /// out whatever copies it hears meanwhile (the copies that took our first answer back did
+    /// not reach it).
     public var resendsAskedAgain = 0
     /// Requests sent again because a packet asked for did not come.
     public var requestsRepeated = 0

@@ -233,8 +233,8 @@ extension MeshNodeMachine {
     /// unless the neighbour asked for the packet before: then the copies that took our answer
     /// back did not reach it (their senders are heard here but not there), and ours goes out
     /// whatever we hear. In the simulator a box back from an outage, which heard only one of the
-    /// three neighbours that heard it, asked four times for the same packets, and every time
-    /// that neighbour's answers were taken back by the other two's (docs/mesh-simulation.md).
+    /// three neighbours that heard it, asked that one three times in three minutes and got
+    /// nothing: the other two kept sending copies it could not hear (docs/mesh-simulation.md).
     private mutating func heardRequest(_ header: MeshHeader, _ plaintext: [UInt8], at now: MeshNodeTime) {
         counters.requestsHeard += 1
         guard let request = try? SyncRequest(decoding: plaintext) else {
