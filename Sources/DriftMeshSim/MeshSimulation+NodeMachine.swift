@@ -58,6 +58,7 @@ extension Engine {
                                                router: configuration)
         settings.announcesAtStart = rules.announceAtStart
         settings.answersRepeatedRequests = rules.answerRepeatedRequests
+        settings.repairAnswersRenewed = p.repairAnswersRenewed
         settings.answerWindowFrames = rules.answerWindowFrames
         settings.requestAttempts = rules.requestAttempts
         settings.digestFollowUps = rules.digestFollowUps

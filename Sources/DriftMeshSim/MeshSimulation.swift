@@ -530,7 +530,8 @@ struct Engine {
     /// showed `r` lacking something (inconsistent) or matched (consistent). As the daemon's
     /// node answers (`MeshNodeMachine.answerable`, with `p.repairAnswersBounded`): nothing to a
     /// sender `s` whose hello says it does not hear `r`, and a packet to the same sender at
-    /// most `MeshNodeMachine.repairAnswersPerNeighbour` times.
+    /// most `MeshNodeMachine.repairAnswersPerNeighbour` times, then once more each time two
+    /// hello periods have passed since the last (`p.repairAnswersRenewed`).
     mutating func heardDigest(missing: [PacketKey], lacking: Bool, from s: Int, at r: Int) {
         let minimumUs = Engine.micros(p.repairMinimumInterval)
         let bounded = p.repairAnswersBounded
@@ -538,7 +539,8 @@ struct Engine {
         if bounded, case .ours(let router) = nodes[r].router { deaf = router.isDeaf(nodes[s].id) }
         for key in missing where nodes[r].repairAt[key] == nil && !deaf {
             if let last = nodes[r].repairSentAt[key], now - last < minimumUs { continue }
-            if bounded, !nodes[r].repairAnswers.take(key, to: s, limit: SimNodeMachine.repairAnswersPerNeighbour) { continue }
+            if bounded, !nodes[r].repairAnswers.take(key, to: s, limit: SimNodeMachine.repairAnswersPerNeighbour, at: Engine.duration(now),
+                                                      renewal: p.repairAnswersRenewed ? p.helloPeriod * 2 : nil).sends { continue }
             let at = now + Int64(macRng.unit() * Double(Engine.micros(p.repairJitter)))
             nodes[r].repairAt[key] = at
             schedule(at, .repair(r, key))

@@ -156,6 +156,10 @@ public struct SimParameters: Sendable {
     /// hello says it does not hear the answerer, a packet to the same box at most twice
     /// (`--repair-answers-unbounded`: every digest, as before issue 19's last sessions).
     public var repairAnswersBounded = true
+    /// …and once more each time two hello periods have passed since the last answer, in the
+    /// router-only model and the node alike (`MeshNodeMachine.Settings.repairAnswersRenewed`;
+    /// `--repair-answers-not-renewed`: never again, as before issue 19's last session).
+    public var repairAnswersRenewed = true
 
     public init(nodes: Int, seed: UInt64, router: SimRouterKind, messages: Int = 20, hopLimit: UInt8? = nil) {
         self.nodes = nodes

@@ -237,6 +237,9 @@ extension SimCommand {
         @Flag(help: "With --node-machine: a packet a neighbour asks for again is taken back by a copy heard first, as its first answer (the node's rule before issue 19's last session; default: sent whatever is heard).")
         var repeatedRequestsTakenBack = false
 
+        @Flag(help: "Repair: a packet sent to the same box twice is never sent it again (the rule before issue 19's last session; default: once more each time two hello periods have passed since the last answer). In the node's repair and the router-only repair model alike.")
+        var repairAnswersNotRenewed = false
+
         func validate() throws {
             guard (2...200).contains(nodes) else { throw ValidationError("--nodes must be 2…200") }
             guard (1...1000).contains(seeds) else { throw ValidationError("--seeds must be 1…1000") }
@@ -339,6 +342,7 @@ extension SimCommand {
                     parameters.nodeDigestsNeighboursInRepair = digestNeighboursInRepair
                     parameters.catchUp.answerRepeatedRequests = !repeatedRequestsTakenBack
                     parameters.repairAnswersBounded = !repairAnswersUnbounded
+                    parameters.repairAnswersRenewed = !repairAnswersNotRenewed
                     if let dutyCycle { parameters.dutyCycle = dutyCycle / 100 }
                     if let helloPeriod {
                         parameters.helloPeriod = .seconds(helloPeriod)

@@ -128,6 +128,26 @@ struct NodeMachineSimulationTests {
         #expect(plain.returnedLacking == nil && plain.returnedCaughtUpWithinRepairWindow == nil)
     }
 
+    @Test("a packet the one neighbour of its origin keeps lacking is sent it again two hello periods after the cap: seed 7324, 50 boxes, three off for 12 minutes")
+    func cappedAnswersRenew() async throws {
+        // One message's origin has a single neighbour, on a weak link to a busy box: both flood
+        // frames and both answers to its compact digests were lost there, and with the cap for
+        // good the message stayed with its origin to the end of the run (issue 19's last session).
+        func run(renewed: Bool) async -> SimResult {
+            var p = SimParameters(nodes: 50, seed: 7324, router: .ours)
+            p.nodeMachine = true
+            p.outages = SimOutage.drawn(count: 3, of: 50, seed: 7324, from: .zero, until: .seconds(720))
+            p.repairAnswersRenewed = renewed
+            return await simulate(p)
+        }
+        let capped = await run(renewed: false)
+        let renewed = await run(renewed: true)
+        // 20 messages to 50 boxes: a message missing at 40 boxes or more is 0.04 of the pairs.
+        #expect(capped.reachabilityAfterSync <= 0.96, "\(Self.json(capped))")
+        #expect(renewed.reachabilityAfterSync - capped.reachabilityAfterSync >= 0.04,
+                "renewed \(renewed.reachabilityAfterSync) against \(capped.reachabilityAfterSync)")
+    }
+
     @Test("outages drawn by the seed: distinct boxes in range, the same for the same seed, others for another")
     func drawnOutages() {
         let a = SimOutage.drawn(count: 3, of: 30, seed: 7301, from: .zero, until: .seconds(720))

@@ -178,23 +178,27 @@ struct MeshNodeRepairTests {
         #expect(restarted.counters.framesResent == 0)
     }
 
-    /// A box that has heard `requester`'s hello (at 1 s; listing this box and another when
-    /// `listsUs`, only another when not; none heard when `nil`), then a settled packet (at 2 s);
-    /// then hears `digests` empty compact digests from it, a minute apart from 60 s, running its
-    /// timers and radio to the end. The packets it sent back.
-    static func answers(listsUs: Bool?, digests: Int) throws -> (resent: Int, box: MachineBox) {
-        var box = try MachineBox()
+    /// A box that has heard `requester`'s hello (at 1 s and every 5 minutes with its digests;
+    /// listing this box and another when `listsUs`, only another when not; none heard when
+    /// `nil`), then a settled packet (at 2 s); then hears `digests` empty compact digests from
+    /// it, a minute apart from 60 s, running its timers and radio to the end. The packets it
+    /// sent back.
+    static func answers(listsUs: Bool?, digests: Int, renewed: Bool = true) throws -> (resent: Int, box: MachineBox) {
+        var box = try MachineBox { $0.repairAnswersRenewed = renewed }
         box.timer(at: .zero)
         _ = MeshNodeCatchUpTests.drain(&box, at: .zero)
         let requester = BoxKeyPair()
-        if let listsUs {
-            let listed = listsUs ? [box.me, BoxKeyPair().nodeID] : [BoxKeyPair().nodeID]
-            let hello = HelloPayload(publicKey: requester.publicKeyBytes, neighbours: listed.map { .init(id: $0, bucket: 2) })
+        let listed = listsUs == true ? [box.me, BoxKeyPair().nodeID] : [BoxKeyPair().nodeID]
+        let hello = HelloPayload(publicKey: requester.publicKeyBytes, neighbours: listed.map { .init(id: $0, bucket: 2) })
+        if listsUs != nil {
             box.hear(try MeshNodeCatchUpTests.control(.hello, hello.encoded(), from: requester.nodeID), at: .seconds(1))
         }
         box.hear(try MachineBox.frame("settled", packetID: 5, origin: BoxKeyPair()), at: .seconds(2))
         for i in 0..<digests {
             let at = Duration.seconds(60 + 60 * i)
+            if listsUs != nil, i % 5 == 4 {
+                box.hear(try MeshNodeCatchUpTests.control(.hello, hello.encoded(), from: requester.nodeID, packetID: UInt32(1_000 + i), lifetime: 3_600), at: at - .seconds(1))
+            }
             let empty = CompactDigest(recent: [], salt: UInt16(i), windowMinutes: 30)
             box.hear(try MeshNodeCatchUpTests.control(.digest, empty.encoded(), from: requester.nodeID, packetID: UInt32(10 + i), lifetime: 3_600), at: at)
             _ = Self.run(&box, from: at, until: at + .seconds(59))
@@ -202,16 +206,28 @@ struct MeshNodeRepairTests {
         return (box.counters.framesResent, box)
     }
 
-    @Test("a neighbour that keeps lacking a packet gets it twice, then no more; one whose hello leaves this box out gets none; a box that does not know it answers")
+    @Test("a neighbour that keeps lacking a packet gets it twice, then once more two hello periods after the last; one whose hello leaves this box out gets none; a box that does not know it answers")
     func answersToOneNeighbourAreBounded() throws {
-        // Its hello lists this box: answered twice, the third and fourth digests not.
+        // Its hello lists this box: answered twice (60, 120 s), the third and fourth digests not.
         let hears = try Self.answers(listsUs: true, digests: 4)
         #expect(hears.resent == 2)
         #expect(hears.box.counters.repairAnswersCapped == 2 && hears.box.counters.repairAnswersOneWay == 0)
-        // Its hello lists others, not this box: it does not hear us, so nothing is sent.
-        let deaf = try Self.answers(listsUs: false, digests: 3)
+        // Two hello periods (600 s) after the last answer, once more: not at 660 s, at 720 s.
+        let helloPeriod = MeshRouterConfiguration.standard.helloPeriod
+        #expect(helloPeriod == .seconds(300), "the digests below are timed for 5-minute hellos")
+        let notYet = try Self.answers(listsUs: true, digests: 11)
+        #expect(notYet.resent == 2 && notYet.box.counters.repairAnswersRenewed == 0)
+        let renewed = try Self.answers(listsUs: true, digests: 12)
+        #expect(renewed.resent == 3)
+        #expect(renewed.box.counters.repairAnswersRenewed == 1 && renewed.box.counters.repairAnswersCapped == 9)
+        // Renewal off: never again.
+        let never = try Self.answers(listsUs: true, digests: 12, renewed: false)
+        #expect(never.resent == 2 && never.box.counters.repairAnswersCapped == 10)
+        // Its hello lists others, not this box: it does not hear us, so nothing is sent, even
+        // after two hello periods.
+        let deaf = try Self.answers(listsUs: false, digests: 12)
         #expect(deaf.resent == 0)
-        #expect(deaf.box.counters.repairAnswersOneWay == 3)
+        #expect(deaf.box.counters.repairAnswersOneWay == 12)
         // No hello heard from it: answered as before (twice).
         let unknown = try Self.answers(listsUs: nil, digests: 3)
         #expect(unknown.resent == 2)

@@ -64,9 +64,11 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     public var requestsWithdrawn = 0
     /// Packets a neighbour's compact digest lacked that this box did not send it: its hello
     /// says it does not hear this box (`OneWay`), or it was sent them
-    /// ``MeshNodeMachine/Settings/repairAnswersPerNeighbour`` times already (`Capped`).
+    /// ``MeshNodeMachine/Settings/repairAnswersPerNeighbour`` times already (`Capped`); and
+    /// those sent once more, the renewal period past since the last answer (`Renewed`).
     public var repairAnswersOneWay = 0
     public var repairAnswersCapped = 0
+    public var repairAnswersRenewed = 0
     /// Neighbours heard again after two hello periods without a hello that got no full digest:
     /// their compact digest came meanwhile (``MeshNodeMachine/Settings/PacedRepair/digestsNeighboursInRepair``).
     public var digestsLeftToRepair = 0

@@ -68,8 +68,11 @@ extension MeshNodeMachine {
     /// neighbour kept answering — in the simulator up to 18 packets at a time, every minute or
     /// two, for the whole run, 5 % of its airtime (issue 19). Otherwise each packet at most
     /// ``Settings/repairAnswersPerNeighbour`` times to the same neighbour: one that still lacks
-    /// it after that is not hearing this box, and others answer too.
-    mutating func answerable(_ missing: [PacketKey], to requester: NodeID) -> [PacketKey] {
+    /// it after that is likely not hearing this box, and others answer too. Then once more each
+    /// time ``Settings/repairAnswerRenewal`` has passed since the last answer, while its hellos
+    /// still list this box: it may have been out of reach for a while, and when no other box
+    /// holds the packet this is the only way it gets there.
+    mutating func answerable(_ missing: [PacketKey], to requester: NodeID, at t: Duration) -> [PacketKey] {
         guard !missing.isEmpty else { return [] }
         if router.isDeaf(requester) {
             counters.repairAnswersOneWay += missing.count
@@ -78,11 +81,15 @@ extension MeshNodeMachine {
         let limit = settings.repairAnswersPerNeighbour
         var answer: [PacketKey] = []
         for key in missing {
-            guard repairAnswers.take(key, to: requester, limit: limit) else {
+            switch repairAnswers.take(key, to: requester, limit: limit, at: t, renewal: settings.repairAnswerRenewal) {
+            case .answer:
+                answer.append(key)
+            case .renewed:
+                counters.repairAnswersRenewed += 1
+                answer.append(key)
+            case .capped:
                 counters.repairAnswersCapped += 1
-                continue
             }
-            answer.append(key)
         }
         return answer
     }
@@ -131,7 +138,7 @@ extension MeshNodeMachine {
             $0.value.listed && !$0.value.remembered && $0.value.at >= from && $0.value.at <= t - settings.compactDigestSettle
         }.keys
         let missing = digest.missing(from: judged).filter { $0.origin != header.origin }
-        let answer = answerable(missing, to: header.origin)
+        let answer = answerable(missing, to: header.origin, at: t)
         if !answer.isEmpty { deferAnswer(.resend(answer), at: now) }
         guard var timer = repairTimer else { return }
         if digest.listsMoreThan(Set(heldSet()).union(recentPackets.keys)) {

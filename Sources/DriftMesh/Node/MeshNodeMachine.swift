@@ -75,6 +75,19 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// A packet a neighbour's compact digest lacks is sent to that neighbour at most this
         /// many times; a neighbour whose hello says it does not hear this box gets none.
         public var repairAnswersPerNeighbour = MeshNodeMachine.repairAnswersPerNeighbour
+        /// …and once more each time two hello periods have passed since the last (`false`:
+        /// never again, the rule before issue 19's last session). By then the neighbour's
+        /// hellos have said again whether it hears this box; one that still lacks the packet
+        /// and still lists this box was out of reach, not deaf: in the simulator a message whose
+        /// origin had one neighbour, on a weak link to a busy box, lost both flood frames and
+        /// both answers there and stayed with its origin for good (docs/mesh-simulation.md).
+        public var repairAnswersRenewed = true
+
+        /// How long after its last answer a capped packet is sent to the same neighbour
+        /// again (``repairAnswersRenewed``): two hello periods, `nil` when not renewed.
+        public var repairAnswerRenewal: Duration? {
+            repairAnswersRenewed ? router.helloPeriod * 2 : nil
+        }
 
         /// How long past the moment an acknowledgement should have come (``quickRetryDelay``)
         /// a directed message is sent again, once: room for a box to finish a frame it was
@@ -229,7 +242,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     var requestedBy: [NodeID: [PacketKey: Duration]] = [:]
     static var requestsRememberedPerNeighbour: Int { 256 }
     /// How often this box answered each neighbour's compact digest with each packet it lacked
-    /// (``answerable(_:to:)``); forgotten with the packet.
+    /// (``answerable(_:to:at:)``); forgotten with the packet.
     var repairAnswers = RepairAnswerTally<NodeID>()
     /// Our directed messages whose last frame has not gone out yet or whose acknowledgement from
     /// a neighbour is awaited, with when they were handed out: the quick retry sends them again.
