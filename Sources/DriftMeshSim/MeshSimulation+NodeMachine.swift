@@ -58,6 +58,7 @@ extension Engine {
                                                router: configuration)
         settings.announcesAtStart = rules.announceAtStart
         settings.answersRepeatedRequests = rules.answerRepeatedRequests
+        settings.digestRepeatsDelayed = rules.digestRepeatsDelayed
         settings.repairAnswersRenewed = p.repairAnswersRenewed
         settings.answerWindowFrames = rules.answerWindowFrames
         settings.requestAttempts = rules.requestAttempts
@@ -65,7 +66,8 @@ extension Engine {
         if p.nodeRepair {
             settings.pacedRepair = .init(minimumInterval: p.repairMinimumInterval, doublings: p.repairDoublings, redundancy: p.nodeRepairRedundancy,
                                          lackingUnsuppressed: p.nodeRepairLackingUnsuppressed,
-                                         digestsNeighboursInRepair: p.nodeDigestsNeighboursInRepair)
+                                         digestsNeighboursInRepair: p.nodeDigestsNeighboursInRepair,
+                                         fullDigestWhenLackingAfter: p.nodeFullDigestWhenLackingAfter)
         }
         return try? SimNodeMachine(keyPair: keyPair, networkKey: machineNetworkKey, memory: memory,
                                    budget: AirtimeBudget(window: .seconds(3_600), limit: p.dutyCycle.map { .seconds(3_600) * $0 }), settings: settings,

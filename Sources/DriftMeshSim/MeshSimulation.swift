@@ -362,8 +362,9 @@ struct Engine {
         }
         var endUs = t + Engine.micros(repairing || p.nodeMachine ? max(p.drain, p.repairWindow + .seconds(10)) : p.drain)
         if nodes.first?.machine != nil, let lastBack = p.outages.map(\.until).max() {
-            // The repair window after the last box comes back is part of the run.
-            endUs = max(endUs, warmUpUs + Engine.micros(lastBack + p.repairWindow + .seconds(10)))
+            // The repair window after the last box comes back is part of the run (or the drain,
+            // when longer).
+            endUs = max(endUs, warmUpUs + Engine.micros(lastBack + max(p.drain, p.repairWindow + .seconds(10))))
         }
         runEndUs = endUs
         while let event = pop(), event.time <= endUs {

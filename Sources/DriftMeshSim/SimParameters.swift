@@ -148,6 +148,9 @@ public struct SimParameters: Sendable {
     /// in the daemon; `--digest-neighbours-in-repair` gives the rule before: a neighbour heard
     /// again gets the full digest even when its compact digest came meanwhile).
     public var nodeDigestsNeighboursInRepair = MeshNodeMachine<InMemoryNodeMemory>.PacedRepair().digestsNeighboursInRepair
+    /// The node's paced repair sends its full digest when a neighbour's compact digests keep
+    /// listing something it lacks (`PacedRepair.fullDigestWhenLackingAfter`; `nil`: never).
+    public var nodeFullDigestWhenLackingAfter = MeshNodeMachine<InMemoryNodeMemory>.PacedRepair().fullDigestWhenLackingAfter
     /// With `nodeMachine`: every box's airtime budget allows this share (0…1) of any hour, as
     /// the daemon's `AirtimeBudget` does in a duty-cycled sub-band (EU868 g1: 0.01); `nil` =
     /// no limit (the US band, the default).
@@ -158,7 +161,7 @@ public struct SimParameters: Sendable {
     public var repairAnswersBounded = true
     /// …and once more each time two hello periods have passed since the last answer, in the
     /// router-only model and the node alike (`MeshNodeMachine.Settings.repairAnswersRenewed`;
-    /// `--repair-answers-not-renewed`: never again, as before issue 19's last session).
+    /// `--repair-answers-not-renewed`: never again, the rule before).
     public var repairAnswersRenewed = true
 
     public init(nodes: Int, seed: UInt64, router: SimRouterKind, messages: Int = 20, hopLimit: UInt8? = nil) {
@@ -226,6 +229,9 @@ public struct SimCatchUpRules: Sendable, Hashable {
     /// A packet asked for again is sent whatever copies are heard meanwhile
     /// (`MeshNodeMachine.Settings.answersRepeatedRequests`).
     public var answerRepeatedRequests = true
+    /// Repeated digests and the start digest's follow-ups wait a random answer delay
+    /// (`MeshNodeMachine.Settings.digestRepeatsDelayed`).
+    public var digestRepeatsDelayed = true
 
     public init() {}
 }

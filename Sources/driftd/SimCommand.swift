@@ -189,6 +189,12 @@ extension SimCommand {
         @Flag(help: "With --node-machine: a neighbour heard again after two hello periods without a hello gets the full digest even when its compact digest came meanwhile (the node's rule before issue 19's last session; default: left to paced repair).")
         var digestNeighboursInRepair = false
 
+        @Flag(help: "With --node-machine: the digest repeated for a returning neighbour and the start digest's follow-ups go out when due, not after a random answer delay (the rule before).")
+        var digestRepeatsWhenDue = false
+
+        @Option(help: "With --node-machine: a box whose neighbour's compact digests have listed something it lacks for this many seconds sends its full digest, at most once a hello period (0: never, the rule before; default: the daemon's, 120).")
+        var fullDigestWhenLacking: Int?
+
         @Option(help: "Our boxes' hello period after the warm-up, seconds (the daemon's `mesh.hello_interval_s`; default 300, or with --duty-cycle what the daemon picks for it: 900 at 1 %).")
         var helloPeriod: Int?
 
@@ -234,10 +240,16 @@ extension SimCommand {
         @Option(help: "With --outage-boxes: how long they stay off, minutes (the default is over two hello periods).")
         var outageMinutes = 12
 
-        @Flag(help: "With --node-machine: a packet a neighbour asks for again is taken back by a copy heard first, as its first answer (the node's rule before issue 19's last session; default: sent whatever is heard).")
+        @Option(help: "Minutes the run goes on after the last message (and after the last box is back from an outage), at least the 5-minute repair window with repair (default: 2, and the window).")
+        var drainMinutes: Int?
+
+        @Option(help: "With --outage-boxes: they go off this many seconds after the first message (default 0: before it). With --outage-boxes equal to --nodes, a power cut of the whole mesh in the middle of its traffic.")
+        var outageFromSeconds = 0
+
+        @Flag(help: "With --node-machine: a packet a neighbour asks for again (a request, or a full digest that lacks it again) is taken back by a copy heard first, as its first answer (the node's rule before issue 19's outage runs; default: sent whatever is heard).")
         var repeatedRequestsTakenBack = false
 
-        @Flag(help: "Repair: a packet sent to the same box twice is never sent it again (the rule before issue 19's last session; default: once more each time two hello periods have passed since the last answer). In the node's repair and the router-only repair model alike.")
+        @Flag(help: "Repair: a packet sent to the same box twice is never sent it again (the rule before; default: once more each time two hello periods have passed since the last answer). In the node's repair and the router-only repair model alike.")
         var repairAnswersNotRenewed = false
 
         func validate() throws {
@@ -332,15 +344,19 @@ extension SimCommand {
                     parameters.nodeMachine = nodeMachine && kind == .ours
                     parameters.directedShare = directedShare
                     if outageBoxes > 0 {
+                        let from = Duration.seconds(max(0, outageFromSeconds))
                         parameters.outages = SimOutage.drawn(count: outageBoxes, of: nodes, seed: seed &+ offset,
-                                                             from: .zero, until: .seconds(60 * max(0, outageMinutes)))
+                                                             from: from, until: from + .seconds(60 * max(0, outageMinutes)))
                     }
                     parameters.reconcile = !noRepair
+                    if let drainMinutes { parameters.drain = .seconds(60 * max(0, drainMinutes)) }
                     parameters.repairResetOnNewPacket = repairResetOnNew
                     parameters.repairRelays = !noRepairRelays
                     parameters.nodeRepair = nodeRepair
                     parameters.nodeDigestsNeighboursInRepair = digestNeighboursInRepair
+                    if let fullDigestWhenLacking { parameters.nodeFullDigestWhenLackingAfter = fullDigestWhenLacking > 0 ? .seconds(fullDigestWhenLacking) : nil }
                     parameters.catchUp.answerRepeatedRequests = !repeatedRequestsTakenBack
+                    parameters.catchUp.digestRepeatsDelayed = !digestRepeatsWhenDue
                     parameters.repairAnswersBounded = !repairAnswersUnbounded
                     parameters.repairAnswersRenewed = !repairAnswersNotRenewed
                     if let dutyCycle { parameters.dutyCycle = dutyCycle / 100 }

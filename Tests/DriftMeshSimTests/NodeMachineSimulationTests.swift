@@ -132,10 +132,16 @@ struct NodeMachineSimulationTests {
     func cappedAnswersRenew() async throws {
         // One message's origin has a single neighbour, on a weak link to a busy box: both flood
         // frames and both answers to its compact digests were lost there, and with the cap for
-        // good the message stayed with its origin to the end of the run (issue 19's last session).
+        // good the message stayed with its origin to the end of the run. The run as it was
+        // found: with the digest repeats of the time (sent when due; the random delay they
+        // wait now changes every draw after them) and without the full digest a box sends when
+        // a neighbour's compact digests keep listing what it lacks (which brings the packet
+        // too, by another way).
         func run(renewed: Bool) async -> SimResult {
             var p = SimParameters(nodes: 50, seed: 7324, router: .ours)
             p.nodeMachine = true
+            p.catchUp.digestRepeatsDelayed = false
+            p.nodeFullDigestWhenLackingAfter = nil
             p.outages = SimOutage.drawn(count: 3, of: 50, seed: 7324, from: .zero, until: .seconds(720))
             p.repairAnswersRenewed = renewed
             return await simulate(p)
@@ -146,6 +152,20 @@ struct NodeMachineSimulationTests {
         #expect(capped.reachabilityAfterSync <= 0.96, "\(Self.json(capped))")
         #expect(renewed.reachabilityAfterSync - capped.reachabilityAfterSync >= 0.04,
                 "renewed \(renewed.reachabilityAfterSync) against \(capped.reachabilityAfterSync)")
+    }
+
+    @Test("a drain longer than the repair window keeps the run going that long after the last box is back")
+    func drainAfterReturn() async throws {
+        // B off for 40 minutes while A broadcasts. Its neighbours repeat their digest for it
+        // three hello periods (15 minutes) after its first hello: only a run that goes on that
+        // long after B is back sees those digests (30 minutes after the message is not enough).
+        var p = Self.parameters(Array(Self.line.prefix(3)), script: [SimMessage(at: .seconds(20), from: 0)],
+                                outages: [SimOutage(box: 1, from: .zero, until: .seconds(40 * 60))])
+        let short = await simulate(p)
+        p.drain = .seconds(30 * 60)
+        let long = await simulate(p)
+        #expect(long.reachabilityAfterSync == 1 && short.reachabilityAfterSync == 1, "\(Self.json(long))")
+        #expect((long.digestTransmissions ?? 0) > (short.digestTransmissions ?? 0), "\(String(describing: long.digestTransmissions)) against \(String(describing: short.digestTransmissions))")
     }
 
     @Test("outages drawn by the seed: distinct boxes in range, the same for the same seed, others for another")

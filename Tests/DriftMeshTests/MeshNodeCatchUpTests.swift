@@ -144,9 +144,9 @@ struct MeshNodeCatchUpTests {
         #expect(box.counters.framesResent == 1)
     }
 
-    @Test("a packet asked for again within two hello periods is sent whatever copies are heard; the first answer, or one asked for long after, is taken back",
-          arguments: [true, false])
-    func packetAskedForAgain(answersRepeatedRequests: Bool) throws {
+    @Test("a packet asked for again within two hello periods (a request, or a full digest that lacks it) is sent whatever copies are heard; the first answer, or one asked for long after, is taken back",
+          arguments: [true, false], [FrameKind.request, .digest])
+    func packetAskedForAgain(answersRepeatedRequests: Bool, asking: FrameKind) throws {
         var box = try MachineBox { $0.answersRepeatedRequests = answersRepeatedRequests }
         box.timer(at: .zero)
         _ = Self.drain(&box, at: .zero)
@@ -158,7 +158,8 @@ struct MeshNodeCatchUpTests {
         let otherCopy = try MeshFrameCodec.relay(held, by: BoxKeyPair().nodeID)
         /// Asks at `t`, another copy is heard at once; returns the copies of ours that went out.
         func ask(at t: Duration, packetID: UInt32, copyAfterQueued: Bool = false) throws -> Int {
-            box.hear(try Self.control(.request, SyncRequest(keys: [key]).encoded(), from: requester, packetID: packetID, lifetime: 3_600), at: t)
+            let payload = asking == .request ? SyncRequest(keys: [key]).encoded() : SyncDigest(held: []).encoded()
+            box.hear(try Self.control(asking, payload, from: requester, packetID: packetID, lifetime: 3_600), at: t)
             box.hear(otherCopy, at: t)
             box.timer(at: t + Self.longestDelay)
             // A copy heard after ours was queued takes it back too, unless it was asked for again.
@@ -261,7 +262,22 @@ struct MeshNodeCatchUpTests {
         }
     }
 
-    @Test("the start digest, when its answers brought a new packet, goes out again when they had time to come, at most twice in a row; not when they brought nothing, nor for other digests")
+    /// Runs `box`'s timers and radio from `from`, wake by wake, until `done` holds (given the
+    /// box and the instants of the digests it sent so far); the instant it first did (`nil` if
+    /// not by `until`). The digests drained on the way are added to `digests`.
+    static func firstInstant(_ box: inout MachineBox, from: Duration, until: Duration, digests: inout [Duration],
+                             _ done: (MachineBox, [Duration]) -> Bool) throws -> Duration? {
+        var t = from
+        while t <= until {
+            let next = box.timer(at: t)
+            digests += try Self.kinds(Self.drain(&box, at: t)).filter { $0 == .digest }.map { _ in t }
+            if done(box, digests) { return t }
+            t = max(next, t + .milliseconds(1))
+        }
+        return nil
+    }
+
+    @Test("the start digest, when its answers brought a new packet, goes out again when they had time to come and a random answer delay, at most twice in a row; not when they brought nothing, nor for other digests")
     func digestFollowUps() throws {
         var box = try Self.started()  // its start digest went out at 0
         let watch = Self.timeout(keys: 2)
@@ -269,17 +285,35 @@ struct MeshNodeCatchUpTests {
         box.hear(try MachineBox.frame("missed while away", packetID: 5, origin: BoxKeyPair()), at: .seconds(3))
         box.timer(at: watch - .nanoseconds(1))
         #expect(box.counters.digestFollowUps == 0)
-        box.timer(at: watch)
+        var digests: [Duration] = []
+        let first = try #require(try Self.firstInstant(&box, from: watch - .nanoseconds(1), until: watch + Self.longestDelay, digests: &digests) {
+            !$1.isEmpty
+        })
         #expect(box.counters.digestFollowUps == 1)
-        #expect(try Self.kinds(Self.drain(&box, at: watch)) == [.digest])
+        #expect(first >= watch && first <= watch + Self.longestDelay, "\(first)")
+        #expect(digests == [first])
         // The follow-up brings another; the second follow-up is the last in a row.
-        box.hear(try MachineBox.frame("also missed", packetID: 6, origin: BoxKeyPair()), at: watch + .seconds(3))
-        box.timer(at: watch * 2)
+        box.hear(try MachineBox.frame("also missed", packetID: 6, origin: BoxKeyPair()), at: first + .seconds(3))
+        let second = try #require(try Self.firstInstant(&box, from: first + .seconds(3), until: first + watch + Self.longestDelay, digests: &digests) {
+            $1.count == 2
+        })
         #expect(box.counters.digestFollowUps == 2)
-        box.hear(try MachineBox.frame("and this", packetID: 7, origin: BoxKeyPair()), at: watch * 2 + .seconds(3))
-        box.timer(at: watch * 3)
-        box.timer(at: watch * 5)
+        #expect(second >= first + watch && second <= first + watch + Self.longestDelay, "\(second - first)")
+        box.hear(try MachineBox.frame("and this", packetID: 7, origin: BoxKeyPair()), at: second + .seconds(3))
+        box.timer(at: second + watch * 2)
+        box.timer(at: second + watch * 4)
         #expect(box.counters.digestFollowUps == 2)
+        // Boxes that started together follow up at different instants.
+        var instants: Set<Duration> = []
+        for seed in UInt64(1)...10 {
+            var other = try Self.started(seed: seed)
+            other.hear(try MachineBox.frame("missed while away", packetID: 5, origin: BoxKeyPair()), at: .seconds(3))
+            var sent: [Duration] = []
+            if let at = try Self.firstInstant(&other, from: .seconds(3), until: watch + Self.longestDelay, digests: &sent, { !$1.isEmpty }) {
+                instants.insert(at)
+            }
+        }
+        #expect(instants.count >= 8, "\(instants.sorted())")
         // A box whose digest brought nothing sends none.
         var quiet = try Self.started()
         quiet.timer(at: watch)
@@ -295,5 +329,41 @@ struct MeshNodeCatchUpTests {
         quiet.hear(try MachineBox.frame("the ordinary flood", packetID: 8, origin: BoxKeyPair()), at: digestAt + .seconds(1))
         quiet.timer(at: digestAt + watch * 3)
         #expect(quiet.counters.digestFollowUps == 0)
+    }
+
+    /// The instants a box (answer delays drawn by `seed`) sent full digests after it heard a new
+    /// neighbour's hello at 200 s, to 200 s + three hello periods + the longest answer delay.
+    static func digestsForNewNeighbour(seed: UInt64, delayed: Bool) throws -> [Duration] {
+        var box = try MachineBox(seed: seed) { $0.digestRepeatsDelayed = delayed }
+        box.timer(at: .zero)
+        _ = Self.drain(&box, at: .zero)
+        box.timer(at: .seconds(100))  // past its start digest's watch
+        _ = Self.drain(&box, at: .seconds(100))
+        let neighbour = BoxKeyPair()
+        let hello = HelloPayload(publicKey: neighbour.publicKeyBytes, neighbours: []).encoded()
+        box.hear(try Self.control(.hello, hello, from: neighbour.nodeID), at: .seconds(200))
+        var digests: [Duration] = []
+        let end = Duration.seconds(200) + MeshRouterConfiguration.standard.helloPeriod * 3 + Self.longestDelay
+        _ = try Self.firstInstant(&box, from: .seconds(200), until: end, digests: &digests) { _, _ in false }
+        return digests
+    }
+
+    @Test("the digest repeated three hello periods after a new neighbour's hello waits a random answer delay: boxes that heard the same hello repeat it at different instants; without the rule all at once")
+    func digestRepeatSpread() throws {
+        let repeatDue = Duration.seconds(200) + MeshRouterConfiguration.standard.helloPeriod * 3
+        var repeats: Set<Duration> = []
+        for seed in UInt64(1)...10 {
+            let sent = try Self.digestsForNewNeighbour(seed: seed, delayed: true)
+            try #require(sent.count == 2, "seed \(seed): \(sent)")
+            #expect(sent[0] >= .seconds(200) && sent[0] <= .seconds(200) + Self.longestDelay)
+            #expect(sent[1] >= repeatDue && sent[1] <= repeatDue + Self.longestDelay, "seed \(seed): \(sent[1] - repeatDue)")
+            repeats.insert(sent[1])
+        }
+        #expect(repeats.count >= 8, "\(repeats.sorted())")
+        // The rule before: every box that heard the hello repeats at the same instant.
+        for seed in UInt64(1)...3 {
+            let sent = try Self.digestsForNewNeighbour(seed: seed, delayed: false)
+            #expect(sent.count == 2 && sent.last == repeatDue, "seed \(seed): \(sent)")
+        }
     }
 }

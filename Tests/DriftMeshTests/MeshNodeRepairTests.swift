@@ -116,16 +116,20 @@ struct MeshNodeRepairTests {
         var box = try MachineBox()  // paced repair off: it still answers
         box.timer(at: .zero)
         _ = MeshNodeCatchUpTests.drain(&box, at: .zero)
+        // Past the start digest's follow-up (its watch and random delay), so the next wake is
+        // the answer's.
+        box.timer(at: .seconds(100))
+        _ = MeshNodeCatchUpTests.drain(&box, at: .seconds(100))
         let neighbour = BoxKeyPair()
         let settled = try MachineBox.frame("settled", packetID: 5, origin: BoxKeyPair())
-        box.hear(settled, at: .seconds(1))
-        box.hear(try MachineBox.frame("its own", packetID: 6, origin: neighbour), at: .seconds(1))
-        box.hear(try MachineBox.frame("fresh", packetID: 7, origin: BoxKeyPair()), at: .seconds(30))
+        box.hear(settled, at: .seconds(101))
+        box.hear(try MachineBox.frame("its own", packetID: 6, origin: neighbour), at: .seconds(101))
+        box.hear(try MachineBox.frame("fresh", packetID: 7, origin: BoxKeyPair()), at: .seconds(130))
         let empty = CompactDigest(recent: [], salt: 9, windowMinutes: 30)
-        box.hear(try MeshNodeCatchUpTests.control(.digest, empty.encoded(), from: neighbour.nodeID), at: .seconds(35))
+        box.hear(try MeshNodeCatchUpTests.control(.digest, empty.encoded(), from: neighbour.nodeID), at: .seconds(135))
         #expect(box.counters.malformed["bad_digest"] == nil)
-        let answerAt = box.timer(at: .seconds(35))
-        #expect(answerAt <= .seconds(35) + MeshNodeCatchUpTests.longestDelay)
+        let answerAt = box.timer(at: .seconds(135))
+        #expect(answerAt <= .seconds(135) + MeshNodeCatchUpTests.longestDelay)
         box.timer(at: answerAt - .nanoseconds(1))
         #expect(box.counters.framesResent == 0, "answered before its delay")
         box.timer(at: answerAt)
@@ -231,6 +235,51 @@ struct MeshNodeRepairTests {
         // No hello heard from it: answered as before (twice).
         let unknown = try Self.answers(listsUs: nil, digests: 3)
         #expect(unknown.resent == 2)
+    }
+
+    /// A paced-repair box (`after`: its `fullDigestWhenLackingAfter`) that hears one
+    /// neighbour's compact digest listing a packet it lacks at each of `at` (a digest that
+    /// lists nothing more where `at` holds a negative instant, at its absolute value), running
+    /// its timers and radio to 30 s after the last. The instants its full digests went out
+    /// after the first 100 s (its start digest aside).
+    static func fullDigestsWhileLacking(at instants: [Int], after: Duration? = .seconds(120)) throws -> [Duration] {
+        var box = try MachineBox { $0.pacedRepair = .init(minimumInterval: .seconds(30), fullDigestWhenLackingAfter: after) }
+        _ = Self.run(&box, from: .zero, until: .seconds(100))
+        let neighbour = BoxKeyPair().nodeID
+        let lacking = CompactDigest(recent: [PacketKey(origin: BoxKeyPair().nodeID, packetID: 77)], salt: 5, windowMinutes: 30)
+        let nothingMore = CompactDigest(recent: [], salt: 6, windowMinutes: 30)
+        var sent: [(at: Duration, frame: OutgoingFrame)] = []
+        var t = Duration.seconds(100)
+        for (i, instant) in instants.enumerated() {
+            let at = Duration.seconds(abs(instant))
+            sent += Self.run(&box, from: t, until: at)
+            let digest = instant < 0 ? nothingMore : lacking
+            box.hear(try MeshNodeCatchUpTests.control(.digest, digest.encoded(), from: neighbour, packetID: UInt32(10 + i), lifetime: 3_600), at: at)
+            t = at
+        }
+        sent += Self.run(&box, from: t, until: t + .seconds(30))
+        return try sent.filter { item in
+            let (header, plaintext) = try sealer.open(item.frame.bytes)
+            return header.kind == .digest && (try? SyncDigest(decoding: plaintext)) != nil
+        }.map(\.at)
+    }
+
+    @Test("a neighbour's compact digests listing what the box lacks for 2 minutes bring its full digest, after an answer delay, at most once a hello period; not sooner, not when a digest between showed nothing more, not with the rule off")
+    func fullDigestWhenLacking() throws {
+        let window = MeshNodeCatchUpTests.longestDelay
+        // Lacking at 200 s and 319 s: not yet 2 minutes.
+        #expect(try Self.fullDigestsWhileLacking(at: [200, 319]).isEmpty)
+        // At 200 s and 320 s: the full digest within the answer delay after 320 s.
+        let sent = try Self.fullDigestsWhileLacking(at: [200, 320])
+        try #require(sent.count == 1, "\(sent)")
+        #expect(sent[0] >= .seconds(320) && sent[0] <= .seconds(320) + window)
+        // Lacking on: the next no sooner than a hello period (300 s) after it was decided.
+        let more = try Self.fullDigestsWhileLacking(at: [200, 320, 440, 560, 619, 620, 700, 760, 930])
+        #expect(more.count == 3 && more[1] >= .seconds(620) && more[1] <= .seconds(620) + window, "\(more)")
+        // A digest that listed nothing more between the two starts the 2 minutes again.
+        #expect(try Self.fullDigestsWhileLacking(at: [200, -260, 320]).isEmpty)
+        // The rule off: compact digests only.
+        #expect(try Self.fullDigestsWhileLacking(at: [200, 320, 440], after: nil).isEmpty)
     }
 
     @Test("a digest listing what the box lacks brings its next digest within Imin; three that match both ways suppress it, two do not")

@@ -72,6 +72,9 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     /// Neighbours heard again after two hello periods without a hello that got no full digest:
     /// their compact digest came meanwhile (``MeshNodeMachine/Settings/PacedRepair/digestsNeighboursInRepair``).
     public var digestsLeftToRepair = 0
+    /// Full digests sent because a neighbour's compact digests kept listing something this box
+    /// lacks (``MeshNodeMachine/PacedRepair/fullDigestWhenLackingAfter``).
+    public var digestsForLacking = 0
     /// Directed frames after which the channel was kept free for the next hop's answer.
     public var answerWaits = 0
     /// Our directed messages to a neighbour sent again because its acknowledgement did not

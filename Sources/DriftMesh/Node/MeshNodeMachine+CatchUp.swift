@@ -28,6 +28,8 @@ extension MeshNodeMachine {
             case resendAskedAgain([PacketKey])
             /// A request for packets a neighbour's digest lists.
             case request([PacketKey])
+            /// The start digest's follow-up (its number in a row).
+            case followUp(Int)
         }
 
         var at: Duration
@@ -196,14 +198,21 @@ extension MeshNodeMachine {
                 let missing = notHeld(keys)
                 for key in Set(keys).subtracting(missing) { requests.heard(key) }
                 if !missing.isEmpty { sendRequest(missing, at: now) }
+            case .followUp(let number):
+                announce(at: now, followUps: number)
             }
         }
         if let watch = digestWatch, t >= watch.until {
+            digestWatch = nil
             if watch.newPackets > 0, watch.followUps < settings.digestFollowUps {
                 counters.digestFollowUps += 1
-                announce(at: now, followUps: watch.followUps + 1)
-            } else {
-                digestWatch = nil
+                if settings.digestRepeatsDelayed {
+                    // After a random delay too: boxes that started together would send theirs
+                    // together (``Settings/digestRepeatsDelayed``).
+                    deferAnswer(.followUp(watch.followUps + 1), at: now)
+                } else {
+                    announce(at: now, followUps: watch.followUps + 1)
+                }
             }
         }
         let due = requests.due(now: t)

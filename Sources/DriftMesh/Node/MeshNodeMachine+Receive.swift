@@ -218,9 +218,10 @@ extension MeshNodeMachine {
         }
         let held = heldSet()
         // What the neighbour lacks: send it (as held, the original sealed frames), after a
-        // random delay — its other neighbours answer the same digest.
+        // random delay — its other neighbours answer the same digest — and what it lacked in an
+        // earlier digest or request too, whatever copies are heard (``answer(_:askedBy:at:)``).
         let missing = Reconciler.missing(held: held, digest: digest).filter { $0.origin != header.origin }  // never its own back
-        if !missing.isEmpty { deferAnswer(.resend(missing), at: now) }
+        answer(missing, askedBy: header.origin, at: now)
         // What we lack: ask for it (not our own packets, nor what we asked for already and
         // are still waiting for).
         let pending = requests.pending
@@ -228,33 +229,43 @@ extension MeshNodeMachine {
         if !wanted.isEmpty { deferAnswer(.request(wanted), at: now) }
     }
 
-    /// A neighbour's request: send it what it asks for, after a random delay. Its other
-    /// neighbours hear the request too, and a copy one of them sends first takes ours back —
-    /// unless the neighbour asked for the packet before: then the copies that took our answer
-    /// back did not reach it (their senders are heard here but not there), and ours goes out
-    /// whatever we hear. In the simulator a box back from an outage, which heard only one of the
-    /// three neighbours that heard it, asked that one three times in three minutes and got
-    /// nothing: the other two kept sending copies it could not hear (docs/mesh-simulation.md).
+    /// A neighbour's request: send it what it asks for (``answer(_:askedBy:at:)``).
     private mutating func heardRequest(_ header: MeshHeader, _ plaintext: [UInt8], at now: MeshNodeTime) {
         counters.requestsHeard += 1
         guard let request = try? SyncRequest(decoding: plaintext) else {
             counters.malformed["bad_request", default: 0] += 1
             return
         }
+        answer(request.keys, askedBy: header.origin, at: now)
+    }
+
+    /// Sends `keys` to `neighbour`, which asked for them (a request) or showed it lacks them (a
+    /// full digest), after a random delay. Its other neighbours hear the same frame, and a copy
+    /// one of them sends first takes ours back — unless the neighbour asked for the packet
+    /// before, within two hello periods: then the copies that took our answer back did not
+    /// reach it (their senders are heard here but not there), and ours goes out whatever we
+    /// hear. In the simulator a box back from an outage, which heard only one of the three
+    /// neighbours that heard it, asked that one three times in three minutes and got nothing:
+    /// the other two kept sending copies it could not hear; and after a power cut of the whole
+    /// mesh the one box joining a patch of three to the rest sent its full digest three times,
+    /// and the one holder it heard took its answer back each time for a copy from a holder it
+    /// did not hear (docs/mesh-simulation.md).
+    mutating func answer(_ keys: [PacketKey], askedBy neighbour: NodeID, at now: MeshNodeTime) {
+        guard !keys.isEmpty else { return }
         let t = now.monotonic
-        var asked = requestedBy[header.origin] ?? [:]
-        let again = !settings.answersRepeatedRequests ? [] : Set(request.keys.filter { asked[$0].map { t - $0 < settings.router.helloPeriod * 2 } ?? false })
-        for key in request.keys { asked[key] = t }
+        var asked = requestedBy[neighbour] ?? [:]
+        let again = !settings.answersRepeatedRequests ? [] : Set(keys.filter { asked[$0].map { t - $0 < settings.router.helloPeriod * 2 } ?? false })
+        for key in keys { asked[key] = t }
         if asked.count > Self.requestsRememberedPerNeighbour {
             // The newest only: a neighbour asks again within minutes.
             asked = Dictionary(uniqueKeysWithValues: asked.sorted { ($0.value, $0.key) > ($1.value, $1.key) }.prefix(Self.requestsRememberedPerNeighbour).map { ($0.key, $0.value) })
         }
-        requestedBy[header.origin] = asked
-        let first = request.keys.filter { !again.contains($0) }
+        requestedBy[neighbour] = asked
+        let first = keys.filter { !again.contains($0) }
         if !first.isEmpty { deferAnswer(.resend(first), at: now) }
         if !again.isEmpty {
             counters.resendsAskedAgain += again.count
-            deferAnswer(.resendAskedAgain(request.keys.filter(again.contains)), at: now)
+            deferAnswer(.resendAskedAgain(keys.filter(again.contains)), at: now)
         }
     }
 

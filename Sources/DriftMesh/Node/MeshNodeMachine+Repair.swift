@@ -128,6 +128,25 @@ extension MeshNodeMachine {
         }
     }
 
+    /// `neighbour`'s compact digest lists something this box lacks: when its digests have
+    /// done so for ``PacedRepair/fullDigestWhenLackingAfter``, our full digest goes out (after
+    /// an answer delay, at most once a hello period), and the neighbour answers it with what
+    /// we lack (``Reconciler/missing(held:digest:)``) — a second time whatever copies it hears
+    /// (``answer(_:askedBy:at:)``).
+    mutating func stillLacking(from neighbour: NodeID, at now: MeshNodeTime) {
+        guard let after = settings.pacedRepair?.fullDigestWhenLackingAfter else { return }
+        let t = now.monotonic
+        guard let since = lackingSince[neighbour] else {
+            lackingSince[neighbour] = t
+            return
+        }
+        guard t - since >= after, lackingDigestAt.map({ t - $0 >= settings.router.helloPeriod }) ?? true else { return }
+        lackingDigestAt = t
+        lackingSince[neighbour] = t
+        counters.digestsForLacking += 1
+        deferAnswer(.digest, at: now)
+    }
+
     /// A neighbour's compact digest: send it what it lacks (not its own packets), and tell the
     /// repair timer whether the neighbourhood agrees.
     mutating func heardCompactDigest(_ header: MeshHeader, _ digest: CompactDigest, at now: MeshNodeTime) {
@@ -143,8 +162,10 @@ extension MeshNodeMachine {
         guard var timer = repairTimer else { return }
         if digest.listsMoreThan(Set(heldSet()).union(recentPackets.keys)) {
             timer.inconsistent(now: t, mustSend: settings.pacedRepair?.lackingUnsuppressed ?? false)
-        } else if missing.isEmpty {
-            timer.consistent()
+            stillLacking(from: header.origin, at: now)
+        } else {
+            lackingSince[header.origin] = nil
+            if missing.isEmpty { timer.consistent() }
         }
         repairTimer = timer
     }

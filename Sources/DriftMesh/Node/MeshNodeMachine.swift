@@ -58,10 +58,18 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// send it no digest of their own, so without this its catch-up waited for their
         /// hellos, up to a hello period.
         public var announcesAtStart: Bool
-        /// A packet a neighbour asks for again (within two hello periods) is sent it whatever
-        /// copies this box hears meanwhile; `false`: a copy heard first takes it back, as the
-        /// first answer (the rule before issue 19's last session).
+        /// A packet a neighbour asks for again within two hello periods — by a request, or by a
+        /// full digest that lacks it once more — is sent it whatever copies this box hears
+        /// meanwhile; `false`: a copy heard first takes it back, as the first answer (the rule
+        /// before issue 19's outage runs; full digests count since its power-cut runs).
         public var answersRepeatedRequests = true
+        /// The digest repeated for a returning neighbour and the follow-ups of the start digest
+        /// wait a random answer delay too; `false`: they go out when due (the rule before). Every
+        /// neighbour that heard the same hello repeated its digest at
+        /// the same instant, three hello periods later — in the simulator four full digests
+        /// started together and collided at every box in range — and boxes that start together
+        /// (a power cut of the whole mesh) followed their start digests up together.
+        public var digestRepeatsDelayed = true
         /// Paced repair while the mesh stays up (issue 19): a Trickle timer
         /// (``TrickleTimer``) sends a ``CompactDigest`` of what the box got lately, and
         /// neighbours send back what it lacks. `nil` (the default): off; the box still answers
@@ -76,7 +84,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// many times; a neighbour whose hello says it does not hear this box gets none.
         public var repairAnswersPerNeighbour = MeshNodeMachine.repairAnswersPerNeighbour
         /// …and once more each time two hello periods have passed since the last (`false`:
-        /// never again, the rule before issue 19's last session). By then the neighbour's
+        /// never again, the rule before). By then the neighbour's
         /// hellos have said again whether it hears this box; one that still lacks the packet
         /// and still lists this box was out of reach, not deaf: in the simulator a message whose
         /// origin had one neighbour, on a weak link to a busy box, lost both flood frames and
@@ -141,9 +149,20 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// repair with us, only its hellos were lost, and the full digest is left out; see
         /// `MeshNodeMachine.heardHello`). `true` is the rule before, for comparison in the simulator.
         public var digestsNeighboursInRepair: Bool
+        /// A box whose neighbour's compact digests have listed something it lacks for this long
+        /// sends its full digest (at most once a hello period), which the neighbour answers with
+        /// all it lacks — also what compact-digest answers leave out: what the neighbour
+        /// remembers from before it started (never pushed, its clock may be wrong) and packets
+        /// it got before their window. `nil`: compact digests only (the rule before). In the
+        /// simulator, after a power cut of the whole mesh, a message whose origin had one
+        /// neighbour stayed with it for good: the neighbour heard the origin's compact digests
+        /// list it again and again and could not ask for it (docs/mesh-simulation.md).
+        public var fullDigestWhenLackingAfter: Duration?
 
         public init(minimumInterval: Duration = .seconds(30), doublings: Int = 4, redundancy: Int = 3,
-                    window: Duration = .seconds(30 * 60), lackingUnsuppressed: Bool = false, digestsNeighboursInRepair: Bool = false) {
+                    window: Duration = .seconds(30 * 60), lackingUnsuppressed: Bool = false, digestsNeighboursInRepair: Bool = false,
+                    fullDigestWhenLackingAfter: Duration? = .seconds(120)) {
+            self.fullDigestWhenLackingAfter = fullDigestWhenLackingAfter
             self.minimumInterval = minimumInterval
             self.doublings = doublings
             self.redundancy = redundancy
@@ -237,6 +256,10 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     var repairTimer: TrickleTimer?
     /// When each neighbour's compact digest was last heard: it runs paced repair with us.
     var compactDigestHeardAt: [NodeID: Duration] = [:]
+    /// Since when each neighbour's compact digests have listed something this box lacks
+    /// (``PacedRepair/fullDigestWhenLackingAfter``), and when our last full digest for that went out.
+    var lackingSince: [NodeID: Duration] = [:]
+    var lackingDigestAt: Duration?
     /// When each neighbour last asked us for each packet (its requests), for two hello periods
     /// and at most ``requestsRememberedPerNeighbour`` packets each (``heardRequest``).
     var requestedBy: [NodeID: [PacketKey: Duration]] = [:]
@@ -327,7 +350,11 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         apply(router.due(now: t), at: now)
         if let repeatAt = digestRepeatAt, t >= repeatAt {
             digestRepeatAt = nil
-            sendDigest(at: now)
+            if settings.digestRepeatsDelayed {
+                deferAnswer(.digest, at: now)
+            } else {
+                sendDigest(at: now)
+            }
         }
         catchUpDue(at: now)
         repairDue(at: now)
@@ -348,6 +375,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
             awaitingAck = awaitingAck.filter { t - $0.value.since < .seconds(600) }  // never went out (the budget)
             distances = distances.filter { t - $0.value.at < neighbourMemory }
             compactDigestHeardAt = compactDigestHeardAt.filter { t - $0.value < neighbourMemory }
+            lackingSince = lackingSince.filter { compactDigestHeardAt[$0.key] != nil }
             requestedBy = requestedBy.compactMapValues { asked in
                 let kept = asked.filter { t - $0.value < settings.router.helloPeriod * 2 }
                 return kept.isEmpty ? nil : kept
