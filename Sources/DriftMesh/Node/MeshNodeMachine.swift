@@ -64,11 +64,11 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// before issue 19's outage runs; full digests count since its power-cut runs).
         public var answersRepeatedRequests = true
         /// The digest repeated for a returning neighbour and the follow-ups of the start digest
-        /// wait a random answer delay too; `false`: they go out when due (the rule before). Every
-        /// neighbour that heard the same hello repeated its digest at
-        /// the same instant, three hello periods later — in the simulator four full digests
-        /// started together and collided at every box in range — and boxes that start together
-        /// (a power cut of the whole mesh) followed their start digests up together.
+        /// wait a random answer delay too; `false`: they go out when due (the rule before).
+        /// Every neighbour that heard the same hello repeated its digest at the same instant,
+        /// three hello periods later — in the simulator four full digests started together and
+        /// collided at every box in range — and boxes that start together (a power cut of the
+        /// whole mesh) followed their start digests up together.
         public var digestRepeatsDelayed = true
         /// Paced repair while the mesh stays up (issue 19): a Trickle timer
         /// (``TrickleTimer``) sends a ``CompactDigest`` of what the box got lately, and
@@ -84,9 +84,9 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// many times; a neighbour whose hello says it does not hear this box gets none.
         public var repairAnswersPerNeighbour = MeshNodeMachine.repairAnswersPerNeighbour
         /// …and once more each time two hello periods have passed since the last (`false`:
-        /// never again, the rule before). By then the neighbour's
-        /// hellos have said again whether it hears this box; one that still lacks the packet
-        /// and still lists this box was out of reach, not deaf: in the simulator a message whose
+        /// never again, the rule before). By then the neighbour's hellos have said again
+        /// whether it hears this box; one that still lacks the packet and still lists this box
+        /// was out of reach, not deaf: in the simulator a message whose
         /// origin had one neighbour, on a weak link to a busy box, lost both flood frames and
         /// both answers there and stayed with its origin for good (docs/mesh-simulation.md).
         public var repairAnswersRenewed = true
