@@ -59,6 +59,7 @@ extension Engine {
         settings.announcesAtStart = rules.announceAtStart
         settings.answersRepeatedRequests = rules.answerRepeatedRequests
         settings.digestRepeatsDelayed = rules.digestRepeatsDelayed
+        settings.digestOriginsRotate = rules.digestOriginsRotate
         settings.repairAnswersRenewed = p.repairAnswersRenewed
         settings.answerWindowFrames = rules.answerWindowFrames
         settings.requestAttempts = rules.requestAttempts

@@ -232,6 +232,9 @@ public struct SimCatchUpRules: Sendable, Hashable {
     /// Repeated digests and the start digest's follow-ups wait a random answer delay
     /// (`MeshNodeMachine.Settings.digestRepeatsDelayed`).
     public var digestRepeatsDelayed = true
+    /// A full digest that cannot describe every origin starts at a random one
+    /// (`MeshNodeMachine.Settings.digestOriginsRotate`).
+    public var digestOriginsRotate = true
 
     public init() {}
 }

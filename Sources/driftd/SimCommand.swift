@@ -192,6 +192,9 @@ extension SimCommand {
         @Flag(help: "With --node-machine: the digest repeated for a returning neighbour and the start digest's follow-ups go out when due, not after a random answer delay (the rule before).")
         var digestRepeatsWhenDue = false
 
+        @Flag(help: "With --node-machine: a full digest that cannot describe every origin held describes the lowest node ids, always (the rule before; default: from a random origin on).")
+        var digestOriginsByID = false
+
         @Option(help: "With --node-machine: a box whose neighbour's compact digests have listed something it lacks for this many seconds sends its full digest, at most once a hello period (0: never, the rule before; default: the daemon's, 120).")
         var fullDigestWhenLacking: Int?
 
@@ -357,6 +360,7 @@ extension SimCommand {
                     if let fullDigestWhenLacking { parameters.nodeFullDigestWhenLackingAfter = fullDigestWhenLacking > 0 ? .seconds(fullDigestWhenLacking) : nil }
                     parameters.catchUp.answerRepeatedRequests = !repeatedRequestsTakenBack
                     parameters.catchUp.digestRepeatsDelayed = !digestRepeatsWhenDue
+                    parameters.catchUp.digestOriginsRotate = !digestOriginsByID
                     parameters.repairAnswersBounded = !repairAnswersUnbounded
                     parameters.repairAnswersRenewed = !repairAnswersNotRenewed
                     if let dutyCycle { parameters.dutyCycle = dutyCycle / 100 }

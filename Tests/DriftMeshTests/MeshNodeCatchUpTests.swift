@@ -366,4 +366,41 @@ struct MeshNodeCatchUpTests {
             #expect(sent.count == 2 && sent.last == repeatDue, "seed \(seed): \(sent)")
         }
     }
+
+    @Test("a box holding packets of more origins than a full digest describes offers each origin in time (a random first origin per digest); with the rule off, always the lowest 18 ids")
+    func fullDigestOriginsRotate() throws {
+        func origins(rotate: Bool) throws -> Set<NodeID> {
+            var box = try MachineBox { $0.digestOriginsRotate = rotate }
+            for i in 0..<24 {
+                box.hear(try MachineBox.frame("from \(i)", packetID: 5, origin: BoxKeyPair()), at: .seconds(1))
+            }
+            box.timer(at: .seconds(2))
+            _ = Self.drain(&box, at: .seconds(2))  // its start digest
+            var described: Set<NodeID> = []
+            var digests = 0
+            for i in 0..<12 {
+                let at = Duration.seconds(10 + 60 * i)
+                // A neighbour heard for the first time gets our digest.
+                let neighbour = BoxKeyPair()
+                let hello = HelloPayload(publicKey: neighbour.publicKeyBytes, neighbours: []).encoded()
+                box.hear(try Self.control(.hello, hello, from: neighbour.nodeID, lifetime: 3_600), at: at)
+                var t = at
+                while t <= at + Self.longestDelay + .seconds(1) {
+                    let next = box.timer(at: t)
+                    for frame in Self.drain(&box, at: t) where try MachineBox.kind(frame) == .digest {
+                        let (_, plaintext) = try Self.sealer.open(frame.bytes)
+                        let digest = try SyncDigest(decoding: plaintext)
+                        #expect(!digest.complete && digest.runs.count == SyncDigest.maxRanges)
+                        described.formUnion(digest.runs.map(\.origin))
+                        digests += 1
+                    }
+                    t = max(next, t + .milliseconds(1))
+                }
+            }
+            #expect(digests == 12)
+            return described
+        }
+        #expect(try origins(rotate: true).count == 24)
+        #expect(try origins(rotate: false).count == SyncDigest.maxRanges)
+    }
 }

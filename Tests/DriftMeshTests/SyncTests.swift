@@ -29,6 +29,28 @@ import TestSupport
         #expect(digest.runs.last?.first == 198)
     }
 
+    @Test("more origins than one digest describes: the origins described start at the rotation-th (wrapping), so successive rotations cover them all; fewer origins: the same digest whatever the rotation")
+    func digestOriginsRotate() throws {
+        let origins = (1...20).map { NodeID(UInt32($0) * 0x100) }
+        let held = origins.flatMap { Self.keys($0, [1, 2]) }
+        let listed = { (digest: SyncDigest) in Set(digest.runs.map(\.origin)) }
+        let first = SyncDigest(held: held)
+        #expect(!first.complete && listed(first) == Set(origins.prefix(SyncDigest.maxRanges)), "the lowest ids, as before")
+        let fifth = SyncDigest(held: held, rotation: 5)
+        #expect(listed(fifth) == Set(origins[5...] + origins[..<3]))
+        #expect(SyncDigest(held: held, rotation: 25) == fifth && SyncDigest(held: held, rotation: -15) == fifth)
+        #expect(try SyncDigest(decoding: fifth.encoded()) == fifth)
+        // Every origin is described by some rotation; without one, two are never.
+        #expect((0..<20).reduce(into: Set<NodeID>()) { $0.formUnion(listed(SyncDigest(held: held, rotation: $1))) } == Set(origins))
+        // A missing packet of an origin left out is judged only when it is described.
+        let mine = held + Self.keys(origins[19], [3])
+        #expect(Reconciler.missing(held: mine, digest: first).isEmpty)
+        #expect(Reconciler.missing(held: mine, digest: SyncDigest(held: held, rotation: 19)) == Self.keys(origins[19], [3]))
+        // All origins fit: the rotation changes nothing.
+        let few = Array(held.prefix(10))
+        #expect(SyncDigest(held: few, rotation: 3) == SyncDigest(held: few) && SyncDigest(held: few).complete)
+    }
+
     @Test func reconcilerFindsExactlyTheMissingKeys() {
         let mine = Set(Self.keys(Self.x, [1, 2, 3, 4, 5]) + Self.keys(Self.y, [10, 11]))
         let theirs = SyncDigest(held: Self.keys(Self.x, [1, 2, 4]) + Self.keys(Self.y, [11, 12]))

@@ -79,7 +79,7 @@ extension MeshNodeMachine {
                 payload = compactDigestPayload(compactDigestEntries(at: now.monotonic))
             case .full:
                 kindOfFrame = .digest
-                payload = SyncDigest(held: heldSet()).encoded()
+                payload = fullDigest().encoded()
             case .request(let keys):
                 let missing = notHeld(keys)
                 for key in Set(keys).subtracting(missing) { requests.heard(key) }
@@ -126,9 +126,19 @@ extension MeshNodeMachine {
         answerWindow + longestFrameAirtime * (keys + 2)
     }
 
-    mutating func sendDigest(at now: MeshNodeTime) {
+    /// Our full digest of what we hold. When more origins are held than one digest describes
+    /// (``SyncDigest/maxRanges``), those described start at a random one
+    /// (``Settings/digestOriginsRotate``), so every origin's packets are offered in time.
+    mutating func fullDigest() -> SyncDigest {
         let held = heldSet()
-        let digest = SyncDigest(held: held)
+        guard settings.digestOriginsRotate else { return SyncDigest(held: held) }
+        let origins = Set(held.map(\.origin)).count
+        guard origins > SyncDigest.maxRanges else { return SyncDigest(held: held) }
+        return SyncDigest(held: held, rotation: rng.int(in: 0...(origins - 1)))
+    }
+
+    mutating func sendDigest(at now: MeshNodeTime) {
+        let digest = fullDigest()
         if let id = sendControl(.digest, payload: digest.encoded(), at: now) {
             queuedSync[id] = QueuedSync(kind: .full, generation: heldGeneration)
         }

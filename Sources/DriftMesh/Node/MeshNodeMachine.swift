@@ -70,6 +70,10 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// collided at every box in range — and boxes that start together (a power cut of the
         /// whole mesh) followed their start digests up together.
         public var digestRepeatsDelayed = true
+        /// When a box holds packets of more origins than a full digest describes (18), the
+        /// origins described start at a random one; `false`: always the lowest node ids, so the
+        /// packets of the others were never offered by a full digest (the rule before).
+        public var digestOriginsRotate = true
         /// Paced repair while the mesh stays up (issue 19): a Trickle timer
         /// (``TrickleTimer``) sends a ``CompactDigest`` of what the box got lately, and
         /// neighbours send back what it lacks. `nil` (the default): off; the box still answers

@@ -38,12 +38,20 @@ public struct SyncDigest: Sendable, Hashable {
         self.complete = complete && runs.count <= Self.maxRanges
     }
 
-    /// The digest of `held`, within `maxRanges` runs.
-    public init(held: some Sequence<PacketKey>, maxRanges: Int = SyncDigest.maxRanges) {
+    /// The digest of `held`, within `maxRanges` runs. When the origins do not all fit (one run
+    /// each), those described are taken in node-id order from the `rotation`-th (wrapping
+    /// round): with the same start every digest left out the same origins, and a neighbour
+    /// could never learn it lacks their packets. The node draws the start at random.
+    public init(held: some Sequence<PacketKey>, maxRanges: Int = SyncDigest.maxRanges, rotation: Int = 0) {
         var byOrigin: [NodeID: [UInt32]] = [:]
         for key in held { byOrigin[key.origin, default: []].append(key.packetID) }
         var perOrigin: [[Run]] = []  // each origin's runs, newest first
-        for origin in byOrigin.keys.sorted() {
+        var origins = byOrigin.keys.sorted()
+        if !origins.isEmpty {
+            let start = ((rotation % origins.count) + origins.count) % origins.count
+            origins = Array(origins[start...] + origins[..<start])
+        }
+        for origin in origins {
             let ids = Set(byOrigin[origin]!).sorted()
             var runs: [Run] = []
             var start = ids[0]
