@@ -360,11 +360,12 @@ struct Engine {
                 rescheduleTrickle(i)
             }
         }
-        var endUs = t + Engine.micros(repairing || p.nodeMachine ? max(p.drain, p.repairWindow + .seconds(10)) : p.drain)
+        let repairTail = max(p.drain, p.repairWindow + .seconds(10))
+        var endUs = t + Engine.micros(repairing || p.nodeMachine ? repairTail : p.drain)
         if nodes.first?.machine != nil, let lastBack = p.outages.map(\.until).max() {
             // The repair window after the last box comes back is part of the run (or the drain,
             // when longer).
-            endUs = max(endUs, warmUpUs + Engine.micros(lastBack + max(p.drain, p.repairWindow + .seconds(10))))
+            endUs = max(endUs, warmUpUs + Engine.micros(lastBack + repairTail))
         }
         runEndUs = endUs
         while let event = pop(), event.time <= endUs {
@@ -541,7 +542,7 @@ struct Engine {
         for key in missing where nodes[r].repairAt[key] == nil && !deaf {
             if let last = nodes[r].repairSentAt[key], now - last < minimumUs { continue }
             if bounded, !nodes[r].repairAnswers.take(key, to: s, limit: SimNodeMachine.repairAnswersPerNeighbour, at: Engine.duration(now),
-                                                      renewal: p.repairAnswersRenewed ? p.helloPeriod * 2 : nil).sends { continue }
+                                                      renewal: p.repairAnswersRenewed ? SimNodeMachine.repairAnswerRenewal(helloPeriod: p.helloPeriod) : nil).sends { continue }
             let at = now + Int64(macRng.unit() * Double(Engine.micros(p.repairJitter)))
             nodes[r].repairAt[key] = at
             schedule(at, .repair(r, key))

@@ -384,17 +384,13 @@ struct MeshNodeCatchUpTests {
                 let neighbour = BoxKeyPair()
                 let hello = HelloPayload(publicKey: neighbour.publicKeyBytes, neighbours: []).encoded()
                 box.hear(try Self.control(.hello, hello, from: neighbour.nodeID, lifetime: 3_600), at: at)
-                var t = at
-                while t <= at + Self.longestDelay + .seconds(1) {
-                    let next = box.timer(at: t)
-                    for frame in Self.drain(&box, at: t) where try MachineBox.kind(frame) == .digest {
-                        let (_, plaintext) = try Self.sealer.open(frame.bytes)
-                        let digest = try SyncDigest(decoding: plaintext)
-                        #expect(!digest.complete && digest.runs.count == SyncDigest.maxRanges)
-                        described.formUnion(digest.runs.map(\.origin))
-                        digests += 1
-                    }
-                    t = max(next, t + .milliseconds(1))
+                let sent = MeshNodeRepairTests.run(&box, from: at, until: at + Self.longestDelay + .seconds(1))
+                for (_, frame) in sent where try MachineBox.kind(frame) == .digest {
+                    let (_, plaintext) = try Self.sealer.open(frame.bytes)
+                    let digest = try SyncDigest(decoding: plaintext)
+                    #expect(!digest.complete && digest.runs.count == SyncDigest.maxRanges)
+                    described.formUnion(digest.runs.map(\.origin))
+                    digests += 1
                 }
             }
             #expect(digests == 12)

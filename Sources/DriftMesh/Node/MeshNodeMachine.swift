@@ -98,7 +98,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// How long after its last answer a capped packet is sent to the same neighbour
         /// again (``repairAnswersRenewed``): two hello periods, `nil` when not renewed.
         public var repairAnswerRenewal: Duration? {
-            repairAnswersRenewed ? router.helloPeriod * 2 : nil
+            repairAnswersRenewed ? MeshNodeMachine.repairAnswerRenewal(helloPeriod: router.helloPeriod) : nil
         }
 
         /// How long past the moment an acknowledgement should have come (``quickRetryDelay``)
@@ -187,6 +187,10 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
 
     /// ``Settings/repairAnswersPerNeighbour``'s default, also the simulator's repair model's.
     public static var repairAnswersPerNeighbour: Int { 2 }
+
+    /// How long after its last answer a capped packet goes to the same neighbour again
+    /// (``Settings/repairAnswersRenewed``): two hello periods. Also the simulator's repair model's.
+    public static func repairAnswerRenewal(helloPeriod: Duration) -> Duration { helloPeriod * 2 }
 
     /// The most hops a frame header can carry (`hopStart` is a 3-bit value on the wire).
     public static var maximumHopLimit: UInt8 { 7 }
