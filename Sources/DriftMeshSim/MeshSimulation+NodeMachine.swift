@@ -60,6 +60,8 @@ extension Engine {
         settings.answersRepeatedRequests = rules.answerRepeatedRequests
         settings.digestRepeatsDelayed = rules.digestRepeatsDelayed
         settings.digestOriginsRotate = rules.digestOriginsRotate
+        settings.answersSpread = rules.answersSpread
+        settings.backgroundYieldsToBackground = rules.backgroundYieldsToBackground
         settings.repairAnswersRenewed = p.repairAnswersRenewed
         settings.answerWindowFrames = rules.answerWindowFrames
         settings.requestAttempts = rules.requestAttempts

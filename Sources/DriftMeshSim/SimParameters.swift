@@ -235,6 +235,12 @@ public struct SimCatchUpRules: Sendable, Hashable {
     /// A full digest that cannot describe every origin starts at a random one
     /// (`MeshNodeMachine.Settings.digestOriginsRotate`).
     public var digestOriginsRotate = true
+    /// An answer larger than one burst skips the frames already queued and starts at a random
+    /// packet (`MeshNodeMachine.Settings.answersSpread`).
+    public var answersSpread = true
+    /// Background frames wait while the channel is busy with catch-up traffic too
+    /// (`MeshNodeMachine.Settings.backgroundYieldsToBackground`).
+    public var backgroundYieldsToBackground = false
 
     public init() {}
 }

@@ -195,6 +195,12 @@ extension SimCommand {
         @Flag(help: "With --node-machine: a full digest that cannot describe every origin held describes the lowest node ids, always (the rule before; default: from a random origin on).")
         var digestOriginsByID = false
 
+        @Flag(help: "With --node-machine: an answer of more than 32 frames sends the first 32 in key order, those already queued included (the rule before; default: those not queued yet, from a random packet on).")
+        var answersInKeyOrder = false
+
+        @Flag(help: "With --node-machine: background frames (digests, requests, catch-up copies) also wait while the channel is busy with catch-up traffic (the rule before; default: only while it is busy with the rest).")
+        var backgroundYieldsToBackground = false
+
         @Option(help: "With --node-machine: a box whose neighbour's compact digests have listed something it lacks for this many seconds sends its full digest, at most once a hello period (0: never, the rule before; default: the daemon's, 120).")
         var fullDigestWhenLacking: Int?
 
@@ -361,6 +367,8 @@ extension SimCommand {
                     parameters.catchUp.answerRepeatedRequests = !repeatedRequestsTakenBack
                     parameters.catchUp.digestRepeatsDelayed = !digestRepeatsWhenDue
                     parameters.catchUp.digestOriginsRotate = !digestOriginsByID
+                    parameters.catchUp.answersSpread = !answersInKeyOrder
+                    parameters.catchUp.backgroundYieldsToBackground = backgroundYieldsToBackground
                     parameters.repairAnswersBounded = !repairAnswersUnbounded
                     parameters.repairAnswersRenewed = !repairAnswersNotRenewed
                     if let dutyCycle { parameters.dutyCycle = dutyCycle / 100 }

@@ -136,11 +136,13 @@ struct NodeMachineSimulationTests {
         // found: with the digest repeats of the time (sent when due; the random delay they
         // wait now changes every draw after them) and without the full digest a box sends when
         // a neighbour's compact digests keep listing what it lacks (which brings the packet
-        // too, by another way).
+        // too, by another way), and with background frames waiting for catch-up traffic too
+        // (since they do not, the answers go at other instants and get there).
         func run(renewed: Bool) async -> SimResult {
             var p = SimParameters(nodes: 50, seed: 7324, router: .ours)
             p.nodeMachine = true
             p.catchUp.digestRepeatsDelayed = false
+            p.catchUp.backgroundYieldsToBackground = true
             p.nodeFullDigestWhenLackingAfter = nil
             p.outages = SimOutage.drawn(count: 3, of: 50, seed: 7324, from: .zero, until: .seconds(720))
             p.repairAnswersRenewed = renewed

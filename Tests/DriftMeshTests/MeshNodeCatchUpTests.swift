@@ -399,4 +399,99 @@ struct MeshNodeCatchUpTests {
         #expect(try origins(rotate: true).count == 24)
         #expect(try origins(rotate: false).count == SyncDigest.maxRanges)
     }
+
+    /// A box holding a backlog of 80 broadcasts of one origin (held before it started: no
+    /// relays of them queued).
+    static func holdingBacklog(seed: UInt64, spread: Bool, origin: BoxKeyPair = BoxKeyPair()) throws -> (box: MachineBox, keys: [PacketKey]) {
+        var memory = InMemoryNodeMemory()
+        var keys: [PacketKey] = []
+        for id in UInt32(1)...80 {
+            let frame = try MachineBox.frame("backlog \(id)", packetID: id, origin: origin)
+            let key = try MeshFrameCodec.parse(frame).header.key
+            try memory.holdHeard(key, kind: .broadcast, destination: nil, frame: frame, receivedAt: MachineBox.epoch,
+                                 expiresAt: MachineBox.epoch.addingTimeInterval(3_600))
+            keys.append(key)
+        }
+        var box = try MachineBox(memory: memory, seed: seed) { $0.answersSpread = spread }
+        box.timer(at: .zero)
+        _ = drain(&box, at: .zero)  // its hello and start digest
+        return (box, keys)
+    }
+
+    /// The packets of the catch-up copies among `frames`.
+    static func copied(_ frames: [OutgoingFrame]) throws -> [PacketKey] {
+        try frames.compactMap { frame in
+            let header = try MeshFrameCodec.parse(frame.bytes).header
+            return header.kind == .broadcast ? header.key : nil
+        }
+    }
+
+    @Test("an answer to a neighbour lacking more than 32 packets sends 32, from a random one on: two boxes answering the same digest send different ones; with the rule off, both the first 32 in key order",
+          arguments: [true, false])
+    func largeAnswersSpread(spread: Bool) throws {
+        let lacking = try Self.control(.digest, SyncDigest(held: []).encoded(), from: BoxKeyPair().nodeID)
+        var answers: [[PacketKey]] = []
+        let origin = BoxKeyPair()
+        for seed in UInt64(1)...2 {
+            var (box, keys) = try Self.holdingBacklog(seed: seed, spread: spread, origin: origin)
+            box.hear(lacking, at: .seconds(10))
+            box.timer(at: .seconds(10) + Self.longestDelay)
+            let sent = try Self.copied(Self.drain(&box, at: .seconds(10) + Self.longestDelay))
+            #expect(sent.count == 32 && Set(sent).isSubset(of: keys))
+            if !spread { #expect(sent.sorted() == Array(keys.sorted().prefix(32))) }
+            answers.append(sent)
+        }
+        #expect((Set(answers[0]) == Set(answers[1])) == !spread)
+    }
+
+    @Test("a neighbour's digest repeated while our answer to it is still queued brings the next 32 packets, and those whose copies a full queue dropped come again; with the rule off, the same 32 each time",
+          arguments: [true, false])
+    func repeatedDigestBringsTheNext(spread: Bool) throws {
+        var (box, keys) = try Self.holdingBacklog(seed: 1, spread: spread)
+        let neighbour = BoxKeyPair().nodeID
+        // Nothing goes on air in between (the radio is not offered): each digest lacks them all.
+        for (number, at) in [(UInt32(1), Duration.seconds(10)), (2, .seconds(40)), (3, .seconds(70))] {
+            box.hear(try Self.control(.digest, SyncDigest(held: []).encoded(), from: neighbour, packetID: number), at: at)
+            box.timer(at: at + Self.longestDelay)
+        }
+        // The background class holds 32 frames: the second answer pushed the first out, and
+        // the third found those packets no longer queued.
+        #expect(box.counters.framesResent == (spread ? 96 : 32))
+        #expect(box.counters.queueDropped == (spread ? 64 : 0))
+        let sent = try Self.copied(Self.drain(&box, at: .seconds(70) + Self.longestDelay))
+        #expect(sent.count == 32 && Set(sent).count == 32 && Set(sent).isSubset(of: keys))
+    }
+
+    /// When box's answer to a request goes on air after it heard 25 frames of about a second
+    /// in the 25 s before: copies of a packet it got 34 s before them (`catchUp`), or first
+    /// copies of new packets (the flood). `nil`: not within the 20 s after the request.
+    static func answerAfterTraffic(catchUp: Bool, yields: Bool) throws -> Duration? {
+        var box = try MachineBox { $0.backgroundYieldsToBackground = yields }
+        box.timer(at: .zero)
+        _ = drain(&box, at: .zero)
+        let text = String(repeating: "x", count: 60)
+        let old = try MachineBox.frame(text, packetID: 1, origin: BoxKeyPair(), hopStart: 3)
+        let asked = try MachineBox.frame(text, packetID: 2, origin: BoxKeyPair(), hopStart: 3)
+        box.hear(old, at: .seconds(1))
+        box.hear(asked, at: .seconds(1))
+        _ = MeshNodeRepairTests.run(&box, from: .seconds(1), until: .seconds(30))  // its relays
+        for i in 0..<25 {
+            let frame = catchUp ? try MeshFrameCodec.relay(old, by: BoxKeyPair().nodeID)
+                                : try MachineBox.frame(text, packetID: 1, origin: BoxKeyPair(), hopStart: 3)
+            box.hear(frame, at: .seconds(35 + i))
+        }
+        let key = try MeshFrameCodec.parse(asked).header.key
+        box.hear(try control(.request, SyncRequest(keys: [key]).encoded(), from: BoxKeyPair().nodeID), at: .seconds(61))
+        let sent = MeshNodeRepairTests.run(&box, from: .seconds(61), until: .seconds(81))
+        return try sent.first { try MeshFrameCodec.parse($0.frame.bytes).header.key == key }?.at
+    }
+
+    @Test("an answer waits while the flood keeps the channel busy, not while catch-up does (copies of a packet first heard over 30 s before); with backgroundYieldsToBackground it waits for both")
+    func answersIgnoreCatchUpTraffic() throws {
+        let answered = try Self.answerAfterTraffic(catchUp: true, yields: false)
+        #expect(answered.map { $0 <= .seconds(61) + Self.longestDelay + .seconds(1) } == true)
+        #expect(try Self.answerAfterTraffic(catchUp: false, yields: false) == nil)
+        #expect(try Self.answerAfterTraffic(catchUp: true, yields: true) == nil)
+        #expect(try Self.answerAfterTraffic(catchUp: false, yields: true) == nil)
+    }
 }

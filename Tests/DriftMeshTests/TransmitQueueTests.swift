@@ -66,6 +66,25 @@ struct TransmitQueueTests {
         #expect(q.utilisation.transmitFraction(over: .seconds(60), now: .seconds(111)) == 1.0 / 60.0)
     }
 
+    @Test("Background traffic heard or sent does not hold background frames back; with backgroundYieldsToBackground it does, and both count in the utilisation reported",
+          arguments: [false, true])
+    func backgroundIgnoresBackground(yields: Bool) {
+        var q = TransmitQueue(budget: AirtimeBudget(limit: nil), settings: .init(backgroundYieldsToBackground: yields))
+        // Another box's catch-up: 11.2 s of the minute to 40 s (19 %).
+        q.noteReception(airtime: .milliseconds(11_200), endingAt: .seconds(40), background: true)
+        for id in 1...30 { q.enqueue(frame(UInt64(id), .background)) }
+        let sent = drain(&q, at: .seconds(40))
+        // Yielding, ours count too: after eight frames of 500 ms the minute is 25.3 % busy.
+        #expect(sent.count == (yields ? 8 : 30))
+        #expect(q.utilisation.busyFraction(over: .seconds(60), now: .seconds(40) + .milliseconds(500) * sent.count)
+                > 0.25)
+        #expect(q.foreground.busyFraction(over: .seconds(60), now: .seconds(60)) == 0)
+        // Foreground traffic heard holds it back either way.
+        q.noteReception(airtime: .seconds(20), endingAt: .seconds(80))
+        q.enqueue(frame(99, .background))
+        #expect(q.next(now: .seconds(80)) == .wait(until: .seconds(85)))
+    }
+
     @Test("The budget holds frames back until the window frees; lower classes do not overtake the waiting head")
     func budgetWait() {
         // 2 s per hour, no reserve: four 500 ms frames fit, the fifth waits an hour.

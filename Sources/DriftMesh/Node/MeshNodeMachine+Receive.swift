@@ -10,7 +10,8 @@ extension MeshNodeMachine {
         let t = now.monotonic
         if !fromBridge {
             counters.heard += 1
-            queue.noteReception(airtime: LoRaAirtime.duration(payloadBytes: bytes.count, modulation: settings.modulation), endingAt: t)
+            queue.noteReception(airtime: LoRaAirtime.duration(payloadBytes: bytes.count, modulation: settings.modulation), endingAt: t,
+                                background: isCatchUpTraffic(bytes, at: t))
         }
         let header: MeshHeader
         let plaintext: [UInt8]
@@ -64,6 +65,25 @@ extension MeshNodeMachine {
             return firstTime ? .accepted : .duplicate
         case .broadcast, .directed, .ack:
             return heardData(header, plaintext, bytes: bytes, link: link, firstTime: firstTime, fromBridge: fromBridge, at: now)
+        }
+    }
+
+    /// Whether a frame heard is catch-up traffic, which background frames do not wait for
+    /// (``TransmitQueue/Settings/backgroundYieldsToBackground``): a digest or request, or a copy
+    /// of a packet the router first saw more than ``catchUpCopyAge`` before (a flood's copies
+    /// come within seconds of each other). Read from the header, which travels in the clear. A
+    /// frame that does not parse, a hello, a first copy — and a copy of a packet the router no
+    /// longer tracks (first seen over ten minutes before): it cannot tell — count as foreground.
+    func isCatchUpTraffic(_ bytes: [UInt8], at t: Duration) -> Bool {
+        guard let header = try? MeshFrameCodec.parse(bytes).header else { return false }
+        switch header.kind {
+        case .digest, .request:
+            return true
+        case .hello:
+            return false
+        case .broadcast, .directed, .ack:
+            guard let first = router.firstSeen(header.key) else { return false }
+            return t - first > Self.catchUpCopyAge
         }
     }
 

@@ -13,15 +13,24 @@ extension MeshNodeMachine {
         case .queued:
             counters[keyPath: counter] += 1
             return outgoing.id
-        case .queuedDroppingOldest:
+        case .queuedDroppingOldest(let dropped):
             counters[keyPath: counter] += 1
             counters.queueDropped += 1
+            forgetQueued(dropped)
             return outgoing.id
         case .refused(let refusal):
             counters.queueRefused += 1
             log(.warning, "mesh frame refused by the airtime budget", ["reason": "\(refusal)"])
             return nil
         }
+    }
+
+    /// Forgets what frame `id`, gone from the queue without going on air (the oldest of a
+    /// full class), was: a catch-up copy of a packet still marked queued would never be sent
+    /// again, since answers skip the packets they find queued.
+    mutating func forgetQueued(_ id: UInt64) {
+        if let copy = queuedCopyKeys.removeValue(forKey: id), queuedCopies[copy.key] == id { queuedCopies[copy.key] = nil }
+        queuedSync[id] = nil
     }
 
     /// Takes a queued relay or catch-up copy of `key` back off the queue (it became redundant).

@@ -74,6 +74,20 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// origins described start at a random one; `false`: always the lowest node ids, so the
         /// packets of the others were never offered by a full digest (the rule before).
         public var digestOriginsRotate = true
+        /// An answer sends at most ``MeshNodeMachine/framesPerAnswer`` held frames. When a
+        /// neighbour lacks more, the frames this box has queued for it already do not count
+        /// toward them, and they start at a random packet of those lacking; `false`: the first
+        /// ones in key order, queued or not (the rule before). Every neighbour answering the
+        /// same digest picked the same frames, so the copies it heard first took the others'
+        /// back and a box back from an outage got one answer's worth per digest; and a
+        /// follow-up digest sent while that answer was still queued brought nothing new.
+        public var answersSpread = true
+        /// Whether this box's background frames (hellos, digests, requests, catch-up copies)
+        /// also wait while the channel is busy with catch-up traffic — theirs and other
+        /// boxes' (``TransmitQueue/Settings/backgroundYieldsToBackground``, the rule before);
+        /// `false`: only while it is busy with the rest (floods, hellos heard, frames it cannot
+        /// read).
+        public var backgroundYieldsToBackground = false
         /// Paced repair while the mesh stays up (issue 19): a Trickle timer
         /// (``TrickleTimer``) sends a ``CompactDigest`` of what the box got lately, and
         /// neighbours send back what it lacks. `nil` (the default): off; the box still answers
@@ -184,6 +198,15 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
             self.description = description
         }
     }
+
+    /// The most held frames one catch-up answer queues (about 22 s on air at LongFast for
+    /// one-frame messages): what a neighbour lacks beyond them comes with its next digest or
+    /// request.
+    static var framesPerAnswer: Int { 32 }
+
+    /// A copy of a packet heard this long after the router first saw it is catch-up, not the
+    /// flood (``isCatchUpTraffic(_:at:)``).
+    static var catchUpCopyAge: Duration { .seconds(30) }
 
     /// ``Settings/repairAnswersPerNeighbour``'s default, also the simulator's repair model's.
     public static var repairAnswersPerNeighbour: Int { 2 }
@@ -307,7 +330,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         self.memory = memory
         self.settings = settings
         self.router = MeshRouter(me: keyPair.nodeID, configuration: settings.router, seed: seed)
-        self.queue = TransmitQueue(budget: budget)
+        self.queue = TransmitQueue(budget: budget, settings: .init(backgroundYieldsToBackground: settings.backgroundYieldsToBackground))
         self.requests = SyncRequestTracker(maximumAttempts: max(1, settings.requestAttempts))
         self.rng = MeshRandom(seed: seed ^ 0x6361_7463_6875_7021)
         self.announced = !settings.announcesAtStart

@@ -112,6 +112,12 @@ public struct MeshRouter: Sendable {
         return []
     }
 
+    /// When this router first saw packet `key` (heard or originated), while it still tracks
+    /// it (``MeshRouterConfiguration/packetMemory``, at most ``MeshRouterConfiguration/maxTrackedPackets``).
+    public func firstSeen(_ key: PacketKey) -> Duration? {
+        packets[key]?.firstSeen
+    }
+
     /// Whether the neighbour table may still be incomplete at `now`: the router has not started
     /// yet, or started less than the learning period (one hello period and its jitter) ago.
     /// Meanwhile it does not prune relays on coverage.
