@@ -62,6 +62,7 @@ extension Engine {
         settings.digestOriginsRotate = rules.digestOriginsRotate
         settings.answersSpread = rules.answersSpread
         settings.backgroundYieldsToBackground = rules.backgroundYieldsToBackground
+        settings.backgroundBusyThreshold = rules.backgroundBusyThreshold
         settings.repairAnswersRenewed = p.repairAnswersRenewed
         settings.answerWindowFrames = rules.answerWindowFrames
         settings.requestAttempts = rules.requestAttempts

@@ -241,6 +241,9 @@ public struct SimCatchUpRules: Sendable, Hashable {
     /// Background frames wait while the channel is busy with catch-up traffic too
     /// (`MeshNodeMachine.Settings.backgroundYieldsToBackground`).
     public var backgroundYieldsToBackground = false
+    /// The busy fraction over which background frames wait
+    /// (`MeshNodeMachine.Settings.backgroundBusyThreshold`).
+    public var backgroundBusyThreshold = 0.25
 
     public init() {}
 }

@@ -201,6 +201,9 @@ extension SimCommand {
         @Flag(help: "With --node-machine: background frames (digests, requests, catch-up copies) also wait while the channel is busy with catch-up traffic (the rule before; default: only while it is busy with the rest).")
         var backgroundYieldsToBackground = false
 
+        @Option(help: "With --node-machine: background frames wait while the channel was busier than this fraction over the last minute (default 0.25, Meshtastic's polite channel use).")
+        var backgroundBusyThreshold: Double = 0.25
+
         @Option(help: "With --node-machine: a box whose neighbour's compact digests have listed something it lacks for this many seconds sends its full digest, at most once a hello period (0: never, the rule before; default: the daemon's, 120).")
         var fullDigestWhenLacking: Int?
 
@@ -265,6 +268,7 @@ extension SimCommand {
             guard (2...200).contains(nodes) else { throw ValidationError("--nodes must be 2…200") }
             guard (1...1000).contains(seeds) else { throw ValidationError("--seeds must be 1…1000") }
             guard (1...10_000).contains(messages) else { throw ValidationError("--messages must be 1…10000") }
+            guard (0...1).contains(backgroundBusyThreshold) else { throw ValidationError("--background-busy-threshold must be 0…1") }
             guard (1...7).contains(hopLimit), (1...7).contains(baselineHopLimit) else { throw ValidationError("--hop-limit and --baseline-hop-limit must be 1…7") }
             guard area >= 100, area <= 1_000_000 else { throw ValidationError("--area must be 100…1000000") }
             guard (jitterSlots ?? 0) >= 0, (slotsPerRank ?? 0) >= 0 else { throw ValidationError("--jitter-slots and --slots-per-rank must be ≥ 0") }
@@ -369,6 +373,7 @@ extension SimCommand {
                     parameters.catchUp.digestOriginsRotate = !digestOriginsByID
                     parameters.catchUp.answersSpread = !answersInKeyOrder
                     parameters.catchUp.backgroundYieldsToBackground = backgroundYieldsToBackground
+                    parameters.catchUp.backgroundBusyThreshold = backgroundBusyThreshold
                     parameters.repairAnswersBounded = !repairAnswersUnbounded
                     parameters.repairAnswersRenewed = !repairAnswersNotRenewed
                     if let dutyCycle { parameters.dutyCycle = dutyCycle / 100 }

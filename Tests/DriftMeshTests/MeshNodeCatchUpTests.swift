@@ -465,8 +465,11 @@ struct MeshNodeCatchUpTests {
     /// When box's answer to a request goes on air after it heard 25 frames of about a second
     /// in the 25 s before: copies of a packet it got 34 s before them (`catchUp`), or first
     /// copies of new packets (the flood). `nil`: not within the 20 s after the request.
-    static func answerAfterTraffic(catchUp: Bool, yields: Bool) throws -> Duration? {
-        var box = try MachineBox { $0.backgroundYieldsToBackground = yields }
+    static func answerAfterTraffic(catchUp: Bool, yields: Bool, threshold: Double = 0.25) throws -> Duration? {
+        var box = try MachineBox {
+            $0.backgroundYieldsToBackground = yields
+            $0.backgroundBusyThreshold = threshold
+        }
         box.timer(at: .zero)
         _ = drain(&box, at: .zero)
         let text = String(repeating: "x", count: 60)
@@ -486,12 +489,13 @@ struct MeshNodeCatchUpTests {
         return try sent.first { try MeshFrameCodec.parse($0.frame.bytes).header.key == key }?.at
     }
 
-    @Test("an answer waits while the flood keeps the channel busy, not while catch-up does (copies of a packet first heard over 30 s before); with backgroundYieldsToBackground it waits for both")
+    @Test("an answer waits while the flood keeps the channel busy, not while catch-up does (copies of a packet first heard over 30 s before); with backgroundYieldsToBackground it waits for both; with the busy threshold at 1, for neither")
     func answersIgnoreCatchUpTraffic() throws {
         let answered = try Self.answerAfterTraffic(catchUp: true, yields: false)
         #expect(answered.map { $0 <= .seconds(61) + Self.longestDelay + .seconds(1) } == true)
         #expect(try Self.answerAfterTraffic(catchUp: false, yields: false) == nil)
         #expect(try Self.answerAfterTraffic(catchUp: true, yields: true) == nil)
         #expect(try Self.answerAfterTraffic(catchUp: false, yields: true) == nil)
+        #expect(try Self.answerAfterTraffic(catchUp: false, yields: true, threshold: 1) != nil)
     }
 }

@@ -88,6 +88,9 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// `false`: only while it is busy with the rest (floods, hellos heard, frames it cannot
         /// read).
         public var backgroundYieldsToBackground = false
+        /// Background frames wait while the channel was busier than this over the last minute
+        /// (``TransmitQueue/Settings/backgroundUtilisationThreshold``: Meshtastic's polite 25 %).
+        public var backgroundBusyThreshold = 0.25
         /// Paced repair while the mesh stays up (issue 19): a Trickle timer
         /// (``TrickleTimer``) sends a ``CompactDigest`` of what the box got lately, and
         /// neighbours send back what it lacks. `nil` (the default): off; the box still answers
@@ -330,7 +333,8 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         self.memory = memory
         self.settings = settings
         self.router = MeshRouter(me: keyPair.nodeID, configuration: settings.router, seed: seed)
-        self.queue = TransmitQueue(budget: budget, settings: .init(backgroundYieldsToBackground: settings.backgroundYieldsToBackground))
+        self.queue = TransmitQueue(budget: budget, settings: .init(backgroundUtilisationThreshold: settings.backgroundBusyThreshold,
+                                                                backgroundYieldsToBackground: settings.backgroundYieldsToBackground))
         self.requests = SyncRequestTracker(maximumAttempts: max(1, settings.requestAttempts))
         self.rng = MeshRandom(seed: seed ^ 0x6361_7463_6875_7021)
         self.announced = !settings.announcesAtStart
