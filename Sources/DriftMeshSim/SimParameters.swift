@@ -244,6 +244,9 @@ public struct SimCatchUpRules: Sendable, Hashable {
     /// The busy fraction over which background frames wait
     /// (`MeshNodeMachine.Settings.backgroundBusyThreshold`).
     public var backgroundBusyThreshold = 0.25
+    /// A compact digest of more packets than fit shrinks its window
+    /// (`MeshNodeMachine.Settings.compactDigestWindowShrinks`).
+    public var compactDigestWindowShrinks = true
 
     public init() {}
 }

@@ -204,6 +204,9 @@ extension SimCommand {
         @Option(help: "With --node-machine: background frames wait while the channel was busier than this fraction over the last minute (default 0.25, Meshtastic's polite channel use).")
         var backgroundBusyThreshold: Double = 0.25
 
+        @Flag(help: "With --node-machine: a box that got more packets in the last 30 minutes than a compact digest lists (88) lists the newest 88, marked incomplete (the rule before; default: those of the last whole minutes that fit, under that shorter window).")
+        var compactDigestNewest = false
+
         @Option(help: "With --node-machine: a box whose neighbour's compact digests have listed something it lacks for this many seconds sends its full digest, at most once a hello period (0: never, the rule before; default: the daemon's, 120).")
         var fullDigestWhenLacking: Int?
 
@@ -374,6 +377,7 @@ extension SimCommand {
                     parameters.catchUp.answersSpread = !answersInKeyOrder
                     parameters.catchUp.backgroundYieldsToBackground = backgroundYieldsToBackground
                     parameters.catchUp.backgroundBusyThreshold = backgroundBusyThreshold
+                    parameters.catchUp.compactDigestWindowShrinks = !compactDigestNewest
                     parameters.repairAnswersBounded = !repairAnswersUnbounded
                     parameters.repairAnswersRenewed = !repairAnswersNotRenewed
                     if let dutyCycle { parameters.dutyCycle = dutyCycle / 100 }

@@ -399,4 +399,51 @@ struct MeshNodeRepairTests {
         #expect(after == (digested ? 1 : 0), "\(after) full digests after its return")
         #expect(box.counters.digestsLeftToRepair == (digested ? 0 : 1))
     }
+
+    @Test("a box that got more packets in the window than a compact digest lists (88) lists those of the last whole minutes that fit, complete under that shorter window; with the rule off, the newest 88, incomplete",
+          arguments: [true, false])
+    func compactDigestWindowShrinks(shrinks: Bool) throws {
+        var box = try MachineBox(seed: 1) {
+            $0.pacedRepair = .init(minimumInterval: .seconds(30))
+            $0.compactDigestWindowShrinks = shrinks
+        }
+        // 120 packets, one every 5 s for 10 minutes (no hops left: no relays).
+        var got: [(key: PacketKey, at: Duration)] = []
+        for i in 0..<120 {
+            let frame = try MachineBox.frame("packet \(i)", packetID: 5, origin: BoxKeyPair())
+            box.hear(frame, at: .seconds(5 * i))
+            got.append((try Self.key(frame), .seconds(5 * i)))
+        }
+        let sent = Self.run(&box, from: .seconds(600), until: .seconds(700))
+        let (at, digest) = try #require(try Self.compactDigests(sent).first)
+        if shrinks {
+            // The 89th newest came 445 s or more before: 7 whole minutes fit.
+            #expect(digest.complete && digest.windowMinutes == 7)
+            let inWindow = got.filter { at - $0.at < .seconds(7 * 60) }
+            #expect(digest.hashes.count == inWindow.count && inWindow.count <= CompactDigest.maxEntries)
+            #expect(inWindow.allSatisfy { digest.lists($0.key) })
+        } else {
+            #expect(!digest.complete && digest.windowMinutes == 30 && digest.hashes.count == CompactDigest.maxEntries)
+        }
+    }
+
+    @Test("a complete compact digest of a short window is judged on its last two thirds: a packet got 100 s before is sent to a 5-minute digest that lacks it; one got 250 s before is not")
+    func shortWindowJudged() throws {
+        var box = try Self.repairing()
+        let recent = try MachineBox.frame("lately", packetID: 5, origin: BoxKeyPair())
+        let older = try MachineBox.frame("a while ago", packetID: 6, origin: BoxKeyPair())
+        box.hear(older, at: .seconds(50))
+        box.hear(recent, at: .seconds(200))
+        _ = Self.run(&box, from: .seconds(200), until: .seconds(300))
+        let resent = box.counters.framesResent
+        let digest = CompactDigest(recent: [], salt: 7, windowMinutes: 5)
+        box.hear(try MeshNodeCatchUpTests.control(.digest, digest.encoded(), from: BoxKeyPair().nodeID), at: .seconds(300))
+        let sent = Self.run(&box, from: .seconds(300), until: .seconds(300) + MeshNodeCatchUpTests.longestDelay + .seconds(2))
+        #expect(box.counters.framesResent == resent + 1)
+        let keys = try sent.compactMap { item -> PacketKey? in
+            let header = try MeshFrameCodec.parse(item.frame.bytes).header
+            return header.kind == .broadcast ? header.key : nil
+        }
+        #expect(keys == [try Self.key(recent)])
+    }
 }

@@ -76,7 +76,7 @@ extension MeshNodeMachine {
             switch queued.kind {
             case .compact:
                 kindOfFrame = .digest
-                payload = compactDigestPayload(compactDigestEntries(at: now.monotonic))
+                payload = compactDigestPayload(at: now.monotonic)
             case .full:
                 kindOfFrame = .digest
                 payload = fullDigest().encoded()

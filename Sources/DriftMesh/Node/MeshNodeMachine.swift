@@ -99,6 +99,12 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// A compact digest is judged only on packets this box got within the digest's window
         /// less this margin (the sender may have got them earlier)…
         public var compactDigestMargin: Duration = .seconds(600)
+        /// A box that got more packets within the window than a compact digest lists (88)
+        /// lists those of the last whole minutes that fit, under that shorter window, and the
+        /// digest stays complete; `false`: the newest 88, marked incomplete (the rule before),
+        /// from which a neighbour learns nothing of what the box lacks. A digest is judged with
+        /// a margin of at most a third of its window either way.
+        public var compactDigestWindowShrinks = true
         /// …and has held this long (a packet still crossing the mesh is not missing yet).
         public var compactDigestSettle: Duration = .seconds(20)
         /// A packet a neighbour's compact digest lacks is sent to that neighbour at most this

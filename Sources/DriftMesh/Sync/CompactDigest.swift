@@ -14,8 +14,10 @@
 /// Layout (version 2; ``SyncDigest`` is version 1, so a box that only reads those rejects this
 /// as an unsupported version): `02`, flags (bit 0: complete), salt u16 BE, window minutes u8,
 /// count `n` (≤ ``maxEntries``), `n` × hash u16 BE. At most 6 + 2·88 = 182 bytes, like a full
-/// digest; 20 packets take 46. A box holding more recent packets than fit lists the newest
-/// and clears `complete`: then the receiver learns only what it lacks.
+/// digest; 20 packets take 46. A digest of more recent packets than fit lists the newest and
+/// clears `complete`: then the receiver learns only what it lacks. The node instead lists the
+/// packets of the last whole minutes that fit, under that shorter window
+/// (`MeshNodeMachine.Settings.compactDigestWindowShrinks`).
 public struct CompactDigest: Sendable, Hashable {
     public static let maxEntries = 88
     static let version: UInt8 = 2
