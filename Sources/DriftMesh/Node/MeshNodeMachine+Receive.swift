@@ -8,15 +8,21 @@ extension MeshNodeMachine {
     /// control frames (hello, digest, request) are refused from the bridge.
     mutating func process(_ bytes: [UInt8], link: LinkQuality, fromBridge: Bool, at now: MeshNodeTime) -> BridgeVerdict {
         let t = now.monotonic
-        if !fromBridge {
-            counters.heard += 1
-            queue.noteReception(airtime: LoRaAirtime.duration(payloadBytes: bytes.count, modulation: settings.modulation), endingAt: t,
-                                background: isCatchUpTraffic(bytes, at: t))
+        // Every frame heard counts in the channel's utilisation, as catch-up or foreground (a
+        // frame that does not open is foreground), once it is known which.
+        var catchUp = false
+        if !fromBridge { counters.heard += 1 }
+        defer {
+            if !fromBridge {
+                queue.noteReception(airtime: LoRaAirtime.duration(payloadBytes: bytes.count, modulation: settings.modulation),
+                                    endingAt: t, background: catchUp)
+            }
         }
         let header: MeshHeader
         let plaintext: [UInt8]
         do {
             (header, plaintext) = try sealer.open(bytes)
+            catchUp = isCatchUpTraffic(header, at: t)
         } catch {
             switch error {
             case .wrongNetwork:
@@ -71,11 +77,10 @@ extension MeshNodeMachine {
     /// Whether a frame heard is catch-up traffic, which background frames do not wait for
     /// (``TransmitQueue/Settings/backgroundYieldsToBackground``): a digest or request, or a copy
     /// of a packet the router first saw more than ``catchUpCopyAge`` before (a flood's copies
-    /// come within seconds of each other). Read from the header, which travels in the clear. A
-    /// frame that does not parse, a hello, a first copy — and a copy of a packet the router no
-    /// longer tracks (first seen over ten minutes before): it cannot tell — count as foreground.
-    func isCatchUpTraffic(_ bytes: [UInt8], at t: Duration) -> Bool {
-        guard let header = try? MeshFrameCodec.parse(bytes).header else { return false }
+    /// come within seconds of each other); judged before the router sees this copy. A hello, a
+    /// first copy — and a copy of a packet the router no longer tracks (first seen over ten
+    /// minutes before): it cannot tell — count as foreground.
+    func isCatchUpTraffic(_ header: MeshHeader, at t: Duration) -> Bool {
         switch header.kind {
         case .digest, .request:
             return true
