@@ -63,6 +63,7 @@ extension Engine {
         settings.answersSpread = rules.answersSpread
         settings.backgroundYieldsToBackground = rules.backgroundYieldsToBackground
         settings.backgroundBusyThreshold = rules.backgroundBusyThreshold
+        settings.hellosWaitOnePeriodAtMost = rules.hellosWaitOnePeriodAtMost
         settings.compactDigestWindowShrinks = rules.compactDigestWindowShrinks
         settings.repairAnswersRenewed = p.repairAnswersRenewed
         settings.answerWindowFrames = rules.answerWindowFrames

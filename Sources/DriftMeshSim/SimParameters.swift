@@ -244,6 +244,9 @@ public struct SimCatchUpRules: Sendable, Hashable {
     /// The busy fraction over which background frames wait
     /// (`MeshNodeMachine.Settings.backgroundBusyThreshold`).
     public var backgroundBusyThreshold = 0.25
+    /// A hello still queued when the next is due is replaced by it, at normal priority
+    /// (`MeshNodeMachine.Settings.hellosWaitOnePeriodAtMost`).
+    public var hellosWaitOnePeriodAtMost = true
     /// A compact digest of more packets than fit shrinks its window
     /// (`MeshNodeMachine.Settings.compactDigestWindowShrinks`).
     public var compactDigestWindowShrinks = true

@@ -204,6 +204,9 @@ extension SimCommand {
         @Option(help: "With --node-machine: background frames wait while the channel was busier than this fraction over the last minute (default 0.25, Meshtastic's polite channel use).")
         var backgroundBusyThreshold: Double = 0.25
 
+        @Flag(help: "With --node-machine: every hello waits with the background frames however long the channel stays busy (the rule before; default: a hello still queued when the next is due is replaced by it, at normal priority).")
+        var hellosBackgroundOnly = false
+
         @Flag(help: "With --node-machine: a box that got more packets in the last 30 minutes than a compact digest lists (88) lists the newest 88, marked incomplete (the rule before; default: those of the last whole minutes that fit, under that shorter window).")
         var compactDigestNewest = false
 
@@ -377,6 +380,7 @@ extension SimCommand {
                     parameters.catchUp.answersSpread = !answersInKeyOrder
                     parameters.catchUp.backgroundYieldsToBackground = backgroundYieldsToBackground
                     parameters.catchUp.backgroundBusyThreshold = backgroundBusyThreshold
+                    parameters.catchUp.hellosWaitOnePeriodAtMost = !hellosBackgroundOnly
                     parameters.catchUp.compactDigestWindowShrinks = !compactDigestNewest
                     parameters.repairAnswersBounded = !repairAnswersUnbounded
                     parameters.repairAnswersRenewed = !repairAnswersNotRenewed

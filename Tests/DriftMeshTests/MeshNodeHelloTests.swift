@@ -115,4 +115,55 @@ struct MeshNodeHelloTests {
         #expect(extra >= 1 && extra <= 2, "\(deaf.map(\.keyed)) against \(listening.map(\.keyed))")
         #expect(deaf.suffix(4).contains { !$0.keyed }, "keyed for ever beside a one-way link: \(deaf.map(\.keyed))")
     }
+
+    /// A box that hears a flood frame every 2 s (the channel over 25 % busy) for 25 minutes,
+    /// or nothing (`busy` false); returns when its hellos went on air, at which priority, and
+    /// how many were queued at normal priority because the one before had not gone.
+    static func hellosWhile(busy: Bool, promote: Bool) throws -> (sent: [(at: Duration, priority: TransmitPriority)], promoted: Int) {
+        var box = try MachineBox { $0.hellosWaitOnePeriodAtMost = promote }
+        let origin = BoxKeyPair()
+        var sent: [(at: Duration, priority: TransmitPriority)] = []
+        for i in 0..<750 {
+            let at = Duration.seconds(2 * i)
+            if busy {
+                // hopStart 0: heard, never relayed; only the channel gets busy.
+                box.hear(try MachineBox.frame(String(repeating: "x", count: 180), packetID: UInt32(i + 1), origin: origin), at: at)
+            }
+            // Time moves only with the frames heard (`MeshNodeCatchUpTests.drain` would skip
+            // ahead past the background class's rechecks, to when the channel is quiet again).
+            var t = at
+            while t < at + .seconds(2) {
+                let next = box.timer(at: t)
+                var wake = next
+                while true {
+                    let (frame, until) = box.radioIdle(at: t)
+                    guard let frame else {
+                        wake = min(next, until ?? next)
+                        break
+                    }
+                    if try MachineBox.kind(frame) == .hello { sent.append((t, frame.priority)) }
+                }
+                t = max(wake, t + .milliseconds(1))
+            }
+        }
+        return (sent, box.counters.hellosPromoted)
+    }
+
+    @Test("on a channel busy for 25 minutes a hello still queued when the next is due gives way to it, at normal priority: one goes out at least every second period, where before only the first went; on a quiet channel every hello waits with the background frames")
+    func hellosOnABusyChannel() throws {
+        let period = MeshRouterConfiguration.standard.helloPeriod + MeshRouterConfiguration.standard.helloJitter
+        let busy = try Self.hellosWhile(busy: true, promote: true)
+        #expect(busy.sent.count >= 3 && busy.promoted >= 2, "\(busy)")
+        #expect(busy.sent.dropFirst().allSatisfy { $0.priority == .normal }, "\(busy.sent)")
+        let gaps = zip(busy.sent.dropFirst(), busy.sent).map { $0.at - $1.at }
+        #expect(gaps.allSatisfy { $0 <= period * 2 + .seconds(5) }, "\(gaps)")
+        #expect(Duration.seconds(1_500) - busy.sent.last!.at <= period * 2)
+
+        let before = try Self.hellosWhile(busy: true, promote: false)
+        #expect(before.sent.count == 1 && before.promoted == 0, "\(before)")
+
+        let quiet = try Self.hellosWhile(busy: false, promote: true)
+        #expect(quiet.sent.count >= 5 && quiet.promoted == 0, "\(quiet)")
+        #expect(quiet.sent.allSatisfy { $0.priority == .background })
+    }
 }

@@ -26,6 +26,10 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     public var helloKeyUnknown = 0
     /// Hellos sent without our key (version 2): our neighbours know it.
     public var sentKeylessHellos = 0
+    /// Hellos queued at normal priority because the one before had not gone on air when this
+    /// one was due (``MeshNodeMachine/Settings/hellosWaitOnePeriodAtMost``); the one before was
+    /// taken off the queue.
+    public var hellosPromoted = 0
     /// Messages handed to this box's applications.
     public var delivered = 0
     /// Frames sent: our own, relays, hellos, sync.

@@ -18,6 +18,25 @@ extension MeshNodeMachine {
     /// a one-way link.
     static var keyedHellosForDeaf: Int { 2 }
 
+    /// Queues our hello, at background priority. When the one before has not gone on air (the
+    /// channel stayed busy for the whole hello period, or a full background class dropped it),
+    /// it is taken off the queue and this one goes at normal priority instead, with the key if
+    /// that one had it (``Settings/hellosWaitOnePeriodAtMost``): so a hello goes out at least
+    /// every second period, and neighbours, which wait three, keep this box in their tables.
+    mutating func sendHello(at now: MeshNodeTime) {
+        var keyed = helloCarriesKey(at: now.monotonic)
+        var priority = TransmitPriority.background
+        if settings.hellosWaitOnePeriodAtMost, let stale = queuedHello {
+            queue.remove(id: stale.id)
+            keyed = keyed || stale.keyed
+            priority = .normal
+            counters.hellosPromoted += 1
+        }
+        let hello = router.helloPayload(publicKey: keyed ? keyPair.publicKeyBytes : nil, now: now.monotonic)
+        if !keyed { counters.sentKeylessHellos += 1 }
+        queuedHello = sendControl(.hello, payload: hello.encoded(), priority: priority, at: now).map { ($0, keyed) }
+    }
+
     /// Whether our next hello carries our key; counts the hello.
     mutating func helloCarriesKey(at t: Duration) -> Bool {
         let n = hellosSent

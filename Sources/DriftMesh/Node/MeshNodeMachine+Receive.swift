@@ -323,10 +323,7 @@ extension MeshNodeMachine {
                 if unqueue(key) { counters.relaysCancelled += 1 }
                 relayable[key] = nil
             case .sendHello:
-                let keyed = helloCarriesKey(at: now.monotonic)
-                let hello = router.helloPayload(publicKey: keyed ? keyPair.publicKeyBytes : nil, now: now.monotonic)
-                if !keyed { counters.sentKeylessHellos += 1 }
-                sendControl(.hello, payload: hello.encoded(), at: now)
+                sendHello(at: now)
                 if !announced {
                     // Just started: tell the neighbours what we hold. Those that still count us
                     // as a neighbour (we were off for less than two hello periods) send us no

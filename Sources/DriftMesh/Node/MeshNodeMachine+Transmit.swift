@@ -62,6 +62,7 @@ extension MeshNodeMachine {
         case .send(let frame):
             if let copy = queuedCopyKeys.removeValue(forKey: frame.id) { queuedCopies[copy.key] = nil }
             queuedSync[frame.id] = nil
+            if frame.id == queuedHello?.id { queuedHello = nil }
             awaitAnswer(to: frame, at: now)
             actions.append(.transmit(frame))
         case .wait(let until):
