@@ -75,6 +75,9 @@ extension SimCommand {
         @Flag(help: "Our router: relays for a destination among their neighbours all go first, not in turn among the neighbours that hold the packet and hear the destination too (the rule before issue 19's last session).")
         var noDestinationRelayOrder = false
 
+        @Flag(help: "Our router: a neighbour stays in the table only while its hellos come, not while its other frames do (the rule before).")
+        var neighboursKeptByHellosOnly = false
+
         @Option(help: "Our router: jitter slots of every relay while the channel utilisation (frames heard in the last 30 s) is at most --jitter-utilisation-low, growing linearly to the full jitter at --jitter-utilisation-high (default: always the full jitter).")
         var quietJitterSlots: Int?
 
@@ -421,6 +424,7 @@ extension SimCommand {
                     if ownRankOrder { parameters.ourConfiguration.relayOrderAmongNeighbours = false }
                     if let leaderJitterSlots { parameters.ourConfiguration.leaderJitterSlots = max(0, leaderJitterSlots) }
                     if noDestinationRelayOrder { parameters.ourConfiguration.destinationRelayOrder = false }
+                    if neighboursKeptByHellosOnly { parameters.ourConfiguration.neighboursKeptByTheirFrames = false }
                     if let quietJitterSlots { parameters.ourConfiguration.quietJitterSlots = quietJitterSlots }
                     if let quietSlotsPerRank { parameters.ourConfiguration.quietSlotsPerRank = quietSlotsPerRank }
                     if let jitterUtilisationLow { parameters.ourConfiguration.jitterUtilisationLow = jitterUtilisationLow }

@@ -221,4 +221,36 @@ import Testing
         }
         #expect(delays(5) == delays(5))
     }
+
+    /// Router `b` hears hellos from `a`, `c` and `twin` (a's short id) at 0, then every 50 s
+    /// until 170 s a broadcast: `a`'s own (`relayer` nil), or `e`'s relayed by `relayer`;
+    /// returns the neighbours it still has at 181 s (three missed 60-s hellos).
+    static func neighboursAfterFrames(relayer: NodeID?, keptByFrames: Bool = true) -> [Neighbour] {
+        let twin = NodeID(0x1111_11A1)
+        var config = Self.config
+        config.neighboursKeptByTheirFrames = keptByFrames
+        var r = MeshRouter(me: Self.b, configuration: config, seed: 42)
+        _ = r.due(now: .zero)
+        for n in [Self.a, Self.c, twin] {
+            _ = r.heardHello(from: n, payload: HelloPayload(publicKey: key, neighbours: [.init(id: Self.b, bucket: 3)]), link: good, now: .zero)
+        }
+        for (i, at) in [50, 100, 150, 170].enumerated() {
+            var h = MeshHeader(kind: .broadcast, origin: relayer == nil ? Self.a : Self.e, packetID: UInt32(20 + i), hopStart: 3, expiresAtMinute: 100)
+            if let relayer { h = h.relayed(by: relayer) }
+            _ = r.heard(h, link: good, firstTime: true, now: .seconds(at))
+        }
+        _ = r.due(now: .seconds(181))
+        return r.neighbours
+    }
+
+    @Test("a neighbour whose frames are heard stays in the table without its hellos — its own broadcasts, or relays under a short id no other neighbour has; not by relays under a short id two share; with neighboursKeptByTheirFrames off only hellos keep it; its last hello's time stays apart")
+    func neighboursKeptByTheirFrames() {
+        let kept = Self.neighboursAfterFrames(relayer: nil)
+        #expect(kept.map(\.id) == [Self.a])
+        #expect(kept.first?.lastHeard == .seconds(170) && kept.first?.lastHello == .zero)
+        #expect(Self.neighboursAfterFrames(relayer: Self.c).map(\.id) == [Self.c])
+        #expect(Self.neighboursAfterFrames(relayer: Self.a).isEmpty)
+        #expect(Self.neighboursAfterFrames(relayer: nil, keptByFrames: false).isEmpty)
+        #expect(Self.neighboursAfterFrames(relayer: Self.c, keptByFrames: false).isEmpty)
+    }
 }

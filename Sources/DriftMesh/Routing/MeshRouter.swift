@@ -158,6 +158,10 @@ public struct MeshRouter: Sendable {
             return firstTime && forMe && header.origin != me ? [.deliver(key)] : []
         }
 
+        if configuration.neighboursKeptByTheirFrames, transmitters.count == 1, let id = transmitters.first,
+           let known = table[id], !isExpired(known, now: now) {
+            table[id]?.lastHeard = max(known.lastHeard, now)
+        }
         var actions: [RouterAction] = []
         var state = packets[key] ?? PacketState(firstSeen: now, covered: [], destination: header.destination)
         let isNew = packets[key] == nil

@@ -3,18 +3,22 @@ public struct Neighbour: Sendable, Hashable {
     public var id: NodeID
     /// How we heard its last frame.
     public var link: LinkQuality
-    /// When we last heard its hello.
+    /// When we last heard it: its hello, or (``MeshRouterConfiguration/neighboursKeptByTheirFrames``)
+    /// another frame it sent. It is forgotten three hello periods after.
     public var lastHeard: Duration
+    /// When we last heard its hello.
+    public var lastHello: Duration
     /// Its public key as carried in its hello (opaque bytes; the node passes the key it holds
     /// for a hello without one).
     public var publicKey: [UInt8]
     /// Its own 1-hop neighbours and how well it hears them (our 2-hop knowledge).
     public var neighbours: [NodeID: UInt8]
 
-    public init(id: NodeID, link: LinkQuality, lastHeard: Duration, publicKey: [UInt8], neighbours: [NodeID: UInt8]) {
+    public init(id: NodeID, link: LinkQuality, lastHeard: Duration, lastHello: Duration? = nil, publicKey: [UInt8], neighbours: [NodeID: UInt8]) {
         self.id = id
         self.link = link
         self.lastHeard = lastHeard
+        self.lastHello = lastHello ?? lastHeard
         self.publicKey = publicKey
         self.neighbours = neighbours
     }
