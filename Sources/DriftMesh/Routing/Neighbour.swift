@@ -1,7 +1,7 @@
 /// A box we hear directly, learnt from its hello beacons.
 public struct Neighbour: Sendable, Hashable {
     public var id: NodeID
-    /// How we heard its last frame.
+    /// How we heard its last hello (data frames may be sent at reduced power).
     public var link: LinkQuality
     /// When we last heard it: its hello, or (``MeshRouterConfiguration/neighboursKeptByTheirFrames``)
     /// another frame it sent. It is forgotten three hello periods after.
