@@ -117,8 +117,9 @@ struct MeshNodeHelloTests {
     }
 
     /// A box with 60-s hellos that hears a flood frame every 2 s (the channel over 25 % busy)
-    /// for five hello periods, or nothing (`busy` false); returns when its hellos went on air, at which priority, and
-    /// how many were queued at normal priority because the one before had not gone.
+    /// for five hello periods, or nothing (`busy` false); returns when its hellos went on air,
+    /// at which priority, and how many were queued at normal priority because the one before
+    /// had not gone.
     static func hellosWhile(busy: Bool, promote: Bool) throws -> (sent: [(at: Duration, priority: TransmitPriority)], promoted: Int) {
         var box = try MachineBox(router: Self.shortHellos) { $0.hellosWaitOnePeriodAtMost = promote }
         let origin = BoxKeyPair()

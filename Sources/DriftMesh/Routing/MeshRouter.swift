@@ -158,9 +158,10 @@ public struct MeshRouter: Sendable {
             return firstTime && forMe && header.origin != me ? [.deliver(key)] : []
         }
 
+        // A neighbour named by this frame alone is still in range, whatever became of its hellos.
         if configuration.neighboursKeptByTheirFrames, transmitters.count == 1, let id = transmitters.first,
            let known = table[id], !isExpired(known, now: now) {
-            table[id]?.lastHeard = max(known.lastHeard, now)
+            table[id]?.lastHeard = now
         }
         var actions: [RouterAction] = []
         var state = packets[key] ?? PacketState(firstSeen: now, covered: [], destination: header.destination)
