@@ -11,6 +11,10 @@ DRIFTD = .build/debug/driftd
 .PHONY: run test deps build build-tests browser-tests bench-api release fuzz clean image image-test image-vm-test arm64 arm64-test arm64-image-test
 
 FUZZ_SECONDS ?= 60
+# Tests Swift Testing runs at once (docs/testing.md, "On a busy machine"): unbounded, it starts
+# all 1,350 together and a test's next step waits behind every other test's first on the
+# cooperative pool — 26 s beside stress-ng, past the waits of the pty, socket and watchdog tests.
+TEST_WIDTH ?= 48
 
 deps:
 	@scripts/install-deps.sh
@@ -27,7 +31,7 @@ build-tests: deps
 	@scripts/meshtastic-venv.sh >/dev/null || echo "make: no meshtastic virtualenv (PyPI unreachable?); the Meshtastic conformance test will say so"
 
 test: build-tests
-	$(SWIFT) test $(BUILD_FLAGS) --skip-build
+	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test $(BUILD_FLAGS) --skip-build
 	@scripts/check-units.sh
 	@scripts/check-gpiod-v2.sh
 	@python3 tests/arm64/scripts_guard_test.py

@@ -27,6 +27,9 @@ public final class PseudoTerminalPair: Sendable {
     private let master: Mutex<FileDescriptor?>
     private let readiness: ReadinessMonitor
     private let readGate = Mutex(false)
+    /// Bytes read from the master after the marker a ``read(until:timeout:)`` waited for:
+    /// the next read starts with them.
+    private let unread = Mutex<[UInt8]>([])
 
     /// Opens a new pty master (`posix_openpt`, `grantpt`, `unlockpt`) and looks up its slave path.
     public init() throws(SystemError) {
@@ -60,21 +63,30 @@ public final class PseudoTerminalPair: Sendable {
     /// Reads what the slave side sent until `count` bytes arrived, `timeout`
     /// elapsed, or the slave side was closed; returns what arrived.
     public func read(count: Int, timeout: Duration = .seconds(5)) async throws -> [UInt8] {
-        try await read(timeout: timeout) { received in received.count >= count }
+        try await read(timeout: timeout) { received in received.count >= count ? received.count : nil }
     }
 
-    /// Reads until `marker` appears at the end of the received bytes (or `timeout`
-    /// elapsed, or the slave side was closed); returns everything received,
-    /// marker included.
+    /// Reads until `marker` has arrived (or `timeout` elapsed, or the slave side was closed);
+    /// returns what arrived up to the marker's first appearance, marker included. What came
+    /// after it in the same read is kept for the next read: a command the code under test
+    /// sends right after the awaited one must neither hide the marker nor be lost.
     public func read(until marker: [UInt8], timeout: Duration = .seconds(5)) async throws -> [UInt8] {
-        try await read(timeout: timeout) { received in
-            received.count >= marker.count && Array(received.suffix(marker.count)) == marker
-        }
+        try await read(timeout: timeout) { received in Self.end(of: marker, in: received) }
     }
 
     /// Collects whatever the slave side sends within `duration`.
     public func readAll(for duration: Duration) async throws -> [UInt8] {
-        try await read(timeout: duration) { _ in false }
+        try await read(timeout: duration) { _ in nil }
+    }
+
+    /// The index just past the first appearance of `marker` in `bytes`, or `nil`.
+    static func end(of marker: [UInt8], in bytes: [UInt8]) -> Int? {
+        guard !marker.isEmpty else { return 0 }
+        guard bytes.count >= marker.count else { return nil }
+        for start in 0...(bytes.count - marker.count) where bytes[start..<(start + marker.count)].elementsEqual(marker) {
+            return start + marker.count
+        }
+        return nil
     }
 
     /// Closes the master: the simulated device is unplugged. Idempotent.
@@ -107,7 +119,10 @@ public final class PseudoTerminalPair: Sendable {
         case slaveClosed
     }
 
-    private func read(timeout: Duration, until done: ([UInt8]) -> Bool) async throws -> [UInt8] {
+    /// Reads until `done` says how many of the bytes received so far the read returns (the
+    /// rest are kept for the next read), `timeout` elapses, or the slave side closes (then it
+    /// returns all it received).
+    private func read(timeout: Duration, until done: ([UInt8]) -> Int?) async throws -> [UInt8] {
         let claimed = readGate.withLock { busy -> Bool in
             if busy { return false }
             busy = true
@@ -117,8 +132,15 @@ public final class PseudoTerminalPair: Sendable {
         defer { readGate.withLock { $0 = false } }
 
         let deadline = ContinuousClock.now + timeout
-        var received: [UInt8] = []
-        while !done(received) {
+        var received = unread.withLock { unread in
+            defer { unread = [] }
+            return unread
+        }
+        while true {
+            if let end = done(received) {
+                unread.withLock { $0 = Array(received[end...]) }
+                return Array(received[..<end])
+            }
             switch try readChunk() {
             case .bytes(let bytes):
                 received += bytes

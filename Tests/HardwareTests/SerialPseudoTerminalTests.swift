@@ -66,6 +66,22 @@ struct SerialPseudoTerminalTests {
         #expect(try await pair.read(count: everyByte.count) == everyByte)
     }
 
+    /// A command sent right after the awaited one (the GPS saver's next sleep command after a
+    /// wake-up) arrives in the same read: it must neither hide the marker nor be lost.
+    @Test("the pty helper's read(until:) returns up to the marker's first appearance and keeps what followed it for the next read")
+    func readUntilKeepsTheRest() async throws {
+        let pair = try PseudoTerminalPair()
+        let port = try SerialPorts.open(path: pair.slavePath, settings: SerialSettings(baudRate: 115_200))
+        defer { port.close() }
+        let wake = [UInt8](repeating: 0xFF, count: 8)
+        try await port.write(Array("before".utf8) + wake + Array("after".utf8) + wake + [1])
+        try await port.drain()
+        #expect(try await pair.read(until: wake) == Array("before".utf8) + wake)
+        #expect(try await pair.read(until: wake) == Array("after".utf8) + wake)
+        #expect(try await pair.read(count: 1) == [1])
+        #expect(try await pair.read(until: wake, timeout: .milliseconds(50)).isEmpty)
+    }
+
     @Test("framing settings reach the pty: stop bits, RTS/CTS, parity sense, speed")
     func framingSettingsOnPty() async throws {
         // The pty driver keeps CSTOPB, CRTSCTS and PARODD but forces CS8 and
