@@ -179,6 +179,8 @@ struct Engine {
         case owedDigest(Int)
         /// Our router's channel may have turned quiet.
         case channelCheck(Int)
+        /// Once a minute after the warm-up: how many neighbours the boxes count.
+        case sampleNeighbours
     }
 
     struct Event: Comparable {
@@ -231,6 +233,8 @@ struct Engine {
     var repairs = (relayed: 0, wasted: 0)
     /// The node machines' messages and figures (`SimParameters.nodeMachine`).
     var machines = MachineRecord()
+    /// Per minute after the warm-up (our router): the mean live neighbour count of the boxes on.
+    var neighbourSamples: [Double] = []
 
     init(_ p: SimParameters) {
         self.p = p
@@ -368,6 +372,11 @@ struct Engine {
             endUs = max(endUs, warmUpUs + Engine.micros(lastBack + repairTail))
         }
         runEndUs = endUs
+        if p.router == .ours {
+            // Samples only read the routers: the other events keep their order (and the results).
+            let minute = 60_000_000
+            for at in stride(from: warmUpUs + Int64(minute), through: endUs, by: minute) { schedule(at, .sampleNeighbours) }
+        }
         while let event = pop(), event.time <= endUs {
             now = event.time
             switch event.kind {
@@ -425,6 +434,8 @@ struct Engine {
                 nodes[n].repairSentAt[key] = now
                 nodes[n].queue.append(.repair(header.relayed(by: nodes[n].id), relay: false))
                 tryTransmit(n)
+            case .sampleNeighbours:
+                sampleNeighbours()
             case .endWarmUp:
                 for i in nodes.indices {
                     if var machine = nodes[i].machine {
@@ -442,6 +453,21 @@ struct Engine {
             }
         }
         return result()
+    }
+
+    /// The mean live neighbour count of the boxes that are on, now (`neighbourSamples`).
+    mutating func sampleNeighbours() {
+        let nowD = Engine.duration(now)
+        var counts: [Int] = []
+        for node in nodes where !node.down {
+            if let machine = node.machine {
+                counts.append(machine.liveNeighbourCount(at: nowD))
+            } else if case .ours(let r) = node.router {
+                counts.append(r.liveNeighbourCount(now: nowD))
+            }
+        }
+        guard !counts.isEmpty else { return }
+        neighbourSamples.append(Double(counts.reduce(0, +)) / Double(counts.count))
     }
 
     /// The message schedule: exponential gaps (mean `period / nodes`) from `start`, random origins.
@@ -953,6 +979,10 @@ struct Engine {
         result.txDutyMean = duty.mean
         result.txDutyMax = duty.max
         if nodes.first?.machine != nil { addMachineFigures(to: &result) }
+        if !neighbourSamples.isEmpty {
+            result.neighboursKnownMean = neighbourSamples.reduce(0, +) / Double(neighbourSamples.count)
+            result.neighboursKnownLowest = neighbourSamples.min()
+        }
         if p.recordReceptionLatencies, nodes.first?.machine == nil {
             result.receptionLatenciesMs = receptionLatencies.map { $0 < 0 ? -1 : Double($0) / 1000 }
         }

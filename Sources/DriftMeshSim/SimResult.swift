@@ -54,6 +54,13 @@ public struct SimResult: Sendable, Hashable, Codable {
     /// Retransmissions without a relay heard (ours: implicit-ack retry; Meshtastic: the origin's want-ack retransmissions).
     public var retries: Int
     public var meanDegree: Double
+    /// Our router: the neighbours a box counts (heard, not expired), as the mean over the boxes
+    /// that are on, sampled once a minute after the warm-up: the mean of those samples, and the
+    /// lowest. At most ``meanDegree`` (a box hears no box out of range); far below it, boxes
+    /// forget neighbours that are there (on a busy channel their hellos went unheard, docs/
+    /// mesh-simulation.md "Sustained load"). `nil` for the baselines.
+    public var neighboursKnownMean: Double?
+    public var neighboursKnownLowest: Double?
     /// Share of boxes with two ids of the same low byte (the relayer field) among themselves
     /// and the boxes they share a link with.
     public var shortIDCollisionShare: Double

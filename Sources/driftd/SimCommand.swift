@@ -480,11 +480,12 @@ extension SimCommand {
         /// The node machines' directed-message figures, under their row.
         static func machineLine(_ r: SimResult) -> String? {
             guard r.nodeMachine == true else { return nil }
-            func o(_ x: Double?) -> String { x.map { String(format: "%.3f", $0) } ?? "-" }
+            func o(_ x: Double?, _ digits: Int = 3) -> String { x.map { String(format: "%.\(digits)f", $0) } ?? "-" }
             return "  node machine: directed \(r.directedMessages ?? 0), delivered \(o(r.directedDelivered)), confirmed \(o(r.directedConfirmed)), "
                 + "p50 \(r.directedLatencyP50Ms.map { String(format: "%.0f ms", $0) } ?? "-"), outbox retries \(r.outboxRetries ?? 0), catch-up frames \(r.catchUpFrames ?? 0), "
             + "flood data air \(r.floodDataAirtimeMs.map { String(format: "%.1f s", $0 / 1000) } ?? "-"), "
-            + "warm-up sync air \(r.warmUpSyncAirtimeMs.map { String(format: "%.1f s", $0 / 1000) } ?? "-")"
+            + "warm-up sync air \(r.warmUpSyncAirtimeMs.map { String(format: "%.1f s", $0 / 1000) } ?? "-"), "
+            + "neighbours \(o(r.neighboursKnownMean, 1)) of \(String(format: "%.1f", r.meanDegree)) (lowest minute \(o(r.neighboursKnownLowest, 1)))"
             + (r.returnedLacking.map { ", back on: lacked \($0), within 5 min \(o(r.returnedCaughtUpWithinRepairWindow)), "
                 + "p50 \(r.returnedCatchUpP50Ms.map { String(format: "%.0f s", $0 / 1000) } ?? "-")" } ?? "")
         }
@@ -535,6 +536,8 @@ extension SimCommand {
             m.digestAirtimeMs = optionalMean(\.digestAirtimeMs)
             m.txDutyMean = optionalMean(\.txDutyMean)
             m.txDutyMax = optionalMean(\.txDutyMax)
+            m.neighboursKnownMean = optionalMean(\.neighboursKnownMean)
+            m.neighboursKnownLowest = optionalMean(\.neighboursKnownLowest)
             m.mprTransmissions = optionalMean(\.mprTransmissions)
             m.mprReachability = optionalMean(\.mprReachability)
             func optionalCount(_ f: (SimResult) -> Int?) -> Int? { optionalMean { f($0).map(Double.init) }.map { Int($0.rounded()) } }

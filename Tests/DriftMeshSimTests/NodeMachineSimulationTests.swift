@@ -365,6 +365,26 @@ struct NodeMachineSimulationTests {
         #expect(with.catchUpFrames == without.catchUpFrames, "restart: \(Self.json(with))\nquiet: \(Self.json(without))")
     }
 
+    /// The four-box line has 2.5 links a box (A: B, D; B: A, C, D; C: B, D; D: A, B, C). With
+    /// D off for 29 minutes — over three hello periods of 5.5 minutes — A, B and C forget it
+    /// (1, 2 and 1 neighbours); the minute D is back it knows none yet: (1 + 2 + 1 + 0) / 4.
+    @Test("the boxes' neighbour counts: on a quiet line every box counts every box in range at every minute; a box off for long is forgotten, and the lowest minute shows it; the baseline has none")
+    func neighboursKnown() async throws {
+        let quiet = Self.parameters(Self.line, script: [SimMessage(at: .seconds(10), from: 0)])
+        var away = quiet
+        away.outages = [SimOutage(box: 3, from: .seconds(60), until: .seconds(1_800))]
+        var baseline = quiet
+        baseline.router = .meshtastic
+        baseline.nodeMachine = false
+        let runs = await simulate([quiet, away, baseline])
+        #expect(runs[0].meanDegree == 2.5)
+        #expect(runs[0].neighboursKnownMean == 2.5 && runs[0].neighboursKnownLowest == 2.5, "\(Self.json(runs[0]))")
+        let lowest = try #require(runs[1].neighboursKnownLowest)
+        #expect(lowest == 1, "\(Self.json(runs[1]))")
+        #expect(try #require(runs[1].neighboursKnownMean) < 2.5)
+        #expect(runs[2].neighboursKnownMean == nil && runs[2].neighboursKnownLowest == nil)
+    }
+
     @Test("a message sent by a box that is off is not sent; one sent after it is back is")
     func switchedOffBoxSendsNothing() async throws {
         let p = Self.parameters(Array(Self.line.prefix(2)), script: [

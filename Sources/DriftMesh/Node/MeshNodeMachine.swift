@@ -464,6 +464,8 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
 
     /// The router's neighbour table.
     public var neighbours: [Neighbour] { router.neighbours }
+    /// How many neighbours the router counts at `now` (monotonic): known and not expired.
+    public func liveNeighbourCount(at now: Duration) -> Int { router.liveNeighbourCount(now: now) }
     /// Whether the router counts the channel as busy (the last `.channelBusy` it was told).
     public var channelBusy: Bool { router.channelBusy }
     /// The channel utilisation the router was last told (`.channelUtilisation`).

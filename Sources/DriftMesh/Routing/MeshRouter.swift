@@ -81,6 +81,12 @@ public struct MeshRouter: Sendable {
         table.values.sorted { $0.id < $1.id }
     }
 
+    /// How many neighbours are in the table and not past their expiry at `now` (the table
+    /// drops expired ones only when ``due(now:)`` runs).
+    public func liveNeighbourCount(now: Duration) -> Int {
+        table.values.reduce(0) { $0 + (isExpired($1, now: now) ? 0 : 1) }
+    }
+
     /// The neighbour `id`, if we heard its hello and have not forgotten it.
     public func neighbour(_ id: NodeID) -> Neighbour? {
         table[id]
