@@ -71,22 +71,12 @@ public final class PseudoTerminalPair: Sendable {
     /// after it in the same read is kept for the next read: a command the code under test
     /// sends right after the awaited one must neither hide the marker nor be lost.
     public func read(until marker: [UInt8], timeout: Duration = .seconds(5)) async throws -> [UInt8] {
-        try await read(timeout: timeout) { received in Self.end(of: marker, in: received) }
+        try await read(timeout: timeout) { received in received.firstRange(of: marker)?.upperBound }
     }
 
     /// Collects whatever the slave side sends within `duration`.
     public func readAll(for duration: Duration) async throws -> [UInt8] {
         try await read(timeout: duration) { _ in nil }
-    }
-
-    /// The index just past the first appearance of `marker` in `bytes`, or `nil`.
-    static func end(of marker: [UInt8], in bytes: [UInt8]) -> Int? {
-        guard !marker.isEmpty else { return 0 }
-        guard bytes.count >= marker.count else { return nil }
-        for start in 0...(bytes.count - marker.count) where bytes[start..<(start + marker.count)].elementsEqual(marker) {
-            return start + marker.count
-        }
-        return nil
     }
 
     /// Closes the master: the simulated device is unplugged. Idempotent.
