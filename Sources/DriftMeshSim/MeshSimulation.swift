@@ -939,12 +939,7 @@ struct Engine {
             plan.reached += b.reached
             plan.receptions += b.receptions
         }
-        var mpr = (transmissions: 0, reached: 0)
-        for key in originNode.keys.sorted() {
-            let b = MultipointRelayPlan(origin: originNode[key]!, count: n) { s, r in rssi[s][r] >= sensitivity }
-            mpr.transmissions += b.transmissions
-            mpr.reached += b.reached
-        }
+        let referencePlans = referencePlanFigures(against: nil)
         let sorted = latenciesUs.sorted()
         func percentile(_ q: Double) -> Double {
             guard !sorted.isEmpty else { return 0 }
@@ -973,8 +968,9 @@ struct Engine {
             planTransmissions: Double(plan.transmissions) / Double(m),
             reachabilityBound: Double(plan.reached) / Double(m * (n - 1)),
             usefulnessBound: plan.receptions == 0 ? 1 : Double(plan.reached) / Double(plan.receptions))
-        result.mprTransmissions = Double(mpr.transmissions) / Double(m)
-        result.mprReachability = Double(mpr.reached) / Double(m * (n - 1))
+        result.mprTransmissions = referencePlans["multipointRelays"]?.transmissions
+        result.mprReachability = referencePlans["multipointRelays"]?.reachability
+        result.referencePlans = referencePlans
         let duty = transmitDuty(span: runEndUs - measuredFromUs)
         result.txDutyMean = duty.mean
         result.txDutyMax = duty.max

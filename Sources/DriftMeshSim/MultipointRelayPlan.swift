@@ -18,51 +18,47 @@ public struct MultipointRelayPlan: Sendable, Hashable {
     public var transmissions: Int
     /// Boxes reached, the origin excluded.
     public var reached: Int
+    /// All receptions of those frames (every box in range of each transmitter).
+    public var receptions: Int
 
     /// The flood from `origin`; `hears(s, r)` says whether `r` decodes `s`.
     public init(origin: Int, count: Int, hears: (Int, Int) -> Bool) {
-        let neighbours = (0..<count).map { a in (0..<count).filter { b in b != a && hears(a, b) && hears(b, a) } }
+        let neighbours = TwoHopView.neighbours(count: count, hears: hears)
         var reachedSet = [Bool](repeating: false, count: count)
         reachedSet[origin] = true
         var sent: Set<Int> = [origin]
         var transmitters = [origin]
         var transmissions = 0
+        var receptions = 0
         while !transmitters.isEmpty {
             transmissions += transmitters.count
             var designated = Set<Int>()
             for s in transmitters {
                 designated.formUnion(Self.relays(of: s, neighbours: neighbours))
-                for r in 0..<count where r != s && hears(s, r) { reachedSet[r] = true }
+                for r in TwoHopView.inRange(of: s, count: count, hears: hears) {
+                    reachedSet[r] = true
+                    receptions += 1
+                }
             }
             transmitters = designated.subtracting(sent).sorted()
             sent.formUnion(transmitters)
         }
         self.transmissions = transmissions
         self.reached = reachedSet.filter { $0 }.count - 1
+        self.receptions = receptions
     }
+
+    /// What the plan did, as the other reference plans report it.
+    public var outcome: PlanOutcome { PlanOutcome(transmissions: transmissions, reached: reached, receptions: receptions) }
 
     /// The multipoint relays `s` designates among `neighbours[s]`.
     public static func relays(of s: Int, neighbours: [[Int]]) -> Set<Int> {
-        let oneHop = Set(neighbours[s])
-        var uncovered = Set(oneHop.flatMap { neighbours[$0] }).subtracting(oneHop).subtracting([s])
-        var chosen = Set<Int>()
-        // The only way to some 2-hop neighbour.
-        for n2 in uncovered.sorted() {
-            let via = oneHop.filter { neighbours[$0].contains(n2) }
-            if via.count == 1 { chosen.formUnion(via) }
-        }
-        for c in chosen { uncovered.subtract(neighbours[c]) }
-        while !uncovered.isEmpty {
-            let best = oneHop.subtracting(chosen).max { a, b in
-                let ga = uncovered.intersection(neighbours[a]).count, gb = uncovered.intersection(neighbours[b]).count
-                if ga != gb { return ga < gb }
-                if neighbours[a].count != neighbours[b].count { return neighbours[a].count < neighbours[b].count }
-                return a > b
-            }
-            guard let best, !uncovered.isDisjoint(with: neighbours[best]) else { break }
-            chosen.insert(best)
-            uncovered.subtract(neighbours[best])
-        }
-        return chosen
+        relays(of: s, neighbours: neighbours.map(Set.init))
+    }
+
+    static func relays(of s: Int, neighbours: [Set<Int>]) -> Set<Int> {
+        let oneHop = neighbours[s]
+        let twoHop = oneHop.reduce(into: Set<Int>()) { $0.formUnion(neighbours[$1]) }.subtracting(oneHop).subtracting([s])
+        return TwoHopView.cover(twoHop, from: oneHop, neighbours: neighbours)
     }
 }

@@ -76,6 +76,12 @@ public struct SimResult: Sendable, Hashable, Codable {
     /// and the share of (messages × (nodes − 1)) reached.
     public var mprTransmissions: Double?
     public var mprReachability: Double?
+    /// The local pruning schemes (`LocalRelayPlans.swift`), each on the run's topology with
+    /// perfect 2-hop knowledge and nothing colliding, by name: `multipointRelays`
+    /// (``MultipointRelayPlan``), `partialDominantPruning` (``PartialDominantPruningPlan``),
+    /// `partialDominantPruningAnyCopy` (the same, relaying on a later copy's designation too),
+    /// `ruleKBackbone` (``RuleKBackbonePlan``).
+    public var referencePlans: [String: ReferencePlanFigures]?
     /// Each box's own time on air from the end of the warm-up to the end of the run, as a share
     /// of that span, averaged over boxes; and the busiest box's most airtime in any one-hour
     /// window, as a share of the hour (a run shorter than an hour: its whole airtime ÷ 1 h) —
@@ -173,5 +179,24 @@ public struct SimResult: Sendable, Hashable, Codable {
             return sorted[min(sorted.count - 1, Int((0.5 * Double(sorted.count - 1)).rounded()))]
         }
         return (both.count, median(both.map(\.0)), median(both.map(\.1)))
+    }
+}
+
+/// A reference plan's figures over a run's messages, like the router's: frames per broadcast,
+/// reach, usefulness (reached / receptions, every box in range decoding each frame) and, when
+/// the exact optimum's data holds the topology, the same comparison at equal reach as the
+/// router's `equalReachShare`, `framesVsOptimum` and `usefulnessVsOptimum`.
+public struct ReferencePlanFigures: Sendable, Hashable, Codable {
+    public var transmissions: Double
+    public var reachability: Double
+    public var usefulness: Double
+    public var equalReachShare: Double?
+    public var framesVsOptimum: Double?
+    public var usefulnessVsOptimum: Double?
+
+    public init(transmissions: Double, reachability: Double, usefulness: Double) {
+        self.transmissions = transmissions
+        self.reachability = reachability
+        self.usefulness = usefulness
     }
 }

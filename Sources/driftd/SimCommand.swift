@@ -502,6 +502,28 @@ extension SimCommand {
                 .joined(separator: " ")
         }
 
+        /// Each reference plan's figures averaged over the runs; its ratios against the optimum
+        /// over the runs that have equal-reach messages, as for the router.
+        static func meanReferencePlans(_ results: [SimResult]) -> [String: ReferencePlanFigures]? {
+            let all = results.compactMap(\.referencePlans)
+            guard all.count == results.count, let names = all.first?.keys else { return nil }
+            var means: [String: ReferencePlanFigures] = [:]
+            for name in names {
+                let runs = all.compactMap { $0[name] }
+                guard runs.count == all.count else { continue }
+                func mean(_ values: [Double]) -> Double? { values.isEmpty ? nil : values.reduce(0, +) / Double(values.count) }
+                var f = ReferencePlanFigures(
+                    transmissions: mean(runs.map(\.transmissions))!, reachability: mean(runs.map(\.reachability))!,
+                    usefulness: mean(runs.map(\.usefulness))!)
+                let shares = runs.compactMap(\.equalReachShare)
+                f.equalReachShare = shares.count == runs.count ? mean(shares) : nil
+                f.framesVsOptimum = mean(runs.compactMap(\.framesVsOptimum))
+                f.usefulnessVsOptimum = mean(runs.compactMap(\.usefulnessVsOptimum))
+                means[name] = f
+            }
+            return means
+        }
+
         /// The mean of every figure (counts become means too, rounded).
         static func mean(_ results: [SimResult]) -> SimResult? {
             guard var m = results.first else { return nil }
@@ -540,6 +562,7 @@ extension SimCommand {
             m.neighboursKnownLowest = optionalMean(\.neighboursKnownLowest)
             m.mprTransmissions = optionalMean(\.mprTransmissions)
             m.mprReachability = optionalMean(\.mprReachability)
+            m.referencePlans = meanReferencePlans(results)
             func optionalCount(_ f: (SimResult) -> Int?) -> Int? { optionalMean { f($0).map(Double.init) }.map { Int($0.rounded()) } }
             m.digestTransmissions = optionalCount(\.digestTransmissions)
             m.repairTransmissions = optionalCount(\.repairTransmissions)
