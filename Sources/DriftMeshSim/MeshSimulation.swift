@@ -213,6 +213,8 @@ struct Engine {
     /// When the run stops (the last message, then the drain or the repair window).
     var runEndUs: Int64 = 0
     var collisions = 0
+    /// First copies lost, by cause (counts; per message in the result).
+    var losses = UsefulLosses()
     var latenciesUs: [Int64] = []
     /// Per message in origination order, per box: first-reception latency (`recordReceptionLatencies`).
     var messageIndex: [PacketKey: Int] = [:]
@@ -789,6 +791,7 @@ struct Engine {
         // Half duplex: whatever the sender was receiving is lost (not on an ideal channel).
         for rx in activeRx[s] where !p.collisionFree {
             if let k = transmissions[rx].receptions.firstIndex(where: { $0.receiver == s }) {
+                if !transmissions[rx].receptions[k].lost, firstCopy(transmissions[rx].frame, at: s) { losses.halfDuplex += 1 }
                 transmissions[rx].receptions[k].lost = true
             }
         }
@@ -796,21 +799,28 @@ struct Engine {
         var receptions: [Reception] = []
         for r in nodes.indices where r != s {
             let rssi = topology.rssi[s][r] - reductionDb
-            guard rssi >= channel.sensitivityDbm, nodes[r].transmitting == nil || p.collisionFree, !nodes[r].down else { continue }
+            guard rssi >= channel.sensitivityDbm, !nodes[r].down else { continue }
+            guard nodes[r].transmitting == nil || p.collisionFree else {
+                if firstCopy(frame, at: r) { losses.halfDuplex += 1 }
+                continue
+            }
             var mine = Reception(receiver: r, rssi: rssi)
             for other in activeRx[r] where !p.collisionFree {
                 // The newcomer only escapes if the other ends before it needs its preamble.
                 guard transmissions[other].end > now + lockUs else { continue }
                 guard let k = transmissions[other].receptions.firstIndex(where: { $0.receiver == r }) else { continue }
                 let theirs = transmissions[other].receptions[k].rssi
-                if abs(rssi - theirs) < channel.captureThresholdDb {
-                    if !mine.lost { mine.lost = true; collisions += 1 }
-                    if !transmissions[other].receptions[k].lost { transmissions[other].receptions[k].lost = true; collisions += 1 }
-                } else if rssi < theirs {
-                    if !mine.lost { mine.lost = true; collisions += 1 }
-                } else if !transmissions[other].receptions[k].lost {
+                let loseMine = abs(rssi - theirs) < channel.captureThresholdDb || rssi < theirs
+                let loseTheirs = abs(rssi - theirs) < channel.captureThresholdDb || rssi >= theirs
+                if loseMine, !mine.lost {
+                    mine.lost = true
+                    collisions += 1
+                    countLoss(of: frame, to: transmissions[other].frame, at: r, between: s, and: other)
+                }
+                if loseTheirs, !transmissions[other].receptions[k].lost {
                     transmissions[other].receptions[k].lost = true
                     collisions += 1
+                    countLoss(of: transmissions[other].frame, to: frame, at: r, between: s, and: other)
                 }
             }
             receptions.append(mine)
@@ -820,6 +830,33 @@ struct Engine {
         nodes[s].transmitting = index
         onAir.append(index)
         schedule(now + airUs, .txEnd(index))
+    }
+
+    /// Whether `frame` is a flood's data frame whose packet box `r` does not hold yet: a copy
+    /// that would have been useful there.
+    func firstCopy(_ frame: Frame, at r: Int) -> Bool {
+        guard case .data(let header, _) = frame else { return false }
+        return !nodes[r].seen.contains(header.key)
+    }
+
+    /// Counts a first copy of `lost` that box `r` lost to `cause`: the newcomer `s` started
+    /// while transmission `other` was on air. Hidden: the later sender could not hear the
+    /// earlier one; audible: it could (with listen before talk, only when it sensed the channel
+    /// within one activity-detection time of the other's start).
+    mutating func countLoss(of lost: Frame, to cause: Frame, at r: Int, between s: Int, and other: Int) {
+        guard firstCopy(lost, at: r), case .data(let lostHeader, _) = lost else { return }
+        guard case .data(let causeHeader, _) = cause else {
+            losses.controlFrames += 1
+            return
+        }
+        let earlier = transmissions[other]
+        let hidden = topology.rssi[earlier.sender][s] - earlier.reductionDb < channel.cadThresholdDbm
+        switch (hidden, lostHeader.key == causeHeader.key) {
+        case (true, true): losses.hiddenSamePacket += 1
+        case (true, false): losses.hiddenOtherPacket += 1
+        case (false, true): losses.audibleSamePacket += 1
+        case (false, false): losses.audibleOtherPacket += 1
+        }
     }
 
     /// Time on air of a hello or digest of `payloadBytes`, µs (with its frame overhead).
@@ -968,6 +1005,7 @@ struct Engine {
             planTransmissions: Double(plan.transmissions) / Double(m),
             reachabilityBound: Double(plan.reached) / Double(m * (n - 1)),
             usefulnessBound: plan.receptions == 0 ? 1 : Double(plan.reached) / Double(plan.receptions))
+        if nodes.first?.machine == nil, !p.collisionFree { result.usefulLosses = losses.perMessage(m) }
         result.mprTransmissions = referencePlans["multipointRelays"]?.transmissions
         result.mprReachability = referencePlans["multipointRelays"]?.reachability
         result.referencePlans = referencePlans

@@ -82,6 +82,8 @@ public struct SimResult: Sendable, Hashable, Codable {
     /// `partialDominantPruningAnyCopy` (the same, relaying on a later copy's designation too),
     /// `ruleKBackbone` (``RuleKBackbonePlan``).
     public var referencePlans: [String: ReferencePlanFigures]?
+    /// Where first copies went (router runs on a channel that collides; `nil` otherwise).
+    public var usefulLosses: UsefulLosses?
     /// Each box's own time on air from the end of the warm-up to the end of the run, as a share
     /// of that span, averaged over boxes; and the busiest box's most airtime in any one-hour
     /// window, as a share of the hour (a run shorter than an hour: its whole airtime ÷ 1 h) —
@@ -198,5 +200,59 @@ public struct ReferencePlanFigures: Sendable, Hashable, Codable {
         self.transmissions = transmissions
         self.reachability = reachability
         self.usefulness = usefulness
+    }
+}
+
+/// First copies lost, per message, by cause: a flood's data frame arriving above the
+/// sensitivity at a box that did not hold its packet yet, and not decoded. A box may still get
+/// the packet from a later copy, so these count lost copies, not boxes missed.
+public struct UsefulLosses: Sendable, Hashable, Codable {
+    /// Overlapped by another box's data frame whose sender could not hear this one's (or
+    /// the reverse, whichever started later): hidden terminals; the same packet (two relays
+    /// of one flood) or another packet (two floods at once).
+    public var hiddenSamePacket = 0.0
+    public var hiddenOtherPacket = 0.0
+    /// Overlapped by a data frame the later sender could hear: with listen before talk, both
+    /// found the channel clear within one activity-detection time.
+    public var audibleSamePacket = 0.0
+    public var audibleOtherPacket = 0.0
+    /// Overlapped by a hello, digest or repair.
+    public var controlFrames = 0.0
+    /// The box was transmitting when the frame started, or began to during it (half duplex).
+    public var halfDuplex = 0.0
+
+    public init() {}
+
+    /// All of them.
+    public var total: Double {
+        hiddenSamePacket + hiddenOtherPacket + audibleSamePacket + audibleOtherPacket + controlFrames + halfDuplex
+    }
+
+    /// The mean over runs (`nil` when any run has none).
+    public static func mean(_ runs: [UsefulLosses?]) -> UsefulLosses? {
+        guard !runs.isEmpty, runs.allSatisfy({ $0 != nil }) else { return nil }
+        var sum = UsefulLosses()
+        for case let r? in runs {
+            sum.hiddenSamePacket += r.hiddenSamePacket
+            sum.hiddenOtherPacket += r.hiddenOtherPacket
+            sum.audibleSamePacket += r.audibleSamePacket
+            sum.audibleOtherPacket += r.audibleOtherPacket
+            sum.controlFrames += r.controlFrames
+            sum.halfDuplex += r.halfDuplex
+        }
+        return sum.perMessage(runs.count)
+    }
+
+    /// Each count divided by `messages`.
+    public func perMessage(_ messages: Int) -> UsefulLosses {
+        let k = Double(max(messages, 1))
+        var r = self
+        r.hiddenSamePacket /= k
+        r.hiddenOtherPacket /= k
+        r.audibleSamePacket /= k
+        r.audibleOtherPacket /= k
+        r.controlFrames /= k
+        r.halfDuplex /= k
+        return r
     }
 }
