@@ -54,9 +54,13 @@ struct MQTTClientTests {
         try await broker.start()
         #expect(await heard.event(within: .seconds(40)) { $0 == .connected } != nil)
         #expect(await told.event(within: .seconds(40)) { $0 == .connected } != nil)
-        let again = try speaker.publish(MQTTMessage(topic: "t/frame", payload: [4]))
+        // `.connected` means the subscriptions were sent, not that the broker has them: a message
+        // the speaker publishes at once may reach the broker first (it did, 1 full suite in 20).
+        // Retained, it reaches the listener live or when its new subscription lands — either
+        // way only through that subscription.
+        let again = try speaker.publish(MQTTMessage(topic: "t/again", payload: [4], retain: true))
         #expect(await told.event(within: .seconds(20)) { $0 == .published(mid: again) } != nil)
-        #expect(await heard.event(within: .seconds(20)) { if case .message(let m) = $0 { m.payload == [4] } else { false } } != nil)
+        #expect(await heard.event(within: .seconds(20)) { if case .message(let m) = $0 { m.topic == "t/again" && m.payload == [4] } else { false } } != nil)
 
         // A clean stop with last words: the retained state is `offline`.
         await speaker.stop(lastWords: MQTTMessage(topic: "t/state", payload: Array("offline".utf8), retain: true))

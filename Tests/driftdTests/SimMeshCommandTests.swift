@@ -8,7 +8,7 @@ struct SimMeshCommandTests {
     static let optimum = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../DriftMeshSimTests/Resources/mesh-optimum.json").standardized.path
 
-    @Test("--router both --baseline-hop-limit 7 --json: both routers, hop limits, repair, airtime and optimum fields",
+    @Test("--router both --baseline-hop-limit 7 --json: both routers, hop limits, repair, airtime, optimum, reference-plan and loss fields",
           .enabled(if: binaryBuilt, "driftd binary not built"))
     func json() async throws {
         let run = try await DriftdProcess.runToCompletion(
@@ -20,9 +20,14 @@ struct SimMeshCommandTests {
         #expect(objects.map { $0["hopLimit"] as? Int } == [7, 7])
         for object in objects {
             for key in ["connectedReachWithinRepairWindow", "totalAirtimeMs", "dataAirtimeMs", "shortIDCollisionShare",
-                        "optimumFrames", "optimumUsefulness", "equalReachShare", "planTransmissions", "usefulnessBound"] {
+                        "optimumFrames", "optimumUsefulness", "equalReachShare", "planTransmissions", "usefulnessBound",
+                        "referencePlans", "usefulLosses"] {
                 #expect(object[key] != nil, "missing \(key)")
             }
+            // The literature's 2-hop schemes, each compared with the optimum as the router is.
+            let plans = object["referencePlans"] as? [String: [String: Any]] ?? [:]
+            #expect(Set(plans.keys) == ["multipointRelays", "partialDominantPruning", "partialDominantPruningAnyCopy", "ruleKBackbone"])
+            #expect(plans.values.allSatisfy { $0["framesVsOptimum"] != nil || $0["equalReachShare"] as? Double == 0 })
         }
     }
 
