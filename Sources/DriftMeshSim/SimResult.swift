@@ -207,9 +207,9 @@ public struct ReferencePlanFigures: Sendable, Hashable, Codable {
 /// sensitivity at a box that did not hold its packet yet, and not decoded. A box may still get
 /// the packet from a later copy, so these count lost copies, not boxes missed.
 public struct UsefulLosses: Sendable, Hashable, Codable {
-    /// Overlapped by another box's data frame whose sender could not hear this one's (or
-    /// the reverse, whichever started later): hidden terminals; the same packet (two relays
-    /// of one flood) or another packet (two floods at once).
+    /// Overlapped by another box's data frame, the later of the two senders unable to hear the
+    /// earlier (hidden terminals): the same packet (two relays of one flood) or another packet
+    /// (two floods at once).
     public var hiddenSamePacket = 0.0
     public var hiddenOtherPacket = 0.0
     /// Overlapped by a data frame the later sender could hear: with listen before talk, both
