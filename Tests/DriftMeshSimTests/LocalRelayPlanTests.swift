@@ -67,8 +67,9 @@ import TestSupport
 
     /// With perfect knowledge the backbone is a connected dominating set: on random meshes
     /// with links both ways, every box joined to the origin is reached, and the backbone
-    /// never needs more frames than flooding (every box relaying once).
-    @Test func ruleKBackboneReachesEveryConnectedBox() {
+    /// never needs more frames than flooding (every box relaying once). Partial dominant
+    /// pruning that relays on any copy's naming reaches them all too.
+    @Test func backboneAndPruningReachEveryConnectedBox() {
         var random = SeededGenerator(seed: 19)
         for _ in 0..<200 {
             let count = Int.random(in: 3...25, using: &random)
