@@ -12,7 +12,7 @@ extension Engine {
             for r in nodes.indices where r != s && topology.rssi[s][r] >= channel.sensitivityDbm { links.append([s, r]) }
         }
         guard let instance = optimum.instance(nodes: p.nodes, seed: p.seed, linkChecksum: TopologyExport.checksum(links)) else { return }
-        result.referencePlans = referencePlanFigures(against: instance)
+        result.referencePlans = referencePlanFigures(referenceOutcomes, against: instance)
         var all = (frames: 0, receptions: 0, reached: 0, messages: 0)
         var equal = (messages: 0, frames: 0, receptions: 0, reached: 0, optFrames: 0, optReceptions: 0)
         var proven = true

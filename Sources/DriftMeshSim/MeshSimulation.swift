@@ -215,6 +215,9 @@ struct Engine {
     var collisions = 0
     /// First copies lost, by cause (counts; per message in the result).
     var losses = UsefulLosses()
+    /// The reference plans' outcomes on this run's topology (`referencePlanOutcomes()`), kept
+    /// for the comparison with the optimum.
+    var referenceOutcomes: [(name: String, byOrigin: [Int: PlanOutcome])] = []
     var latenciesUs: [Int64] = []
     /// Per message in origination order, per box: first-reception latency (`recordReceptionLatencies`).
     var messageIndex: [PacketKey: Int] = [:]
@@ -976,7 +979,8 @@ struct Engine {
             plan.reached += b.reached
             plan.receptions += b.receptions
         }
-        let referencePlans = referencePlanFigures(against: nil)
+        referenceOutcomes = referencePlanOutcomes()
+        let referencePlans = referencePlanFigures(referenceOutcomes, against: nil)
         let sorted = latenciesUs.sorted()
         func percentile(_ q: Double) -> Double {
             guard !sorted.isEmpty else { return 0 }
