@@ -72,6 +72,18 @@ extension SimCommand {
         @Option(help: "Our router: jitter slots of a relay that no known neighbour goes before (default 32).")
         var leaderJitterSlots: Int?
 
+        @Option(help: "Our router: jitter slots of a relay that no known neighbour goes before, while the channel is busy (default: --leader-jitter-slots).")
+        var busyLeaderJitterSlots: Int?
+
+        @Option(help: "Our router: jitter slots of a leader that no box it does not hear can rival (no box its uncovered neighbours list outside its table is listed by the copy's transmitter too; default: no such rule).")
+        var clearLeaderJitterSlots: Int?
+
+        @Flag(help: "With --clear-leader-jitter-slots: only while the channel is busy.")
+        var clearLeaderOnlyWhenBusy = false
+
+        @Option(help: "Our router: jitter slots of the other relays while the channel is busy (default: --jitter-slots).")
+        var busyJitterSlots: Int?
+
         @Flag(help: "Our router: relays for a destination among their neighbours all go first, not in turn among the neighbours that hold the packet and hear the destination too (the rule before issue 19's last session).")
         var noDestinationRelayOrder = false
 
@@ -423,6 +435,10 @@ extension SimCommand {
                     if let rankCap { parameters.ourConfiguration.rankCap = rankCap }
                     if ownRankOrder { parameters.ourConfiguration.relayOrderAmongNeighbours = false }
                     if let leaderJitterSlots { parameters.ourConfiguration.leaderJitterSlots = max(0, leaderJitterSlots) }
+                    if let busyLeaderJitterSlots { parameters.ourConfiguration.busyLeaderJitterSlots = max(0, busyLeaderJitterSlots) }
+                    if let clearLeaderJitterSlots { parameters.ourConfiguration.clearLeaderJitterSlots = max(0, clearLeaderJitterSlots) }
+                    if clearLeaderOnlyWhenBusy { parameters.ourConfiguration.clearLeaderOnlyWhenBusy = true }
+                    if let busyJitterSlots { parameters.ourConfiguration.busyJitterSlots = max(0, busyJitterSlots) }
                     if noDestinationRelayOrder { parameters.ourConfiguration.destinationRelayOrder = false }
                     if neighboursKeptByHellosOnly { parameters.ourConfiguration.neighboursKeptByTheirFrames = false }
                     if let quietJitterSlots { parameters.ourConfiguration.quietJitterSlots = quietJitterSlots }

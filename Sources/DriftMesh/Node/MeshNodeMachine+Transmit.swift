@@ -115,7 +115,7 @@ extension MeshNodeMachine {
         let ackBytes = MeshFrameCodec.overheadBytes(hasDestination: true, fragmented: false, originTagged: false) + 4
         let ack = LoRaAirtime.duration(payloadBytes: ackBytes, modulation: settings.modulation)
         let c = settings.router
-        let longestRelayDelay = c.slot * max(3 * c.rankCap * c.slotsPerRank, (c.rankCap - 1) * c.slotsPerRank + max(c.jitterSlots, c.leaderJitterSlots ?? 0))
+        let longestRelayDelay = c.slot * max(3 * c.rankCap * c.slotsPerRank, (c.rankCap - 1) * c.slotsPerRank + max(c.jitterSlots, c.busyJitterSlots ?? 0, c.leaderJitterSlots ?? 0, c.busyLeaderJitterSlots ?? 0))
         let relays = max(0, hops - 1)
         let out = (longestRelayDelay + settings.answerTurnaround + airtime) * relays
         let back = (longestRelayDelay + settings.answerTurnaround + ack) * relays

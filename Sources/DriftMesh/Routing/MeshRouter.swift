@@ -188,7 +188,7 @@ public struct MeshRouter: Sendable {
                 if isNew { bound() }
                 return actions
             }
-            planRelay(header, link: link, state: &state, now: now)
+            planRelay(header, link: link, transmitters: transmitters, state: &state, now: now)
         } else if let relay = state.relay, relay.fallback || !stillNeeded(state) {
             // Redundant now. If it was already handed out, the caller drops it when it is
             // still queued for a clear channel (and ignores this when it already went out).
@@ -205,7 +205,7 @@ public struct MeshRouter: Sendable {
         return actions
     }
 
-    private mutating func planRelay(_ header: MeshHeader, link: LinkQuality, state: inout PacketState, now: Duration) {
+    private mutating func planRelay(_ header: MeshHeader, link: LinkQuality, transmitters: [NodeID], state: inout PacketState, now: Duration) {
         let relayed = header.relayed(by: me)
         let c = configuration
         if table.isEmpty || isLearningNeighbours(now: now) {
@@ -222,17 +222,43 @@ public struct MeshRouter: Sendable {
             return
         }
         var steps = c.rankCap - min(missing.count, c.rankCap)
-        var jitter = c.jitterSlots
+        var jitter = channelBusy ? c.busyJitterSlots ?? c.jitterSlots : c.jitterSlots
         if let d = state.destination, missing.contains(d) {
             steps = c.destinationRelayOrder ? min(c.rankCap - 1, relaysAhead(toward: d, key: header.key, state: state)) : 0
         } else if c.relayOrderAmongNeighbours {
             steps = min(c.rankCap - 1, relaysAhead(reaching: missing.count, key: header.key, state: state))
         }
-        if c.relayOrderAmongNeighbours, steps == 0, let leader = c.leaderJitterSlots { jitter = leader }
+        if c.relayOrderAmongNeighbours, steps == 0, let leader = c.leaderJitterSlots {
+            jitter = channelBusy ? c.busyLeaderJitterSlots ?? leader : leader
+            if let clear = c.clearLeaderJitterSlots, channelBusy || !c.clearLeaderOnlyWhenBusy,
+               !mayHaveHiddenRival(missing: missing, transmitters: transmitters, state: state) {
+                jitter = clear
+            }
+        }
         jitter = c.snrScaledJitterSlots(c.relayJitterSlots(jitter, utilisation: channelUtilisation), snr: link.snr)
         let slots = steps * c.rankStepSlots(utilisation: channelUtilisation) + rng.int(in: 0...max(0, jitter))
         state.relay = PlannedRelay(header: relayed, powerDbm: nil, at: now + c.slot * slots, emitted: false, fallback: false)
         counters.relaysPlanned += 1
+    }
+
+    /// Whether a box we do not hear may be relaying this packet to some of the same `missing`
+    /// neighbours: a box their hellos list, not our neighbour, that the copy's transmitter's
+    /// hello lists too (so it likely heard the same copy). Unknown transmitters or a missing
+    /// neighbour's unknown list count as a possible rival.
+    private func mayHaveHiddenRival(missing: [NodeID], transmitters: [NodeID], state: PacketState) -> Bool {
+        guard !transmitters.isEmpty else { return true }
+        var heardTheCopy: Set<NodeID> = []
+        for t in transmitters {
+            guard let n = table[t] else { return true }
+            heardTheCopy.formUnion(n.neighbours.keys)
+        }
+        for u in missing {
+            guard let n = table[u] else { return true }
+            for x in n.neighbours.keys where x != me && table[x] == nil && (heardTheCopy.contains(x) || state.covered.contains(x)) {
+                return true
+            }
+        }
+        return false
     }
 
     /// How many neighbours that hold this packet too (a copy covered them) would reach more

@@ -52,6 +52,24 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     /// (`nil` = `jitterSlots`). It only has to break ties with such relays we cannot know
     /// about (boxes we do not hear); the others' longer jitter spreads them out.
     public var leaderJitterSlots: Int? = 32
+    /// While the channel is busy (`MeshRouter.channelBusy`): the leader's jitter instead of
+    /// `leaderJitterSlots` (`nil` = the same as on a quiet channel). Off by default: in the
+    /// simulator 0–1 slots cut the median latency at 30 boxes by 0.8 s with low-load reach
+    /// unchanged, but lost 2.2–2.4 points of reach at 50 boxes under load (docs/mesh-simulation.md,
+    /// "Relay jitter by SNR").
+    public var busyLeaderJitterSlots: Int?
+    /// The jitter of a leader (no known neighbour goes before it) that no hidden box can
+    /// rival: no box its uncovered neighbours' hellos list, outside its own table, is listed by
+    /// the copy's transmitter too (`nil` = no such rule). Off by default: in the simulator 0
+    /// slots met the median latency at 30 boxes (6.5 → 6.0 s; Meshtastic at hop 7: 6.1 s) but
+    /// lost 3.2 points of reach at 50 boxes under load and 1.5 at low load — the early copy
+    /// prunes followers whose relays carried reach there (docs/mesh-simulation.md).
+    public var clearLeaderJitterSlots: Int?
+    /// Apply `clearLeaderJitterSlots` only while the channel is busy.
+    public var clearLeaderOnlyWhenBusy = false
+    /// While the channel is busy: the jitter of the other relays instead of `jitterSlots`
+    /// (`nil` = the same as on a quiet channel).
+    public var busyJitterSlots: Int?
     /// Relay jitter by load: the jitter a relay would draw (`jitterSlots` or
     /// `leaderJitterSlots`) shrinks to this many slots while the channel utilisation
     /// (`MeshRouter.channelUtilisation`) is at or below `jitterUtilisationLow`, is drawn in full
