@@ -109,13 +109,58 @@ print(json.load(urllib.request.urlopen(request, timeout=10))["token"])
 PY
 )" || { log "driftd did not come up; its log: $LOG"; tail -20 "$LOG" >&2; exit 1; }
 
-# 4. Fuzz. Run from a scratch directory so nothing lands in the repository.
+# 4. Test data, so the operations on one bottle reach its logic instead of answering 404:
+#    a bottle with an image, a whisper and a chat line with an image attached (every {id}
+#    operation but DELETE, and {message}; the media are the repository's test fixtures) and a
+#    second bottle for DELETE /api/v1/bottles/{id} to remove. The fuzzer then edits, locks,
+#    opens and empties them as it likes; a 404 after that is one answer among others.
+SCHEMATHESIS_CONFIG="$DATA/schemathesis.toml"
+"$PY" - "$BASE" "$TOKEN" "$ROOT/Tests/DriftMediaTests/Fixtures" >"$SCHEMATHESIS_CONFIG" <<'PY' || { log "could not create the test data; driftd's log: $LOG"; tail -20 "$LOG" >&2; exit 1; }
+import json, sys, urllib.request
+base, token, fixtures = sys.argv[1], sys.argv[2], sys.argv[3]
+def call(method, path, body=None, media=None):
+    data, kind = (None, "application/json") if body is None else (json.dumps(body).encode(), "application/json")
+    if media is not None:
+        kind, name = media
+        data = open(f"{fixtures}/{name}", "rb").read()
+    request = urllib.request.Request(base + path, data=data, method=method,
+                                     headers={"Authorization": "Bearer " + token, "Content-Type": kind})
+    with urllib.request.urlopen(request, timeout=30) as reply:
+        return json.load(reply) if reply.status != 204 else None
+kept = call("POST", "/api/v1/bottles", {"text": "A bottle for the API fuzz", "hint": "open me"})["id"]
+doomed = call("POST", "/api/v1/bottles", {"text": "A bottle for the fuzzer to delete"})["id"]
+call("PUT", f"/api/v1/bottles/{kept}/image", media=("image/png", "image-97x61.png"))
+call("PUT", f"/api/v1/bottles/{kept}/whisper", media=("audio/webm", "whisper-3s.webm"))
+call("POST", f"/api/v1/bottles/{kept}/open", {})
+staged = call("POST", f"/api/v1/bottles/{kept}/attachments", media=("image/png", "image-97x61.png"))["attachment"]
+line = call("POST", f"/api/v1/bottles/{kept}/messages", {"text": "hello from the fuzz", "language": "en", "attachment": staged})["id"]
+on_kept = [f"{method} /api/v1/bottles/{{id}}{rest}" for method, rest in [
+    ("GET", ""), ("PATCH", ""), ("GET", "/image"), ("PUT", "/image"), ("DELETE", "/image"),
+    ("GET", "/whisper"), ("PUT", "/whisper"), ("DELETE", "/whisper"), ("POST", "/open"),
+    ("GET", "/messages"), ("POST", "/messages"), ("POST", "/attachments"), ("GET", "/live"),
+    ("POST", "/keep-alive"), ("PUT", "/watch"), ("DELETE", "/watch"), ("POST", "/read"),
+    ("GET", "/notifications"), ("PUT", "/notifications")]]
+print("[[operations]]")
+print("include-name = " + json.dumps(on_kept))
+print("parameters = { \"path.id\" = " + json.dumps(kept) + " }")
+print()
+print("[[operations]]")
+print("include-name = \"GET /api/v1/bottles/{id}/messages/{message}/attachment\"")
+print("parameters = { \"path.id\" = " + json.dumps(kept) + ", \"path.message\" = " + json.dumps(line) + " }")
+print()
+print("[[operations]]")
+print("include-name = \"DELETE /api/v1/bottles/{id}\"")
+print("parameters = { \"path.id\" = " + json.dumps(doomed) + " }")
+PY
+cp "$SCHEMATHESIS_CONFIG" "$ARTIFACTS/schemathesis.toml"
+
+# 5. Fuzz. Run from a scratch directory so nothing lands in the repository.
 log "fuzzing $BASE ($EXAMPLES examples per operation)"
 started=$(date +%s)
 status=0
 # In the background and waited for, so a signal to this script stops it at once (the traps
 # run during `wait`, not only after a foreground command ends).
-(cd "$DATA/work" && exec "$VENV/bin/schemathesis" run "$BASE/api/v1/openapi.json" --url "$BASE" \
+(cd "$DATA/work" && exec "$VENV/bin/schemathesis" --config-file "$SCHEMATHESIS_CONFIG" run "$BASE/api/v1/openapi.json" --url "$BASE" \
     --checks all --exclude-checks positive_data_acceptance,ensure_resource_availability \
     --suppress-health-check filter_too_much \
     --max-examples "$EXAMPLES" --header "Authorization: Bearer $TOKEN" \
