@@ -18,6 +18,12 @@
 #                                 over plain HTTP answers 426 by design;
 #   ensure_resource_availability  expects every GET "linked" to a created bottle to find
 #                                 something, but a new bottle has no image or whisper (404).
+# Its "schema validation mismatch" warning (generated data mostly refused) is expected for
+# the two WebSocket routes (426 to plain HTTP), for bottle drafts and edits (the box's own
+# limits — longest lifetime, most conditions, hint length — are its configuration's, and text
+# rules such as "nothing but spaces" are beyond JSON Schema) and for chat lines (BCP 47
+# grammar, same text rules); the document states every fixed range it can, so what it calls
+# invalid is refused (the check that fails on that, negative_data_rejection, is on).
 # The filter_too_much health check is suppressed: schemathesis cannot make enough wrong
 # bodies for a binary upload with six media types (a generator limit, not the API's).
 # Reports land in .build/artifacts/api-fuzz/ (JUnit, and driftd's log).
