@@ -8,20 +8,24 @@ import Testing
 struct BoxLiveTests {
     @Test("a watched locked bottle becoming openable is announced to its watcher")
     func watchOpenable() async throws {
-        try await APIHarness.run { harness in
+        // Time stands still until the test moves it: the bottle is locked however slowly the
+        // machine runs, and the delay runs out when the test says so, not after 25 real seconds.
+        try await APIHarness.run(.init(manualClock: true)) { harness in
             let creator = try await harness.newVisitor()
             let watcher = try await harness.newVisitor()
             let bystander = try await harness.newVisitor()
-            // 25 s: a full parallel run can leave a test without a thread for ~20 s, and the bottle
-            // must still be locked when the watch is placed.
             let id = try await harness.createBottleID(creator, json: #"{"text":"soon","conditions":[{"kind":"delay","seconds":25}]}"#)
             #expect(try await harness.bottle(id, as: creator).json["state"].string == "locked")
             let watch = try await harness.client.send(.put, "/api/v1/bottles/\(id)/watch", token: watcher)
             #expect(watch.code == 200 && watch.json["isWatched"].bool == true)
             let watcherSocket = try await harness.boxSocket(as: watcher)
             let bystanderSocket = try await harness.boxSocket(as: bystander)
+            try await harness.advance(by: 24)
+            #expect(try await harness.bottle(id, as: watcher).json["state"].string == "locked", "a second before its delay runs out")
+            #expect(!watcherSocket.messages.contains { $0["type"].string == "watch" })
+            try await harness.advance(by: 2)
 
-            let event = await watcherSocket.first(type: "watch", timeout: .seconds(90)) { $0["bottle"].string == id }
+            let event = await watcherSocket.first(type: "watch") { $0["bottle"].string == id }
             #expect(event?["event"].string == "openable", "\(watcherSocket.messages)")
             #expect(await bystanderSocket.first(type: "bottle") { $0["bottle"].string == id && $0["event"].string == "openable" } != nil,
                     "everyone hears a bottle became openable")
