@@ -177,14 +177,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "DriftSystemTests", dependencies: ["DriftSystem", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "HardwareTests", dependencies: ["Hardware", "TestSupport", "CDriftSys", "DriftSystem"], swiftSettings: swiftSettings),
+        .testTarget(name: "HardwareTests", dependencies: ["Hardware", "TestSupport", "CDriftSys", "DriftSystem"],
+                    exclude: ["Conformance"],  // run from the repository by path, not bundled
+                    swiftSettings: swiftSettings),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Hardware", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DriftConfigTests", dependencies: ["DriftConfig", "DriftMesh", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DriftCoreTests", dependencies: ["DriftCore", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "GNSSTests", dependencies: ["GNSS", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "DriftMediaTests", dependencies: ["DriftMedia", "DriftCore", "TestSupport"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "DriftMeshTests", dependencies: ["DriftMesh", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "DriftMeshSimTests", dependencies: ["DriftMeshSim", "DriftMesh", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "DriftMeshSimTests", dependencies: ["DriftMeshSim", "DriftMesh", "TestSupport"],
+                    exclude: ["Resources"],  // read from the repository by path, not bundled
+                    swiftSettings: swiftSettings),
         .testTarget(name: "DriftStoreTests", dependencies: ["DriftStore", "DriftCore", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "DriftDaemonTests",

@@ -58,7 +58,7 @@ public final class DriftdProcess: Sendable {
         }
         var env = ["PATH": "/usr/bin:/bin", "HOME": NSTemporaryDirectory()]
         env.merge(environment) { _, new in new }
-        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         self.stderrPath = stderrPath
         process = try ChildProcess(executable: executable, arguments: argv, environment: env,
                                    workingDirectory: Self.checkout, stdoutPath: nil, stderrPath: stderrPath)

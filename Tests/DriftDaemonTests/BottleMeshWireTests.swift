@@ -144,7 +144,7 @@ struct BottleMeshWireTests {
             #expect(BottleMeshWire.Erase(decoding: sample + [0]) == nil)
             #expect(BottleMeshWire.Notice(decoding: sample + [0]) == nil)
         }
-        try await runCPUBound {
+        await runCPUBound {
             var generator = SeededGenerator(seed: 42)
             for round in 0..<20_000 {
                 let count = Int.random(in: 0...80, using: &generator)

@@ -47,7 +47,8 @@ struct BottleThreadsTests {
             threads["bottles"] = try await processor.withStore { _ in try OSThreads.currentID() }
             threads["bottle-reads"] = try await processor.read { _ in try OSThreads.currentID() }
             _ = try await processor.passwordHashing.hash("a secret")
-            threads["passwords"] = try #require(hasher.threads.withLock { $0.first })
+            let passwords = try #require(hasher.threads.withLock { $0.first })
+            threads["passwords"] = passwords
             for (name, id) in threads {
                 #expect(OSThreads.name(of: id)?.hasPrefix(name) == true, "\(name): \(String(describing: OSThreads.name(of: id)))")
             }

@@ -386,7 +386,7 @@ struct KeepAliveButtonTests {
 
     @Test("a press saves every dying chat at the box, with the box as keeper; nothing dying, nothing happens")
     func boxKeepAlive() async throws {
-        var harness = try await BottlesHarness()
+        let harness = try await BottlesHarness()
         defer { harness.remove() }
         let id = BottlesFixtures.bottleID(7)
         try harness.create(id)

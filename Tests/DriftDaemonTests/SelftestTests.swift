@@ -35,7 +35,7 @@ struct SelftestTests {
         defer { directory.remove() }
         let selftest = Selftest(config: try simConfig(dataDir: directory.path), environment: [:])
         #expect(selftest.permissionsCheck(directory.path).status == .pass)
-        FileManager.default.createFile(atPath: directory.appending("drift.sqlite"), contents: Data(),
+        _ = FileManager.default.createFile(atPath: directory.appending("drift.sqlite"), contents: Data(),
                                        attributes: [.posixPermissions: 0o644])
         chmod(directory.path, 0o755)
         let check = selftest.permissionsCheck(directory.path)
@@ -50,7 +50,7 @@ struct SelftestTests {
                                                 attributes: [.posixPermissions: 0o700])
         chmod(directory.appending("media"), 0o700)
         chmod(directory.appending("media/bottles"), 0o700)
-        FileManager.default.createFile(atPath: nested + "/photo.jpg", contents: Data([1, 2, 3]), attributes: [.posixPermissions: 0o644])
+        _ = FileManager.default.createFile(atPath: nested + "/photo.jpg", contents: Data([1, 2, 3]), attributes: [.posixPermissions: 0o644])
         let deep = selftest.permissionsCheck(directory.path)
         #expect(deep.status == .fail)
         #expect(deep.detail.contains("media/bottles/ab/photo.jpg (mode 644)"), "\(deep.detail)")

@@ -12,7 +12,7 @@ import TestSupport
         let bytes = try Fixture.bytes(name)
         // Every prefix is seconds of CPU: it runs on the CPU lane, not on the cooperative
         // pool that the timers of the tests running alongside need.
-        let accepted = try await runCPUBound {
+        let accepted = await runCPUBound {
             (0..<bytes.count).filter { length in
                 do {
                     _ = try MediaProbe.image(Array(bytes[..<length]))

@@ -97,7 +97,7 @@ import Testing
     @Test func theOriginsRetransmissionIsRelayedAgain() throws {
         var r = Self.router()
         let h = Self.header(hops: 0)
-        let due = try Self.relayWentOnAir(&r, h)
+        _ = try Self.relayWentOnAir(&r, h)
         // isRepeated (hop_start == hop_limit) and no longer queued: relay again.
         #expect(r.heard(h, link: LinkQuality(rssi: -110, snr: -5), firstTime: false, now: .seconds(20)).isEmpty)
         let again = try #require(r.nextDeadline)

@@ -96,7 +96,7 @@ struct CampCodecTests {
 
     @Test("100 000 random byte strings: typed errors or a message that re-encodes to the same bytes")
     func randomBytes() async throws {
-        let (decoded, failed) = try await runCPUBound {
+        let (decoded, failed) = await runCPUBound {
             var generator = SeededGenerator(seed: 0xCA_4B5)
             var decoded = 0
             var failed = 0

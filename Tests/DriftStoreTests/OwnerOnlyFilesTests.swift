@@ -75,8 +75,8 @@ struct OwnerOnlyFilesTests {
         defer { outside.remove() }
         let sub = directory.appending("sub")
         try FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: sub + "/file", contents: Data("x".utf8))
-        FileManager.default.createFile(atPath: outside.appending("target"), contents: Data("y".utf8))
+        _ = FileManager.default.createFile(atPath: sub + "/file", contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: outside.appending("target"), contents: Data("y".utf8))
         chmod(outside.appending("target"), 0o644)
         try FileManager.default.createSymbolicLink(atPath: sub + "/link", withDestinationPath: outside.appending("target"))
         chmod(directory.path, 0o755)

@@ -82,7 +82,7 @@ func e22OpenSlave(_ path: String, baud: Int) async throws -> any SerialPort {
         do {
             return try SerialPorts.open(path: path, settings: SerialSettings(baudRate: baud))
         } catch {
-            guard case .busy? = error as? SerialError, ContinuousClock.now < deadline else { throw error }
+            guard case .busy = error, ContinuousClock.now < deadline else { throw error }
         }
         try await Task.sleep(for: .milliseconds(50))
     }

@@ -103,7 +103,7 @@ struct E22RegisterTests {
 
     @Test("hostile bytes never trap the codec")
     func hostileBytes() async throws {
-        let survived = try await runCPUBound {
+        let survived = await runCPUBound {
             var generator = SystemRandomNumberGenerator()
             var wrongSize = 0
             for _ in 0..<20_000 {

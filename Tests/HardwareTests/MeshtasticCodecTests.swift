@@ -123,7 +123,7 @@ struct MeshtasticCodecTests {
 
     @Test("random and mutated bytes never crash the decoders")
     func hostileBytes() async throws {
-        let outcome = try await runCPUBound { () -> (decoded: Int, failed: Int) in
+        let outcome = await runCPUBound { () -> (decoded: Int, failed: Int) in
             var generator = SeededGenerator(seed: 0x4D45_5348)
             var decoded = 0
             var failed = 0

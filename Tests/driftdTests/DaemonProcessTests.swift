@@ -449,7 +449,7 @@ struct DescriptorExhaustionTests {
         // More slow clients than the daemon has descriptors, eight phones' worth: each sends
         // half a request line and waits.
         let clients = try await runBlocking { () throws -> [FileDescriptor] in
-            try (0..<200).compactMap { index in
+            (0..<200).compactMap { index in
                 guard let socket = try? TCPSocket.connect(host: "127.0.0.1", port: httpPort, from: "127.0.0.\(2 + index % 8)",
                                                           timeoutMilliseconds: 2_000) else { return nil }
                 try? UnixSocket.sendAll(socket, Array("GET /api/v1/bottles HTTP/1.1\r\n".utf8))

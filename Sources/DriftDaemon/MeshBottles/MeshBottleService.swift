@@ -261,7 +261,7 @@ public final class MeshBottleService: Service, Sendable {
             if (try await processor.withStore { try $0.contains(parcel.id) }) { return }  // a retry of one already here
             let bottle = parcel.bottle(hostedBy: processor.settings.boxID)
             _ = (try await processor.withStore { try $0.insert(bottle) })
-            (try await withStore { try $0.link(parcel.id, node: delivery.origin, role: .creator, expiresAt: parcel.expiresAt) })
+            _ = try await withStore { try $0.link(parcel.id, node: delivery.origin, role: .creator, expiresAt: parcel.expiresAt) }
             for box in state.takeHeldWatches(parcel.id) { await watched(parcel.id, from: box) }
             logger.info("bottle arrived over the mesh", metadata: ["bottle": "\(parcel.id)", "from": "\(delivery.origin)", "hops": "\(delivery.hops)"])
             await textPublisher(parcel.drift ? "A drift bottle washed up at \(settings.name)." : "A bottle arrived at \(settings.name).")
@@ -335,7 +335,7 @@ public final class MeshBottleService: Service, Sendable {
             _ = try await node.send(MeshMessage(port: MeshMessage.Port.chat.rawValue, body: open.encoded), priority: .normal,
                                     expiresAt: bottle.expiresAt)
             // Everyone heard of it: erase-everywhere must reach everyone.
-            (try await withStore { try $0.link(id, node: .broadcast, role: .participant, expiresAt: bottle.expiresAt) })
+            _ = try await withStore { try $0.link(id, node: .broadcast, role: .participant, expiresAt: bottle.expiresAt) }
             await textPublisher("A bottle was opened at \(settings.name); its chat is open to every Drift Box.")
         } catch {
             logger.warning("chat not announced on the mesh", metadata: ["bottle": "\(id)", "error": "\(error)"])
@@ -498,13 +498,13 @@ public final class MeshBottleService: Service, Sendable {
             }
             // The hint is visitor text shown here: the same rule as one written here.
             let (origin, key, note) = (delivery.origin, hostKey, VisitorText.isInvisible(hint) ? "" : VisitorText.stripped(hint))
-            (try? await withStore { try $0.link(id, node: origin, role: .host, expiresAt: expiresAt, note: note, hostKey: key) })
+            _ = try? await withStore { try $0.link(id, node: origin, role: .host, expiresAt: expiresAt, note: note, hostKey: key) }
         case .relay(let id, let message, let participant, let label, let sentAt, let language, let text):
             guard await isHost(delivery.origin, of: id) else { return }
             guard let text = cleanedLine(text, in: id, from: delivery.origin) else { return }
             do {
-                (try await withStore { try $0.appendRemoteLine(MeshRemoteLine(id: message.description, bottle: id, participant: participant.hex,
-                                                          label: label.rawValue, text: text, sentAt: sentAt, language: language)) })
+                _ = try await withStore { try $0.appendRemoteLine(MeshRemoteLine(id: message.description, bottle: id, participant: participant.hex,
+                                                              label: label.rawValue, text: text, sentAt: sentAt, language: language)) }
             } catch {
                 logger.error("remote chat line not stored", metadata: ["bottle": "\(id)", "error": "\(error)"])
             }

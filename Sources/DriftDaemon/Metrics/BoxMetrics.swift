@@ -75,7 +75,7 @@ public final class BoxMetrics: Sendable {
         if let at = gps.at { gauge("driftd_gps_fix_age_seconds", "Age of the latest fix.").set(now.timeIntervalSince(at)) }
         let counts = await sources.bottles()
         for state in [BottleState.locked, .openable, .active, .dying] {
-            registry.makeGauge(name: "driftd_bottles", labels: [("state", state.rawValue)], help: "Bottles hosted here by state.")
+            gauge("driftd_bottles", "Bottles hosted here by state.", labels: [("state", state.rawValue)])
                 .set(Double(counts[state] ?? 0))
         }
         let faults = sources.faults()
@@ -84,7 +84,7 @@ public final class BoxMetrics: Sendable {
             return known
         }
         for component in seen {
-            registry.makeGauge(name: "driftd_fault", labels: [("component", component)], help: "1 while a component reports a fault.")
+            gauge("driftd_fault", "1 while a component reports a fault.", labels: [("component", component)])
                 .set(faults[component] == nil ? 0.0 : 1.0)
         }
         gauge("driftd_live_connections", "Open WebSocket connections of visitors' pages.").set(Double(await sources.connections()))
@@ -101,8 +101,7 @@ public final class BoxMetrics: Sendable {
 
     private func refreshPasswordHashing(_ hashing: PasswordHashingPool.Statistics) {
         for (kind, count) in [("hash", hashing.hashed), ("verify", hashing.verified)] {
-            registry.makeGauge(name: "driftd_password_hashing_done", labels: [("kind", kind)],
-                               help: "Password keys derived since start: new passwords hashed, attempts verified.")
+            gauge("driftd_password_hashing_done", "Password keys derived since start: new passwords hashed, attempts verified.", labels: [("kind", kind)])
                 .set(Double(count))
         }
         gauge("driftd_password_hashing_refused", "Password drops, edits and guesses refused since start because the hashing queue was full (503 busy).")
@@ -119,7 +118,7 @@ public final class BoxMetrics: Sendable {
         gauge("driftd_mesh_held_packets", "Packets held for neighbours that missed them.").set(Double(mesh.heldPackets))
         gauge("driftd_mesh_seen_packets", "Entries in the persisted seen-set.").set(Double(mesh.seen))
         for (state, count) in [("queued", mesh.outbox.queued), ("sent", mesh.outbox.sent), ("delivered", mesh.outbox.delivered), ("failed", mesh.outbox.failed)] {
-            registry.makeGauge(name: "driftd_mesh_outbox", labels: [("state", state)], help: "Messages in the outbox by state.").set(Double(count))
+            gauge("driftd_mesh_outbox", "Messages in the outbox by state.", labels: [("state", state)]).set(Double(count))
         }
         let c = mesh.counters
         var verdicts: [(String, Int)] = [
@@ -128,11 +127,11 @@ public final class BoxMetrics: Sendable {
         ]
         verdicts += c.malformed.map { ("malformed_\($0.key)", $0.value) }
         for (verdict, count) in verdicts {
-            registry.makeGauge(name: "driftd_mesh_frames", labels: [("verdict", verdict)], help: "Frames heard since start, by what became of them.")
+            gauge("driftd_mesh_frames", "Frames heard since start, by what became of them.", labels: [("verdict", verdict)])
                 .set(Double(count))
         }
         for (kind, count) in [("own", c.sentOwn), ("relay", c.sentRelays), ("hello", c.sentHellos), ("sync", c.sentSync)] {
-            registry.makeGauge(name: "driftd_mesh_sent", labels: [("kind", kind)], help: "Frames queued for the radio since start, by kind.")
+            gauge("driftd_mesh_sent", "Frames queued for the radio since start, by kind.", labels: [("kind", kind)])
                 .set(Double(count))
         }
         gauge("driftd_mesh_relays_cancelled", "Planned relays dropped since start because neighbours already covered them.").set(Double(c.relaysCancelled))
@@ -143,8 +142,10 @@ public final class BoxMetrics: Sendable {
         registry.emitToBuffer()
     }
 
-    private func gauge(_ name: String, _ help: String) -> Prometheus.Gauge {
-        registry.makeGauge(name: name, help: help)
+    /// The gauge `name` (with `labels`), made on first use; `help` is its `# HELP` line.
+    private func gauge(_ name: String, _ help: String, labels: [(String, String)] = []) -> Prometheus.Gauge {
+        // An empty unit leaves the name as given (the descriptor joins its non-empty parts).
+        registry.makeGauge(descriptor: MetricNameDescriptor(metricName: name, unitName: "", helpText: help), labels: labels)
     }
 
     /// Counts one API request (route template, method, status) — a no-op when metrics are off.
