@@ -54,11 +54,10 @@ struct MQTTClientTests {
         try await broker.start()
         #expect(await heard.event(within: .seconds(40)) { $0 == .connected } != nil)
         #expect(await told.event(within: .seconds(40)) { $0 == .connected } != nil)
-        // `.connected` means the subscriptions were sent, not that the broker has them: a message
-        // the speaker publishes at once may reach the broker first (it did, 1 full suite in 20).
-        // Retained, it reaches the listener live or when its new subscription lands — either
-        // way only through that subscription.
-        let again = try speaker.publish(MQTTMessage(topic: "t/again", payload: [4], retain: true))
+        // `.connected` waits for the broker's SUBACKs: a message the speaker publishes at once,
+        // not retained, reaches the listener (when it meant "subscriptions sent", it arrived
+        // before the subscription 1 full suite in 20).
+        let again = try speaker.publish(MQTTMessage(topic: "t/again", payload: [4]))
         #expect(await told.event(within: .seconds(20)) { $0 == .published(mid: again) } != nil)
         #expect(await heard.event(within: .seconds(20)) { if case .message(let m) = $0 { m.topic == "t/again" && m.payload == [4] } else { false } } != nil)
 

@@ -19,6 +19,9 @@ public final class MQTTClient: Sendable {
         let configuration: MQTTClientConfiguration
         /// Whether the broker accepted the current connection attempt (its CONNACK said yes).
         let accepted = Mutex(false)
+        /// The subscriptions of the current connection the broker has not acknowledged yet,
+        /// by SUBSCRIBE message id: ``MQTTEvent/connected`` waits for the last SUBACK.
+        let unacknowledged = Mutex<[Int32: String]>([:])
 
         init(continuation: AsyncStream<MQTTEvent>.Continuation, configuration: MQTTClientConfiguration) {
             self.continuation = continuation
@@ -90,19 +93,44 @@ public final class MQTTClient: Sendable {
                 return
             }
             context.accepted.withLock { $0 = true }
+            // The SUBACKs come on this same thread, after this callback: none can be missed.
+            var sent: [Int32: String] = [:]
             for filter in context.configuration.subscriptions {
-                _ = mosquitto_subscribe(mosq, nil, filter, 1)
+                var mid: Int32 = 0
+                let rc = mosquitto_subscribe(mosq, &mid, filter, 1)
+                if rc == MOSQ_ERR_SUCCESS.rawValue {
+                    sent[mid] = filter
+                } else {
+                    context.continuation.yield(.problem("subscribing to \(filter) failed: \(String(cString: mosquitto_strerror(rc)))"))
+                }
             }
+            context.unacknowledged.withLock { $0 = sent }
             if let birth = context.configuration.birth {
                 _ = birth.payload.withUnsafeBytes { raw in
                     mosquitto_publish(mosq, nil, birth.topic, Int32(raw.count), raw.baseAddress, Int32(birth.qos), birth.retain)
                 }
             }
-            context.continuation.yield(.connected)
+            if sent.isEmpty { context.continuation.yield(.connected) }
+        }
+        mosquitto_subscribe_callback_set(mosq) { _, object, mid, count, granted in
+            guard let object else { return }
+            let context = Unmanaged<Context>.fromOpaque(object).takeUnretainedValue()
+            let (filter, last) = context.unacknowledged.withLock { pending -> (String?, Bool) in
+                guard let filter = pending.removeValue(forKey: mid) else { return (nil, false) }
+                return (filter, pending.isEmpty)
+            }
+            guard let filter else { return }
+            // 0x80 in SUBACK: the broker refused the subscription (e.g. its ACL).
+            if let granted, count > 0, granted[0] == 0x80 {
+                context.continuation.yield(.problem("the broker refused the subscription to \(filter)"))
+            }
+            if last { context.continuation.yield(.connected) }
         }
         mosquitto_disconnect_callback_set(mosq) { _, object, rc in
             guard let object else { return }
-            Unmanaged<Context>.fromOpaque(object).takeUnretainedValue().continuation.yield(.disconnected(reason: rc))
+            let context = Unmanaged<Context>.fromOpaque(object).takeUnretainedValue()
+            context.unacknowledged.withLock { $0 = [:] }
+            context.continuation.yield(.disconnected(reason: rc))
         }
         mosquitto_log_callback_set(mosq) { _, object, level, line in
             guard let object, let line, level & Int32(MOSQ_LOG_ERR) != 0 else { return }

@@ -62,7 +62,9 @@ public struct MQTTMessage: Sendable, Equatable {
 
 /// What the client reports, in order.
 public enum MQTTEvent: Sendable, Equatable {
-    /// Connected (again); subscriptions and the birth message were sent.
+    /// Connected (again): the broker acknowledged every subscription (a message published
+    /// from now on reaches this client), and the birth message was sent. A connection that
+    /// drops before the last SUBACK reports no `connected`.
     case connected
     /// The connection ended (`reason` 0 = asked for); the client reconnects by itself.
     case disconnected(reason: Int32)
