@@ -621,7 +621,7 @@ struct Engine {
         guard case .ours(var router) = nodes[r].router,
               router.configuration.cancelAfterCopiesOnlyWhenBusy || router.configuration.quietJitterSlots != nil
                 || router.configuration.quietSlotsPerRank != nil || router.configuration.busyLeaderJitterSlots != nil
-                || router.configuration.busyJitterSlots != nil else { return }
+                || router.configuration.busyJitterSlots != nil || router.configuration.clearLeaderOnlyWhenBusy else { return }
         let nowD = Engine.duration(now)
         let flipped = nodes[r].channel.heard(airtime: Engine.duration(now - start), endingAt: nowD)
         let share = nodes[r].channel.lastShare

@@ -62,8 +62,8 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     /// rival: no box its uncovered neighbours' hellos list, outside its own table, is listed by
     /// the copy's transmitter too (`nil` = no such rule). Off by default: in the simulator 0
     /// slots met the median latency at 30 boxes (6.5 → 6.0 s; Meshtastic at hop 7: 6.1 s) but
-    /// lost 3.2 points of reach at 50 boxes under load and 1.5 at low load — the early copy
-    /// prunes followers whose relays carried reach there (docs/mesh-simulation.md).
+    /// lost 3.2 points of reach at 50 boxes under load and 1.5 at low load, not to collisions
+    /// (docs/mesh-simulation.md, "Relay jitter by SNR").
     public var clearLeaderJitterSlots: Int?
     /// Apply `clearLeaderJitterSlots` only while the channel is busy.
     public var clearLeaderOnlyWhenBusy = false
