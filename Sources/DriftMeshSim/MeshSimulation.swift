@@ -86,6 +86,8 @@ enum Frame: Sendable {
     /// …and a held packet sent again for a neighbour whose digest lacks it, or (`relay`) one
     /// got as a repair that the router relays on.
     case repair(MeshHeader, relay: Bool)
+    /// A topology advert (``MeshRouterConfiguration/topologyPlan``), the origin's or a relay.
+    case topology(MeshHeader)
     /// A sealed frame of a box that runs the whole node (`SimParameters.nodeMachine`);
     /// `repair` for a data frame that is not the flood's: a catch-up copy (the node queues those
     /// at background priority), or a relay of a packet its sender got by catch-up — what the
@@ -142,6 +144,8 @@ struct Engine {
         var down = false
         /// How often this box answered each box's digest with each packet (`repairAnswersBounded`).
         var repairAnswers = RepairAnswerTally<Int>()
+        /// Topology adverts this box has had (its own included).
+        var topologySeen: Set<PacketKey> = []
         /// This box's transmissions from the end of the warm-up on (start, time on air), µs.
         var sent: [(start: Int64, airUs: Int64)] = []
     }
@@ -208,6 +212,14 @@ struct Engine {
     var dataAirUsTotal: Int64 = 0
     /// Hellos sent from the first message on (the warm-up's are not counted).
     var helloTx = 0
+    /// Topology adverts (``MeshRouterConfiguration/topologyPlan``): their payloads by packet,
+    /// adverts originated and frames sent over the whole run, and frames and airtime from the
+    /// end of the warm-up on.
+    var topologyPayloads: [PacketKey: HelloPayload] = [:]
+    var topologyAdverts = 0
+    var topologyTxAll = 0
+    var topologyTx = 0
+    var topologyAirUsTotal: Int64 = 0
     var helloAirUsTotal: Int64 = 0
     var measuredFromUs: Int64 = 0
     /// When the run stops (the last message, then the drain or the repair window).
@@ -267,6 +279,8 @@ struct Engine {
                 var config = p.ourConfiguration
                 config.helloPeriod = p.warmUpHelloPeriod
                 config.helloJitter = p.warmUpHelloPeriod / 6
+                config.topologyPeriod = p.warmUpTopologyPeriod
+                config.topologyMinimumInterval = min(config.topologyMinimumInterval, p.warmUpTopologyPeriod)
                 config.slot = .microseconds(slotUs)
                 // Power control against this channel: full power and the SNR at which a frame decodes.
                 config.maxTxPowerDbm = Int(channel.txPowerDbm)
@@ -452,6 +466,8 @@ struct Engine {
                     } else if case .ours(var r) = nodes[i].router {
                         r.configuration.helloPeriod = p.helloPeriod
                         r.configuration.helloJitter = p.helloPeriod / 10
+                        r.configuration.topologyPeriod = p.ourConfiguration.topologyPeriod
+                        r.configuration.topologyMinimumInterval = p.ourConfiguration.topologyMinimumInterval
                         nodes[i].router = .ours(r)
                     }
                 }
@@ -675,9 +691,25 @@ struct Engine {
         apply(actions, at: n)
     }
 
+    /// `n` floods its topology advert: a packet of its own, relayed by the routers as a flood.
+    mutating func originateTopology(at n: Int) {
+        guard case .ours(var router) = nodes[n].router else { return }
+        let nowD = Engine.duration(now)
+        let header = MeshHeader(kind: .topology, origin: nodes[n].id, packetID: nodes[n].nextPacketID, hopStart: p.hopLimit, expiresAtMinute: 0)
+        nodes[n].nextPacketID += 1
+        nodes[n].topologySeen.insert(header.key)
+        topologyPayloads[header.key] = router.topologyAdvert(now: nowD)
+        topologyAdverts += 1
+        let actions = router.originate(header, now: nowD)
+        nodes[n].router = .ours(router)
+        apply(actions, at: n)
+    }
+
     mutating func apply(_ actions: [RouterAction], at n: Int) {
         for action in actions {
             switch action {
+            case .transmit(let header, _) where header.kind == .topology:
+                nodes[n].queue.append(.topology(header))
             case .transmit(let header, let powerDbm):
                 if nodes[n].repairHeld.contains(header.key) {
                     // A packet this box got as a repair goes on as one (repair airtime, not the flood's).
@@ -690,11 +722,14 @@ struct Engine {
                 let key = nodes[n].key
                 let payload = nodes[n].router.helloPayload(publicKey: key, now: Engine.duration(now))
                 nodes[n].queue.append(.hello(payload))
+            case .sendTopology:
+                originateTopology(at: n)
             case .cancelled(let key):
                 let before = nodes[n].queue.count
                 nodes[n].queue.removeAll {
                     if case .data(let h, _) = $0 { return h.key == key }
                     if case .repair(let h, _) = $0 { return h.key == key }
+                    if case .topology(let h) = $0 { return h.key == key }
                     return false
                 }
                 cancelled += before - nodes[n].queue.count
@@ -785,6 +820,13 @@ struct Engine {
             airUs = dataAirUs
             syncTx += 1
             syncAirUsTotal += airUs
+        case .topology(let header):
+            airUs = controlAirUs(payloadBytes: topologyPayloads[header.key]?.encoded().count ?? 0)
+            topologyTxAll += 1
+            if now >= measuredFromUs {
+                topologyTx += 1
+                topologyAirUsTotal += airUs
+            }
         case .sealed(let bytes, let repair):
             let sent = sealedTransmission(bytes, from: s, repair: repair)
             airUs = sent.airUs
@@ -919,6 +961,15 @@ struct Engine {
             case .repair(let header, _):
                 heardRepair(header, link: link, at: r)
                 continue
+            case .topology(let header):
+                let first = nodes[r].topologySeen.insert(header.key).inserted
+                if first, let payload = topologyPayloads[header.key] {
+                    if case .ours(var router) = nodes[r].router {
+                        router.heardTopology(from: header.origin, payload: payload, now: nowD)
+                        nodes[r].router = .ours(router)
+                    }
+                }
+                actions = nodes[r].router.with { $0.heard(header, link: link, firstTime: first, now: nowD) }
             case .sealed(let bytes, let repair):
                 machineHeard(bytes, link: link, at: r, repair: repair)
                 continue
@@ -1002,7 +1053,7 @@ struct Engine {
             reachabilityAfterSync: connectedPossible == 0 ? 1 : Double(connectedAfter) / Double(connectedPossible),
             connectedReachWithinRepairWindow: connectedPossible == 0 ? 1 : Double(connectedWithin) / Double(connectedPossible),
             dataAirtimeMs: Double(dataAirUsTotal) / 1000,
-            totalAirtimeMs: Double(dataAirUsTotal + helloAirUsTotal + syncAirUs) / 1000,
+            totalAirtimeMs: Double(dataAirUsTotal + helloAirUsTotal + syncAirUs + topologyAirUsTotal) / 1000,
             helloTransmissions: helloTx, helloAirtimeMs: Double(helloAirUsTotal) / 1000,
             syncTransmissions: syncTx, syncAirtimeMs: Double(syncAirUs) / 1000,
             relaysCancelled: counters.cancelled, relaysPruned: counters.pruned, retries: counters.retries, meanDegree: Double(links) / Double(n),
@@ -1024,6 +1075,16 @@ struct Engine {
         }
         if p.recordReceptionLatencies, nodes.first?.machine == nil {
             result.receptionLatenciesMs = receptionLatencies.map { $0 < 0 ? -1 : Double($0) / 1000 }
+        }
+        if p.ourConfiguration.topologyPlan, p.router == .ours, !p.nodeMachine {
+            result.topologyAdverts = topologyAdverts
+            result.topologyFramesAll = topologyTxAll
+            result.topologyTransmissions = topologyTx
+            result.topologyAirtimeMs = Double(topologyAirUsTotal) / 1000
+            result.plannedRelays = nodes.reduce(0) {
+                if case .ours(let r) = $1.router { return $0 + r.counters.plannedRelays }
+                return $0
+            }
         }
         if p.router == .ours, p.reconcile, !p.nodeMachine {
             result.digestTransmissions = digestTx

@@ -24,6 +24,10 @@ public struct SimParameters: Sendable {
     public var periodPerNode: Duration = .seconds(100)
     /// Hellos before the first message (our router only).
     public var warmUp: Duration = .seconds(600)
+    /// With `ourConfiguration.topologyPlan`: the topology advert period during the warm-up
+    /// (after it, the configuration's own), so the boxes have learnt the mesh when the first
+    /// message goes out, as a mesh that has run for a few hours has.
+    public var warmUpTopologyPeriod: Duration = .seconds(240)
     /// Hello period during the warm-up, and after it.
     public var warmUpHelloPeriod: Duration = .seconds(120)
     public var helloPeriod: Duration = .seconds(300)

@@ -39,6 +39,15 @@ public struct SimResult: Sendable, Hashable, Codable {
     // airtime (node machines: full and compact digests; the rest are requests), and (router
     // only) the repaired packets…
     public var digestTransmissions: Int?
+    /// Relays planned on the topology (`--topology-plan`), else absent: topology adverts
+    /// originated over the whole run (warm-up included) and their frames (origins' and relays'),
+    /// the frames and airtime from the first message on (in `totalAirtimeMs`), and the relays
+    /// that went out because the plan named their box.
+    public var topologyAdverts: Int?
+    public var topologyFramesAll: Int?
+    public var topologyTransmissions: Int?
+    public var topologyAirtimeMs: Double?
+    public var plannedRelays: Int?
     public var digestAirtimeMs: Double?
     public var repairTransmissions: Int?
     /// …of which relayed on by the router of a box that got the packet as a repair (`repairRelays`)…

@@ -120,6 +120,27 @@ extension SimCommand {
         @Option(help: "Our router: how long a relay waits for its implicit ack before its retry, ms (default 16000).")
         var relayImplicitAckMs: Int?
 
+        @Flag(help: "Our router: relays planned on the topology — every box floods its neighbour list now and then, and a flood's relays follow the greedy plan every box computes alike from what it learnt (docs/mesh-simulation.md).")
+        var topologyPlan = false
+
+        @Option(help: "With --topology-plan: rank steps a box outside the plan waits beyond its usual delay (default 12).")
+        var topologyDeferSteps: Int?
+
+        @Flag(help: "With --topology-plan: plan on the neighbours' hellos and the box's own table too, not only on the adverts every box hears alike.")
+        var topologyFromHellos = false
+
+        @Flag(help: "With --topology-plan: only a new neighbour brings a box's next advert forward (not a lost one or a changed link).")
+        var topologyNewNeighboursOnly = false
+
+        @Option(help: "With --topology-plan: lowest link bucket (0…3) that counts in the plan (default: --min-cover-bucket).")
+        var topologyMinBucket: UInt8?
+
+        @Option(help: "Our router: length of the warm-up before the first message, seconds (default 600).")
+        var warmUpS: Int?
+
+        @Option(help: "With --topology-plan: seconds between a box's topology adverts during the warm-up (default 240; after it, the daemon's 3 hours).")
+        var warmUpTopologyPeriod: Int?
+
         @Flag(help: "Our router: relay power control (off by default: no measurable gain, docs/mesh-simulation.md).")
         var powerControl = false
 
@@ -453,6 +474,13 @@ extension SimCommand {
                     if let powerMargin { parameters.ourConfiguration.powerMarginDb = powerMargin }
                     if retryRelays { parameters.ourConfiguration.retryRelays = true }
                     if busyRelayRetries { parameters.ourConfiguration.retryRelaysWhenBusy = true }
+                    if topologyPlan { parameters.ourConfiguration.topologyPlan = true }
+                    if topologyFromHellos { parameters.ourConfiguration.topologyFromHellos = true }
+                    if topologyNewNeighboursOnly { parameters.ourConfiguration.topologyAdvertOnNewNeighboursOnly = true }
+                    if let topologyDeferSteps { parameters.ourConfiguration.topologyDeferSteps = max(0, topologyDeferSteps) }
+                    if let topologyMinBucket { parameters.ourConfiguration.topologyMinimumBucket = min(topologyMinBucket, 3) }
+                    if let warmUpS { parameters.warmUp = .seconds(max(0, warmUpS)) }
+                    if let warmUpTopologyPeriod { parameters.warmUpTopologyPeriod = .seconds(max(60, warmUpTopologyPeriod)) }
                     if let relayImplicitAckMs { parameters.ourConfiguration.relayImplicitAckTimeout = .milliseconds(max(0, relayImplicitAckMs)) }
                     if let cancelUncoveredAtMost { parameters.ourConfiguration.cancelWhenUncoveredAtMost = cancelUncoveredAtMost }
                     parameters.recordReceptionLatencies = pairedLatency

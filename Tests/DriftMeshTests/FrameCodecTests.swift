@@ -31,14 +31,14 @@ struct FrameCodecTests {
         #expect(wire.length == 21)
     }
 
-    @Test("Every frame kind round-trips; kinds 6…15 and versions other than 1 are refused")
+    @Test("Every frame kind round-trips; kinds 7…15 and versions other than 1 are refused")
     func kindsAndVersions() throws {
         for kind in FrameKind.allCases {
             let bytes = try MeshFrameCodec.encodeHeader(WireFixtures.header(kind: kind), networkHint: 0, originTagged: false)
             #expect(try MeshFrameCodec.decodeHeader(bytes).header.kind == kind)
         }
         var bytes = try MeshFrameCodec.encodeHeader(WireFixtures.header(), networkHint: 0, originTagged: false)
-        for kind: UInt8 in 6...15 {
+        for kind: UInt8 in 7...15 {
             bytes[0] = 0x10 | kind
             #expect(throws: MeshWireError.badKind(kind)) { try MeshFrameCodec.decodeHeader(bytes) }
         }

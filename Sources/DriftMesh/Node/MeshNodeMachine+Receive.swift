@@ -43,7 +43,7 @@ extension MeshNodeMachine {
             return .expired
         }
         if !fromBridge, header.origin != me { noteDistance(of: header.origin, hopsTaken: header.hopsTaken, at: now.monotonic) }
-        if fromBridge, header.kind == .hello || header.kind == .digest || header.kind == .request {
+        if fromBridge, header.kind == .hello || header.kind == .digest || header.kind == .request || header.kind == .topology {
             counters.bridgeRefused += 1
             return .refused
         }
@@ -69,6 +69,8 @@ extension MeshNodeMachine {
         case .request:
             if firstTime { heardRequest(header, plaintext, at: now) } else { counters.duplicates += 1 }
             return firstTime ? .accepted : .duplicate
+        case .topology:
+            return heardTopology(header, plaintext, bytes: bytes, link: link, firstTime: firstTime, at: now)
         case .broadcast, .directed, .ack:
             return heardData(header, plaintext, bytes: bytes, link: link, firstTime: firstTime, fromBridge: fromBridge, at: now)
         }
@@ -84,7 +86,7 @@ extension MeshNodeMachine {
         switch header.kind {
         case .digest, .request:
             return true
-        case .hello:
+        case .hello, .topology:
             return false
         case .broadcast, .directed, .ack:
             guard let first = router.firstSeen(header.key) else { return false }
@@ -175,6 +177,26 @@ extension MeshNodeMachine {
         let routed = router.heard(header, link: link, firstTime: firstTime, now: t)
         apply(routed, plaintexts: firstTime ? [header.key: (header, plaintext)] : [:], at: now)
         return firstTime ? .accepted : .duplicate
+    }
+
+    /// A topology advert (``MeshRouterConfiguration/topologyPlan``): what its origin hears, for
+    /// the router's relay plans; relayed on as the router decides, never held or delivered.
+    private mutating func heardTopology(_ header: MeshHeader, _ plaintext: [UInt8], bytes: [UInt8], link: LinkQuality,
+                                        firstTime: Bool, at now: MeshNodeTime) -> BridgeVerdict {
+        let t = now.monotonic
+        guard firstTime else {
+            if header.origin != me { counters.duplicates += 1 }
+            apply(router.heard(header, link: link, firstTime: false, now: t), at: now)
+            return .duplicate
+        }
+        guard let advert = try? HelloPayload(decoding: plaintext), advert.publicKey == nil else {
+            counters.malformed["topology_advert", default: 0] += 1
+            return .malformed("topology_advert")
+        }
+        router.heardTopology(from: header.origin, payload: advert, now: t)
+        relayable[header.key] = (bytes, t + settings.router.packetMemory)
+        apply(router.heard(header, link: link, firstTime: true, now: t), at: now)
+        return .accepted
     }
 
     private mutating func heardHello(_ header: MeshHeader, _ plaintext: [UInt8], link: LinkQuality, at now: MeshNodeTime) {
@@ -325,6 +347,8 @@ extension MeshNodeMachine {
                 // queued for the radio and taken back. (A relay that already went out stays sent.)
                 if unqueue(key) { counters.relaysCancelled += 1 }
                 relayable[key] = nil
+            case .sendTopology:
+                sendTopology(at: now)
             case .sendHello:
                 sendHello(at: now)
                 if !announced {

@@ -101,18 +101,25 @@ extension MeshNodeMachine {
         sendControl(.ack, payload: ack, destination: message.origin, hopStart: settings.hopLimit, priority: .interactive, at: now)
     }
 
-    /// Seals and queues a one-hop control frame (digest, request, hello), or an ack through the
-    /// router. Returns the queue id of a control frame queued.
+    /// Seals and queues a one-hop control frame (digest, request, hello), or an ack or a
+    /// topology advert through the router. Returns the queue id of a control frame queued.
     @discardableResult
     mutating func sendControl(_ kind: FrameKind, payload: [UInt8], destination: NodeID? = nil, hopStart: UInt8 = 0,
                               priority: TransmitPriority = .background, at now: MeshNodeTime) -> UInt64? {
         guard let (header, frame) = sealControl(kind, payload: payload, destination: destination, hopStart: hopStart, at: now) else { return nil }
-        if kind == .ack {
+        if kind == .ack || kind == .topology {
             ownFrames[header.key] = (frame, header.key, priority)
             apply(router.originate(header, now: now.monotonic), at: now)
             return nil
         }
         return enqueue(frame, priority: priority, counter: kind == .hello ? \.sentHellos : \.sentSync)
+    }
+
+    /// Floods our topology advert (what we hear, ``MeshRouterConfiguration/topologyPlan``) at
+    /// background priority, relayed by every box as its router decides.
+    mutating func sendTopology(at now: MeshNodeTime) {
+        let advert = router.topologyAdvert(now: now.monotonic)
+        sendControl(.topology, payload: advert.encoded(), hopStart: settings.hopLimit, priority: .background, at: now)
     }
 
     /// Seals a control frame (or an ack) under a new packet id of ours, marked seen.

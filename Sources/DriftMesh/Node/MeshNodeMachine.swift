@@ -473,6 +473,8 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
 
     /// The router's own counters (relays planned, sent, pruned; implicit-ack retries).
     public var routerCounters: MeshRouter.Counters { router.counters }
+    /// What the router knows of the whole mesh (``MeshRouterConfiguration/topologyPlan``).
+    public var topology: MeshTopology { router.topology }
 
     /// Frames waiting for the radio.
     public var queuedFrames: Int { queue.count }

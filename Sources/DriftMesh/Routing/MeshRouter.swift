@@ -36,6 +36,15 @@ public struct MeshRouter: Sendable {
     public var channelUtilisation = 0.0
     /// What the router did, for `driftd status` and the simulator.
     public private(set) var counters = Counters()
+    /// What this box knows of the whole mesh (``MeshRouterConfiguration/topologyPlan``).
+    public private(set) var topology = MeshTopology()
+    /// When our next topology advert is due (`nil`: not before the learning period ends).
+    private var nextTopologyAt: Duration?
+    /// When we sent our last advert, and the neighbour list it carried.
+    private var lastTopologyAt: Duration?
+    private var advertised: [NodeID: UInt8]?
+    /// This period's offset from `topologyPeriod` (± a tenth, so boxes do not synchronise).
+    private var topologyJitter: Duration = .zero
 
     /// Running totals of the router's decisions.
     public struct Counters: Sendable, Hashable {
@@ -45,6 +54,10 @@ public struct MeshRouter: Sendable {
         /// First receptions we chose not to relay because every neighbour was covered.
         public var relaysPruned = 0
         public var implicitAckRetries = 0
+        /// Relays sent because the topology plan names this box (``MeshRouterConfiguration/topologyPlan``).
+        public var plannedRelays = 0
+        /// Our topology adverts.
+        public var topologyAdverts = 0
     }
 
     struct PlannedRelay: Sendable {
@@ -53,6 +66,8 @@ public struct MeshRouter: Sendable {
         var at: Duration
         var emitted: Bool
         var fallback: Bool
+        /// The topology plan names this box: the relay goes out whatever is covered.
+        var planned = false
     }
 
     struct PacketState: Sendable {
@@ -115,7 +130,40 @@ public struct MeshRouter: Sendable {
             theirs[entry.id] = max(theirs[entry.id] ?? 0, entry.bucket)
         }
         table[sender] = Neighbour(id: sender, link: link, lastHeard: now, publicKey: payload.publicKey ?? [], neighbours: theirs)
+        if configuration.topologyPlan, configuration.topologyFromHellos { topology.learn(sender, hears: theirs, now: now) }
         return []
+    }
+
+    /// Our topology advert: the boxes we hear and how well (a keyless hello payload).
+    public func topologyAdvert(now: Duration) -> HelloPayload {
+        helloPayload(publicKey: nil, now: now)
+    }
+
+    /// A topology advert of `origin` (first copy; the caller decodes the payload): what that box
+    /// hears, for the relay plans. Our own neighbours' hellos are fresher and win while we hear them.
+    public mutating func heardTopology(from origin: NodeID, payload: HelloPayload, now: Duration) {
+        guard origin != me, !configuration.topologyFromHellos || table[origin] == nil else { return }
+        var theirs: [NodeID: UInt8] = [:]
+        for entry in payload.neighbours where entry.id != origin {
+            theirs[entry.id] = max(theirs[entry.id] ?? 0, entry.bucket)
+        }
+        topology.learn(origin, hears: theirs, now: now)
+    }
+
+    /// The boxes we hear, by bucket, as our hello lists them.
+    private func ownList(now: Duration) -> [NodeID: UInt8] {
+        var list: [NodeID: UInt8] = [:]
+        for n in table.values where !isExpired(n, now: now) { list[n.id] = n.bucket }
+        return list
+    }
+
+    /// Whether the topology plan names us as a relay of `header`'s flood (`nil`: no plan —
+    /// the option is off, the packet is not a broadcast, or we know nothing of its origin).
+    private mutating func plannedRelay(_ header: MeshHeader, now: Duration) -> Bool? {
+        let c = configuration
+        guard c.topologyPlan, header.destination == nil, header.kind == .broadcast || header.kind == .topology else { return nil }
+        if c.topologyFromHellos { topology.learn(me, hears: ownList(now: now), now: now) }
+        return topology.relays(from: header.origin, minimumBucket: c.topologyMinimumBucket ?? c.minimumCoverBucket)?.contains(me)
     }
 
     /// When this router first saw packet `key` (heard or originated), while it still tracks
@@ -158,7 +206,7 @@ public struct MeshRouter: Sendable {
         let transmitters = transmitterCandidates(header, link: link)
         // Link quality comes from hellos only: data frames may be sent at reduced power.
         let forMe = header.destination == nil || header.destination == me
-        let relayable = header.kind == .broadcast || header.kind == .directed || header.kind == .ack
+        let relayable = header.kind == .broadcast || header.kind == .directed || header.kind == .ack || header.kind == .topology
 
         guard relayable, header.origin != me || packets[key] != nil else {
             return firstTime && forMe && header.origin != me ? [.deliver(key)] : []
@@ -189,7 +237,7 @@ public struct MeshRouter: Sendable {
                 return actions
             }
             planRelay(header, link: link, transmitters: transmitters, state: &state, now: now)
-        } else if let relay = state.relay, relay.fallback || !stillNeeded(state) {
+        } else if let relay = state.relay, !relay.planned, relay.fallback || !stillNeeded(state) {
             // Redundant now. If it was already handed out, the caller drops it when it is
             // still queued for a clear channel (and ignores this when it already went out).
             state.relay = nil
@@ -216,6 +264,17 @@ public struct MeshRouter: Sendable {
             counters.relaysPlanned += 1
             return
         }
+        var deferSteps = 0
+        if let planned = plannedRelay(header, now: now) {
+            if planned {
+                let jitter = c.snrScaledJitterSlots(c.relayJitterSlots(c.leaderJitterSlots ?? c.jitterSlots, utilisation: channelUtilisation), snr: link.snr)
+                state.relay = PlannedRelay(header: relayed, powerDbm: nil, at: now + c.slot * rng.int(in: 0...max(0, jitter)),
+                                           emitted: false, fallback: false, planned: true)
+                counters.relaysPlanned += 1
+                return
+            }
+            deferSteps = c.topologyDeferSteps
+        }
         let missing = uncovered(state)
         guard !missing.isEmpty else {
             counters.relaysPruned += 1
@@ -236,7 +295,7 @@ public struct MeshRouter: Sendable {
             }
         }
         jitter = c.snrScaledJitterSlots(c.relayJitterSlots(jitter, utilisation: channelUtilisation), snr: link.snr)
-        let slots = steps * c.rankStepSlots(utilisation: channelUtilisation) + rng.int(in: 0...max(0, jitter))
+        let slots = (steps + deferSteps) * c.rankStepSlots(utilisation: channelUtilisation) + rng.int(in: 0...max(0, jitter))
         state.relay = PlannedRelay(header: relayed, powerDbm: nil, at: now + c.slot * slots, emitted: false, fallback: false)
         counters.relaysPlanned += 1
     }
@@ -408,6 +467,7 @@ public struct MeshRouter: Sendable {
     public var nextDeadline: Duration? {
         guard let hello = nextHelloAt else { return .zero }
         var earliest = hello
+        if let advert = nextTopologyAt, advert < earliest { earliest = advert }
         for state in packets.values {
             if let r = state.relay, !r.emitted, r.at < earliest { earliest = r.at }
             if let t = state.retryAt, t < earliest { earliest = t }
@@ -430,6 +490,7 @@ public struct MeshRouter: Sendable {
         for (id, n) in table where isExpired(n, now: now) {
             table[id] = nil
         }
+        if c.topologyPlan { dueTopology(now: now, into: &actions) }
         for key in packets.keys.sorted() {
             guard var state = packets[key] else { continue }
             if now - state.firstSeen > c.packetMemory, state.relay == nil || state.relay?.emitted == true {
@@ -437,9 +498,10 @@ public struct MeshRouter: Sendable {
                 continue
             }
             if let relay = state.relay, !relay.emitted, relay.at <= now {
-                if relay.fallback || stillNeeded(state) {
+                if relay.fallback || relay.planned || stillNeeded(state) {
                     state.relay?.emitted = true
                     counters.relaysSent += 1
+                    if relay.planned { counters.plannedRelays += 1 }
                     let power = relay.fallback ? nil : relayPower(state)
                     markSent(relay.header, in: &state, now: now)
                     actions.append(.transmit(relay.header, powerDbm: power))
@@ -460,6 +522,37 @@ public struct MeshRouter: Sendable {
             packets[key] = state
         }
         return actions
+    }
+
+    /// Topology adverts: the first once the learning period is over, then one every
+    /// `topologyPeriod`, or sooner — `topologyMinimumInterval` after the last — when the
+    /// neighbour list changed. Old lists of other boxes are forgotten.
+    private mutating func dueTopology(now: Duration, into actions: inout [RouterAction]) {
+        let c = configuration
+        topology.forget(olderThan: c.topologyMaxAge ?? c.topologyPeriod * 3, now: now)
+        guard !isLearningNeighbours(now: now) else { return }
+        if lastTopologyAt == nil, nextTopologyAt == nil {
+            // The first advert at a random moment within the minimum interval: boxes that
+            // start together (a power cut ends) do not all flood at once.
+            let spread = Int(c.topologyMinimumInterval.components.seconds)
+            nextTopologyAt = now + .seconds(spread > 0 ? rng.int(in: 0...spread) : 0)
+        }
+        let list = ownList(now: now)
+        if c.topologyFromHellos { topology.learn(me, hears: list, now: now) }
+        if let last = lastTopologyAt {
+            // Recomputed at every call: the period may have changed since the last advert.
+            let changed = c.topologyAdvertOnNewNeighboursOnly ? list.keys.contains { advertised?[$0] == nil } : list != advertised
+            nextTopologyAt = changed ? last + c.topologyMinimumInterval : last + c.topologyPeriod + topologyJitter
+        }
+        guard nextTopologyAt.map({ now >= $0 }) ?? true else { return }
+        actions.append(.sendTopology)
+        counters.topologyAdverts += 1
+        lastTopologyAt = now
+        advertised = list
+        topology.learn(me, hears: list, now: now)
+        let jitter = c.topologyPeriod.components.seconds / 10
+        topologyJitter = .seconds(jitter > 0 ? rng.int(in: Int(-jitter)...Int(jitter)) : 0)
+        nextTopologyAt = now + c.topologyPeriod + topologyJitter
     }
 
     /// Keeps at most `maxTrackedPackets` packet states (drops the oldest).

@@ -165,6 +165,32 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
         neighbourLearningPeriod ?? helloPeriod + helloJitter
     }
 
+    /// Relays planned on the topology: every box floods a topology advert (its neighbour list)
+    /// now and then, every box keeps what it learns in a ``MeshTopology``, and a flood's relays
+    /// follow the greedy plan each box computes alike from it (``MeshTopology/relays(from:minimumBucket:)``):
+    /// a box in the plan relays after the leader's jitter, whatever it counts as covered; a box
+    /// outside it waits ``topologyDeferSteps`` rank steps more before its own coverage rule
+    /// decides, so the plan's copies come first and cancel it where they reach. Broadcasts
+    /// only (directed frames keep their turn order). Off by default.
+    public var topologyPlan = false
+    /// Rank steps a box outside the plan waits beyond its usual relay delay.
+    public var topologyDeferSteps = 12
+    /// A link counts in the plan at or above this bucket (`nil` = ``minimumCoverBucket``).
+    public var topologyMinimumBucket: UInt8?
+    /// How often a box floods its topology advert when nothing changed.
+    public var topologyPeriod: Duration = .seconds(3 * 3600)
+    /// A box floods its advert again when its neighbour list changed, but not sooner than
+    /// this after its last one.
+    public var topologyMinimumInterval: Duration = .seconds(600)
+    /// Only a neighbour new since the last advert brings the next one forward; a neighbour lost,
+    /// or a link's bucket changed, waits for the periodic advert.
+    public var topologyAdvertOnNewNeighboursOnly = false
+    /// Plan also on the neighbours' hellos and our own live table (fresher, but other boxes plan
+    /// on the adverts alone, so the plans disagree), not only on the adverts every box hears alike.
+    public var topologyFromHellos = false
+    /// Lists not refreshed for this long are forgotten (`nil` = three ``topologyPeriod``s).
+    public var topologyMaxAge: Duration?
+
     /// Colliding short ids: a neighbour is taken as a copy's possible transmitter only if
     /// the copy's SNR is within this many dB of the SNR of its hellos (data at full power,
     /// so without `powerControl`); `nil` turns the check off.

@@ -12,4 +12,7 @@ public enum RouterAction: Sendable, Equatable {
     case cancelled(PacketKey)
     /// Time for our hello beacon: the caller builds it from `helloPayload(publicKey:now:)`.
     case sendHello
+    /// Time for our topology advert (``MeshRouterConfiguration/topologyPlan``): flood the
+    /// payload of `topologyAdvert(now:)` as a `topology` packet of our own.
+    case sendTopology
 }

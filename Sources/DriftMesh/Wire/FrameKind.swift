@@ -15,4 +15,7 @@ public enum FrameKind: UInt8, Sendable, Hashable, CaseIterable {
     case digest = 4
     /// Store-and-forward reconciliation: "send me these packets".
     case request = 5
+    /// A box's neighbour list (a keyless hello payload), flooded to every box
+    /// (``MeshRouterConfiguration/topologyPlan``).
+    case topology = 6
 }

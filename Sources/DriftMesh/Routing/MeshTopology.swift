@@ -1,0 +1,103 @@
+/// What a box knows of the whole mesh: for every box it has heard of, the boxes that box hears
+/// and how well — learnt from topology adverts flooded through the mesh
+/// (``MeshRouterConfiguration/topologyPlan``) and, fresher, from its neighbours' hellos.
+///
+/// From it every box computes the same relay plan for a flood from a given origin
+/// (``relays(from:minimumBucket:)``): the centralised greedy plan of the simulator's reference
+/// (`BroadcastPlan`), with ties broken by node id so boxes that know the same links agree
+/// without talking. Boxes are mounted and left for months, so the links change seldom and the
+/// knowledge is worth its airtime; where it is stale or incomplete, the router's own coverage
+/// rule still runs behind the plan (docs/mesh-routing.md, "Relays planned on the topology").
+public struct MeshTopology: Sendable {
+    struct Entry: Sendable, Hashable {
+        /// Boxes this box hears, by the link bucket it hears them with (0…3).
+        var hears: [NodeID: UInt8]
+        var learnedAt: Duration
+    }
+
+    private var boxes: [NodeID: Entry] = [:]
+    /// Plans computed since the last change, by origin and minimum bucket.
+    private var plans: [PlanKey: Set<NodeID>] = [:]
+
+    private struct PlanKey: Hashable {
+        var origin: NodeID
+        var minimumBucket: UInt8
+    }
+
+    public init() {}
+
+    /// Boxes whose neighbour lists are known.
+    public var count: Int { boxes.count }
+
+    /// The boxes `box` hears, as last learnt (`nil` when unknown).
+    public func hears(_ box: NodeID) -> [NodeID: UInt8]? {
+        boxes[box]?.hears
+    }
+
+    /// `box` hears these boxes (its hello's or advert's neighbour list). Returns whether that
+    /// changed what is known (a refresh with the same links only renews the entry).
+    @discardableResult
+    public mutating func learn(_ box: NodeID, hears: [NodeID: UInt8], now: Duration) -> Bool {
+        var list = hears
+        list[box] = nil
+        if boxes[box]?.hears == list {
+            boxes[box]?.learnedAt = now
+            return false
+        }
+        boxes[box] = Entry(hears: list, learnedAt: now)
+        plans.removeAll()
+        return true
+    }
+
+    /// Forgets the lists learnt more than `maxAge` before `now` (boxes gone or moved).
+    public mutating func forget(olderThan maxAge: Duration, now: Duration) {
+        let before = boxes.count
+        boxes = boxes.filter { now - $0.value.learnedAt <= maxAge }
+        if boxes.count != before { plans.removeAll() }
+    }
+
+    /// The boxes that relay a flood from `origin` in the plan: starting with the origin's
+    /// transmission, the box that holds the packet, has not transmitted and is heard by the most
+    /// boxes not reached yet transmits next (ties: the lowest node id), until no transmission
+    /// would reach anyone new. A link counts when the receiver's list gives it at least
+    /// `minimumBucket`. `nil` when no known box hears `origin` (nothing to plan with). The
+    /// origin itself is not in the set.
+    public mutating func relays(from origin: NodeID, minimumBucket: UInt8) -> Set<NodeID>? {
+        let key = PlanKey(origin: origin, minimumBucket: minimumBucket)
+        if let plan = plans[key] { return plan }
+        // Who hears whom: out[s] = the boxes that list s.
+        var out: [NodeID: [NodeID]] = [:]
+        for (r, entry) in boxes {
+            for (s, bucket) in entry.hears where bucket >= minimumBucket {
+                out[s, default: []].append(r)
+            }
+        }
+        guard out[origin] != nil else { return nil }
+        var reached: Set<NodeID> = [origin]
+        var sent: Set<NodeID> = []
+        var relays: Set<NodeID> = []
+        var candidates: Set<NodeID> = []
+        var current = origin
+        while true {
+            sent.insert(current)
+            candidates.remove(current)
+            if current != origin { relays.insert(current) }
+            for r in out[current] ?? [] where reached.insert(r).inserted {
+                candidates.insert(r)
+            }
+            var best: NodeID?
+            var bestGain = 0
+            for s in candidates {
+                let gain = (out[s] ?? []).reduce(0) { $0 + (reached.contains($1) ? 0 : 1) }
+                if gain > bestGain || (gain == bestGain && gain > 0 && s < best!) {
+                    best = s
+                    bestGain = gain
+                }
+            }
+            guard let next = best else { break }
+            current = next
+        }
+        plans[key] = relays
+        return relays
+    }
+}

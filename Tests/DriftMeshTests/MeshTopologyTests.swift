@@ -1,0 +1,242 @@
+import DriftMesh
+import Foundation
+import Testing
+
+/// Relays planned on the topology (`MeshRouterConfiguration.topologyPlan`, off by default):
+/// the plan every box computes alike from the adverts, the router's relays by it, the advert
+/// schedule, and the adverts through the daemon's node machine. Manual clocks only.
+@Suite struct MeshTopologyTests {
+    static let (a, b, c, d, e) = (RouterTests.a, RouterTests.b, RouterTests.c, RouterTests.d, RouterTests.e)
+
+    /// A topology where `hears[r]` lists the boxes `r` hears (bucket 3).
+    static func topology(_ hears: [NodeID: [NodeID]]) -> MeshTopology {
+        var t = MeshTopology()
+        for (r, list) in hears { t.learn(r, hears: Dictionary(uniqueKeysWithValues: list.map { ($0, UInt8(3)) }), now: .zero) }
+        return t
+    }
+
+    @Test("the plan is the greedy cover: on a line every inner box relays, the last one does not")
+    func lineNeedsEveryInnerBox() {
+        // A – B – C – D, links both ways.
+        var t = Self.topology([Self.a: [Self.b], Self.b: [Self.a, Self.c], Self.c: [Self.b, Self.d], Self.d: [Self.c]])
+        do {
+            let plan = t.relays(from: Self.a, minimumBucket: 1)
+            #expect(plan == [Self.b, Self.c])
+        }
+        do {
+            let plan = t.relays(from: Self.d, minimumBucket: 1)
+            #expect(plan == [Self.c, Self.b])
+        }
+    }
+
+    @Test("the box heard by the most boxes not reached goes first; equal gains go to the lowest id, so every box picks the same")
+    func greedyAndTieBreak() {
+        // A is heard by B and C; B by D and E; C by D alone: B covers both, C is not needed.
+        var t = Self.topology([Self.b: [Self.a], Self.c: [Self.a], Self.d: [Self.b, Self.c], Self.e: [Self.b]])
+        do {
+            let plan = t.relays(from: Self.a, minimumBucket: 1)
+            #expect(plan == [Self.b])
+        }
+        // B and C each reach D alone: equal gains, B's id is lower.
+        var tie = Self.topology([Self.b: [Self.a], Self.c: [Self.a], Self.d: [Self.b, Self.c]])
+        do {
+            let plan = tie.relays(from: Self.a, minimumBucket: 1)
+            #expect(plan == [Self.b])
+        }
+    }
+
+    @Test("a one-way link counts as the receiver lists it; weak links below the bucket do not; an origin nobody lists has no plan")
+    func oneWayWeakAndUnknown() {
+        // D hears C, C does not hear D: C relays for D all the same.
+        var t = Self.topology([Self.b: [Self.a], Self.c: [Self.b], Self.d: [Self.c]])
+        do {
+            let plan = t.relays(from: Self.a, minimumBucket: 1)
+            #expect(plan == [Self.b, Self.c])
+        }
+        var weak = MeshTopology()
+        weak.learn(Self.b, hears: [Self.a: 3], now: .zero)
+        weak.learn(Self.c, hears: [Self.b: 0], now: .zero)
+        do {
+            let plan = weak.relays(from: Self.a, minimumBucket: 1)
+            #expect(plan == [])
+        }
+        do {
+            let plan = weak.relays(from: Self.a, minimumBucket: 0)
+            #expect(plan == [Self.b])
+        }
+        do {
+            let plan = weak.relays(from: Self.e, minimumBucket: 0)
+            #expect(plan == nil)
+        }
+    }
+
+    @Test("a changed list changes the plan; an old list is forgotten")
+    func learnAndForget() {
+        var t = Self.topology([Self.b: [Self.a], Self.c: [Self.b]])
+        do {
+            let plan = t.relays(from: Self.a, minimumBucket: 1)
+            #expect(plan == [Self.b])
+        }
+        let renewed = t.learn(Self.c, hears: [Self.b: 3], now: .seconds(5))
+        #expect(!renewed, "the same list only renews it")
+        let changed = t.learn(Self.c, hears: [Self.a: 3], now: .seconds(5))
+        #expect(changed)
+        do {
+            let plan = t.relays(from: Self.a, minimumBucket: 1)
+            #expect(plan == [])
+        }
+        t.forget(olderThan: .seconds(10), now: .seconds(12))
+        #expect(t.count == 1 && t.hears(Self.b) == nil && t.hears(Self.c) != nil)
+    }
+
+    // MARK: The router
+
+    /// B's router with the plan on: 1 ms slots, no learning period; it heard the hellos in
+    /// `hellos` and the adverts in `adverts` (each: who that box hears), and sent its own
+    /// advert (what it plans with for itself, as every other box does).
+    static func router(hellos: [NodeID: [NodeID]], adverts: [NodeID: [NodeID]], plan: Bool = true, seed: UInt64 = 1) -> MeshRouter {
+        var config = MeshRouterConfiguration(helloPeriod: .seconds(60), helloJitter: .zero, slot: .milliseconds(1), jitterSlots: 50, slotsPerRank: 100)
+        config.neighbourLearningPeriod = .zero
+        config.snrJitterFloorShare = nil
+        config.leaderJitterSlots = 50
+        config.topologyPlan = plan
+        config.topologyDeferSteps = 12
+        config.topologyMinimumInterval = .zero
+        var r = MeshRouter(me: b, configuration: config, seed: seed)
+        _ = r.due(now: .zero)
+        for (n, list) in hellos.sorted(by: { $0.key < $1.key }) {
+            _ = r.heardHello(from: n, payload: HelloPayload(publicKey: RouterTests.key, neighbours: list.map { .init(id: $0, bucket: 3) }),
+                             link: RouterTests.good, now: .zero)
+        }
+        for (n, list) in adverts.sorted(by: { $0.key < $1.key }) {
+            r.heardTopology(from: n, payload: HelloPayload(publicKey: nil, neighbours: list.map { .init(id: $0, bucket: 3) }), now: .zero)
+        }
+        _ = r.due(now: .zero)
+        return r
+    }
+
+    /// B hears A, C and E; C's hello lists B, D and E; E's lists A, B and C. A's copy covers E
+    /// (E hears A), so C is B's one uncovered neighbour — until E's copy covers it.
+    static let hellos: [NodeID: [NodeID]] = [a: [b], c: [b, d, e], e: [a, b, c]]
+
+    @Test("a box the plan names relays and is not cancelled by a copy that covers its neighbours; without the plan the coverage rule cancels it")
+    func plannedRelayGoesOut() throws {
+        // The adverts (B's own from its table): A's flood reaches B and E; both reach C (B first:
+        // the lower id), and only C reaches D. The plan: B, then C.
+        let adverts: [NodeID: [NodeID]] = [Self.c: [Self.b, Self.d, Self.e], Self.d: [Self.c], Self.e: [Self.a, Self.b, Self.c]]
+        for plan in [true, false] {
+            var r = Self.router(hellos: Self.hellos, adverts: adverts, plan: plan)
+            if plan { #expect(r.topology.hears(Self.b)?.keys.sorted() == [Self.a, Self.c, Self.e]) }
+            let h = MeshHeader(kind: .broadcast, origin: Self.a, packetID: 1, hopStart: 3, expiresAtMinute: 100)
+            _ = r.heard(h, link: RouterTests.good, firstTime: true, now: .seconds(1))
+            let due = try #require(r.nextDeadline)
+            #expect(due - .seconds(1) <= .milliseconds(150), "plan \(plan): \(due)")
+            // E's relay reaches C: nothing of B's is left uncovered.
+            _ = r.heard(h.relayed(by: Self.e), link: RouterTests.good, firstTime: false, now: .seconds(1) + .microseconds(10))
+            let sent = r.due(now: due).contains { if case .transmit = $0 { return true } else { return false } }
+            #expect(sent == plan, "plan \(plan)")
+            #expect(r.counters.plannedRelays == (plan ? 1 : 0))
+        }
+    }
+
+    @Test("a box outside the plan waits the deferral's rank steps beyond its own delay; for an origin no advert lists it does not")
+    func boxOutsideThePlanDefers() throws {
+        // B hears A and C; the adverts say D hears A too and reaches C and E (E hears only D).
+        let hellos: [NodeID: [NodeID]] = [Self.a: [Self.b], Self.c: [Self.b, Self.d]]
+        let adverts: [NodeID: [NodeID]] = [Self.d: [Self.a, Self.c, Self.e], Self.c: [Self.b, Self.d], Self.e: [Self.d]]
+        var planned = Self.router(hellos: hellos, adverts: adverts)
+        let h = MeshHeader(kind: .broadcast, origin: Self.a, packetID: 2, hopStart: 3, expiresAtMinute: 100)
+        _ = planned.heard(h, link: RouterTests.good, firstTime: true, now: .seconds(1))
+        let deferred = try #require(planned.nextDeadline) - .seconds(1)
+        #expect(deferred >= .milliseconds(1_200), "12 rank steps of 100 slots: \(deferred)")
+        // A flood from X, which no advert lists (relayed to B by C): no plan, the router's own delay.
+        let x = MeshHeader(kind: .broadcast, origin: RouterQuickLeaderTests.x, packetID: 3, hopStart: 3, expiresAtMinute: 100)
+        var other = Self.router(hellos: hellos, adverts: adverts)
+        _ = other.heard(x.relayed(by: Self.c), link: RouterTests.good, firstTime: true, now: .seconds(5))
+        #expect(try #require(other.nextDeadline) - .seconds(5) <= .milliseconds(50))
+    }
+
+    @Test("adverts: the first after the learning period within the minimum interval, again when the list changed (not sooner than that interval), else every period")
+    func advertSchedule() {
+        var config = MeshRouterConfiguration(helloPeriod: .seconds(60), helloJitter: .zero)
+        config.neighbourLearningPeriod = .seconds(60)
+        config.topologyPlan = true
+        config.topologyPeriod = .seconds(3_600)
+        config.topologyMinimumInterval = .seconds(600)
+        var r = MeshRouter(me: Self.b, configuration: config, seed: 3)
+        var adverts: [Duration] = []
+        var t = Duration.zero
+        while t <= .seconds(3 * 3_600) {
+            if t == .seconds(1_000) {
+                // A new neighbour.
+                _ = r.heardHello(from: Self.c, payload: HelloPayload(publicKey: RouterTests.key, neighbours: []), link: RouterTests.good, now: t)
+            }
+            if t.components.seconds % 60 == 30 {
+                _ = r.heardHello(from: Self.a, payload: HelloPayload(publicKey: RouterTests.key, neighbours: []), link: RouterTests.good, now: t)
+                if t > .seconds(1_000) {
+                    _ = r.heardHello(from: Self.c, payload: HelloPayload(publicKey: RouterTests.key, neighbours: []), link: RouterTests.good, now: t)
+                }
+            }
+            if r.due(now: t).contains(.sendTopology) {
+                adverts.append(t)
+                #expect(Set(r.topologyAdvert(now: t).neighbours.map(\.id)) == (t >= .seconds(1_000) ? [Self.a, Self.c] : [Self.a]))
+            }
+            t += .seconds(1)
+        }
+        #expect(adverts.count >= 3, "\(adverts)")
+        guard adverts.count >= 3 else { return }
+        #expect(adverts[0] >= .seconds(60) && adverts[0] <= .seconds(660), "\(adverts)")
+        // C appeared at 1 000 s: the next advert as soon as the minimum interval allows.
+        #expect(adverts[1] == max(.seconds(1_000), adverts[0] + .seconds(600)), "\(adverts)")
+        // Then the period (± a tenth).
+        #expect(adverts[2] - adverts[1] >= .seconds(3_240) && adverts[2] - adverts[1] <= .seconds(3_960), "\(adverts)")
+        #expect(r.counters.topologyAdverts == adverts.count)
+    }
+
+    @Test("off by default: no adverts, no plan")
+    func offByDefault() {
+        #expect(MeshRouterConfiguration.standard.topologyPlan == false)
+        var r = MeshRouter(me: Self.b, configuration: MeshRouterConfiguration(helloPeriod: .seconds(60), helloJitter: .zero, neighbourLearningPeriod: .zero), seed: 1)
+        var t = Duration.zero
+        while t < .seconds(7_200) {
+            #expect(!r.due(now: t).contains(.sendTopology))
+            t += .seconds(30)
+        }
+    }
+
+    // MARK: The node machine
+
+    @Test("the node machine floods its advert as a topology frame, learns a far box's advert without delivering it, and takes a second copy as a duplicate")
+    func nodeMachineAdverts() throws {
+        var router = MeshRouterConfiguration.standard
+        router.topologyPlan = true
+        router.neighbourLearningPeriod = .zero
+        router.topologyMinimumInterval = .seconds(60)
+        var box = try MachineBox(router: router)
+        let neighbour = BoxKeyPair(), far = BoxKeyPair()
+        box.hear(try MeshNodeHelloTests.hello(from: neighbour, keyed: true, listing: [box.me], packetID: 1), at: .zero)
+        let sent = MeshNodeRepairTests.run(&box, from: .zero, until: .seconds(400))
+        let adverts = try sent.compactMap { item -> HelloPayload? in
+            let (header, plaintext) = try MeshNodeHelloTests.sealer.open(item.frame.bytes)
+            guard header.kind == .topology else { return nil }
+            #expect(header.hopStart == 3 && header.origin == box.me)
+            return try HelloPayload(decoding: plaintext)
+        }
+        try #require(adverts.count == 1, "\(sent.count) frames")
+        #expect(adverts[0].publicKey == nil && adverts[0].neighbours.map(\.id) == [neighbour.nodeID])
+        #expect(box.machine.topology.hears(box.me)?.keys.sorted() == [neighbour.nodeID])
+
+        // A far box's advert, relayed by the neighbour: learnt, relayed on, not delivered.
+        let payload = HelloPayload(publicKey: nil, neighbours: [.init(id: neighbour.nodeID, bucket: 2)])
+        let header = MeshHeader(kind: .topology, origin: far.nodeID, packetID: 7, hopStart: 3,
+                                expiresAtMinute: MeshHeader.expiryMinute(now: MachineBox.time(.seconds(400)).wall, lifetime: 600))
+        let frame = try MeshFrameCodec.relay(try MeshNodeHelloTests.sealer.seal(header: header, plaintext: payload.encoded()), by: neighbour.nodeID)
+        let actions = box.hear(frame, at: .seconds(400))
+        #expect(!actions.contains { if case .deliver = $0 { return true } else { return false } })
+        #expect(box.machine.topology.hears(far.nodeID) == [neighbour.nodeID: 2])
+        let duplicates = box.counters.duplicates
+        box.hear(frame, at: .seconds(401))
+        #expect(box.counters.duplicates == duplicates + 1)
+        #expect(box.machine.topology.hears(far.nodeID) == [neighbour.nodeID: 2])
+    }
+}
