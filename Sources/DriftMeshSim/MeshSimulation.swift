@@ -220,6 +220,8 @@ struct Engine {
     var topologyTxAll = 0
     var topologyTx = 0
     var topologyAirUsTotal: Int64 = 0
+    var topologyKnownShare: Double?
+    var topologyPlanAgreement: Double?
     var helloAirUsTotal: Int64 = 0
     var measuredFromUs: Int64 = 0
     /// When the run stops (the last message, then the drain or the repair window).
@@ -456,6 +458,7 @@ struct Engine {
             case .sampleNeighbours:
                 sampleNeighbours()
             case .endWarmUp:
+                if p.ourConfiguration.topologyPlan, !p.nodeMachine { noteTopologyKnowledge() }
                 for i in nodes.indices {
                     if var machine = nodes[i].machine {
                         var c = machine.settings.router
@@ -634,10 +637,7 @@ struct Engine {
     /// and `channelUtilisation` follow the airtime of the frames decoded, as the daemon's
     /// `MeshNode` feeds them (a radio hands it only the frames it decoded).
     mutating func noteHeard(_ r: Int, start: Int64) {
-        guard case .ours(var router) = nodes[r].router,
-              router.configuration.cancelAfterCopiesOnlyWhenBusy || router.configuration.quietJitterSlots != nil
-                || router.configuration.quietSlotsPerRank != nil || router.configuration.busyLeaderJitterSlots != nil
-                || router.configuration.busyJitterSlots != nil || router.configuration.clearLeaderOnlyWhenBusy else { return }
+        guard case .ours(var router) = nodes[r].router, router.configuration.readsChannelLoad else { return }
         let nowD = Engine.duration(now)
         let flipped = nodes[r].channel.heard(airtime: Engine.duration(now - start), endingAt: nowD)
         let share = nodes[r].channel.lastShare
@@ -689,6 +689,38 @@ struct Engine {
         let nowD = Engine.duration(now)
         let actions = nodes[n].router.with { $0.originate(header, now: nowD) }
         apply(actions, at: n)
+    }
+
+    /// At the end of the warm-up: how much of the mesh the boxes know from the adverts, and how
+    /// often a box's own plan decision (relay or not, per origin) is the one the plan on the true
+    /// links gives (`SimResult.topologyKnownShare`, `topologyPlanAgreement`).
+    mutating func noteTopologyKnowledge() {
+        let n = nodes.count
+        let rssi = topology.rssi, sensitivity = channel.sensitivityDbm
+        let minimum = p.ourConfiguration.topologyMinimumBucket ?? p.ourConfiguration.minimumCoverBucket
+        var truth = MeshTopology()
+        for r in 0..<n {
+            var hears: [NodeID: UInt8] = [:]
+            for s in 0..<n where s != r && rssi[s][r] >= sensitivity {
+                hears[nodes[s].id] = LinkBucket.bucket(snr: rssi[s][r] - channel.noiseLevelDbm)
+            }
+            // A box heard by nobody cannot advertise.
+            if (0..<n).contains(where: { $0 != r && rssi[r][$0] >= sensitivity }) { truth.learn(nodes[r].id, hears: hears, now: .zero) }
+        }
+        var known = 0.0, agree = 0, decisions = 0
+        for i in 0..<n {
+            guard case .ours(let router) = nodes[i].router else { continue }
+            var mine = router.topology
+            known += Double(mine.count) / Double(n)
+            for o in 0..<n where o != i {
+                let truePlan = truth.relays(from: nodes[o].id, minimumBucket: minimum)?.contains(nodes[i].id) ?? false
+                let myPlan = mine.relays(from: nodes[o].id, minimumBucket: minimum)?.contains(nodes[i].id) ?? false
+                decisions += 1
+                if truePlan == myPlan { agree += 1 }
+            }
+        }
+        topologyKnownShare = known / Double(n)
+        topologyPlanAgreement = decisions == 0 ? 1 : Double(agree) / Double(decisions)
     }
 
     /// `n` floods its topology advert: a packet of its own, relayed by the routers as a flood.
@@ -1081,6 +1113,8 @@ struct Engine {
             result.topologyFramesAll = topologyTxAll
             result.topologyTransmissions = topologyTx
             result.topologyAirtimeMs = Double(topologyAirUsTotal) / 1000
+            result.topologyKnownShare = topologyKnownShare
+            result.topologyPlanAgreement = topologyPlanAgreement
             result.plannedRelays = nodes.reduce(0) {
                 if case .ours(let r) = $1.router { return $0 + r.counters.plannedRelays }
                 return $0

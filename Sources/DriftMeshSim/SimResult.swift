@@ -48,6 +48,11 @@ public struct SimResult: Sendable, Hashable, Codable {
     public var topologyTransmissions: Int?
     public var topologyAirtimeMs: Double?
     public var plannedRelays: Int?
+    /// At the end of the warm-up: the mean share of the boxes whose neighbour lists a box knows,
+    /// and the share of (box, origin) relay decisions of the boxes' own plans that agree with
+    /// the plan on the true links (those a hello can report).
+    public var topologyKnownShare: Double?
+    public var topologyPlanAgreement: Double?
     public var digestAirtimeMs: Double?
     public var repairTransmissions: Int?
     /// …of which relayed on by the router of a box that got the packet as a repair (`repairRelays`)…

@@ -27,6 +27,10 @@ import Testing
             let plan = t.relays(from: Self.d, minimumBucket: 1)
             #expect(plan == [Self.c, Self.b])
         }
+        do {
+            let order = t.plan(from: Self.d, minimumBucket: 1)
+            #expect(order == [Self.c, Self.b], "in the order the plan picked them")
+        }
     }
 
     @Test("the box heard by the most boxes not reached goes first; equal gains go to the lowest id, so every box picks the same")
@@ -94,7 +98,8 @@ import Testing
     /// B's router with the plan on: 1 ms slots, no learning period; it heard the hellos in
     /// `hellos` and the adverts in `adverts` (each: who that box hears), and sent its own
     /// advert (what it plans with for itself, as every other box does).
-    static func router(hellos: [NodeID: [NodeID]], adverts: [NodeID: [NodeID]], plan: Bool = true, seed: UInt64 = 1) -> MeshRouter {
+    static func router(hellos: [NodeID: [NodeID]], adverts: [NodeID: [NodeID]], plan: Bool = true, seed: UInt64 = 1,
+                       configure: (inout MeshRouterConfiguration) -> Void = { _ in }) -> MeshRouter {
         var config = MeshRouterConfiguration(helloPeriod: .seconds(60), helloJitter: .zero, slot: .milliseconds(1), jitterSlots: 50, slotsPerRank: 100)
         config.neighbourLearningPeriod = .zero
         config.snrJitterFloorShare = nil
@@ -102,6 +107,7 @@ import Testing
         config.topologyPlan = plan
         config.topologyDeferSteps = 12
         config.topologyMinimumInterval = .zero
+        configure(&config)
         var r = MeshRouter(me: b, configuration: config, seed: seed)
         _ = r.due(now: .zero)
         for (n, list) in hellos.sorted(by: { $0.key < $1.key }) {

@@ -258,6 +258,14 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
         return max(0, quiet) + Int((Double(full - max(0, quiet)) * share).rounded())
     }
 
+    /// Whether any rule reads `MeshRouter.channelBusy` or `channelUtilisation`, so a driver must
+    /// feed them (the simulator skips the busy detector's work otherwise). A rule that reads
+    /// either belongs here.
+    public var readsChannelLoad: Bool {
+        cancelAfterCopiesOnlyWhenBusy || retryRelaysWhenBusy || quietJitterSlots != nil || quietSlotsPerRank != nil
+            || busyLeaderJitterSlots != nil || busyJitterSlots != nil || clearLeaderOnlyWhenBusy
+    }
+
     /// The daemon's defaults.
     public static let standard = MeshRouterConfiguration()
 

@@ -17,7 +17,7 @@ public struct MeshTopology: Sendable {
 
     private var boxes: [NodeID: Entry] = [:]
     /// Plans computed since the last change, by origin and minimum bucket.
-    private var plans: [PlanKey: Set<NodeID>] = [:]
+    private var plans: [PlanKey: [NodeID]] = [:]
 
     private struct PlanKey: Hashable {
         var origin: NodeID
@@ -63,6 +63,11 @@ public struct MeshTopology: Sendable {
     /// `minimumBucket`. `nil` when no known box hears `origin` (nothing to plan with). The
     /// origin itself is not in the set.
     public mutating func relays(from origin: NodeID, minimumBucket: UInt8) -> Set<NodeID>? {
+        plan(from: origin, minimumBucket: minimumBucket).map(Set.init)
+    }
+
+    /// The relays of ``relays(from:minimumBucket:)`` in the order the plan picked them.
+    public mutating func plan(from origin: NodeID, minimumBucket: UInt8) -> [NodeID]? {
         let key = PlanKey(origin: origin, minimumBucket: minimumBucket)
         if let plan = plans[key] { return plan }
         // Who hears whom: out[s] = the boxes that list s.
@@ -75,13 +80,13 @@ public struct MeshTopology: Sendable {
         guard out[origin] != nil else { return nil }
         var reached: Set<NodeID> = [origin]
         var sent: Set<NodeID> = []
-        var relays: Set<NodeID> = []
+        var relays: [NodeID] = []
         var candidates: Set<NodeID> = []
         var current = origin
         while true {
             sent.insert(current)
             candidates.remove(current)
-            if current != origin { relays.insert(current) }
+            if current != origin { relays.append(current) }
             for r in out[current] ?? [] where reached.insert(r).inserted {
                 candidates.insert(r)
             }
