@@ -129,9 +129,6 @@ extension SimCommand {
         @Flag(help: "With --topology-plan: plan on the neighbours' hellos and the box's own table too, not only on the adverts every box hears alike.")
         var topologyFromHellos = false
 
-        @Flag(help: "With --topology-plan: only a new neighbour brings a box's next advert forward (not a lost one or a changed link).")
-        var topologyNewNeighboursOnly = false
-
         @Option(help: "With --topology-plan: lowest link bucket (0…3) that counts in the plan (default: --min-cover-bucket).")
         var topologyMinBucket: UInt8?
 
@@ -476,7 +473,6 @@ extension SimCommand {
                     if busyRelayRetries { parameters.ourConfiguration.retryRelaysWhenBusy = true }
                     if topologyPlan { parameters.ourConfiguration.topologyPlan = true }
                     if topologyFromHellos { parameters.ourConfiguration.topologyFromHellos = true }
-                    if topologyNewNeighboursOnly { parameters.ourConfiguration.topologyAdvertOnNewNeighboursOnly = true }
                     if let topologyDeferSteps { parameters.ourConfiguration.topologyDeferSteps = max(0, topologyDeferSteps) }
                     if let topologyMinBucket { parameters.ourConfiguration.topologyMinimumBucket = min(topologyMinBucket, 3) }
                     if let warmUpS { parameters.warmUp = .seconds(max(0, warmUpS)) }

@@ -140,7 +140,8 @@ public struct MeshRouter: Sendable {
     }
 
     /// A topology advert of `origin` (first copy; the caller decodes the payload): what that box
-    /// hears, for the relay plans. Our own neighbours' hellos are fresher and win while we hear them.
+    /// hears, for the relay plans. With `topologyFromHellos` a neighbour's hellos win while we
+    /// hear them (they are fresher).
     public mutating func heardTopology(from origin: NodeID, payload: HelloPayload, now: Duration) {
         guard origin != me, !configuration.topologyFromHellos || table[origin] == nil else { return }
         var theirs: [NodeID: UInt8] = [:]
@@ -537,12 +538,14 @@ public struct MeshRouter: Sendable {
             let spread = Int(c.topologyMinimumInterval.components.seconds)
             nextTopologyAt = now + .seconds(spread > 0 ? rng.int(in: 0...spread) : 0)
         }
-        let list = ownList(now: now)
-        if c.topologyFromHellos { topology.learn(me, hears: list, now: now) }
+        // What the advert carries (at most `HelloPayload.maxNeighbours`, the best links), which
+        // is what the other boxes plan on for us.
+        var list: [NodeID: UInt8] = [:]
+        for entry in topologyAdvert(now: now).neighbours { list[entry.id] = entry.bucket }
+        if c.topologyFromHellos { topology.learn(me, hears: ownList(now: now), now: now) }
         if let last = lastTopologyAt {
             // Recomputed at every call: the period may have changed since the last advert.
-            let changed = c.topologyAdvertOnNewNeighboursOnly ? list.keys.contains { advertised?[$0] == nil } : list != advertised
-            nextTopologyAt = changed ? last + c.topologyMinimumInterval : last + c.topologyPeriod + topologyJitter
+            nextTopologyAt = list != advertised ? last + c.topologyMinimumInterval : last + c.topologyPeriod + topologyJitter
         }
         guard nextTopologyAt.map({ now >= $0 }) ?? true else { return }
         actions.append(.sendTopology)

@@ -182,9 +182,6 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     /// A box floods its advert again when its neighbour list changed, but not sooner than
     /// this after its last one.
     public var topologyMinimumInterval: Duration = .seconds(600)
-    /// Only a neighbour new since the last advert brings the next one forward; a neighbour lost,
-    /// or a link's bucket changed, waits for the periodic advert.
-    public var topologyAdvertOnNewNeighboursOnly = false
     /// Plan also on the neighbours' hellos and our own live table (fresher, but other boxes plan
     /// on the adverts alone, so the plans disagree), not only on the adverts every box hears alike.
     public var topologyFromHellos = false
