@@ -1,6 +1,7 @@
 /// What a box knows of the whole mesh: for every box it has heard of, the boxes that box hears
 /// and how well — learnt from topology adverts flooded through the mesh
-/// (``MeshRouterConfiguration/topologyPlan``) and, fresher, from its neighbours' hellos.
+/// (``MeshRouterConfiguration/topologyPlan``; with `topologyFromHellos`, also from its
+/// neighbours' hellos).
 ///
 /// From it every box computes the same relay plan for a flood from a given origin
 /// (``relays(from:minimumBucket:)``): the centralised greedy plan of the simulator's reference
