@@ -125,10 +125,7 @@ public struct MeshRouter: Sendable {
     /// A neighbour's hello: refreshes our 1- and 2-hop knowledge.
     public mutating func heardHello(from sender: NodeID, payload: HelloPayload, link: LinkQuality, now: Duration) -> [RouterAction] {
         guard sender != me, sender != .broadcast else { return [] }
-        var theirs: [NodeID: UInt8] = [:]
-        for entry in payload.neighbours where entry.id != sender {
-            theirs[entry.id] = max(theirs[entry.id] ?? 0, entry.bucket)
-        }
+        let theirs = Self.heard(in: payload, by: sender)
         table[sender] = Neighbour(id: sender, link: link, lastHeard: now, publicKey: payload.publicKey ?? [], neighbours: theirs)
         if configuration.topologyPlan, configuration.topologyFromHellos { topology.learn(sender, hears: theirs, now: now) }
         return []
@@ -144,11 +141,16 @@ public struct MeshRouter: Sendable {
     /// hear them (they are fresher).
     public mutating func heardTopology(from origin: NodeID, payload: HelloPayload, now: Duration) {
         guard origin != me, !configuration.topologyFromHellos || table[origin] == nil else { return }
+        topology.learn(origin, hears: Self.heard(in: payload, by: origin), now: now)
+    }
+
+    /// The boxes `sender`'s hello or advert lists, by their best bucket (not the sender itself).
+    private static func heard(in payload: HelloPayload, by sender: NodeID) -> [NodeID: UInt8] {
         var theirs: [NodeID: UInt8] = [:]
-        for entry in payload.neighbours where entry.id != origin {
+        for entry in payload.neighbours where entry.id != sender {
             theirs[entry.id] = max(theirs[entry.id] ?? 0, entry.bucket)
         }
-        topology.learn(origin, hears: theirs, now: now)
+        return theirs
     }
 
     /// The boxes we hear, by bucket, as our hello lists them.

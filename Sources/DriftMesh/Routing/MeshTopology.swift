@@ -19,6 +19,9 @@ public struct MeshTopology: Sendable {
     private var boxes: [NodeID: Entry] = [:]
     /// Plans computed since the last change, by origin and minimum bucket.
     private var plans: [PlanKey: [NodeID]] = [:]
+    /// Since the last change, by minimum bucket: for each box, the boxes whose lists give it
+    /// a link at that bucket or better (who hears it).
+    private var heardBy: [UInt8: [NodeID: [NodeID]]] = [:]
 
     private struct PlanKey: Hashable {
         var origin: NodeID
@@ -46,15 +49,20 @@ public struct MeshTopology: Sendable {
             return false
         }
         boxes[box] = Entry(hears: list, learnedAt: now)
-        plans.removeAll()
+        changed()
         return true
+    }
+
+    private mutating func changed() {
+        plans.removeAll()
+        heardBy.removeAll()
     }
 
     /// Forgets the lists learnt more than `maxAge` before `now` (boxes gone or moved).
     public mutating func forget(olderThan maxAge: Duration, now: Duration) {
-        let before = boxes.count
+        guard boxes.values.contains(where: { now - $0.learnedAt > maxAge }) else { return }
         boxes = boxes.filter { now - $0.value.learnedAt <= maxAge }
-        if boxes.count != before { plans.removeAll() }
+        changed()
     }
 
     /// The boxes that relay a flood from `origin` in the plan: starting with the origin's
@@ -71,21 +79,14 @@ public struct MeshTopology: Sendable {
     public mutating func plan(from origin: NodeID, minimumBucket: UInt8) -> [NodeID]? {
         let key = PlanKey(origin: origin, minimumBucket: minimumBucket)
         if let plan = plans[key] { return plan }
-        // Who hears whom: out[s] = the boxes that list s.
-        var out: [NodeID: [NodeID]] = [:]
-        for (r, entry) in boxes {
-            for (s, bucket) in entry.hears where bucket >= minimumBucket {
-                out[s, default: []].append(r)
-            }
-        }
+        let out = receivers(minimumBucket: minimumBucket)
         guard out[origin] != nil else { return nil }
         var reached: Set<NodeID> = [origin]
-        var sent: Set<NodeID> = []
         var relays: [NodeID] = []
+        // Boxes reached that have not transmitted yet.
         var candidates: Set<NodeID> = []
         var current = origin
         while true {
-            sent.insert(current)
             candidates.remove(current)
             if current != origin { relays.append(current) }
             for r in out[current] ?? [] where reached.insert(r).inserted {
@@ -105,5 +106,19 @@ public struct MeshTopology: Sendable {
         }
         plans[key] = relays
         return relays
+    }
+
+    /// Who hears whom at `minimumBucket` or better (out[s] = the boxes that list s), built once
+    /// per change for every origin's plan.
+    private mutating func receivers(minimumBucket: UInt8) -> [NodeID: [NodeID]] {
+        if let out = heardBy[minimumBucket] { return out }
+        var out: [NodeID: [NodeID]] = [:]
+        for (r, entry) in boxes {
+            for (s, bucket) in entry.hears where bucket >= minimumBucket {
+                out[s, default: []].append(r)
+            }
+        }
+        heardBy[minimumBucket] = out
+        return out
     }
 }
