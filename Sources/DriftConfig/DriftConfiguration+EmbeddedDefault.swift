@@ -77,6 +77,7 @@ hop_limit = 7                 # relays at most; 7 = the header's limit (the rout
 message_lifetime_h = 72       # how long a sent message stays deliverable (store-and-forward)
 hold_packets = 5000           # packets kept for neighbours that missed them
 paced_repair = true           # a box that missed a packet asks its neighbours within minutes
+topology_plan = false         # relays planned on the whole mesh (trial: docs/mesh-routing.md)
 
 [camp]
 # The multi-camp protocol (docs/camps.md). An empty name: this box is no camp; it

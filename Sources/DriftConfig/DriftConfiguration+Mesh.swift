@@ -17,6 +17,11 @@ extension DriftConfiguration {
         /// got lately, so a box that missed a packet gets it from a neighbour within minutes
         /// (docs/mesh.md, "Catch-up").
         public var pacedRepair: Bool
+        /// Relays planned on the whole topology: the box floods its neighbour list as a topology
+        /// advert (a few an hour at most, one every 36 hello periods when nothing changes) and
+        /// relays a broadcast when the plan every box computes alike from the adverts names it;
+        /// off by default (docs/mesh-routing.md, "Relays planned on the topology").
+        public var topologyPlan: Bool
 
         /// The published test key of `board/sim.toml` (base64 of "drift-sim-test-key-do-not-deploy").
         public static let simulatorTestKey = "ZHJpZnQtc2ltLXRlc3Qta2V5LWRvLW5vdC1kZXBsb3k="
@@ -48,6 +53,7 @@ extension DriftConfiguration {
             messageLifetimeH = r.int("message_lifetime_h", default: 72, min: 1, max: 720)
             holdPackets = r.int("hold_packets", default: 5_000, min: 100, max: 1_000_000)
             pacedRepair = r.bool("paced_repair", default: true)
+            topologyPlan = r.bool("topology_plan", default: false)
         }
     }
 }

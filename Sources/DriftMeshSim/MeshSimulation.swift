@@ -264,7 +264,7 @@ struct Engine {
         } else {
             self.topology = Topology(nodes: p.nodes, areaM: p.areaM, minimumDistanceM: p.minimumDistanceM, channel: p.channel, rng: &topoRng)
         }
-        self.macRng = MeshRandom(seed: p.seed ^ 0xA5A5_A5A5_5A5A_5A5A)
+        self.macRng = MeshRandom(seed: p.seed ^ 0xA5A5_A5A5_5A5A_5A5A ^ p.dynamicsSeed &* 0x9E37_79B9_7F4A_7C15)
         self.messageRng = MeshRandom(seed: p.seed ^ 0x0123_4567_89AB_CDEF)
         self.slotUs = p.ourSlot.map(Engine.micros) ?? Int64(channel.slotMs * 1000)
         self.cadUs = Int64((p.legacyModel ? channel.slotMs : channel.meshtasticSlotMs) * 1000)
@@ -287,12 +287,12 @@ struct Engine {
                 // Power control against this channel: full power and the SNR at which a frame decodes.
                 config.maxTxPowerDbm = Int(channel.txPowerDbm)
                 config.decodeSnrDb = channel.sensitivityDbm - channel.noiseLevelDbm
-                router = .ours(MeshRouter(me: id, configuration: config, seed: p.seed))
+                router = .ours(MeshRouter(me: id, configuration: config, seed: p.seed ^ p.dynamicsSeed &* 0xD6E8_FEB8_6659_FD93))
             case .meshtastic:
                 let calibrating = p.meshtasticatorScenario
                 router = .flooding(ManagedFloodingRouter(me: id, slotMs: calibrating || p.legacyModel ? channel.slotMs : channel.meshtasticSlotMs, packetAirtime: .microseconds(dataAirUs),
                                                          retransmissions: calibrating ? 3 : 2, cwMin: calibrating ? 2 : 3,
-                                                         cancelQueued: p.baselineCancelsQueued, meshtasticatorMAC: calibrating, legacy: p.legacyModel, seed: p.seed))
+                                                         cancelQueued: p.baselineCancelsQueued, meshtasticatorMAC: calibrating, legacy: p.legacyModel, seed: p.seed ^ p.dynamicsSeed &* 0xD6E8_FEB8_6659_FD93))
             }
             var key = [UInt8](repeating: 0, count: 32)
             for b in 0..<4 { key[b] = UInt8(truncatingIfNeeded: id.rawValue >> (8 * b)) }
@@ -381,7 +381,7 @@ struct Engine {
         if repairing {
             for i in nodes.indices {
                 nodes[i].trickle = TrickleTimer(minimumInterval: p.repairMinimumInterval, doublings: p.repairDoublings, redundancy: p.repairRedundancy,
-                                                now: Engine.duration(warmUpUs), seed: p.seed ^ UInt64(nodes[i].id.rawValue) ^ 0x7121_C1E5)
+                                                now: Engine.duration(warmUpUs), seed: p.seed ^ UInt64(nodes[i].id.rawValue) ^ 0x7121_C1E5 ^ p.dynamicsSeed &* 0xD6E8_FEB8_6659_FD93)
                 rescheduleTrickle(i)
             }
         }
@@ -699,6 +699,7 @@ struct Engine {
         let rssi = topology.rssi, sensitivity = channel.sensitivityDbm
         let minimum = p.ourConfiguration.topologyMinimumBucket ?? p.ourConfiguration.minimumCoverBucket
         var truth = MeshTopology()
+        truth.shallowFirst = p.ourConfiguration.topologyShallowFirst
         for r in 0..<n {
             var hears: [NodeID: UInt8] = [:]
             for s in 0..<n where s != r && rssi[s][r] >= sensitivity {

@@ -4,6 +4,10 @@ import DriftMesh
 public struct SimParameters: Sendable {
     public var nodes: Int
     public var seed: UInt64
+    /// Non-zero: the same topology and messages as `seed`, with other random draws for the
+    /// channel access, the relay jitter and every box's router or node — how much of a per-seed
+    /// difference between two settings is chance (docs/mesh-simulation.md).
+    public var dynamicsSeed: UInt64 = 0
     public var router: SimRouterKind
     /// Broadcasts sent after the warm-up, from random origins.
     public var messages: Int

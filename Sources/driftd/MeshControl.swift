@@ -66,6 +66,9 @@ struct MeshStatusCommand: ParsableCommand {
             if let waits = status["radioBusyWaits"] as? Int, waits > 0 {
                 lines.append("radio: \(waits) transmissions held back while another was on the air (listen before talk)")
             }
+            if let boxes = status["topologyBoxes"] as? Int {
+                lines.append("topology plan: on, \(boxes) boxes' neighbour lists known")
+            }
             lines.append(String(format: "airtime: %.2f %% of the last hour (own), channel busy %.2f %%",
                                 status["airtimeUsedPercent"] as? Double ?? 0, status["channelUtilisationPercent"] as? Double ?? 0))
             if let counters = status["counters"] as? [String: Any] {

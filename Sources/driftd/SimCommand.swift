@@ -33,6 +33,9 @@ extension SimCommand {
         @Option(help: "Number of consecutive seeds to run.")
         var seeds = 1
 
+        @Option(help: "Non-zero: the same topologies and messages, other random draws for channel access, relay jitter and the boxes' routers — how much of a per-seed difference is chance.")
+        var dynamicsSeed: UInt64 = 0
+
         @Option(help: "ours, meshtastic or both.")
         var router = "both"
 
@@ -125,6 +128,9 @@ extension SimCommand {
 
         @Option(help: "With --topology-plan: rank steps a box outside the plan waits beyond its usual delay (default 12).")
         var topologyDeferSteps: Int?
+
+        @Flag(help: "With --topology-plan: plan hop by hop, every box over as few hops as the links allow.")
+        var topologyShallowFirst = false
 
         @Flag(help: "With --topology-plan: plan on the neighbours' hellos and the box's own table too, not only on the adverts every box hears alike.")
         var topologyFromHellos = false
@@ -381,6 +387,7 @@ extension SimCommand {
                 for kind in kinds ?? [] {
                     var parameters = SimParameters(nodes: nodes, seed: seed &+ offset, router: kind, messages: messages,
                                                    hopLimit: kind == .ours ? hopLimit : baselineHopLimit)
+                    parameters.dynamicsSeed = dynamicsSeed
                     parameters.areaM = area
                     parameters.periodPerNode = .seconds(period)
                     if kind == .ours, let preamble { parameters.channel.modulation.preambleSymbols = preamble }
@@ -475,6 +482,7 @@ extension SimCommand {
                     if topologyFromHellos { parameters.ourConfiguration.topologyFromHellos = true }
                     if let topologyDeferSteps { parameters.ourConfiguration.topologyDeferSteps = max(0, topologyDeferSteps) }
                     if let topologyMinBucket { parameters.ourConfiguration.topologyMinimumBucket = min(topologyMinBucket, 3) }
+                    if topologyShallowFirst { parameters.ourConfiguration.topologyShallowFirst = true }
                     if let warmUpS { parameters.warmUp = .seconds(max(0, warmUpS)) }
                     if let warmUpTopologyPeriod { parameters.warmUpTopologyPeriod = .seconds(max(60, warmUpTopologyPeriod)) }
                     if let relayImplicitAckMs { parameters.ourConfiguration.relayImplicitAckTimeout = .milliseconds(max(0, relayImplicitAckMs)) }

@@ -197,6 +197,7 @@ struct ValidationTests {
             ("min_free_mb = 64\n", ""), ("debounce_ms = 30\n", ""), ("frequency_mhz = 869.525\n", ""),
             ("[metrics]\nlisten = \"127.0.0.1:9101\"\n", ""), ("hop_limit = 7                 # relays at most; 7 = the header's limit (the router prunes)\n", ""),
             ("paced_repair = true           # a box that missed a packet asks its neighbours within minutes\n", ""),
+            ("topology_plan = false         # relays planned on the whole mesh (trial: docs/mesh-routing.md)\n", ""),
         ]))
         #expect(config.storage.minFreeMB == 64)
         #expect(config.buttons.debounce == .milliseconds(30))
@@ -208,6 +209,12 @@ struct ValidationTests {
         #expect(!off.mesh.pacedRepair)
         let typo = issues(in: try ConfigFixtures.simText(replacing: [("paced_repair = true ", "paced_repair = 1    ")]))
         #expect(typo.first?.key == "mesh.paced_repair")
+        // Relays planned on the topology: a trial, off unless a box's config turns it on.
+        #expect(!config.mesh.topologyPlan)
+        let planned = try load(ConfigFixtures.simText(replacing: [("topology_plan = false", "topology_plan = true ")]))
+        #expect(planned.mesh.topologyPlan)
+        let planTypo = issues(in: try ConfigFixtures.simText(replacing: [("topology_plan = false", "topology_plan = 1    ")]))
+        #expect(planTypo.first?.key == "mesh.topology_plan")
         // The hello interval is left out by default: the daemon picks it by the duty cycle.
         #expect(config.mesh.helloIntervalS == nil)
         let hello = try load(ConfigFixtures.simText(replacing: [("# hello_interval_s = 300 ", "hello_interval_s = 600 ")]))

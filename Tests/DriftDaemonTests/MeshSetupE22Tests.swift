@@ -59,6 +59,23 @@ struct MeshSetupE22Tests {
         #expect(MeshSetup.helloPeriod(set, policy: try MeshSetup.policy(MeshSetup.effectiveRadio(set))) == .seconds(420))
     }
 
+    @Test("mesh.topology_plan turns relays planned on the topology on; its adverts keep pace with the hellos: 3 h and 10 min at 300 s, 9 h and 30 min at an E22's 900 s")
+    func topologyPlanPacedByHellos() throws {
+        let e22 = try config([("topology_plan = false", "topology_plan = true ")])
+        let e22Period = MeshSetup.helloPeriod(e22, policy: try MeshSetup.policy(MeshSetup.effectiveRadio(e22)))
+        let routing = MeshSetup.routing(e22, helloPeriod: e22Period, modulation: try MeshSetup.modulation(for: e22))
+        #expect(routing.topologyPlan)
+        #expect(routing.topologyPeriod == .seconds(9 * 3_600))
+        #expect(routing.topologyMinimumInterval == .seconds(1_800))
+        #expect(routing.helloPeriod == .seconds(900))
+        let sim = try ConfigLoader(systemBoardDirectories: []).load(
+            text: DriftConfiguration.embeddedDefaultText, fileName: "test.toml", baseDirectory: nil).configuration
+        let standard = MeshSetup.routing(sim, helloPeriod: .seconds(300), modulation: try MeshSetup.modulation(for: sim))
+        #expect(!standard.topologyPlan, "off unless the config turns it on")
+        #expect(standard.topologyPeriod == MeshRouterConfiguration.standard.topologyPeriod)
+        #expect(standard.topologyMinimumInterval == MeshRouterConfiguration.standard.topologyMinimumInterval)
+    }
+
     @Test("the camp announce interval, left out, follows the duty cycle: 3000 s for an E22 at 868.125 MHz (1 %), 300 s on the sim board; a set one is kept")
     func campAnnounceIntervalByDutyCycle() throws {
         let named = [("name = \"\"\nmembers = 0", "name = \"Kit\"\nmembers = 0")]

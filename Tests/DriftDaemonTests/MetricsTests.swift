@@ -46,6 +46,7 @@ struct MetricsTests {
         counters.forged = 2
         counters.malformed = ["truncated": 1]
         counters.sentRelays = 3
+        counters.plannedRelays = 2
         let status = MeshStatus(
             node: "!0a0b0c0d",
             neighbours: [.init(id: "!01020304", rssi: -100, snr: 4.5, lastHeardSecondsAgo: 12, theirNeighbours: 3)],
@@ -59,7 +60,7 @@ struct MetricsTests {
             "driftd_mesh_neighbours 1.0", "driftd_mesh_airtime_used_percent 1.25", "driftd_mesh_channel_utilisation_percent 3.5",
             "driftd_mesh_held_packets 9.0", #"driftd_mesh_outbox{state="delivered"} 2.0"#, #"driftd_mesh_frames{verdict="heard"} 12.0"#,
             #"driftd_mesh_frames{verdict="forged"} 2.0"#, #"driftd_mesh_frames{verdict="malformed_truncated"} 1.0"#,
-            #"driftd_mesh_sent{kind="relay"} 3.0"#,
+            #"driftd_mesh_sent{kind="relay"} 3.0"#, "driftd_mesh_planned_relays 2.0",
         ] {
             #expect(text.contains(line + "\n"), "missing \(line) in:\n\(text)")
         }

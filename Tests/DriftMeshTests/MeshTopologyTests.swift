@@ -49,6 +49,29 @@ import Testing
         }
     }
 
+    @Test("hop by hop (shallowFirst), the plan reaches every box over as few hops as the links allow; the plain greedy plan may take a longer chain of bigger gains")
+    func shallowFirst() {
+        // The origin A is heard by B and C. B is heard by D, E and F; C by G alone. D is heard
+        // by G and H. Plain greedy: B (3 new), then D (2 new: G and H) — G over three hops.
+        let (o, b, c, d, e, f, g, h) = (Self.a, Self.b, Self.c, Self.d, Self.e, NodeID(0x0F), NodeID(0x10), NodeID(0x11))
+        var t = Self.topology([b: [o], c: [o], d: [b], e: [b], f: [b], g: [c, d], h: [d]])
+        do {
+            let plan = t.plan(from: o, minimumBucket: 1)
+            #expect(plan == [b, d])
+        }
+        // Hop by hop: B and C, both a hop from the origin, go before D; G is two hops away.
+        t.shallowFirst = true
+        do {
+            let plan = t.plan(from: o, minimumBucket: 1)
+            #expect(plan == [b, c, d])
+        }
+        t.shallowFirst = false
+        do {
+            let plan = t.plan(from: o, minimumBucket: 1)
+            #expect(plan == [b, d], "switched back, the plain plan again (the cached plan was dropped)")
+        }
+    }
+
     @Test("a one-way link counts as the receiver lists it; weak links below the bucket do not; an origin nobody lists has no plan")
     func oneWayWeakAndUnknown() {
         // D hears C, C does not hear D: C relays for D all the same.

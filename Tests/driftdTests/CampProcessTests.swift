@@ -51,9 +51,7 @@ struct CampProcessTests {
         let directory = try TemporaryDirectory(prefix: "camp-line")
         defer { directory.remove() }
         let ports = try MeshProcessTests.freePorts(3)
-        let boxes = zip(["A", "B", "C"], zip(ports, [0.0, 800, 1_600])).map { name, rest in
-            Box(name: name, directory: directory.appending(name), port: rest.0, eastMetres: rest.1)
-        }
+        let boxes = MeshProcessTests.line(in: directory, ports: ports)
         let forgetQuickly = [("forget_after_s = 0", "forget_after_s = 12")]
         for box in boxes.prefix(2) { try Self.writeConfig(box, peers: ports.filter { $0 != box.port }, camp: forgetQuickly) }
         try Self.writeConfig(boxes[2], peers: ports.filter { $0 != boxes[2].port }, camp: [

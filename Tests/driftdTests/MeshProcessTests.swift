@@ -23,12 +23,19 @@ struct MeshProcessTests {
         var eastMetres: Double
     }
 
+    /// Boxes A, B and C in a line, 800 m apart, in `directory`, on `ports`.
+    static func line(in directory: TemporaryDirectory, ports: [Int]) -> [Box] {
+        zip(["A", "B", "C"], zip(ports, [0.0, 800, 1_600])).map { name, rest in
+            Box(name: name, directory: directory.appending(name), port: rest.0, eastMetres: rest.1)
+        }
+    }
+
     /// Free UDP ports on loopback for the boxes' radios (``LoopbackPorts``).
     static func freePorts(_ count: Int) throws -> [Int] {
         try LoopbackPorts.take(count)
     }
 
-    static func writeConfig(_ box: Box, peers: [Int]) throws {
+    static func writeConfig(_ box: Box, peers: [Int], topologyPlan: Bool = false) throws {
         let longitude = 13.4019 + box.eastMetres / (111_320 * cos(52.4731 * Double.pi / 180))
         var text = try String(contentsOfFile: DriftdProcess.checkout + "/board/sim.toml", encoding: .utf8)
         text = text.replacingOccurrences(of: "name = \"Drift Box (simulated)\"", with: "name = \"Box \(box.name)\"")
@@ -38,6 +45,10 @@ struct MeshProcessTests {
         text = text.replacingOccurrences(of: "radio_range_m = 0 ", with: "radio_range_m = 1000 ")
         text = text.replacingOccurrences(of: "# hello_interval_s = 300 ", with: "hello_interval_s = 3 ")
         try #require(text.contains("\nhello_interval_s = 3 "), "board/sim.toml's hello line changed: the boxes would say hello every 300 s")
+        if topologyPlan {
+            text = text.replacingOccurrences(of: "topology_plan = false", with: "topology_plan = true ")
+            try #require(text.contains("\ntopology_plan = true "), "board/sim.toml's topology_plan line changed")
+        }
         // A fast preset (SF7 at 250 kHz: ~70 ms per frame, 12 ms slots, still in the 10 %
         // sub-band) keeps the test short; the mesh logic is the same as at LongFast.
         text = text.replacingOccurrences(of: "spreading_factor = 11", with: "spreading_factor = 7")
@@ -85,9 +96,7 @@ struct MeshProcessTests {
         let directory = try TemporaryDirectory(prefix: "mesh-line")
         defer { directory.remove() }
         let ports = try Self.freePorts(3)
-        let boxes = zip(["A", "B", "C"], zip(ports, [0.0, 800, 1_600])).map { name, rest in
-            Box(name: name, directory: directory.appending(name), port: rest.0, eastMetres: rest.1)
-        }
+        let boxes = Self.line(in: directory, ports: ports)
         for box in boxes { try Self.writeConfig(box, peers: ports.filter { $0 != box.port }) }
         let (a, b, c) = (boxes[0], boxes[1], boxes[2])
         var processes = [try await Self.start(a), try await Self.start(b), try await Self.start(c)]
@@ -156,6 +165,49 @@ struct MeshProcessTests {
             let counters = try await Self.mesh(box, ["status"])["counters"] as? [String: Any] ?? [:]
             #expect(counters["helloKeyUnknown"] as? Int == 0, "a keyless hello from a box whose key was not known: \(counters)")
         }
+
+        for process in processes {
+            process.send(SIGTERM)
+            #expect(try await process.waitForExit(timeout: .seconds(20)) == 0)
+        }
+    }
+
+    @Test("with mesh.topology_plan the boxes learn the line from each other's adverts and B relays A's broadcast because the plan names it",
+          .enabled(if: binaryBuilt, "driftd binary not built"), .timeLimit(.minutes(4)))
+    func topologyPlanLine() async throws {
+        let directory = try TemporaryDirectory(prefix: "mesh-topology")
+        defer { directory.remove() }
+        let ports = try Self.freePorts(3)
+        let boxes = Self.line(in: directory, ports: ports)
+        for box in boxes { try Self.writeConfig(box, peers: ports.filter { $0 != box.port }, topologyPlan: true) }
+        let (a, b, c) = (boxes[0], boxes[1], boxes[2])
+        let processes = [try await Self.start(a), try await Self.start(b), try await Self.start(c)]
+        defer { processes.forEach { $0.send(SIGKILL) } }
+
+        // Adverts are paced by the 3-second hellos: the first within 6 s after the learning
+        // period, again 6 s after a list changed. Every box ends up knowing all three lists.
+        for box in [a, b, c] {
+            let known = try await MeshBottleProcessTests.eventually(.seconds(90)) { () -> Int? in
+                let boxes = try await Self.mesh(box, ["status"])["topologyBoxes"] as? Int ?? 0
+                return boxes == 3 ? boxes : nil
+            }
+            if known != 3 {
+                Issue.record("box \(box.name) never knew the three lists: \(try await Self.mesh(box, ["status"]))")
+            }
+        }
+        // The plan for A's floods names B (it alone hears A and is heard by C).
+        _ = try await Self.mesh(a, ["send", "--text", "planned down the line"])
+        #expect(try await Self.waitFor("planned down the line", at: c, timeout: .seconds(60)), "\(processes[2].stderr.suffix(3_000))")
+        let counters = try await Self.mesh(b, ["status"])["counters"] as? [String: Any] ?? [:]
+        #expect((counters["plannedRelays"] as? Int ?? 0) >= 1, "B relayed without the plan: \(counters)")
+        for box in [a, b, c] {
+            let sent = try await Self.mesh(box, ["status"])["counters"] as? [String: Any] ?? [:]
+            #expect((sent["topologyAdverts"] as? Int ?? 0) >= 1, "box \(box.name) sent no advert: \(sent)")
+            #expect((sent["malformed"] as? [String: Int] ?? [:]).isEmpty, "box \(box.name): \(sent)")
+        }
+        // Adverts are never delivered as messages.
+        #expect(try await Self.inbox(c) == ["planned down the line"])
+        #expect(try await Self.inbox(a).isEmpty)
 
         for process in processes {
             process.send(SIGTERM)

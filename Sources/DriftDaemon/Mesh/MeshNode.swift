@@ -275,6 +275,7 @@ public actor MeshNode {
             counters: machine.allCounters,
             outbox: .init(queued: outbox.queued, sent: outbox.sent, delivered: outbox.delivered, failed: outbox.failed),
             heldPackets: usage.0, heldBytes: usage.1, seen: (try? store.seenCount()) ?? 0, queued: machine.queuedFrames,
-            airtimeUsedPercent: utilisation.airUtilTxPercent, channelUtilisationPercent: utilisation.channelUtilisationPercent)
+            airtimeUsedPercent: utilisation.airUtilTxPercent, channelUtilisationPercent: utilisation.channelUtilisationPercent,
+            topologyBoxes: machine.settings.router.topologyPlan ? machine.topology.count : nil)
     }
 }

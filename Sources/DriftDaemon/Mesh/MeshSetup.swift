@@ -88,6 +88,19 @@ enum MeshSetup {
         config.mesh.helloIntervalS.map { .seconds($0) } ?? MeshRouterConfiguration.helloPeriod(dutyCycle: policy.dutyCycle)
     }
 
+    /// The router's settings: hellos every `helloPeriod` (± a tenth), slots of the modulation,
+    /// and with `mesh.topology_plan` relays planned on the topology, its adverts paced by the
+    /// hello period (``MeshRouterConfiguration/paceTopology(byHelloPeriod:)``).
+    static func routing(_ config: DriftConfiguration, helloPeriod period: Duration, modulation: LoRaModulation) -> MeshRouterConfiguration {
+        var routing = MeshRouterConfiguration.standard
+        routing.helloPeriod = period
+        routing.helloJitter = period / 10
+        routing.slot = modulation.slot
+        routing.topologyPlan = config.mesh.topologyPlan
+        routing.paceTopology(byHelloPeriod: period)
+        return routing
+    }
+
     /// The node and its service, or why the mesh cannot run. The node's timers run on `clock`
     /// and its wall time is `now`.
     static func make(
@@ -104,10 +117,7 @@ enum MeshSetup {
             logger.info("mesh hello period from the channel's duty cycle", metadata: [
                 "seconds": "\(period.components.seconds)", "duty_cycle": "\(policy.dutyCycle.map { "\($0 * 100) %" } ?? "none")"])
         }
-        var routing = MeshRouterConfiguration.standard
-        routing.helloPeriod = period
-        routing.helloJitter = period / 10
-        routing.slot = modulation.slot
+        let routing = routing(config, helloPeriod: period, modulation: modulation)
         var settings = MeshNode.Settings(
             hopLimit: config.radio.kind == .meshtastic ? 0 : UInt8(config.mesh.hopLimit), messageLifetime: TimeInterval(config.mesh.messageLifetimeH * 3_600),
             modulation: modulation, router: routing, maximumFrameBytes: min(MeshFrame.maxBytes, radio.maximumFrameBytes))

@@ -33,6 +33,9 @@ public struct MeshStatus: Sendable, Codable, Equatable {
     public var airtimeUsedPercent: Double
     /// Channel busy (own and heard), % of the time.
     public var channelUtilisationPercent: Double
+    /// With `mesh.topology_plan`: the boxes whose neighbour lists this box knows, itself
+    /// included once it has sent its own advert (`nil`: the plan is off).
+    public var topologyBoxes: Int?
     /// Receptions the radio dropped before the mesh saw them (they did not decode).
     public var radioMalformed = 0
     /// Frames the radio could not hear because it was transmitting while they were on the air

@@ -459,6 +459,8 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     public var allCounters: MeshCounters {
         var all = counters
         all.relaysCancelled += router.counters.relaysCancelled
+        all.plannedRelays = router.counters.plannedRelays
+        all.topologyAdverts = router.counters.topologyAdverts
         return all
     }
 

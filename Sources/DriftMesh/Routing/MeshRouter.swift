@@ -87,6 +87,7 @@ public struct MeshRouter: Sendable {
         self.me = me
         self.configuration = configuration
         self.rng = MeshRandom(seed: seed ^ UInt64(me.rawValue) &* 0x2545_F491_4F6C_DD1D)
+        topology.shallowFirst = configuration.topologyShallowFirst
     }
 
     // MARK: Neighbours

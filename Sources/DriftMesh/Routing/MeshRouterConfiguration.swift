@@ -177,6 +177,8 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     public var topologyDeferSteps = 12
     /// A link counts in the plan at or above this bucket (`nil` = ``minimumCoverBucket``).
     public var topologyMinimumBucket: UInt8?
+    /// Plan hop by hop, every box over as few hops as the links allow (``MeshTopology/shallowFirst``).
+    public var topologyShallowFirst = false
     /// How often a box floods its topology advert when nothing changed.
     public var topologyPeriod: Duration = .seconds(3 * 3600)
     /// A box floods its advert again when its neighbour list changed, but not sooner than
@@ -187,6 +189,16 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     public var topologyFromHellos = false
     /// Lists not refreshed for this long are forgotten (`nil` = three ``topologyPeriod``s).
     public var topologyMaxAge: Duration?
+
+    /// Topology adverts paced by the hello period, as the daemon runs them: one every 36 hello
+    /// periods when nothing changed (3 h at the standard 300 s, 9 h at a 1 % sub-band's 900 s)
+    /// and, after a change, not sooner than 2 hello periods after the last (10 min at 300 s).
+    /// A mesh whose hellos are slowed for the duty cycle slows its adverts alike; a test mesh
+    /// with 3-second hellos learns its topology in seconds.
+    public mutating func paceTopology(byHelloPeriod period: Duration) {
+        topologyPeriod = period * 36
+        topologyMinimumInterval = period * 2
+    }
 
     /// Colliding short ids: a neighbour is taken as a copy's possible transmitter only if
     /// the copy's SNR is within this many dB of the SNR of its hellos (data at full power,

@@ -16,6 +16,13 @@ public struct MeshTopology: Sendable {
         var learnedAt: Duration
     }
 
+    /// Pick relays hop by hop: a box reached in fewer hops goes before any box reached in
+    /// more, whatever their gains, so every box is reached over as few hops as the links
+    /// allow (the plain greedy plan may reach a box over a longer chain of bigger gains).
+    public var shallowFirst = false {
+        didSet { if shallowFirst != oldValue { changed() } }
+    }
+
     private var boxes: [NodeID: Entry] = [:]
     /// Plans computed since the last change, by origin and minimum bucket.
     private var plans: [PlanKey: [NodeID]] = [:]
@@ -67,7 +74,8 @@ public struct MeshTopology: Sendable {
 
     /// The boxes that relay a flood from `origin` in the plan: starting with the origin's
     /// transmission, the box that holds the packet, has not transmitted and is heard by the most
-    /// boxes not reached yet transmits next (ties: the lowest node id), until no transmission
+    /// boxes not reached yet transmits next (ties: the lowest node id; with ``shallowFirst``,
+    /// among the boxes reached in the fewest hops that reach anyone new), until no transmission
     /// would reach anyone new. A link counts when the receiver's list gives it at least
     /// `minimumBucket`. `nil` when no known box hears `origin` (nothing to plan with). The
     /// origin itself is not in the set.
@@ -81,7 +89,8 @@ public struct MeshTopology: Sendable {
         if let plan = plans[key] { return plan }
         let out = receivers(minimumBucket: minimumBucket)
         guard out[origin] != nil else { return nil }
-        var reached: Set<NodeID> = [origin]
+        // Hops from the origin at which each box was reached.
+        var depth: [NodeID: Int] = [origin: 0]
         var relays: [NodeID] = []
         // Boxes reached that have not transmitted yet.
         var candidates: Set<NodeID> = []
@@ -89,20 +98,26 @@ public struct MeshTopology: Sendable {
         while true {
             candidates.remove(current)
             if current != origin { relays.append(current) }
-            for r in out[current] ?? [] where reached.insert(r).inserted {
+            let next = depth[current, default: 0] + 1
+            for r in out[current] ?? [] where depth[r] == nil {
+                depth[r] = next
                 candidates.insert(r)
             }
             var best: NodeID?
             var bestGain = 0
+            var bestDepth = Int.max
             for s in candidates {
-                let gain = (out[s] ?? []).reduce(0) { $0 + (reached.contains($1) ? 0 : 1) }
-                if gain > bestGain || (gain == bestGain && gain > 0 && s < best!) {
+                let gain = (out[s] ?? []).reduce(0) { $0 + (depth[$1] == nil ? 1 : 0) }
+                guard gain > 0 else { continue }
+                let d = shallowFirst ? depth[s, default: 0] : 0
+                if d < bestDepth || (d == bestDepth && (gain > bestGain || (gain == bestGain && s < best!))) {
                     best = s
                     bestGain = gain
+                    bestDepth = d
                 }
             }
-            guard let next = best else { break }
-            current = next
+            guard let chosen = best else { break }
+            current = chosen
         }
         plans[key] = relays
         return relays
