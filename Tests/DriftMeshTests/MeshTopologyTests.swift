@@ -70,6 +70,13 @@ import Testing
             let plan = t.plan(from: o, minimumBucket: 1)
             #expect(plan == [b, d], "switched back, the plain plan again (the cached plan was dropped)")
         }
+        // The router's topology follows its configuration, set at start or changed later.
+        var config = MeshRouterConfiguration.standard
+        config.topologyShallowFirst = true
+        var router = MeshRouter(me: o, configuration: config, seed: 1)
+        #expect(router.topology.shallowFirst)
+        router.configuration.topologyShallowFirst = false
+        #expect(!router.topology.shallowFirst)
     }
 
     @Test("a one-way link counts as the receiver lists it; weak links below the bucket do not; an origin nobody lists has no plan")

@@ -135,7 +135,7 @@ public final class BoxMetrics: Sendable {
                 .set(Double(count))
         }
         gauge("driftd_mesh_relays_cancelled", "Planned relays dropped since start because neighbours already covered them.").set(Double(c.relaysCancelled))
-        gauge("driftd_mesh_planned_relays", "Broadcasts relayed since start because the topology plan named this box (mesh.topology_plan).").set(Double(c.plannedRelays))
+        gauge("driftd_mesh_planned_relays", "Floods (broadcasts, topology adverts) relayed since start because the topology plan named this box (mesh.topology_plan).").set(Double(c.plannedRelays))
     }
 
     /// The exposition text (Prometheus text format 0.0.4).

@@ -40,8 +40,9 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     /// Relays planned and not sent because neighbours covered the packet meanwhile (dropped
     /// before their delay ran out, or taken back off the radio queue).
     public var relaysCancelled = 0
-    /// Broadcasts relayed because the topology plan named this box, and topology adverts this
-    /// box flooded (``MeshRouterConfiguration/topologyPlan``; the router counts both).
+    /// Floods (broadcasts and other boxes' topology adverts) relayed because the topology plan
+    /// named this box, and topology adverts this box sent (``MeshRouterConfiguration/topologyPlan``;
+    /// the router counts both).
     public var plannedRelays = 0
     public var topologyAdverts = 0
     /// End-to-end retries of directed messages this box relayed again.

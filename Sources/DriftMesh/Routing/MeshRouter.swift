@@ -20,7 +20,9 @@
 public struct MeshRouter: Sendable {
     public let me: NodeID
     /// Tuning; may change at run time (the simulator slows hellos after its warm-up).
-    public var configuration: MeshRouterConfiguration
+    public var configuration: MeshRouterConfiguration {
+        didSet { topology.shallowFirst = configuration.topologyShallowFirst }
+    }
     private var rng: MeshRandom
     private var table: [NodeID: Neighbour] = [:]
     private var packets: [PacketKey: PacketState] = [:]
