@@ -172,6 +172,8 @@ struct Engine {
         case txEnd(Int)
         case originate(Int, to: Int?)
         case endWarmUp
+        /// The warm-up's advert pace ends (``SimParameters/topologyQuietBeforeMessages``).
+        case endTopologyWarmUp
         /// A node machine's radio wake-up.
         case radio(Int)
         /// A box switched off and on again.
@@ -366,6 +368,9 @@ struct Engine {
             nodes[i].timerAt = nil
         }
         if p.router == .ours { schedule(warmUpUs, .endWarmUp) }
+        if p.router == .ours, p.ourConfiguration.topologyPlan, p.topologyQuietBeforeMessages > .zero {
+            schedule(max(0, warmUpUs - Engine.micros(p.topologyQuietBeforeMessages)), .endTopologyWarmUp)
+        }
         var t = warmUpUs
         for message in messageSchedule(from: warmUpUs) {
             t = message.time
@@ -457,6 +462,13 @@ struct Engine {
                 tryTransmit(n)
             case .sampleNeighbours:
                 sampleNeighbours()
+            case .endTopologyWarmUp:
+                for i in nodes.indices {
+                    guard case .ours(var r) = nodes[i].router else { continue }
+                    r.configuration.topologyPeriod = p.ourConfiguration.topologyPeriod
+                    r.configuration.topologyMinimumInterval = p.ourConfiguration.topologyMinimumInterval
+                    nodes[i].router = .ours(r)
+                }
             case .endWarmUp:
                 if p.ourConfiguration.topologyPlan, !p.nodeMachine { noteTopologyKnowledge() }
                 for i in nodes.indices {

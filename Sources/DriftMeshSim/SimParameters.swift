@@ -32,6 +32,12 @@ public struct SimParameters: Sendable {
     /// (after it, the configuration's own), so the boxes have learnt the mesh when the first
     /// message goes out, as a mesh that has run for a few hours has.
     public var warmUpTopologyPeriod: Duration = .seconds(240)
+    /// With `ourConfiguration.topologyPlan`: the warm-up's advert pace ends this long before
+    /// the first message, so its last advert floods have died down when the messages start,
+    /// as in a mesh that has run for hours (each box's advert every 3 hours goes on). Without
+    /// it, the warm-up's floods ran into the first messages: some 6 floods at 50 boxes, whose
+    /// frames took 5.5 first copies per message instead of 1.5 (docs/mesh-simulation.md).
+    public var topologyQuietBeforeMessages: Duration = .seconds(240)
     /// Hello period during the warm-up, and after it.
     public var warmUpHelloPeriod: Duration = .seconds(120)
     public var helloPeriod: Duration = .seconds(300)

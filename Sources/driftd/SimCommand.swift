@@ -132,6 +132,9 @@ extension SimCommand {
         @Flag(help: "With --topology-plan: plan hop by hop, every box over as few hops as the links allow.")
         var topologyShallowFirst = false
 
+        @Option(help: "With --topology-plan: seconds before the first message at which the warm-up's advert pace ends, so its floods have died down (default 240; 0: adverts every --warm-up-topology-period up to the first message).")
+        var topologyQuietS: Int?
+
         @Flag(help: "With --topology-plan: plan on the neighbours' hellos and the box's own table too, not only on the adverts every box hears alike.")
         var topologyFromHellos = false
 
@@ -483,6 +486,7 @@ extension SimCommand {
                     if let topologyDeferSteps { parameters.ourConfiguration.topologyDeferSteps = max(0, topologyDeferSteps) }
                     if let topologyMinBucket { parameters.ourConfiguration.topologyMinimumBucket = min(topologyMinBucket, 3) }
                     if topologyShallowFirst { parameters.ourConfiguration.topologyShallowFirst = true }
+                    if let topologyQuietS { parameters.topologyQuietBeforeMessages = .seconds(max(0, topologyQuietS)) }
                     if let warmUpS { parameters.warmUp = .seconds(max(0, warmUpS)) }
                     if let warmUpTopologyPeriod { parameters.warmUpTopologyPeriod = .seconds(max(60, warmUpTopologyPeriod)) }
                     if let relayImplicitAckMs { parameters.ourConfiguration.relayImplicitAckTimeout = .milliseconds(max(0, relayImplicitAckMs)) }
