@@ -77,7 +77,7 @@ extension Engine {
         }
         return try? SimNodeMachine(keyPair: keyPair, networkKey: machineNetworkKey, memory: memory,
                                    budget: AirtimeBudget(window: .seconds(3_600), limit: p.dutyCycle.map { .seconds(3_600) * $0 }), settings: settings,
-                                   seed: p.seed ^ UInt64(keyPair.nodeID.rawValue) ^ p.dynamicsSeed &* 0xD6E8_FEB8_6659_FD93)
+                                   seed: p.seed ^ UInt64(keyPair.nodeID.rawValue) ^ p.dynamicsSalt)
     }
 
     func machineTime() -> MeshNodeTime {

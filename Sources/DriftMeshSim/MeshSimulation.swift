@@ -289,12 +289,12 @@ struct Engine {
                 // Power control against this channel: full power and the SNR at which a frame decodes.
                 config.maxTxPowerDbm = Int(channel.txPowerDbm)
                 config.decodeSnrDb = channel.sensitivityDbm - channel.noiseLevelDbm
-                router = .ours(MeshRouter(me: id, configuration: config, seed: p.seed ^ p.dynamicsSeed &* 0xD6E8_FEB8_6659_FD93))
+                router = .ours(MeshRouter(me: id, configuration: config, seed: p.seed ^ p.dynamicsSalt))
             case .meshtastic:
                 let calibrating = p.meshtasticatorScenario
                 router = .flooding(ManagedFloodingRouter(me: id, slotMs: calibrating || p.legacyModel ? channel.slotMs : channel.meshtasticSlotMs, packetAirtime: .microseconds(dataAirUs),
                                                          retransmissions: calibrating ? 3 : 2, cwMin: calibrating ? 2 : 3,
-                                                         cancelQueued: p.baselineCancelsQueued, meshtasticatorMAC: calibrating, legacy: p.legacyModel, seed: p.seed ^ p.dynamicsSeed &* 0xD6E8_FEB8_6659_FD93))
+                                                         cancelQueued: p.baselineCancelsQueued, meshtasticatorMAC: calibrating, legacy: p.legacyModel, seed: p.seed ^ p.dynamicsSalt))
             }
             var key = [UInt8](repeating: 0, count: 32)
             for b in 0..<4 { key[b] = UInt8(truncatingIfNeeded: id.rawValue >> (8 * b)) }
@@ -386,7 +386,7 @@ struct Engine {
         if repairing {
             for i in nodes.indices {
                 nodes[i].trickle = TrickleTimer(minimumInterval: p.repairMinimumInterval, doublings: p.repairDoublings, redundancy: p.repairRedundancy,
-                                                now: Engine.duration(warmUpUs), seed: p.seed ^ UInt64(nodes[i].id.rawValue) ^ 0x7121_C1E5 ^ p.dynamicsSeed &* 0xD6E8_FEB8_6659_FD93)
+                                                now: Engine.duration(warmUpUs), seed: p.seed ^ UInt64(nodes[i].id.rawValue) ^ 0x7121_C1E5 ^ p.dynamicsSalt)
                 rescheduleTrickle(i)
             }
         }

@@ -8,6 +8,9 @@ public struct SimParameters: Sendable {
     /// channel access, the relay jitter and every box's router or node — how much of a per-seed
     /// difference between two settings is chance (docs/mesh-simulation.md).
     public var dynamicsSeed: UInt64 = 0
+    /// What the routers', node machines' and Trickle timers' seeds are mixed with (0 when
+    /// `dynamicsSeed` is 0, so the default runs are unchanged).
+    var dynamicsSalt: UInt64 { dynamicsSeed &* 0xD6E8_FEB8_6659_FD93 }
     public var router: SimRouterKind
     /// Broadcasts sent after the warm-up, from random origins.
     public var messages: Int
