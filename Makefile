@@ -50,10 +50,14 @@ bench-api: deps
 # media probes (seeds: the DriftMedia test fixtures) and over the mesh frame decoder, relay
 # rewrite and reassembler (seeds in Fuzz/MeshFuzz/corpus), each bounded to FUZZ_SECONDS and to
 # 512 MB with ASan's quarantine at 32 MB (Fuzz/limits.sh, docs/testing.md "libFuzzer").
+# Two targets at a time, one core each (this machine has two), each target's output together.
+FUZZ_TARGETS = NMEAFuzz MediaFuzz MeshFuzz
 fuzz: deps
-	Fuzz/NMEAFuzz/run.sh $(FUZZ_SECONDS)
-	Fuzz/MediaFuzz/run.sh $(FUZZ_SECONDS)
-	Fuzz/MeshFuzz/run.sh $(FUZZ_SECONDS)
+	@$(MAKE) --no-print-directory -j2 --output-sync=target $(addprefix fuzz-,$(FUZZ_TARGETS))
+
+.PHONY: $(addprefix fuzz-,$(FUZZ_TARGETS))
+$(addprefix fuzz-,$(FUZZ_TARGETS)): fuzz-%:
+	Fuzz/$*/run.sh $(FUZZ_SECONDS)
 
 # The release driftd as the image ships it (static Swift runtime, lean link: docs/performance.md, "Idle").
 release: deps
@@ -112,4 +116,4 @@ arm64-image-test:
 	python3 tests/arm64/vm_boot_test.py .build/image/arm64/driftbox-arm64-$(BOARD).img
 
 clean:
-	rm -rf .build var
+	rm -rf .build .build-release var

@@ -34,6 +34,8 @@ if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import selenium, pyte
     python3 -m venv "$VENV"
     "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check 'selenium>=4.20' 'pytest>=7' 'axe-selenium-python==2.1.6'
 fi
+# DRIFTBOX_VENV_ONLY=1: only chromium and the venv (.ci/run makes them while the build runs).
+[ "${DRIFTBOX_VENV_ONLY:-}" = 1 ] && exit 0
 
 # 3. driftd on a free port with a throwaway data directory.
 DRIFTD="${DRIFTD:-$(swift build --show-bin-path)/driftd}"
@@ -147,7 +149,7 @@ fi
 
 # 4. The tests.
 status=0
-DRIFT_URL="$URL" DRIFT_PEER_URL="http://127.0.0.1:$PEER_PORT" DRIFT_ARTIFACTS="$ARTIFACTS" DRIFTD="$DRIFTD" DRIFT_DATA_DIR="$DATA/data" "$VENV/bin/python" -m pytest -p no:cacheprovider -q \
+DRIFT_URL="$URL" DRIFT_PEER_URL="http://127.0.0.1:$PEER_PORT" DRIFT_ARTIFACTS="$ARTIFACTS" DRIFTD="$DRIFTD" DRIFT_DATA_DIR="$DATA/data" "$VENV/bin/python" -m pytest -p no:cacheprovider -q --durations=0 \
     --junitxml="$ARTIFACTS/junit.xml" "$ROOT/tests/browser" "$@" || status=$?
 
 log "screenshots in $ARTIFACTS:"

@@ -5,6 +5,7 @@
 # Prints the binary's path on stdout; SwiftPM's output goes to stderr.
 #
 #   scripts/build-release.sh [more swift build flags]
+#   DRIFTBOX_RELEASE_SCRATCH=dir scripts/build-release.sh   # SwiftPM's scratch directory (default .build)
 #
 # Used by `make release`, image/build.sh (x86_64) and the benchmarks (bench-idle, bench-festival,
 # bench-api). The arm64 image builds its own fully static binary (image/arm64/build.sh).
@@ -29,6 +30,10 @@ flags=(-c release --static-swift-stdlib
        -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic
        -Xlinker "--symbol-ordering-file=$PWD/tools/driftd.order" -Xlinker --no-warn-symbol-ordering
        -Xlinker -T -Xlinker "$PWD/tools/driftd.ld")
+# DRIFTBOX_RELEASE_SCRATCH=dir: SwiftPM's scratch directory for this build instead of .build.
+# SwiftPM locks its scratch directory while a command runs, `swift test` included, so .ci/run
+# builds the image's driftd in its own while the tests run.
+[ -n "${DRIFTBOX_RELEASE_SCRATCH:-}" ] && flags+=(--scratch-path "$DRIFTBOX_RELEASE_SCRATCH")
 bin="$(swift build "${flags[@]}" --show-bin-path)/driftd"
 # SwiftPM does not know these two files are inputs of the link: relink when one changed.
 if [ -f "$bin" ] && { [ tools/driftd.order -nt "$bin" ] || [ tools/driftd.ld -nt "$bin" ]; }; then rm -f "$bin"; fi

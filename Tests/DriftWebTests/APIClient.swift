@@ -2,8 +2,9 @@ import DriftCore
 import DriftDaemon
 import Foundation
 import HTTPTypes
-import HummingbirdTesting
 import NIOCore
+import NIOHTTP1
+import NIOPosix
 
 /// One HTTP answer, read whole.
 struct HTTPReply: Sendable, CustomStringConvertible {
@@ -21,24 +22,72 @@ struct HTTPReply: Sendable, CustomStringConvertible {
     var description: String { "\(status.code) \(contentType) \(text.prefix(600))" }
 }
 
-/// A real HTTP/1.1 client over loopback (Hummingbird's test client, one connection per
-/// request so a refused upload cannot poison the next request).
+/// A real HTTP/1.1 client over loopback, on SwiftNIO's own HTTP codec: one connection per
+/// request (`Connection: close`), so a refused upload cannot poison the next request. It reads
+/// the answer even when the server stopped reading the body (a 413 before the upload ends), and
+/// gives up after 60 s. Written on NIO rather than Hummingbird's test client, whose HTTP client
+/// brings a TLS stack (a second BoringSSL, HTTP/2) that took minutes of every clean build.
 struct APIClient: Sendable {
     let port: Int
 
+    struct NoAnswer: Error, CustomStringConvertible {
+        var why: String
+        var description: String { "no HTTP answer: \(why)" }
+    }
+
     func send(_ method: HTTPRequest.Method, _ path: String, token: String? = nil, body: [UInt8]? = nil,
               contentType: String? = nil, headers extra: HTTPFields = [:]) async throws -> HTTPReply {
-        var headers = extra
-        if let token { headers[.authorization] = "Bearer \(token)" }
-        if let contentType { headers[.contentType] = contentType }
-        let request = TestClient.Request(path, method: method, authority: "127.0.0.1:\(port)", headers: headers,
-                                         body: body.map { ByteBuffer(bytes: $0) })
-        let response = try await TestClient.withClient(host: "127.0.0.1", port: port,
-                                                       configuration: .init(timeout: .seconds(60))) { client in
-            try await client.execute(request)
+        var fields = extra
+        if let token { fields[.authorization] = "Bearer \(token)" }
+        if let contentType { fields[.contentType] = contentType }
+        var head = HTTPRequestHead(version: .http1_1, method: NIOHTTP1.HTTPMethod(rawValue: method.rawValue), uri: path)
+        head.headers.add(name: "Host", value: "127.0.0.1:\(port)")
+        for field in fields { head.headers.add(name: field.name.rawName, value: field.value) }
+        if let body, fields[.contentLength] == nil { head.headers.add(name: "Content-Length", value: "\(body.count)") }
+        head.headers.add(name: "Connection", value: "close")
+
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(.seconds(10))
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
+                }
+            }
+        let raw = channel.channel
+        let timeout = raw.eventLoop.scheduleTask(in: .seconds(60)) { raw.close(promise: nil) }
+        defer { timeout.cancel() }
+        return try await channel.executeThenClose { inbound, outbound in
+            var writeFailure: (any Error)?
+            do {
+                try await outbound.write(.head(head))
+                if let body { try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
+                try await outbound.write(.end(nil))
+            } catch {
+                writeFailure = error  // the server may have answered already: read on
+            }
+            var answer: HTTPResponseHead?
+            var bytes: [UInt8] = []
+            for try await part in inbound {
+                switch part {
+                case .head(let head) where head.status.code < 200:
+                    continue  // 1xx: the real answer follows
+                case .head(let head):
+                    answer = head
+                case .body(let chunk):
+                    bytes.append(contentsOf: chunk.readableBytesView)
+                case .end:
+                    guard let answer else { throw NoAnswer(why: "an end without a head") }
+                    var headers = HTTPFields()
+                    for (name, value) in answer.headers {
+                        if let name = HTTPField.Name(name) { headers.append(HTTPField(name: name, value: value)) }
+                    }
+                    return HTTPReply(status: HTTPResponse.Status(code: Int(answer.status.code), reasonPhrase: answer.status.reasonPhrase),
+                                     headers: headers, body: bytes)
+                }
+            }
+            throw NoAnswer(why: writeFailure.map { "closed while sending (\($0))" } ?? "closed before the answer ended")
         }
-        return HTTPReply(status: response.status, headers: response.headers,
-                         body: response.body.map { Array($0.readableBytesView) } ?? [])
     }
 
     func get(_ path: String, token: String? = nil) async throws -> HTTPReply {

@@ -2,15 +2,15 @@ import DriftCore
 import DriftDaemon
 import Foundation
 import HTTPTypes
-import HTTPTypes
-import HummingbirdWSClient
-import Logging
 import NIOCore
+import NIOHTTP1
+import NIOPosix
 import NIOWebSocket
 import Synchronization
 
-/// A real WebSocket client to the visitor API's live routes. Keeps every text message
-/// it receives (parsed as JSON) so a test can wait for one by predicate.
+/// A real WebSocket client to the visitor API's live routes, on SwiftNIO's own HTTP upgrade and
+/// WebSocket codec (RFC 6455: masked client frames, pings answered, the close handshake). Keeps
+/// every text message it receives (parsed as JSON) so a test can wait for one by predicate.
 final class LiveSocket: Sendable {
     struct Refused: Error, CustomStringConvertible {
         var reason: String
@@ -23,6 +23,7 @@ final class LiveSocket: Sendable {
         var finished = false
         var error: String?
         var closeCode: WebSocketErrorCode?
+        var closeSent = false
     }
 
     private enum Outgoing: Sendable {
@@ -39,41 +40,85 @@ final class LiveSocket: Sendable {
         (outgoingStream, outgoing) = AsyncStream.makeStream(of: Outgoing.self)
     }
 
+    private typealias Frames = NIOAsyncChannel<WebSocketFrame, WebSocketFrame>
+
+    private enum Upgrade: Sendable {
+        case upgraded(Frames)
+        case refused
+    }
+
     /// Connects to `path` (token as `?token=`). Throws ``Refused`` when the upgrade is refused.
     /// `headers` go with the upgrade request (e.g. `Authorization` instead of the query).
     static func connect(port: Int, path: String, token: String?, headers: HTTPFields = [:],
                         timeout: Duration = .seconds(20)) async throws -> LiveSocket {
-        let socket = LiveSocket()
         let query = token.map { "?token=\($0)" } ?? ""
-        socket.start(url: "ws://127.0.0.1:\(port)\(path)\(query)", headers: headers)
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let (opened, finished, error) = socket.state.withLock { ($0.opened, $0.finished, $0.error) }
-            if opened { return socket }
-            if finished { throw Refused(reason: error ?? "closed before opening") }
-            try await Task.sleep(for: .milliseconds(20))
+        var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path + query)
+        head.headers.add(name: "Host", value: "127.0.0.1:\(port)")
+        for field in headers { head.headers.add(name: field.name.rawName, value: field.value) }
+        let upgrade: EventLoopFuture<Upgrade>
+        do {
+            upgrade = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(.seconds(10))
+                .connect(host: "127.0.0.1", port: port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(maxFrameSize: 1 << 20) { channel, _ in
+                            channel.eventLoop.makeCompletedFuture { .upgraded(try Frames(wrappingChannelSynchronously: channel)) }
+                        }
+                        let configuration = NIOTypedHTTPClientUpgradeConfiguration<Upgrade>(
+                            upgradeRequestHead: head, upgraders: [upgrader],
+                            notUpgradingCompletionHandler: { channel in
+                                channel.close(promise: nil)
+                                return channel.eventLoop.makeSucceededFuture(.refused)
+                            })
+                        let timer = channel.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanosecondsRounded)) { channel.close(promise: nil) }
+                        // The server's first frames can come in the same read as its 101:
+                        // NIO's default drops what follows the answer's head.
+                        var pipeline = NIOUpgradableHTTPClientPipelineConfiguration(upgradeConfiguration: configuration)
+                        pipeline.leftOverBytesStrategy = .forwardBytes
+                        let upgraded = try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
+                            configuration: pipeline)
+                        upgraded.whenComplete { _ in timer.cancel() }
+                        return upgraded
+                    }
+                }
+        } catch {
+            throw Refused(reason: "no connection: \(error)")
         }
-        socket.close()
-        throw Refused(reason: "timed out")
+        let frames: Frames
+        do {
+            guard case .upgraded(let upgraded) = try await upgrade.get() else {
+                throw Refused(reason: "the server answered without upgrading")
+            }
+            frames = upgraded
+        } catch let refused as Refused {
+            throw refused
+        } catch {
+            throw Refused(reason: "the upgrade failed or timed out: \(error)")
+        }
+        let socket = LiveSocket()
+        socket.state.withLock { $0.opened = true }
+        socket.run(frames)
+        return socket
     }
 
-    private func start(url: String, headers: HTTPFields) {
-        var logger = Logger(label: "live-socket-test")
-        logger.logLevel = .critical
+    /// Carries the connection: writes what the test sends, reads every frame until the close.
+    private func run(_ frames: Frames) {
         let stream = outgoingStream
         Task { [self] in
             do {
-                let closing = try await WebSocketClient.connect(url: url, configuration: .init(additionalHeaders: headers), logger: logger) { inbound, outbound, _ in
-                    self.state.withLock { $0.opened = true }
+                try await frames.executeThenClose { inbound, outbound in
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
                             for await item in stream {
                                 do {
                                     switch item {
-                                    case .text(let line): try await outbound.write(.text(line))
-                                    case .frames(let frames): for frame in frames { try await outbound.write(.custom(frame)) }
+                                    case .text(let line):
+                                        try await outbound.write(Self.frame(.text, ByteBuffer(string: line)))
+                                    case .frames(let frames):
+                                        for frame in frames { try await outbound.write(Self.masked(frame)) }
                                     case .close:
-                                        try await outbound.close(.normalClosure, reason: nil)
+                                        try await outbound.write(Self.closeFrame(.normalClosure))
+                                        self.state.withLock { $0.closeSent = true }
                                         return
                                     }
                                 } catch {
@@ -81,21 +126,58 @@ final class LiveSocket: Sendable {
                                 }
                             }
                         }
-                        // Read until the server's close ends the inbound side.
-                        for try await message in inbound.messages(maxSize: 1 << 20) {
-                            if case .text(let text) = message {
-                                self.state.withLock { $0.messages.append(JSON.parse(text) ?? .string(text)) }
+                        var pending: ByteBuffer?
+                        reading: for try await frame in inbound {
+                            switch frame.opcode {
+                            case .text:
+                                pending = frame.unmaskedData
+                                if frame.fin, let whole = pending { self.received(whole); pending = nil }
+                            case .continuation:
+                                var data = frame.unmaskedData
+                                pending?.writeBuffer(&data)
+                                if frame.fin, let whole = pending { self.received(whole); pending = nil }
+                            case .ping:
+                                try? await outbound.write(Self.frame(.pong, frame.unmaskedData))
+                            case .connectionClose:
+                                var data = frame.unmaskedData
+                                let code = data.readWebSocketErrorCode()
+                                self.state.withLock { $0.closeCode = code }
+                                if !self.state.withLock({ $0.closeSent }) {
+                                    try? await outbound.write(Self.closeFrame(code ?? .normalClosure))
+                                }
+                                break reading
+                            default:
+                                continue
                             }
                         }
                         group.cancelAll()
                     }
                 }
-                self.state.withLock { $0.closeCode = closing?.closeCode }
             } catch {
                 self.state.withLock { $0.error = "\(error)" }
             }
             self.state.withLock { $0.finished = true }
         }
+    }
+
+    private func received(_ text: ByteBuffer) {
+        let line = String(buffer: text)
+        state.withLock { $0.messages.append(JSON.parse(line) ?? .string(line)) }
+    }
+
+    /// A client frame: masked with a fresh key, as RFC 6455 requires of every client frame.
+    private static func frame(_ opcode: WebSocketOpcode, _ data: ByteBuffer, fin: Bool = true) -> WebSocketFrame {
+        WebSocketFrame(fin: fin, opcode: opcode, maskKey: .random(), data: data)
+    }
+
+    private static func masked(_ frame: WebSocketFrame) -> WebSocketFrame {
+        self.frame(frame.opcode, frame.unmaskedData, fin: frame.fin)
+    }
+
+    private static func closeFrame(_ code: WebSocketErrorCode) -> WebSocketFrame {
+        var data = ByteBuffer()
+        data.write(webSocketErrorCode: code)
+        return frame(.connectionClose, data)
     }
 
     /// Sends a text message.
@@ -162,5 +244,11 @@ final class LiveSocket: Sendable {
     /// The first message of `type` (and matching `predicate`).
     func first(type: String, timeout: Duration = .seconds(20), where predicate: (JSON) -> Bool = { _ in true }) async -> JSON? {
         await first(timeout: timeout) { $0["type"].string == type && predicate($0) }
+    }
+}
+
+private extension Duration {
+    var nanosecondsRounded: Int64 {
+        components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
     }
 }
