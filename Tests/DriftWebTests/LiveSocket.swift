@@ -19,7 +19,6 @@ final class LiveSocket: Sendable {
 
     private struct State {
         var messages: [JSON] = []
-        var opened = false
         var finished = false
         var error: String?
         var closeCode: WebSocketErrorCode?
@@ -96,7 +95,6 @@ final class LiveSocket: Sendable {
             throw Refused(reason: "the upgrade failed or timed out: \(error)")
         }
         let socket = LiveSocket()
-        socket.state.withLock { $0.opened = true }
         socket.run(frames)
         return socket
     }
@@ -117,8 +115,10 @@ final class LiveSocket: Sendable {
                                     case .frames(let frames):
                                         for frame in frames { try await outbound.write(Self.masked(frame)) }
                                     case .close:
-                                        try await outbound.write(Self.closeFrame(.normalClosure))
+                                        // Marked first: the server's answering close may come
+                                        // before this write returns, and needs no answer.
                                         self.state.withLock { $0.closeSent = true }
+                                        try await outbound.write(Self.closeFrame(.normalClosure))
                                         return
                                     }
                                 } catch {
