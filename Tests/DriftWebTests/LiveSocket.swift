@@ -69,7 +69,7 @@ final class LiveSocket: Sendable {
                                 channel.close(promise: nil)
                                 return channel.eventLoop.makeSucceededFuture(.refused)
                             })
-                        let timer = channel.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanosecondsRounded)) { channel.close(promise: nil) }
+                        let timer = channel.eventLoop.scheduleTask(in: TimeAmount(timeout)) { channel.close(promise: nil) }
                         // The server's first frames can come in the same read as its 101:
                         // NIO's default drops what follows the answer's head.
                         var pipeline = NIOUpgradableHTTPClientPipelineConfiguration(upgradeConfiguration: configuration)
@@ -244,11 +244,5 @@ final class LiveSocket: Sendable {
     /// The first message of `type` (and matching `predicate`).
     func first(type: String, timeout: Duration = .seconds(20), where predicate: (JSON) -> Bool = { _ in true }) async -> JSON? {
         await first(timeout: timeout) { $0["type"].string == type && predicate($0) }
-    }
-}
-
-private extension Duration {
-    var nanosecondsRounded: Int64 {
-        components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
     }
 }
