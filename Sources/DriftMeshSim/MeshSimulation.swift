@@ -241,6 +241,8 @@ struct Engine {
     var cancelled = 0
     var headers: [PacketKey: MeshHeader] = [:]
     /// Per message: data frames, decoded data frames, useful receptions (flood only).
+    /// The boxes that sent each packet as a data frame (for ``MissedReach``).
+    var floodSenders: [PacketKey: Set<Int>] = [:]
     var framesByKey: [PacketKey: Int] = [:]
     var receptionsByKey: [PacketKey: Int] = [:]
     var reachedByKey: [PacketKey: Int] = [:]
@@ -843,6 +845,7 @@ struct Engine {
             dataTx += 1
             dataAirUsTotal += airUs
             framesByKey[header.key, default: 0] += 1
+            floodSenders[header.key, default: []].insert(s)
         case .hello(let payload):
             airUs = controlAirUs(payloadBytes: payload.encoded().count)
             if now >= measuredFromUs {
@@ -1107,6 +1110,15 @@ struct Engine {
             reachabilityBound: Double(plan.reached) / Double(m * (n - 1)),
             usefulnessBound: plan.receptions == 0 ? 1 : Double(plan.reached) / Double(plan.receptions))
         if nodes.first?.machine == nil, !p.collisionFree { result.usefulLosses = losses.perMessage(m) }
+        if nodes.first?.machine == nil {
+            let heard = rssi.map { row in row.map { $0 >= sensitivity } }
+            var missed = MissedReach()
+            for key in originNode.keys.sorted() {
+                let held = Set((0..<n).filter { nodes[$0].floodHeld.contains(key) })
+                missed.count(heard: heard, origin: originNode[key]!, held: held, senders: floodSenders[key] ?? [])
+            }
+            result.missedReach = missed.share(of: m * (n - 1))
+        }
         result.mprTransmissions = referencePlans["multipointRelays"]?.transmissions
         result.mprReachability = referencePlans["multipointRelays"]?.reachability
         result.referencePlans = referencePlans

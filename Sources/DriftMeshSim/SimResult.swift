@@ -98,6 +98,9 @@ public struct SimResult: Sendable, Hashable, Codable {
     public var referencePlans: [String: ReferencePlanFigures]?
     /// Where first copies went (router runs on a channel that collides; `nil` otherwise).
     public var usefulLosses: UsefulLosses?
+    /// Why the flood missed the boxes it could reach, as shares of all (message, box) pairs
+    /// (router runs; ``MissedReach``).
+    public var missedReach: MissedReach?
     /// Each box's own time on air from the end of the warm-up to the end of the run, as a share
     /// of that span, averaged over boxes; and the busiest box's most airtime in any one-hour
     /// window, as a share of the hour (a run shorter than an hour: its whole airtime ÷ 1 h) —

@@ -129,6 +129,9 @@ extension SimCommand {
         @Option(help: "With --topology-plan: rank steps a box outside the plan waits beyond its usual delay (default 12).")
         var topologyDeferSteps: Int?
 
+        @Option(help: "With --topology-plan: planned hops beyond a copy it heard that a relay it cannot hear is trusted to hold the packet, so a box outside the plan leaves that relay's neighbours to it (default 1; 0: fill in for every neighbour no heard copy covered).")
+        var topologyTrustDepth: Int?
+
         @Flag(help: "With --topology-plan: plan hop by hop, every box over as few hops as the links allow.")
         var topologyShallowFirst = false
 
@@ -486,6 +489,7 @@ extension SimCommand {
                     if let topologyDeferSteps { parameters.ourConfiguration.topologyDeferSteps = max(0, topologyDeferSteps) }
                     if let topologyMinBucket { parameters.ourConfiguration.topologyMinimumBucket = min(topologyMinBucket, 3) }
                     if topologyShallowFirst { parameters.ourConfiguration.topologyShallowFirst = true }
+                    if let topologyTrustDepth { parameters.ourConfiguration.topologyTrustDepth = max(0, topologyTrustDepth) }
                     if let topologyQuietS { parameters.topologyQuietBeforeMessages = .seconds(max(0, topologyQuietS)) }
                     if let warmUpS { parameters.warmUp = .seconds(max(0, warmUpS)) }
                     if let warmUpTopologyPeriod { parameters.warmUpTopologyPeriod = .seconds(max(60, warmUpTopologyPeriod)) }

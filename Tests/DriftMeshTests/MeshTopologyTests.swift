@@ -192,6 +192,41 @@ import Testing
         #expect(try #require(other.nextDeadline) - .seconds(5) <= .milliseconds(50))
     }
 
+    @Test("a box outside the plan leaves to a planned relay it cannot hear the neighbours it reaches when that relay holds it within the trusted planned hops of the origin; not one it can hear")
+    func boxOutsideThePlanTrustsHiddenRelays() {
+        let f = NodeID(0xF0F0_F0F6), g = NodeID(0xF1F1_F1F7)
+        // B hears A (the origin) and C; A's hello lists B only, so A's copy leaves C uncovered.
+        let hellos: [NodeID: [NodeID]] = [Self.a: [Self.b], Self.c: [Self.b, Self.d, f]]
+        // D hears A and reaches C and E: the plan is [D]; B does not hear D.
+        let oneHop: [NodeID: [NodeID]] = [Self.c: [Self.b, Self.d], Self.d: [Self.a], Self.e: [Self.d]]
+        // D hears A and reaches E and F; F reaches C and G: the plan is [D, F]. F hears only D,
+        // whose copy B did not hear.
+        let twoHops: [NodeID: [NodeID]] = [Self.c: [Self.b, f], Self.d: [Self.a], Self.e: [Self.d], f: [Self.d], g: [f]]
+        /// Whether B's relay of A's flood goes out.
+        func relays(_ adverts: [NodeID: [NodeID]], hellos: [NodeID: [NodeID]], depth: Int) -> Bool {
+            var r = Self.router(hellos: hellos, adverts: adverts) { $0.topologyTrustDepth = depth }
+            let h = MeshHeader(kind: .broadcast, origin: Self.a, packetID: 4, hopStart: 3, expiresAtMinute: 100)
+            _ = r.heard(h, link: RouterTests.good, firstTime: true, now: .seconds(1))
+            var t = Duration.seconds(1)
+            while t < .seconds(10) {
+                if r.due(now: t).contains(where: { if case .transmit = $0 { return true } else { return false } }) { return true }
+                t += .milliseconds(10)
+            }
+            return false
+        }
+        #expect(!relays(oneHop, hellos: hellos, depth: 1), "D holds the packet (it hears A) and reaches C")
+        #expect(relays(oneHop, hellos: hellos, depth: 0), "without the rule B fills in for C")
+        #expect(relays(twoHops, hellos: hellos, depth: 1), "F hears only D, whose copy B never heard: one planned hop, B fills in for C")
+        #expect(!relays(twoHops, hellos: hellos, depth: 2), "two planned hops: F hears D, which holds it")
+        #expect(MeshRouterConfiguration.standard.topologyTrustDepth == 1)
+        // B hears D too: D's copy is one B should have heard, and it did not come.
+        var heard = hellos
+        heard[Self.d] = [Self.a, Self.b]
+        var audible = oneHop
+        audible[Self.d] = [Self.a, Self.b]
+        #expect(relays(audible, hellos: heard, depth: 2), "an audible planned relay's lost copy is filled in")
+    }
+
     @Test("adverts: the first after the learning period within the minimum interval, again when the list changed (not sooner than that interval), else every period")
     func advertSchedule() {
         var config = MeshRouterConfiguration(helloPeriod: .seconds(60), helloJitter: .zero)

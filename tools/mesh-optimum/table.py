@@ -9,7 +9,8 @@ Runs, for each size and load (period 100 s and 2000 s), over seeds 7301…7330:
     driftd sim mesh --nodes N --seed 7301 --seeds 30 --period P --router both --baseline-hop-limit 3 --json --optimum F
     driftd sim mesh --nodes N --seed 7301 --seeds 30 --period P --router meshtastic --baseline-hop-limit 7 --json --optimum F
     driftd sim mesh --nodes N --seed 7301 --seeds 30 --period P --router ours --cancel-always --json --optimum F
-(the extra flags go to both runs of our router) and prints one Markdown row per router, plus the
+    driftd sim mesh --nodes N --seed 7301 --seeds 30 --period P --router ours --topology-plan --json --optimum F
+(the extra flags go to every run of our router) and prints one Markdown row per router, plus the
 optimum and the greedy plan.
 """
 import json
@@ -53,7 +54,10 @@ def main():
             hop3 = [r for r in both if r["router"] == "meshtastic"]
             hop7 = runs(nodes, period, "meshtastic", 7)
             always = runs(nodes, period, "ours", 3, ("--cancel-always", *EXTRA))
-            for label, rs in (("ours (hop 7, repair)", ours), ("ours, counter always (before the busy feed)", always),
+            planned = runs(nodes, period, "ours", 3, ("--topology-plan", *EXTRA))
+            for label, rs in (("ours (hop 7, repair)", ours),
+                              ("ours, relays planned on the topology (`--topology-plan`, off by default)", planned),
+                              ("ours, counter always (before the busy feed)", always),
                               ("Meshtastic hop 3", hop3), ("Meshtastic hop 7", hop7)):
                 ratio = f"{f(mean(rs, 'equalReachShare'), 2)} · {f(mean(rs, 'framesVsOptimum'), 2)} · {f(mean(rs, 'usefulnessVsOptimum'), 2)}"
                 total = mean(rs, "totalAirtimeMs") / mean(rs, "dataAirtimeMs")

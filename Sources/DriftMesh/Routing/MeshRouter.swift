@@ -70,6 +70,8 @@ public struct MeshRouter: Sendable {
         var fallback: Bool
         /// The topology plan names this box: the relay goes out whatever is covered.
         var planned = false
+        /// A box outside the plan: its fill-in waits ``MeshRouterConfiguration/topologyDeferSteps``.
+        var deferred = false
     }
 
     struct PacketState: Sendable {
@@ -83,6 +85,8 @@ public struct MeshRouter: Sendable {
         var retried = false
         /// Copies overheard (any transmitter).
         var copies = 0
+        /// The boxes whose copies we heard (every candidate of a colliding short id).
+        var heardFrom: Set<NodeID> = []
     }
 
     public init(me: NodeID, configuration: MeshRouterConfiguration = .standard, seed: UInt64) {
@@ -172,6 +176,28 @@ public struct MeshRouter: Sendable {
         return topology.relays(from: header.origin, minimumBucket: c.topologyMinimumBucket ?? c.minimumCoverBucket)?.contains(me)
     }
 
+    /// Counts as covered our neighbours the plan reaches through a relay we do not hear that
+    /// likely holds the packet (``MeshRouterConfiguration/topologyTrustDepth``), or through the
+    /// origin when we do not hear it: copies we could not have heard, so not ours to fill in.
+    private mutating func trustPlan(_ header: MeshHeader, state: inout PacketState) {
+        let bucket = configuration.topologyMinimumBucket ?? configuration.minimumCoverBucket
+        guard let relays = topology.plan(from: header.origin, minimumBucket: bucket) else { return }
+        var senders = state.heardFrom.union([header.origin])
+        var trusted: Set<NodeID> = [header.origin]
+        let hidden = relays.filter { $0 != me && table[$0] == nil }
+        for _ in 0..<configuration.topologyTrustDepth {
+            var holdersHeard: Set<NodeID> = []
+            for t in senders { holdersHeard.formUnion(topology.hearers(of: t, minimumBucket: bucket)) }
+            let next = hidden.filter { !trusted.contains($0) && holdersHeard.contains($0) }
+            if next.isEmpty { break }
+            trusted.formUnion(next)
+            senders = Set(next)
+        }
+        for r in trusted where r != me && table[r] == nil {
+            for u in topology.hearers(of: r, minimumBucket: bucket) where table[u] != nil { state.covered.insert(u) }
+        }
+    }
+
     /// When this router first saw packet `key` (heard or originated), while it still tracks
     /// it (``MeshRouterConfiguration/packetMemory``, at most ``MeshRouterConfiguration/maxTrackedPackets``).
     public func firstSeen(_ key: PacketKey) -> Duration? {
@@ -228,7 +254,11 @@ public struct MeshRouter: Sendable {
         let isNew = packets[key] == nil
         state.covered.insert(header.origin)
         cover(transmitters, in: &state)
+        state.heardFrom.formUnion(transmitters)
         state.copies += 1
+        if configuration.topologyTrustDepth > 0, let relay = state.relay, relay.deferred, !relay.emitted {
+            trustPlan(header, state: &state)
+        }
 
         // Implicit ack: a copy relayed one hop beyond ours.
         if let sent = state.sent, header.hopsTaken > sent.hopsTaken {
@@ -280,6 +310,7 @@ public struct MeshRouter: Sendable {
                 return
             }
             deferSteps = c.topologyDeferSteps
+            if c.topologyTrustDepth > 0 { trustPlan(header, state: &state) }
         }
         let missing = uncovered(state)
         guard !missing.isEmpty else {
@@ -303,6 +334,7 @@ public struct MeshRouter: Sendable {
         jitter = c.snrScaledJitterSlots(c.relayJitterSlots(jitter, utilisation: channelUtilisation), snr: link.snr)
         let slots = (steps + deferSteps) * c.rankStepSlots(utilisation: channelUtilisation) + rng.int(in: 0...max(0, jitter))
         state.relay = PlannedRelay(header: relayed, powerDbm: nil, at: now + c.slot * slots, emitted: false, fallback: false)
+        state.relay?.deferred = deferSteps > 0
         counters.relaysPlanned += 1
     }
 

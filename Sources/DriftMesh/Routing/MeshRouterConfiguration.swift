@@ -177,6 +177,16 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     public var topologyDeferSteps = 12
     /// A link counts in the plan at or above this bucket (`nil` = ``minimumCoverBucket``).
     public var topologyMinimumBucket: UInt8?
+    /// A box outside the plan does not fill in for the neighbours the plan reaches through a relay
+    /// it cannot hear — it could not have heard that copy — when that relay likely holds the
+    /// packet: it hears the origin or a box whose copy we heard (one planned hop, the default),
+    /// or such a relay (two), and so on up to this many planned hops; nor for those the origin
+    /// reaches when we do not hear the origin. 0: fill in for every neighbour no copy we heard
+    /// covered. The fill-in is left for the copies a box can watch (the plan's lost copies among
+    /// its own neighbours) and for plans that broke further away. In the simulator one hop cut
+    /// the frames 5–9 % at 30–50 boxes for the same reach; two cost reach at 30 boxes on the
+    /// tuning seeds (docs/mesh-simulation.md, "Relays planned on the topology").
+    public var topologyTrustDepth = 1
     /// Plan hop by hop, every box over as few hops as the links allow (``MeshTopology/shallowFirst``).
     public var topologyShallowFirst = false
     /// How often a box floods its topology advert when nothing changed.

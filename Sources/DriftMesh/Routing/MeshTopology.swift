@@ -123,6 +123,11 @@ public struct MeshTopology: Sendable {
         return relays
     }
 
+    /// The boxes that hear `box` at `minimumBucket` or better, as their lists say.
+    public mutating func hearers(of box: NodeID, minimumBucket: UInt8) -> [NodeID] {
+        receivers(minimumBucket: minimumBucket)[box] ?? []
+    }
+
     /// Who hears whom at `minimumBucket` or better (out[s] = the boxes that list s), built once
     /// per change for every origin's plan.
     private mutating func receivers(minimumBucket: UInt8) -> [NodeID: [NodeID]] {
