@@ -132,8 +132,8 @@ extension SimCommand {
         @Option(help: "With --topology-plan: planned hops beyond a copy it heard that a relay it cannot hear is trusted to hold the packet, so a box outside the plan leaves that relay's neighbours to it (default 1; 0: fill in for every neighbour no heard copy covered).")
         var topologyTrustDepth: Int?
 
-        @Flag(help: "With --topology-plan: plan hop by hop, every box over as few hops as the links allow.")
-        var topologyShallowFirst = false
+        @Flag(inversion: .prefixedNo, help: "With --topology-plan: plan hop by hop, every box over as few hops as the links allow (default; --no-topology-shallow-first: the plain greedy plan, bigger gains first).")
+        var topologyShallowFirst: Bool?
 
         @Option(help: "With --topology-plan: seconds before the first message at which the warm-up's advert pace ends, so its floods have died down (default 240; 0: adverts every --warm-up-topology-period up to the first message).")
         var topologyQuietS: Int?
@@ -488,7 +488,7 @@ extension SimCommand {
                     if topologyFromHellos { parameters.ourConfiguration.topologyFromHellos = true }
                     if let topologyDeferSteps { parameters.ourConfiguration.topologyDeferSteps = max(0, topologyDeferSteps) }
                     if let topologyMinBucket { parameters.ourConfiguration.topologyMinimumBucket = min(topologyMinBucket, 3) }
-                    if topologyShallowFirst { parameters.ourConfiguration.topologyShallowFirst = true }
+                    if let topologyShallowFirst { parameters.ourConfiguration.topologyShallowFirst = topologyShallowFirst }
                     if let topologyTrustDepth { parameters.ourConfiguration.topologyTrustDepth = max(0, topologyTrustDepth) }
                     if let topologyQuietS { parameters.topologyQuietBeforeMessages = .seconds(max(0, topologyQuietS)) }
                     if let warmUpS { parameters.warmUp = .seconds(max(0, warmUpS)) }

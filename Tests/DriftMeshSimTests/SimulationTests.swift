@@ -292,9 +292,10 @@ private func ratio(_ rs: [SimResult]) -> Double { mean(rs, \.totalAirtimeMs) / m
 
     /// Relays planned on the topology (off by default): every box floods its neighbour list,
     /// and the flood's relays follow the plan every box computes from them. Seeds 1…12 at 30
-    /// boxes, Meshtasticator's load: one-shot reach 0.757 → 0.808 for 10.28 → 9.38 data frames
+    /// boxes, Meshtasticator's load: one-shot reach 0.757 → 0.789 for 10.28 → 9.57 data frames
     /// per broadcast (0.820 for 10.36 before boxes outside the plan left hidden planned relays
-    /// their copies; docs/mesh-simulation.md, "Relays planned on the topology"); the adverts'
+    /// their copies and the plan went hop by hop; docs/mesh-simulation.md, "Relays planned on
+    /// the topology"); the adverts'
     /// frames after the warm-up count in the total airtime. Every run's `missedReach` adds up
     /// to the gap between the reachable boxes and the reach.
     @Test func topologyPlanReachesMoreForTheSameFrames() async {

@@ -72,11 +72,12 @@ import Testing
         }
         // The router's topology follows its configuration, set at start or changed later.
         var config = MeshRouterConfiguration.standard
-        config.topologyShallowFirst = true
+        #expect(config.topologyShallowFirst, "on by default")
+        config.topologyShallowFirst = false
         var router = MeshRouter(me: o, configuration: config, seed: 1)
-        #expect(router.topology.shallowFirst)
-        router.configuration.topologyShallowFirst = false
         #expect(!router.topology.shallowFirst)
+        router.configuration.topologyShallowFirst = true
+        #expect(router.topology.shallowFirst)
     }
 
     @Test("a one-way link counts as the receiver lists it; weak links below the bucket do not; an origin nobody lists has no plan")
@@ -204,7 +205,10 @@ import Testing
         let twoHops: [NodeID: [NodeID]] = [Self.c: [Self.b, f], Self.d: [Self.a], Self.e: [Self.d], f: [Self.d], g: [f]]
         /// Whether B's relay of A's flood goes out.
         func relays(_ adverts: [NodeID: [NodeID]], hellos: [NodeID: [NodeID]], depth: Int) -> Bool {
-            var r = Self.router(hellos: hellos, adverts: adverts) { $0.topologyTrustDepth = depth }
+            var r = Self.router(hellos: hellos, adverts: adverts) {
+                $0.topologyTrustDepth = depth
+                $0.topologyShallowFirst = false  // the plans above are the plain greedy ones
+            }
             let h = MeshHeader(kind: .broadcast, origin: Self.a, packetID: 4, hopStart: 3, expiresAtMinute: 100)
             _ = r.heard(h, link: RouterTests.good, firstTime: true, now: .seconds(1))
             var t = Duration.seconds(1)
