@@ -241,11 +241,11 @@ struct Engine {
     var cancelled = 0
     var headers: [PacketKey: MeshHeader] = [:]
     /// Per message: data frames, decoded data frames, useful receptions (flood only).
-    /// The boxes that sent each packet as a data frame (for ``MissedReach``).
-    var floodSenders: [PacketKey: Set<Int>] = [:]
     var framesByKey: [PacketKey: Int] = [:]
     var receptionsByKey: [PacketKey: Int] = [:]
     var reachedByKey: [PacketKey: Int] = [:]
+    /// The boxes that sent each packet as a data frame (for ``MissedReach``).
+    var floodSenders: [PacketKey: Set<Int>] = [:]
     var syncTx = 0
     var syncAirUsTotal: Int64 = 0
     var digestTx = 0

@@ -189,7 +189,7 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     public var topologyTrustDepth = 1
     /// Plan hop by hop, every box over as few hops as the links allow (``MeshTopology/shallowFirst``).
     /// On: in the simulator it brought the plan's median latency at 30 boxes to hop-7 flooding's
-    /// and cut it by a quarter at 50, for 3–7 % more frames (docs/mesh-simulation.md).
+    /// and cut it by a quarter at 50, for 2–6 % more frames (docs/mesh-simulation.md).
     public var topologyShallowFirst = true
     /// How often a box floods its topology advert when nothing changed.
     public var topologyPeriod: Duration = .seconds(3 * 3600)
