@@ -333,8 +333,8 @@ public struct MeshRouter: Sendable {
         }
         jitter = c.snrScaledJitterSlots(c.relayJitterSlots(jitter, utilisation: channelUtilisation), snr: link.snr)
         let slots = (steps + deferSteps) * c.rankStepSlots(utilisation: channelUtilisation) + rng.int(in: 0...max(0, jitter))
-        state.relay = PlannedRelay(header: relayed, powerDbm: nil, at: now + c.slot * slots, emitted: false, fallback: false)
-        state.relay?.deferred = deferSteps > 0
+        state.relay = PlannedRelay(header: relayed, powerDbm: nil, at: now + c.slot * slots, emitted: false, fallback: false,
+                                   deferred: deferSteps > 0)
         counters.relaysPlanned += 1
     }
 
