@@ -70,7 +70,7 @@ extension Engine {
         settings.requestAttempts = rules.requestAttempts
         settings.digestFollowUps = rules.digestFollowUps
         if p.nodeRepair {
-            settings.pacedRepair = .init(minimumInterval: p.repairMinimumInterval, doublings: p.repairDoublings, redundancy: p.nodeRepairRedundancy,
+            settings.pacedRepair = .init(minimumInterval: p.repairMinimumInterval, doublings: p.nodeRepairDoublings, redundancy: p.nodeRepairRedundancy,
                                          lackingUnsuppressed: p.nodeRepairLackingUnsuppressed,
                                          digestsNeighboursInRepair: p.nodeDigestsNeighboursInRepair,
                                          fullDigestWhenLackingAfter: p.nodeFullDigestWhenLackingAfter)
@@ -209,6 +209,14 @@ extension Engine {
             if now >= measuredFromUs {
                 helloTx += 1
                 helloAirUsTotal += airUs
+            }
+        } else if header.kind == .topology {
+            // Counted as the router-only runs count adverts: every frame, and its airtime from
+            // the first message on.
+            topologyTxAll += 1
+            if now >= measuredFromUs {
+                topologyTx += 1
+                topologyAirUsTotal += airUs
             }
         } else if now < measuredFromUs {
             // Counted from the first message on, as the router-only runs count their repair.

@@ -466,18 +466,28 @@ struct Engine {
                 sampleNeighbours()
             case .endTopologyWarmUp:
                 for i in nodes.indices {
+                    if var machine = nodes[i].machine {
+                        var c = machine.settings.router
+                        c.topologyPeriod = p.ourConfiguration.topologyPeriod
+                        c.topologyMinimumInterval = p.ourConfiguration.topologyMinimumInterval
+                        machine.retune(router: c)
+                        nodes[i].machine = machine
+                        continue
+                    }
                     guard case .ours(var r) = nodes[i].router else { continue }
                     r.configuration.topologyPeriod = p.ourConfiguration.topologyPeriod
                     r.configuration.topologyMinimumInterval = p.ourConfiguration.topologyMinimumInterval
                     nodes[i].router = .ours(r)
                 }
             case .endWarmUp:
-                if p.ourConfiguration.topologyPlan, !p.nodeMachine { noteTopologyKnowledge() }
+                if p.ourConfiguration.topologyPlan, p.router == .ours { noteTopologyKnowledge() }
                 for i in nodes.indices {
                     if var machine = nodes[i].machine {
                         var c = machine.settings.router
                         c.helloPeriod = p.helloPeriod
                         c.helloJitter = p.helloPeriod / 10
+                        c.topologyPeriod = p.ourConfiguration.topologyPeriod
+                        c.topologyMinimumInterval = p.ourConfiguration.topologyMinimumInterval
                         machine.retune(router: c)
                         nodes[i].machine = machine
                     } else if case .ours(var r) = nodes[i].router {
@@ -725,7 +735,7 @@ struct Engine {
         var known = 0.0, agree = 0, decisions = 0
         for i in 0..<n {
             guard case .ours(let router) = nodes[i].router else { continue }
-            var mine = router.topology
+            var mine = nodes[i].machine?.topology ?? router.topology
             known += Double(mine.count) / Double(n)
             for o in 0..<n where o != i {
                 let truePlan = truth.relays(from: nodes[o].id, minimumBucket: minimum)?.contains(nodes[i].id) ?? false
@@ -1133,14 +1143,16 @@ struct Engine {
         if p.recordReceptionLatencies, nodes.first?.machine == nil {
             result.receptionLatenciesMs = receptionLatencies.map { $0 < 0 ? -1 : Double($0) / 1000 }
         }
-        if p.ourConfiguration.topologyPlan, p.router == .ours, !p.nodeMachine {
-            result.topologyAdverts = topologyAdverts
+        if p.ourConfiguration.topologyPlan, p.router == .ours {
+            // A node machine's router is inside the machine; its counters say the same.
+            result.topologyAdverts = p.nodeMachine ? nodes.reduce(0) { $0 + ($1.machine?.allCounters.topologyAdverts ?? 0) } : topologyAdverts
             result.topologyFramesAll = topologyTxAll
             result.topologyTransmissions = topologyTx
             result.topologyAirtimeMs = Double(topologyAirUsTotal) / 1000
             result.topologyKnownShare = topologyKnownShare
             result.topologyPlanAgreement = topologyPlanAgreement
             result.plannedRelays = nodes.reduce(0) {
+                if let machine = $1.machine { return $0 + machine.allCounters.plannedRelays }
                 if case .ours(let r) = $1.router { return $0 + r.counters.plannedRelays }
                 return $0
             }

@@ -151,10 +151,14 @@ public struct SimParameters: Sendable {
     /// each of which can be switched off to measure what it does.
     public var catchUp = SimCatchUpRules()
     /// With `nodeMachine`: every node runs paced repair (`MeshNodeMachine.Settings.pacedRepair`)
-    /// with the router-only repair's Imin and doublings (`repairMinimumInterval`,
-    /// `repairDoublings`) and its own redundancy (`nodeRepairRedundancy`). On by default, as in
-    /// the daemon (`mesh.paced_repair`) since issue 19.
+    /// with the router-only repair's Imin (`repairMinimumInterval`) and its own doublings and
+    /// redundancy (`nodeRepairDoublings`, `nodeRepairRedundancy`). On by default, as in the
+    /// daemon (`mesh.paced_repair`) since issue 19.
     public var nodeRepair = true
+    /// With `nodeRepair`: the node's Trickle doublings from Imin to Imax (the daemon's default,
+    /// 3: Imax 4 minutes; `--repair-doublings` sets it and the router-only repair's
+    /// `repairDoublings` alike).
+    public var nodeRepairDoublings = MeshNodeMachine<InMemoryNodeMemory>.PacedRepair().doublings
     /// With `nodeRepair`: the node's Trickle redundancy k (the daemon's default, 3;
     /// `--repair-redundancy` sets it and the router-only repair's `repairRedundancy` alike).
     public var nodeRepairRedundancy = MeshNodeMachine<InMemoryNodeMemory>.PacedRepair().redundancy

@@ -135,6 +135,9 @@ extension SimCommand {
         @Flag(inversion: .prefixedNo, help: "With --topology-plan: plan hop by hop, every box over as few hops as the links allow (default; --no-topology-shallow-first: the plain greedy plan, bigger gains first).")
         var topologyShallowFirst: Bool?
 
+        @Flag(inversion: .prefixedNo, help: "With --topology-plan: a box's advert comes sooner only when a link the plan uses came or went (default; --no-topology-adverts-on-plan-change: also when a neighbour's bucket moved).")
+        var topologyAdvertsOnPlanChange: Bool?
+
         @Option(help: "With --topology-plan: seconds before the first message at which the warm-up's advert pace ends, so its floods have died down (default 240; 0: adverts every --warm-up-topology-period up to the first message).")
         var topologyQuietS: Int?
 
@@ -177,7 +180,7 @@ extension SimCommand {
         @Option(help: "Repair: Trickle Imin, seconds (default 30).")
         var repairImin: Int?
 
-        @Option(help: "Repair: Trickle doublings from Imin to Imax (default 4).")
+        @Option(help: "Repair: Trickle doublings from Imin to Imax (default 4; the node's paced repair with --node-machine: 3, the daemon's).")
         var repairDoublings: Int?
 
         @Option(help: "Repair: Trickle redundancy k (default 1; the node's paced repair with --node-machine: 3, the daemon's).")
@@ -446,7 +449,10 @@ extension SimCommand {
                     if let busyUtilisation { parameters.busyUtilisation = busyUtilisation }
                     if collisionFree { parameters.collisionFree = true }
                     if let repairImin { parameters.repairMinimumInterval = .seconds(max(1, repairImin)) }
-                    if let repairDoublings { parameters.repairDoublings = max(0, repairDoublings) }
+                    if let repairDoublings {
+                        parameters.repairDoublings = max(0, repairDoublings)
+                        parameters.nodeRepairDoublings = max(0, repairDoublings)
+                    }
                     if let repairRedundancy {
                         parameters.repairRedundancy = max(1, repairRedundancy)
                         parameters.nodeRepairRedundancy = max(1, repairRedundancy)
@@ -489,6 +495,7 @@ extension SimCommand {
                     if let topologyDeferSteps { parameters.ourConfiguration.topologyDeferSteps = max(0, topologyDeferSteps) }
                     if let topologyMinBucket { parameters.ourConfiguration.topologyMinimumBucket = min(topologyMinBucket, 3) }
                     if let topologyShallowFirst { parameters.ourConfiguration.topologyShallowFirst = topologyShallowFirst }
+                    if let topologyAdvertsOnPlanChange { parameters.ourConfiguration.topologyAdvertsOnPlanChange = topologyAdvertsOnPlanChange }
                     if let topologyTrustDepth { parameters.ourConfiguration.topologyTrustDepth = max(0, topologyTrustDepth) }
                     if let topologyQuietS { parameters.topologyQuietBeforeMessages = .seconds(max(0, topologyQuietS)) }
                     if let warmUpS { parameters.warmUp = .seconds(max(0, warmUpS)) }

@@ -268,6 +268,57 @@ import Testing
         #expect(r.counters.topologyAdverts == adverts.count)
     }
 
+    /// A bucket is the SNR of a neighbour's last hello, which moves from hello to hello on real
+    /// radios. A moving bucket brings no advert forward, even across the plan's minimum bucket;
+    /// a box that comes into the table or leaves it does.
+    @Test("adverts: a neighbour's bucket moving from hello to hello brings none forward; a box that comes or goes does")
+    func advertsIgnoreBucketsMoving() {
+        func adverts(onPlanChange: Bool) -> [Duration] {
+            var config = MeshRouterConfiguration(helloPeriod: .seconds(60), helloJitter: .zero)
+            config.neighbourLearningPeriod = .seconds(60)
+            config.topologyPlan = true
+            config.topologyPeriod = .seconds(3_600)
+            config.topologyMinimumInterval = .seconds(600)
+            config.topologyAdvertsOnPlanChange = onPlanChange
+            var r = MeshRouter(me: Self.b, configuration: config, seed: 3)
+            var sent: [Duration] = []
+            var t = Duration.zero
+            while t <= .seconds(7_200) {
+                let second = t.components.seconds
+                if second % 60 == 30 {
+                    let odd = (second / 60) % 2 == 1
+                    // A between good and fair (bucket 2 and 1), C between fair and marginal
+                    // (1 and 0: across the plan's minimum bucket, 1), heard all along.
+                    _ = r.heardHello(from: Self.a, payload: HelloPayload(publicKey: RouterTests.key, neighbours: []),
+                                     link: LinkQuality(rssi: -110, snr: odd ? -5 : -7), now: t)
+                    _ = r.heardHello(from: Self.c, payload: HelloPayload(publicKey: RouterTests.key, neighbours: []),
+                                     link: LinkQuality(rssi: -120, snr: odd ? -11 : -13), now: t)
+                    // D is heard from 3 000 s to 5 000 s only.
+                    if second >= 3_000, second < 5_000 {
+                        _ = r.heardHello(from: Self.d, payload: HelloPayload(publicKey: RouterTests.key, neighbours: []),
+                                         link: RouterTests.good, now: t)
+                    }
+                }
+                if r.due(now: t).contains(.sendTopology) { sent.append(t) }
+                t += .seconds(1)
+            }
+            return sent
+        }
+        let ours = adverts(onPlanChange: true)
+        #expect(MeshRouterConfiguration.standard.topologyAdvertsOnPlanChange)
+        // The first advert; D came at 3 030 s, so the next as soon as the minimum interval allows
+        // (the period would have waited until about 3 600 s after the first); D left (expired
+        // three hello periods after its last hello at 4 950 s), so one more after that.
+        #expect(ours.count == 3, "\(ours)")
+        guard ours.count == 3 else { return }
+        #expect(ours[0] <= .seconds(660), "\(ours)")
+        #expect(ours[1] == .seconds(3_030), "D came: \(ours)")
+        #expect(ours[2] > .seconds(5_000) && ours[2] < .seconds(5_200), "D left: \(ours)")
+        // Counting every move of a bucket, the box floods its advert every minimum interval.
+        let any = adverts(onPlanChange: false)
+        #expect(any.count >= 10, "\(any)")
+    }
+
     @Test("off by default: no adverts, no plan")
     func offByDefault() {
         #expect(MeshRouterConfiguration.standard.topologyPlan == false)

@@ -582,7 +582,7 @@ public struct MeshRouter: Sendable {
         if c.topologyFromHellos { topology.learn(me, hears: ownList(now: now), now: now) }
         if let last = lastTopologyAt {
             // Recomputed at every call: the period may have changed since the last advert.
-            nextTopologyAt = list != advertised ? last + c.topologyMinimumInterval : last + c.topologyPeriod + topologyJitter
+            nextTopologyAt = changed(list, since: advertised) ? last + c.topologyMinimumInterval : last + c.topologyPeriod + topologyJitter
         }
         guard nextTopologyAt.map({ now >= $0 }) ?? true else { return }
         actions.append(.sendTopology)
@@ -593,6 +593,18 @@ public struct MeshRouter: Sendable {
         let jitter = c.topologyPeriod.components.seconds / 10
         topologyJitter = .seconds(jitter > 0 ? rng.int(in: Int(-jitter)...Int(jitter)) : 0)
         nextTopologyAt = now + c.topologyPeriod + topologyJitter
+    }
+
+    /// Whether our advert is out of date enough to send it before its period
+    /// (``MeshRouterConfiguration/topologyAdvertsOnPlanChange``): a box we hear at a bucket the
+    /// plan uses that the last advert did not list, or one it listed at such a bucket that we no
+    /// longer hear at all.
+    private func changed(_ list: [NodeID: UInt8], since advertised: [NodeID: UInt8]?) -> Bool {
+        guard let advertised else { return true }
+        guard configuration.topologyAdvertsOnPlanChange else { return list != advertised }
+        let bucket = configuration.topologyMinimumBucket ?? configuration.minimumCoverBucket
+        return list.contains { $0.value >= bucket && advertised[$0.key] == nil }
+            || advertised.contains { $0.value >= bucket && list[$0.key] == nil }
     }
 
     /// Keeps at most `maxTrackedPackets` packet states (drops the oldest).

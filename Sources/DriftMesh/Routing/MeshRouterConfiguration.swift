@@ -196,6 +196,15 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     /// A box floods its advert again when its neighbour list changed, but not sooner than
     /// this after its last one.
     public var topologyMinimumInterval: Duration = .seconds(600)
+    /// What brings the advert forward: a box that came into our neighbour table at a bucket the
+    /// plan uses (``topologyMinimumBucket``), or one the last advert listed at such a bucket that
+    /// left it (expired) — not a neighbour's bucket moving, which the periodic advert carries.
+    /// A bucket is the SNR of a neighbour's last hello, and on real radios that moves by a few
+    /// dB from hello to hello: with any change counted, a box with a link near a bucket's edge
+    /// would flood its advert every ``topologyMinimumInterval`` instead of every
+    /// ``topologyPeriod`` (the simulator's links keep their SNR, so it cannot show this).
+    /// Off: any change of the list, buckets included.
+    public var topologyAdvertsOnPlanChange = true
     /// Plan also on the neighbours' hellos and our own live table (fresher, but other boxes plan
     /// on the adverts alone, so the plans disagree), not only on the adverts every box hears alike.
     public var topologyFromHellos = false
