@@ -465,42 +465,40 @@ struct Engine {
             case .sampleNeighbours:
                 sampleNeighbours()
             case .endTopologyWarmUp:
-                for i in nodes.indices {
-                    if var machine = nodes[i].machine {
-                        var c = machine.settings.router
-                        c.topologyPeriod = p.ourConfiguration.topologyPeriod
-                        c.topologyMinimumInterval = p.ourConfiguration.topologyMinimumInterval
-                        machine.retune(router: c)
-                        nodes[i].machine = machine
-                        continue
-                    }
-                    guard case .ours(var r) = nodes[i].router else { continue }
-                    r.configuration.topologyPeriod = p.ourConfiguration.topologyPeriod
-                    r.configuration.topologyMinimumInterval = p.ourConfiguration.topologyMinimumInterval
-                    nodes[i].router = .ours(r)
-                }
+                let daemon = p.ourConfiguration
+                for i in nodes.indices { retuneOurs(at: i) { Self.daemonTopologyPace(&$0, of: daemon) } }
             case .endWarmUp:
                 if p.ourConfiguration.topologyPlan, p.router == .ours { noteTopologyKnowledge() }
+                let daemon = p.ourConfiguration, hellos = p.helloPeriod
                 for i in nodes.indices {
-                    if var machine = nodes[i].machine {
-                        var c = machine.settings.router
-                        c.helloPeriod = p.helloPeriod
-                        c.helloJitter = p.helloPeriod / 10
-                        c.topologyPeriod = p.ourConfiguration.topologyPeriod
-                        c.topologyMinimumInterval = p.ourConfiguration.topologyMinimumInterval
-                        machine.retune(router: c)
-                        nodes[i].machine = machine
-                    } else if case .ours(var r) = nodes[i].router {
-                        r.configuration.helloPeriod = p.helloPeriod
-                        r.configuration.helloJitter = p.helloPeriod / 10
-                        r.configuration.topologyPeriod = p.ourConfiguration.topologyPeriod
-                        r.configuration.topologyMinimumInterval = p.ourConfiguration.topologyMinimumInterval
-                        nodes[i].router = .ours(r)
+                    retuneOurs(at: i) { c in
+                        c.helloPeriod = hellos
+                        c.helloJitter = hellos / 10
+                        Self.daemonTopologyPace(&c, of: daemon)
                     }
                 }
             }
         }
         return result()
+    }
+
+    /// Changes the configuration of box `i`'s router, inside its node machine when it runs one.
+    mutating func retuneOurs(at i: Int, _ change: (inout MeshRouterConfiguration) -> Void) {
+        if var machine = nodes[i].machine {
+            var c = machine.settings.router
+            change(&c)
+            machine.retune(router: c)
+            nodes[i].machine = machine
+        } else if case .ours(var r) = nodes[i].router {
+            change(&r.configuration)
+            nodes[i].router = .ours(r)
+        }
+    }
+
+    /// `daemon`'s advert pace instead of the warm-up's (``SimParameters/warmUpTopologyPeriod``).
+    static func daemonTopologyPace(_ c: inout MeshRouterConfiguration, of daemon: MeshRouterConfiguration) {
+        c.topologyPeriod = daemon.topologyPeriod
+        c.topologyMinimumInterval = daemon.topologyMinimumInterval
     }
 
     /// The mean live neighbour count of the boxes that are on, now (`neighbourSamples`).
