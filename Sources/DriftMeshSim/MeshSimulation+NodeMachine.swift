@@ -73,7 +73,8 @@ extension Engine {
             settings.pacedRepair = .init(minimumInterval: p.repairMinimumInterval, doublings: p.nodeRepairDoublings, redundancy: p.nodeRepairRedundancy,
                                          lackingUnsuppressed: p.nodeRepairLackingUnsuppressed,
                                          digestsNeighboursInRepair: p.nodeDigestsNeighboursInRepair,
-                                         fullDigestWhenLackingAfter: p.nodeFullDigestWhenLackingAfter)
+                                         fullDigestWhenLackingAfter: p.nodeFullDigestWhenLackingAfter,
+                                         suppressionCoversNeighbours: p.nodeRepairSuppressionCoversNeighbours)
         }
         return try? SimNodeMachine(keyPair: keyPair, networkKey: machineNetworkKey, memory: memory,
                                    budget: AirtimeBudget(window: .seconds(3_600), limit: p.dutyCycle.map { .seconds(3_600) * $0 }), settings: settings,
@@ -246,7 +247,14 @@ extension Engine {
 
     /// Box `n` is switched on: a new machine on the memory the old one left (the daemon restarting).
     mutating func switchOn(_ n: Int) {
-        guard nodes[n].down, let old = nodes[n].machine else { return }
+        guard nodes[n].down else { return }
+        guard let old = nodes[n].machine else {
+            // The router alone, starting late (`SimParameters.startSpread`).
+            nodes[n].down = false
+            nodes[n].timerAt = nil
+            schedule(now, .timer(n))
+            return
+        }
         nodes[n].down = false
         let keyPair = Engine.keyPairs(count: n + 1, seed: p.seed)[n]
         nodes[n].machine = Engine.machine(keyPair, configuration: old.settings.router, parameters: p, memory: old.memory)

@@ -283,10 +283,15 @@ struct Engine {
             switch p.router {
             case .ours:
                 var config = p.ourConfiguration
-                config.helloPeriod = p.warmUpHelloPeriod
-                config.helloJitter = p.warmUpHelloPeriod / 6
-                config.topologyPeriod = p.warmUpTopologyPeriod
-                config.topologyMinimumInterval = min(config.topologyMinimumInterval, p.warmUpTopologyPeriod)
+                if p.warmUpAtDaemonPace {
+                    config.helloPeriod = p.helloPeriod
+                    config.helloJitter = p.helloPeriod / 10
+                } else {
+                    config.helloPeriod = p.warmUpHelloPeriod
+                    config.helloJitter = p.warmUpHelloPeriod / 6
+                    config.topologyPeriod = p.warmUpTopologyPeriod
+                    config.topologyMinimumInterval = min(config.topologyMinimumInterval, p.warmUpTopologyPeriod)
+                }
                 config.slot = .microseconds(slotUs)
                 // Power control against this channel: full power and the SNR at which a frame decodes.
                 config.maxTxPowerDbm = Int(channel.txPowerDbm)
@@ -363,14 +368,21 @@ struct Engine {
     mutating func run() -> SimResult {
         let warmUpUs = p.router == .ours ? Engine.micros(p.warmUp) : 0
         measuredFromUs = warmUpUs
-        // Every box starts its router (ours sends its first hello at a random moment in the first period).
+        // Every box starts its router (ours sends its first hello at a random moment in the first
+        // period, or starts at its own moment of the start spread, hearing nothing before).
+        let startSpan = p.startSpread.map { min(Engine.micros($0), warmUpUs) } ?? Engine.micros(p.warmUpAtDaemonPace ? p.helloPeriod : p.warmUpHelloPeriod)
         for i in nodes.indices {
-            let start = Int64(macRng.unit() * Double(Engine.micros(p.warmUpHelloPeriod)))
-            schedule(p.router == .ours ? start : 0, .timer(i))
+            let start = Int64(macRng.unit() * Double(startSpan))
             nodes[i].timerAt = nil
+            if p.router == .ours, p.startSpread != nil {
+                nodes[i].down = true
+                schedule(start, .up(i))
+            } else {
+                schedule(p.router == .ours ? start : 0, .timer(i))
+            }
         }
         if p.router == .ours { schedule(warmUpUs, .endWarmUp) }
-        if p.router == .ours, p.ourConfiguration.topologyPlan, p.topologyQuietBeforeMessages > .zero {
+        if p.router == .ours, p.ourConfiguration.topologyPlan, !p.warmUpAtDaemonPace, p.topologyQuietBeforeMessages > .zero {
             schedule(max(0, warmUpUs - Engine.micros(p.topologyQuietBeforeMessages)), .endTopologyWarmUp)
         }
         var t = warmUpUs
@@ -540,7 +552,13 @@ struct Engine {
 
     mutating func trickleFired(_ n: Int) {
         guard var timer = nodes[n].trickle else { return }
-        let send = timer.due(now: Engine.duration(now))
+        let nowD = Engine.duration(now)
+        let send: Bool
+        if p.repairSuppressionCoversNeighbours, case .ours(let router) = nodes[n].router {
+            send = timer.due(now: nowD) { router.everyNeighbourHears(oneOf: $0, now: nowD) }
+        } else {
+            send = timer.due(now: nowD)
+        }
         nodes[n].trickle = timer
         if send, !nodes[n].seen.isEmpty {
             if let until = holdOffEnd(n), until > now {
@@ -623,7 +641,7 @@ struct Engine {
             if lacking {
                 timer.inconsistent(now: Engine.duration(now), mustSend: p.repairLackingUnsuppressed)
             } else if missing.isEmpty {
-                timer.consistent()
+                timer.consistent(from: nodes[s].id)
             }
             nodes[r].trickle = timer
             rescheduleTrickle(r)

@@ -43,6 +43,17 @@ public struct SimParameters: Sendable {
     public var topologyQuietBeforeMessages: Duration = .seconds(240)
     /// Hello period during the warm-up, and after it.
     public var warmUpHelloPeriod: Duration = .seconds(120)
+    /// Our boxes run the daemon's own hello and advert pace from the moment they start
+    /// (`helloPeriod`, `ourConfiguration`'s topology pace), as a mesh in the field does, instead
+    /// of the warm-up's quicker hellos (`warmUpHelloPeriod`) and adverts (`warmUpTopologyPeriod`),
+    /// which stand in for a mesh that has run for hours.
+    public var warmUpAtDaemonPace = false
+    /// Each of our boxes starts at its own moment, uniform over this span from the start of the
+    /// run (at most the warm-up), and hears nothing before: independent hello, advert and
+    /// Trickle phases, as boxes switched on one by one. `nil`: every box starts within the first
+    /// hello period of the warm-up (`warmUpHelloPeriod`, or `helloPeriod` with
+    /// `warmUpAtDaemonPace`) and the node machines' Trickle intervals run nearly in step.
+    public var startSpread: Duration?
     public var helloPeriod: Duration = .seconds(300)
     /// Time after the last message for relays and retries to finish.
     public var drain: Duration = .seconds(120)
@@ -92,6 +103,10 @@ public struct SimParameters: Sendable {
     /// 0.996 of connected boxes within 5 minutes for 1.92 → 1.97× the data's airtime (held-out
     /// seeds; 0.989 → 0.995 and 1.93 → 1.99× on the tuning seeds; docs/mesh-simulation.md).
     public var repairLackingUnsuppressed = true
+    /// Consistent digests keep a box's own back only when every neighbour that hears it heard
+    /// one of them, as in the daemon's node (`PacedRepair.suppressionCoversNeighbours`,
+    /// `nodeRepairSuppressionCoversNeighbours`). Off in the router-only model by default.
+    public var repairSuppressionCoversNeighbours = false
     public var repairDigestWindow: Duration = .seconds(30 * 60)
     public var repairDigestMargin: Duration = .seconds(10 * 60)
     /// Our router's `channelBusy` (a `ChannelBusyDetector`, as the daemon's): a box heard
@@ -172,6 +187,9 @@ public struct SimParameters: Sendable {
     /// The node's paced repair sends its full digest when a neighbour's compact digests keep
     /// listing something it lacks (`PacedRepair.fullDigestWhenLackingAfter`; `nil`: never).
     public var nodeFullDigestWhenLackingAfter = MeshNodeMachine<InMemoryNodeMemory>.PacedRepair().fullDigestWhenLackingAfter
+    /// The node's paced repair is kept back by consistent digests only when every neighbour
+    /// heard one of them (`PacedRepair.suppressionCoversNeighbours`, the daemon's default).
+    public var nodeRepairSuppressionCoversNeighbours = MeshNodeMachine<InMemoryNodeMemory>.PacedRepair().suppressionCoversNeighbours
     /// With `nodeMachine`: every box's airtime budget allows this share (0…1) of any hour, as
     /// the daemon's `AirtimeBudget` does in a duty-cycled sub-band (EU868 g1: 0.01); `nil` =
     /// no limit (the US band, the default).

@@ -153,6 +153,12 @@ extension SimCommand {
         @Option(help: "With --topology-plan: seconds between a box's topology adverts during the warm-up (default 240; after it, the daemon's 3 hours).")
         var warmUpTopologyPeriod: Int?
 
+        @Flag(help: "Our router: the daemon's hello and advert pace from the start, as in the field (default: the warm-up's 120 s hellos and, with --topology-plan, adverts every --warm-up-topology-period until --topology-quiet-s before the first message).")
+        var warmUpAtDaemonPace = false
+
+        @Option(help: "Our router: each box starts at its own moment, uniform over this many seconds from the start of the run (at most the warm-up), hearing nothing before: independent hello, advert and repair-timer phases (default: all within the first hello period).")
+        var startSpreadS: Int?
+
         @Flag(help: "Our router: relay power control (off by default: no measurable gain, docs/mesh-simulation.md).")
         var powerControl = false
 
@@ -260,6 +266,9 @@ extension SimCommand {
 
         @Option(help: "With --node-machine: a box whose neighbour's compact digests have listed something it lacks for this many seconds sends its full digest, at most once a hello period (0: never, the rule before; default: the daemon's, 120).")
         var fullDigestWhenLacking: Int?
+
+        @Flag(inversion: .prefixedNo, help: "Repair: consistent digests keep a box's own back only when every neighbour that hears it heard one of them (router-only repair and, with --node-machine, the node's paced repair; default: on in the node, as the daemon, off in the router-only model; --no-…: any k of them, the rule before).")
+        var repairSuppressionCoversNeighbours: Bool?
 
         @Option(help: "Our boxes' hello period after the warm-up, seconds (the daemon's `mesh.hello_interval_s`; default 300, or with --duty-cycle what the daemon picks for it: 900 at 1 %).")
         var helloPeriod: Int?
@@ -422,6 +431,10 @@ extension SimCommand {
                     parameters.repairRelays = !noRepairRelays
                     parameters.nodeRepair = nodeRepair
                     parameters.nodeDigestsNeighboursInRepair = digestNeighboursInRepair
+                    if let repairSuppressionCoversNeighbours {
+                        parameters.repairSuppressionCoversNeighbours = repairSuppressionCoversNeighbours
+                        parameters.nodeRepairSuppressionCoversNeighbours = repairSuppressionCoversNeighbours
+                    }
                     if let fullDigestWhenLacking { parameters.nodeFullDigestWhenLackingAfter = fullDigestWhenLacking > 0 ? .seconds(fullDigestWhenLacking) : nil }
                     parameters.catchUp.answerRepeatedRequests = !repeatedRequestsTakenBack
                     parameters.catchUp.digestRepeatsDelayed = !digestRepeatsWhenDue
@@ -500,6 +513,8 @@ extension SimCommand {
                     if let topologyQuietS { parameters.topologyQuietBeforeMessages = .seconds(max(0, topologyQuietS)) }
                     if let warmUpS { parameters.warmUp = .seconds(max(0, warmUpS)) }
                     if let warmUpTopologyPeriod { parameters.warmUpTopologyPeriod = .seconds(max(60, warmUpTopologyPeriod)) }
+                    if warmUpAtDaemonPace { parameters.warmUpAtDaemonPace = true }
+                    if let startSpreadS { parameters.startSpread = .seconds(max(0, startSpreadS)) }
                     if let relayImplicitAckMs { parameters.ourConfiguration.relayImplicitAckTimeout = .milliseconds(max(0, relayImplicitAckMs)) }
                     if let cancelUncoveredAtMost { parameters.ourConfiguration.cancelWhenUncoveredAtMost = cancelUncoveredAtMost }
                     parameters.recordReceptionLatencies = pairedLatency

@@ -310,6 +310,58 @@ struct MeshNodeRepairTests {
         }
     }
 
+    /// Who the neighbour beyond hears, in its hello, for ``suppressionCoversNeighbours``.
+    enum Beyond: Sendable, CustomStringConvertible {
+        /// It lists one of the three boxes whose digests matched.
+        case hearsASender
+        /// It lists only this box: it heard none of them.
+        case hearsOnlyUs
+        /// It lists only this box and is one of the three itself.
+        case isASender
+        /// Its list leaves this box out: it does not hear it.
+        case deaf
+
+        var description: String {
+            switch self {
+            case .hearsASender: "hears a sender"
+            case .hearsOnlyUs: "hears only us"
+            case .isASender: "is a sender"
+            case .deaf: "does not hear us"
+            }
+        }
+    }
+
+    @Test("three matching digests keep a box's own back only when every neighbour that hears it heard one of them: a box joining two patches digests anyway (counted); not with the rule off",
+          arguments: [(Beyond.hearsASender, true, true), (.hearsOnlyUs, true, false), (.hearsOnlyUs, false, true), (.isASender, true, true), (.deaf, true, true)])
+    func suppressionCoversNeighbours(_ beyond: Beyond, rule: Bool, suppressed: Bool) throws {
+        var box = try MachineBox(seed: 1) {
+            $0.pacedRepair = .init(minimumInterval: .seconds(30), suppressionCoversNeighbours: rule)
+        }
+        #expect(MeshNodeMachine<InMemoryNodeMemory>.PacedRepair().suppressionCoversNeighbours)
+        let held = try MachineBox.frame("both sides have it", packetID: 5, origin: BoxKeyPair())
+        box.hear(held, at: .zero)
+        box.timer(at: .zero)
+        _ = MeshNodeCatchUpTests.drain(&box, at: .zero)
+        // The box's own side: three neighbours whose digests list what it holds.
+        let side = (0..<3).map { _ in BoxKeyPair() }
+        let other = BoxKeyPair()
+        let listed: [NodeID] = switch beyond {
+        case .hearsASender: [box.me, side[0].nodeID]
+        case .hearsOnlyUs, .isASender: [box.me]
+        case .deaf: []
+        }
+        box.hear(try MeshNodeHelloTests.hello(from: other, keyed: true, listing: listed, packetID: 1), at: .milliseconds(500))
+        _ = MeshNodeCatchUpTests.drain(&box, at: .milliseconds(500))
+        let senders = beyond == .isASender ? [side[0].nodeID, side[1].nodeID, other.nodeID] : side.map(\.nodeID)
+        for (i, sender) in senders.enumerated() {
+            let same = CompactDigest(recent: [try Self.key(held)], salt: UInt16(8 + i), windowMinutes: 30)
+            box.hear(try MeshNodeCatchUpTests.control(.digest, same.encoded(), from: sender, packetID: UInt32(10 + i)), at: .seconds(1))
+        }
+        let first = try Self.compactDigests(Self.run(&box, from: .seconds(1), until: .seconds(200))).first
+        #expect(first.map { $0.at >= .seconds(60) } == suppressed, "\(beyond), rule \(rule): first compact digest at \(String(describing: first?.at))")
+        #expect(box.machine.allCounters.digestsForUnheardNeighbours == (suppressed ? 0 : 1))
+    }
+
     @Test("with lackingUnsuppressed a box that learnt it lacks something sends its next digest though k neighbours then sound consistent; without it they suppress it", arguments: [true, false])
     func lackingUnsuppressed(_ unsuppressed: Bool) throws {
         var box = try MachineBox(seed: 1) {

@@ -117,6 +117,31 @@ import TestSupport
         #expect(t.fireAt >= .seconds(205) && t.fireAt < .seconds(210))
     }
 
+    @Test func trickleSuppressionJudgesItsSenders() {
+        var t = TrickleTimer(minimumInterval: .seconds(10), doublings: 3, redundancy: 2, now: .zero, seed: 1)
+        let (a, b) = (NodeID(0xA), NodeID(0xB))
+        t.consistent(from: a)
+        t.consistent(from: b)
+        #expect(t.consistentFrom == [a, b])
+        var asked: Set<NodeID>?
+        let sent = t.due(now: t.fireAt) { asked = $0; return false }
+        #expect(sent, "k consistent digests heard, but their senders do not suppress it")
+        #expect(asked == [a, b])
+        // A new interval forgets them; k unnamed ones suppress when the judge agrees…
+        _ = t.due(now: .seconds(10))
+        #expect(t.consistentFrom.isEmpty)
+        t.consistent()
+        t.consistent()
+        let kept = t.due(now: t.fireAt) { $0.isEmpty }
+        #expect(!kept)
+        // …and fewer than k send without asking it.
+        _ = t.due(now: .seconds(30))
+        t.consistent(from: a)
+        var judged = false
+        let few = t.due(now: t.fireAt) { _ in judged = true; return true }
+        #expect(few && !judged)
+    }
+
     @Test func trickleMustSendIsNotSuppressedOnce() {
         var t = TrickleTimer(minimumInterval: .seconds(10), doublings: 3, redundancy: 1, now: .zero, seed: 1)
         // Already at Imin: the interval is not restarted, but the next transmission must go.

@@ -84,6 +84,9 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     /// Full digests sent because a neighbour's compact digests kept listing something this box
     /// lacks (``MeshNodeMachine/PacedRepair/fullDigestWhenLackingAfter``).
     public var digestsForLacking = 0
+    /// Compact digests sent although k consistent ones were heard, since a neighbour heard none
+    /// of them (``MeshNodeMachine/PacedRepair/suppressionCoversNeighbours``).
+    public var digestsForUnheardNeighbours = 0
     /// Directed frames after which the channel was kept free for the next hop's answer.
     public var answerWaits = 0
     /// Our directed messages to a neighbour sent again because its acknowledgement did not

@@ -101,7 +101,17 @@ extension MeshNodeMachine {
         let t = now.monotonic
         var timer = repairTimer ?? TrickleTimer(minimumInterval: repair.minimumInterval, doublings: repair.doublings,
                                                 redundancy: repair.redundancy, now: t, seed: rng.next())
-        if timer.due(now: t) { sendCompactDigest(at: now) }
+        let router = router
+        var forUnheard = false
+        let send = timer.due(now: t) { senders in
+            guard repair.suppressionCoversNeighbours, !router.everyNeighbourHears(oneOf: senders, now: t) else { return true }
+            forUnheard = true
+            return false
+        }
+        if send {
+            if forUnheard { counters.digestsForUnheardNeighbours += 1 }
+            sendCompactDigest(at: now)
+        }
         repairTimer = timer
     }
 
@@ -179,7 +189,7 @@ extension MeshNodeMachine {
             stillLacking(from: header.origin, at: now)
         } else {
             lackingSince[header.origin] = nil
-            if missing.isEmpty { timer.consistent() }
+            if missing.isEmpty { timer.consistent(from: header.origin) }
         }
         repairTimer = timer
     }

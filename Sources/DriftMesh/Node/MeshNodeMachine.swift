@@ -197,10 +197,17 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// neighbour stayed with it for good: the neighbour heard the origin's compact digests
         /// list it again and again and could not ask for it (docs/mesh-simulation.md).
         public var fullDigestWhenLackingAfter: Duration?
+        /// The k consistent digests keep ours back only when every neighbour that hears this box
+        /// heard one of them too, by its last hello (``MeshRouter/everyNeighbourHears(oneOf:now:)``):
+        /// a box joining two patches heard digests from its own side alone, the neighbour beyond
+        /// from its side alone, and both stayed quiet while one side lacked what the other held.
+        /// `false`: any k suppress it (the rule before, for comparison in the simulator).
+        public var suppressionCoversNeighbours: Bool
 
         public init(minimumInterval: Duration = .seconds(30), doublings: Int = 3, redundancy: Int = 3,
                     window: Duration = .seconds(30 * 60), lackingUnsuppressed: Bool = false, digestsNeighboursInRepair: Bool = false,
-                    fullDigestWhenLackingAfter: Duration? = .seconds(120)) {
+                    fullDigestWhenLackingAfter: Duration? = .seconds(120), suppressionCoversNeighbours: Bool = true) {
+            self.suppressionCoversNeighbours = suppressionCoversNeighbours
             self.fullDigestWhenLackingAfter = fullDigestWhenLackingAfter
             self.minimumInterval = minimumInterval
             self.doublings = doublings

@@ -122,6 +122,18 @@ public struct MeshRouter: Sendable {
         return n.neighbours[me] == nil && n.neighbours.count < HelloPayload.maxNeighbours
     }
 
+    /// Whether every neighbour in the table at `now` that hears us is one of `senders` or hears
+    /// one of them, by its last hello's list. A neighbour whose hello leaves us out
+    /// (``isDeaf(_:)``) needs nothing from us; one whose list is full may hear more than it
+    /// lists and counts as hearing them. Paced repair asks this of the boxes whose consistent
+    /// digests would keep ours back (``TrickleTimer/due(now:suppressedBy:)``).
+    public func everyNeighbourHears(oneOf senders: Set<NodeID>, now: Duration) -> Bool {
+        table.values.allSatisfy { n in
+            isExpired(n, now: now) || senders.contains(n.id) || isDeaf(n.id)
+                || n.neighbours.count >= HelloPayload.maxNeighbours || senders.contains { n.neighbours[$0] != nil }
+        }
+    }
+
     /// Our next hello's payload: our neighbours, best links first, at most `HelloPayload.maxNeighbours`.
     public func helloPayload(publicKey: [UInt8]?, now: Duration) -> HelloPayload {
         let live = table.values.filter { !isExpired($0, now: now) }

@@ -6,6 +6,10 @@
 /// unless `redundancy` consistent digests were already heard in this interval.
 /// Hearing something inconsistent (a digest that shows missing packets, a new
 /// neighbour) resets the interval to the minimum.
+///
+/// Whose consistent digests suppress ours can be judged too (``due(now:suppressedBy:)``): in a
+/// mesh a box's neighbours are not all in range of one another, and digests that agreed with ours
+/// say nothing to a neighbour that heard none of them.
 public struct TrickleTimer: Sendable {
     public let minimumInterval: Duration
     public let maximumInterval: Duration
@@ -15,6 +19,9 @@ public struct TrickleTimer: Sendable {
     public private(set) var intervalStart: Duration
     public private(set) var fireAt: Duration
     public private(set) var heardConsistent = 0
+    /// The senders of the consistent transmissions heard in this interval, as far as
+    /// ``consistent(from:)`` named them.
+    public private(set) var consistentFrom: Set<NodeID> = []
     /// The next transmission goes out however many consistent ones are heard first.
     public private(set) var mustSend = false
     private var fired = false
@@ -35,15 +42,17 @@ public struct TrickleTimer: Sendable {
     private mutating func start(now: Duration) {
         intervalStart = now
         heardConsistent = 0
+        consistentFrom = []
         fired = false
         let half = interval / 2
         let micros = max(1, Int((half / .microseconds(1)).rounded(.down)))
         fireAt = now + half + .microseconds(rng.int(in: 0...(micros - 1)))
     }
 
-    /// A neighbour's digest matched ours.
-    public mutating func consistent() {
+    /// A neighbour's digest matched ours (`sender`: whose, when known).
+    public mutating func consistent(from sender: NodeID? = nil) {
         heardConsistent += 1
+        if let sender { consistentFrom.insert(sender) }
     }
 
     /// Something showed the neighbourhood out of sync: back to the shortest interval. With
@@ -62,12 +71,14 @@ public struct TrickleTimer: Sendable {
         fired ? intervalStart + interval : fireAt
     }
 
-    /// True when our digest should be sent now; advances intervals as time passes.
-    public mutating func due(now: Duration) -> Bool {
+    /// True when our digest should be sent now; advances intervals as time passes. With
+    /// `suppressedBy`, `redundancy` consistent digests suppress ours only when it says yes to
+    /// their senders (``consistentFrom``): for instance, when every neighbour heard one of them.
+    public mutating func due(now: Duration, suppressedBy: (Set<NodeID>) -> Bool = { _ in true }) -> Bool {
         var send = false
         if !fired, now >= fireAt {
             fired = true
-            send = heardConsistent < redundancy || mustSend
+            send = heardConsistent < redundancy || mustSend || !suppressedBy(consistentFrom)
         }
         while now >= intervalStart + interval {
             let end = intervalStart + interval
@@ -75,7 +86,7 @@ public struct TrickleTimer: Sendable {
             start(now: end)
             if !fired, now >= fireAt {
                 fired = true
-                send = send || heardConsistent < redundancy || mustSend
+                send = send || heardConsistent < redundancy || mustSend || !suppressedBy(consistentFrom)
             }
         }
         if send { mustSend = false }
