@@ -66,6 +66,7 @@ extension Engine {
         settings.hellosWaitOnePeriodAtMost = rules.hellosWaitOnePeriodAtMost
         settings.compactDigestWindowShrinks = rules.compactDigestWindowShrinks
         settings.repairAnswersRenewed = p.repairAnswersRenewed
+        settings.repairAnswersRenewedWhenHeard = p.nodeRepairAnswersRenewedWhenHeard
         settings.answerWindowFrames = rules.answerWindowFrames
         settings.requestAttempts = rules.requestAttempts
         settings.digestFollowUps = rules.digestFollowUps

@@ -202,6 +202,10 @@ public struct SimParameters: Sendable {
     /// router-only model and the node alike (`MeshNodeMachine.Settings.repairAnswersRenewed`;
     /// `--repair-answers-not-renewed`: never again, the rule before).
     public var repairAnswersRenewed = true
+    /// With `nodeMachine`: a packet capped for a neighbour is sent it once more when its compact
+    /// digest shows an earlier answer got there (`MeshNodeMachine.Settings.repairAnswersRenewedWhenHeard`,
+    /// the daemon's default).
+    public var nodeRepairAnswersRenewedWhenHeard = true
 
     public init(nodes: Int, seed: UInt64, router: SimRouterKind, messages: Int = 20, hopLimit: UInt8? = nil) {
         self.nodes = nodes

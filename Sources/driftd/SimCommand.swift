@@ -267,6 +267,9 @@ extension SimCommand {
         @Option(help: "With --node-machine: a box whose neighbour's compact digests have listed something it lacks for this many seconds sends its full digest, at most once a hello period (0: never, the rule before; default: the daemon's, 120).")
         var fullDigestWhenLacking: Int?
 
+        @Flag(help: "With --node-machine: a packet a neighbour was sent twice is sent it again only two hello periods after the last, also when its digest shows an earlier answer got there (the rule before; default: once more at once then).")
+        var noRepairAnswersRenewedWhenHeard = false
+
         @Flag(inversion: .prefixedNo, help: "Repair: consistent digests keep a box's own back only when every neighbour that hears it heard one of them (router-only repair and, with --node-machine, the node's paced repair; default: on in the node, as the daemon, off in the router-only model; --no-…: any k of them, the rule before).")
         var repairSuppressionCoversNeighbours: Bool?
 
@@ -446,6 +449,7 @@ extension SimCommand {
                     parameters.catchUp.compactDigestWindowShrinks = !compactDigestNewest
                     parameters.repairAnswersBounded = !repairAnswersUnbounded
                     parameters.repairAnswersRenewed = !repairAnswersNotRenewed
+                    if noRepairAnswersRenewedWhenHeard { parameters.nodeRepairAnswersRenewedWhenHeard = false }
                     if let dutyCycle { parameters.dutyCycle = dutyCycle / 100 }
                     if let helloPeriod {
                         parameters.helloPeriod = .seconds(helloPeriod)

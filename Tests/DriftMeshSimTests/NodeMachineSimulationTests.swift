@@ -140,12 +140,14 @@ struct NodeMachineSimulationTests {
         // (since they do not, the answers go at other instants and get there), and with the
         // Trickle doublings of the time (4; with 3 the digests come at other instants too), and
         // any three consistent digests suppressing (since a box digests when a neighbour heard
-        // none of them, the packet gets there in both runs, by other draws).
+        // none of them, the packet gets there in both runs, by other draws), and no renewal on
+        // evidence that the answers get there.
         func run(renewed: Bool) async -> SimResult {
             var p = SimParameters(nodes: 50, seed: 7324, router: .ours)
             p.nodeMachine = true
             p.nodeRepairDoublings = 4
             p.nodeRepairSuppressionCoversNeighbours = false
+            p.nodeRepairAnswersRenewedWhenHeard = false
             p.catchUp.digestRepeatsDelayed = false
             p.catchUp.backgroundYieldsToBackground = true
             p.nodeFullDigestWhenLackingAfter = nil
@@ -327,6 +329,25 @@ struct NodeMachineSimulationTests {
         #expect(results[0].connectedReachWithinRepairWindow >= 0.99, "\(Self.json(results[0]))")
         #expect(results[1].connectedReachWithinRepairWindow < 0.9, "the rule before: \(Self.json(results[1]))")
         #expect(results[1].reachability < 0.9, "the rule before, at the end of the run: \(Self.json(results[1]))")
+    }
+
+    /// Seed 7311, 20 boxes: box 6 is the one link between two halves of the mesh. One message
+    /// of each half never crossed the flood, and box 6 answered box 7's digest with the first
+    /// twice; box 7 lost the flood's copy and both answers to collisions with its own side,
+    /// while other answers of box 6 got through, and the cap held the packet back for two
+    /// hello periods, past the end of the run. Since box 7's digest showed one of those other
+    /// answers arrived, box 6 sends it the capped packet again at once.
+    @Test("a packet capped for the box beyond the one link between two halves is sent again when that box's digest shows the answers get there: seed 7311, 20 boxes")
+    func answersRenewedWhenHeard() async {
+        func run(_ rule: Bool) -> SimParameters {
+            var p = SimParameters(nodes: 20, seed: 7_311, router: .ours)
+            p.nodeMachine = true
+            p.nodeRepairAnswersRenewedWhenHeard = rule
+            return p
+        }
+        let results = await simulate([run(true), run(false)])
+        #expect(results[0].connectedReachWithinRepairWindow == 1, "\(Self.json(results[0]))")
+        #expect(results[1].connectedReachWithinRepairWindow < 0.95, "the rule before: \(Self.json(results[1]))")
     }
 
     /// A–B–C with B off from the start for `seconds`; A and C each broadcast while it is off

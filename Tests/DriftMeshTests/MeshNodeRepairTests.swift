@@ -237,6 +237,34 @@ struct MeshNodeRepairTests {
         #expect(unknown.resent == 2)
     }
 
+    @Test("a packet capped for a neighbour is sent it once more at once when its digest lists another packet this box answered it with: the answers get there; not again without new evidence, not with the rule off",
+          arguments: [true, false])
+    func answersRenewedWhenHeard(_ rule: Bool) throws {
+        var box = try MachineBox { $0.repairAnswersRenewedWhenHeard = rule }
+        #expect(MeshNodeMachine<InMemoryNodeMemory>.Settings(hopLimit: 3, messageLifetime: 3_600, modulation: .longFast, router: .standard).repairAnswersRenewedWhenHeard)
+        box.timer(at: .zero)
+        _ = MeshNodeCatchUpTests.drain(&box, at: .zero)
+        let requester = BoxKeyPair().nodeID
+        let a = try MachineBox.frame("lost again and again", packetID: 5, origin: BoxKeyPair())
+        let b = try MachineBox.frame("got there", packetID: 6, origin: BoxKeyPair())
+        box.hear(a, at: .seconds(1))
+        box.hear(b, at: .seconds(2))
+        let keyB = try Self.key(b)
+        // Lacking both three times (answered, answered, capped), then listing b and lacking a,
+        // twice: the first renews a, the second has nothing new to show.
+        let digests: [[PacketKey]] = [[], [], [], [keyB], [keyB]]
+        var resent: [Int] = []
+        for (i, listed) in digests.enumerated() {
+            let at = Duration.seconds(60 + 60 * i)
+            let digest = CompactDigest(recent: listed, salt: UInt16(i), windowMinutes: 30)
+            box.hear(try MeshNodeCatchUpTests.control(.digest, digest.encoded(), from: requester, packetID: UInt32(10 + i), lifetime: 3_600), at: at)
+            _ = Self.run(&box, from: at, until: at + .seconds(59))
+            resent.append(box.counters.framesResent)
+        }
+        #expect(resent == (rule ? [2, 4, 4, 5, 5] : [2, 4, 4, 4, 4]), "\(resent)")
+        #expect(box.counters.repairAnswersRenewedWhenHeard == (rule ? 1 : 0))
+    }
+
     /// A paced-repair box (`after`: its `fullDigestWhenLackingAfter`) that hears one
     /// neighbour's compact digest listing a packet it lacks at each of `at` (a digest that
     /// lists nothing more where `at` holds a negative instant, at its absolute value), running

@@ -78,6 +78,9 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     public var repairAnswersOneWay = 0
     public var repairAnswersCapped = 0
     public var repairAnswersRenewed = 0
+    /// Packets renewed for a neighbour whose digest showed an earlier answer got there
+    /// (``MeshNodeMachine/Settings/repairAnswersRenewedWhenHeard``).
+    public var repairAnswersRenewedWhenHeard = 0
     /// Neighbours heard again after two hello periods without a hello that got no full digest:
     /// their compact digest came meanwhile (``MeshNodeMachine/Settings/PacedRepair/digestsNeighboursInRepair``).
     public var digestsLeftToRepair = 0

@@ -60,6 +60,10 @@ extension MeshNodeMachine {
     mutating func forgetOldRecent(at t: Duration) {
         recentPackets = recentPackets.filter { t - $0.value.at <= recentWindow }
         repairAnswers.forget { recentPackets[$0] != nil }
+        answersUnconfirmed = answersUnconfirmed.compactMapValues { keys in
+            let kept = keys.filter { recentPackets[$0] != nil }
+            return kept.isEmpty ? nil : kept
+        }
     }
 
     /// Of the packets a neighbour's compact digest lacks, those this box sends it. None when its
@@ -180,8 +184,18 @@ extension MeshNodeMachine {
         let judged = recentPackets.filter {
             $0.value.listed && !$0.value.remembered && $0.value.at >= from && $0.value.at <= t - settings.compactDigestSettle
         }.keys
-        let missing = digest.missing(from: judged).filter { $0.origin != header.origin }
+        let lacked = digest.missing(from: judged)
+        let missing = lacked.filter { $0.origin != header.origin }
+        if settings.repairAnswersRenewedWhenHeard, let unconfirmed = answersUnconfirmed[header.origin] {
+            // Answers of ours it judged here and lists now: they got there.
+            let got = unconfirmed.intersection(judged).subtracting(lacked)
+            if !got.isEmpty {
+                answersUnconfirmed[header.origin] = unconfirmed.subtracting(got)
+                counters.repairAnswersRenewedWhenHeard += repairAnswers.renewCapped(for: header.origin, limit: settings.repairAnswersPerNeighbour, except: got)
+            }
+        }
         let answer = answerable(missing, to: header.origin, at: t)
+        if settings.repairAnswersRenewedWhenHeard, !answer.isEmpty { answersUnconfirmed[header.origin, default: []].formUnion(answer) }
         if !answer.isEmpty { deferAnswer(.resend(answer), at: now) }
         guard var timer = repairTimer else { return }
         if digest.listsMoreThan(Set(heldSet()).union(recentPackets.keys)) {

@@ -125,6 +125,14 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// origin had one neighbour, on a weak link to a busy box, lost both flood frames and
         /// both answers there and stayed with its origin for good (docs/mesh-simulation.md).
         public var repairAnswersRenewed = true
+        /// …and once more at once when the neighbour's compact digest lists a packet this box
+        /// answered it with that its digest before lacked: the answers get there, and a packet
+        /// it still lacks was lost to collisions, not to a link that does not carry (`false`: only
+        /// after the two hello periods, the rule before). In the simulator the one box joining
+        /// two halves of a mesh sent a packet three times, all lost to collisions at the box
+        /// beyond while its other answers got through, and half the mesh lacked it for the 10
+        /// minutes the cap held (docs/mesh-simulation.md, "Boxes switched on one by one").
+        public var repairAnswersRenewedWhenHeard = true
 
         /// How long after its last answer a capped packet is sent to the same neighbour
         /// again (``repairAnswersRenewed``): two hello periods, `nil` when not renewed.
@@ -328,6 +336,9 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     /// How often this box answered each neighbour's compact digest with each packet it lacked
     /// (``answerable(_:to:at:)``); forgotten with the packet.
     var repairAnswers = RepairAnswerTally<NodeID>()
+    /// Packets each neighbour was answered with (its compact digest lacked them) that its
+    /// digests have not listed since (``Settings/repairAnswersRenewedWhenHeard``).
+    var answersUnconfirmed: [NodeID: Set<PacketKey>] = [:]
     /// Our directed messages whose last frame has not gone out yet or whose acknowledgement from
     /// a neighbour is awaited, with when they were handed out: the quick retry sends them again.
     var awaitingAck: [PacketKey: (entry: MeshDueMessage, since: Duration)] = [:]

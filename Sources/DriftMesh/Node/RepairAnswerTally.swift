@@ -39,6 +39,25 @@ public struct RepairAnswerTally<Requester: Hashable & Sendable>: Sendable {
         return verdict
     }
 
+    /// Whether `requester` was answered with `key` since the tally last forgot it.
+    public func answered(_ key: PacketKey, to requester: Requester) -> Bool {
+        sent[key]?[requester] != nil
+    }
+
+    /// One more answer for each packet `requester` had at the limit: it got a packet it was
+    /// answered with, so frames from here reach it, and what it still lacks it lost to chance
+    /// (collisions) rather than to a link that does not carry. Not the packets of `got` (it
+    /// holds them now). Returns how many were renewed.
+    public mutating func renewCapped(for requester: Requester, limit: Int, except got: Set<PacketKey> = []) -> Int {
+        var renewed = 0
+        for (key, byRequester) in sent where !got.contains(key) {
+            guard let entry = byRequester[requester], entry.count >= limit else { continue }
+            sent[key]?[requester] = (max(0, limit - 1), entry.last)
+            renewed += 1
+        }
+        return renewed
+    }
+
     /// Forgets the counts of the packets `keep` says no to.
     public mutating func forget(keeping keep: (PacketKey) -> Bool) {
         sent = sent.filter { keep($0.key) }
