@@ -43,6 +43,7 @@ public struct SimParameters: Sendable {
     public var topologyQuietBeforeMessages: Duration = .seconds(240)
     /// Hello period during the warm-up, and after it.
     public var warmUpHelloPeriod: Duration = .seconds(120)
+    public var helloPeriod: Duration = .seconds(300)
     /// Our boxes run the daemon's own hello and advert pace from the moment they start
     /// (`helloPeriod`, `ourConfiguration`'s topology pace), as a mesh in the field does, instead
     /// of the warm-up's quicker hellos (`warmUpHelloPeriod`) and adverts (`warmUpTopologyPeriod`),
@@ -54,7 +55,6 @@ public struct SimParameters: Sendable {
     /// hello period of the warm-up (`warmUpHelloPeriod`, or `helloPeriod` with
     /// `warmUpAtDaemonPace`) and the node machines' Trickle intervals run nearly in step.
     public var startSpread: Duration?
-    public var helloPeriod: Duration = .seconds(300)
     /// Time after the last message for relays and retries to finish.
     public var drain: Duration = .seconds(120)
     /// Tuning of our router (slot and hello periods are set by the simulator).

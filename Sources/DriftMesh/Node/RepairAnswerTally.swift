@@ -39,11 +39,6 @@ public struct RepairAnswerTally<Requester: Hashable & Sendable>: Sendable {
         return verdict
     }
 
-    /// Whether `requester` was answered with `key` since the tally last forgot it.
-    public func answered(_ key: PacketKey, to requester: Requester) -> Bool {
-        sent[key]?[requester] != nil
-    }
-
     /// One more answer for each packet `requester` had at the limit: it got a packet it was
     /// answered with, so frames from here reach it, and what it still lacks it lost to chance
     /// (collisions) rather than to a link that does not carry. Not the packets of `got` (it
