@@ -309,8 +309,8 @@ struct NodeMachineSimulationTests {
 
     /// Seed 7310, 30 boxes switched on one by one over 20 minutes (independent Trickle phases),
     /// the messages 30 minutes in: four boxes hang off the rest by one link, from box 6 to box
-    /// 20. Box 6's relays of 18 of the 20 messages were dropped by the copy counter (20 its one
-    /// uncovered neighbour, the channel busy), and then box 6 heard three consistent digests
+    /// 20. 18 of the 20 messages never crossed it: box 6's relays were dropped by the copy
+    /// counter (20 its one uncovered neighbour, the channel busy), and box 6 heard three consistent digests
     /// from its own side, box 20 from the four, and both stayed quiet: the patch got nothing
     /// from the rest, to the end of the run. With consistent digests suppressing a box only
     /// when every neighbour heard one of them, box 6 digests anyway and the patch catches up.
