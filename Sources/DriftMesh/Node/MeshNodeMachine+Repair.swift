@@ -105,10 +105,9 @@ extension MeshNodeMachine {
         let t = now.monotonic
         var timer = repairTimer ?? TrickleTimer(minimumInterval: repair.minimumInterval, doublings: repair.doublings,
                                                 redundancy: repair.redundancy, now: t, seed: rng.next())
-        let router = router
         var forUnheard = false
         let send = timer.due(now: t) { senders in
-            guard repair.suppressionCoversNeighbours, !router.everyNeighbourHears(oneOf: senders, now: t) else { return true }
+            guard repair.suppressionCoversNeighbours, !self.router.everyNeighbourHears(oneOf: senders, now: t) else { return true }
             forUnheard = true
             return false
         }

@@ -78,7 +78,7 @@ public struct TrickleTimer: Sendable {
         var send = false
         if !fired, now >= fireAt {
             fired = true
-            send = heardConsistent < redundancy || mustSend || !suppressedBy(consistentFrom)
+            send = sends(suppressedBy)
         }
         while now >= intervalStart + interval {
             let end = intervalStart + interval
@@ -86,10 +86,15 @@ public struct TrickleTimer: Sendable {
             start(now: end)
             if !fired, now >= fireAt {
                 fired = true
-                send = send || heardConsistent < redundancy || mustSend || !suppressedBy(consistentFrom)
+                send = send || sends(suppressedBy)
             }
         }
         if send { mustSend = false }
         return send
+    }
+
+    /// Whether this interval's transmission goes out, now that its time has come.
+    private func sends(_ suppressedBy: (Set<NodeID>) -> Bool) -> Bool {
+        heardConsistent < redundancy || mustSend || !suppressedBy(consistentFrom)
     }
 }
