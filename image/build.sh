@@ -66,55 +66,71 @@ uuid_for() { local h; h=$(printf 'driftbox/%s/%s/%s' "$SOURCE_DATE_EPOCH" "$arch
 volid_for() { printf 'driftbox/%s/%s/%s' "$SOURCE_DATE_EPOCH" "$arch" "$1" | sha256sum | cut -c1-8; }
 
 # --- 1. driftd, release, Swift runtime linked statically. -----------------------------------
-if [ -n "${DRIFTBOX_DRIFTD:-}" ]; then
-  driftd="$DRIFTBOX_DRIFTD"
-  say "driftd: using $driftd (DRIFTBOX_DRIFTD)"
-elif [ "$arch" = arm64 ]; then
-  step "building driftd (aarch64 cross build, fully static: image/arm64/build.sh)"
-  "$here/arm64/build.sh" | tail -n 3
-  driftd="${DRIFTBOX_ARM64_CACHE:-$repo/.build-arm64}/bin/driftd"
-else
-  step "building driftd (release, --static-swift-stdlib: scripts/build-release.sh)"
-  "$repo/scripts/install-deps.sh"
-  mkdir -p "$out"
-  driftd="$("$repo/scripts/build-release.sh" 2>"$out/driftd-build.log")" \
-    || { tail -n 30 "$out/driftd-build.log" >&2; echo "image: the driftd build failed (log: $out/driftd-build.log)" >&2; exit 1; }
-  tail -n 3 "$out/driftd-build.log"
-fi
-[ -x "$driftd" ] || { echo "image: no driftd binary at $driftd" >&2; exit 1; }
-if [ "$arch" = arm64 ]; then
-  file -b "$driftd" | grep -q 'ARM aarch64' || { echo "image: $driftd is not an aarch64 binary" >&2; exit 1; }
-  file -b "$driftd" | grep -q -E 'statically linked|static-pie' \
-    || { echo "image: $driftd is not statically linked (the Pi image carries no Swift runtime)" >&2; exit 1; }
-fi
-foreign=""
-[ "$arch" = arm64 ] || foreign=$(ldd "$driftd" | awk '/=>/ {print $3}' | grep -v -E '^/(usr/)?lib/' || true)
-if [ -n "$foreign" ]; then
-  echo "image: driftd links libraries that are not Debian's:" >&2; echo "$foreign" >&2
-  [ -n "${DRIFTBOX_DRIFTD:-}" ] || exit 1
-  say "WARNING: continuing with a development binary (DRIFTBOX_DRIFTD); the image will not run it"
-fi
-version="$(run_driftd version 2>/dev/null | head -n 1 || echo unknown)"
-say "driftd: $version; needs $( [ "$arch" = arm64 ] && echo "nothing (static)" || ldd "$driftd" | awk '/=>/ {print $1}' | tr '\n' ' ')"
-
-# The image's driftd is stripped (DRIFTBOX_STRIP, default debug): "debug" drops the DWARF and keeps
-# the symbol table, so a crash's backtrace in the journal still names its functions; "all" drops
-# the symbols too; "none" installs the binary as built. The DWARF (and symbols) are kept beside
-# the image as driftd.debug, linked by .gnu_debuglink and the build id: gdb/lldb on a copy of the
-# box's binary find it there. Sizes: docs/image.md.
-strip_mode="${DRIFTBOX_STRIP:-debug}"
-case "$strip_mode" in
-  none) ;;
-  debug|all)
-    command -v llvm-objcopy >/dev/null || { echo "image: no llvm-objcopy (the Swift toolchain's, or Debian's llvm)" >&2; exit 1; }
+# Built while mmdebstrap makes the root filesystem (step 2): the build is CPU, mmdebstrap mostly
+# downloads and unpacks. prepare_driftd writes $ready (the binary to install, then its version)
+# when driftd is ready for the image, or $failed; the customize hook waits for one of them
+# before it installs driftd, and so does step 3.
+ready="$out/driftd.ready" failed="$out/driftd.failed"
+strip_mode="${DRIFTBOX_STRIP:-debug}"   # below
+prepare_driftd() {
+  if [ -n "${DRIFTBOX_DRIFTD:-}" ]; then
+    driftd="$DRIFTBOX_DRIFTD"
+    say "driftd: using $driftd (DRIFTBOX_DRIFTD)"
+  elif [ "$arch" = arm64 ]; then
+    step "building driftd (aarch64 cross build, fully static: image/arm64/build.sh)"
+    "$here/arm64/build.sh" | tail -n 3
+    driftd="${DRIFTBOX_ARM64_CACHE:-$repo/.build-arm64}/bin/driftd"
+  else
+    step "building driftd (release, --static-swift-stdlib: scripts/build-release.sh)"
+    "$repo/scripts/install-deps.sh"
     mkdir -p "$out"
-    rm -f "$out/driftd" "$out/driftd.debug"
-    llvm-objcopy --only-keep-debug "$driftd" "$out/driftd.debug"
-    llvm-objcopy "--strip-$strip_mode" --add-gnu-debuglink="$out/driftd.debug" "$driftd" "$out/driftd"
-    say "driftd stripped ($strip_mode): $(stat -c %s "$driftd") → $(stat -c %s "$out/driftd") bytes; debug info in $out/driftd.debug"
-    driftd="$out/driftd" ;;
-  *) echo "image: DRIFTBOX_STRIP=$strip_mode: debug, all or none" >&2; exit 2 ;;
-esac
+    driftd="$("$repo/scripts/build-release.sh" 2>"$out/driftd-build.log")" \
+      || { tail -n 30 "$out/driftd-build.log" >&2; echo "image: the driftd build failed (log: $out/driftd-build.log)" >&2; exit 1; }
+    tail -n 3 "$out/driftd-build.log"
+  fi
+  [ -x "$driftd" ] || { echo "image: no driftd binary at $driftd" >&2; exit 1; }
+  if [ "$arch" = arm64 ]; then
+    file -b "$driftd" | grep -q 'ARM aarch64' || { echo "image: $driftd is not an aarch64 binary" >&2; exit 1; }
+    file -b "$driftd" | grep -q -E 'statically linked|static-pie' \
+      || { echo "image: $driftd is not statically linked (the Pi image carries no Swift runtime)" >&2; exit 1; }
+  fi
+  foreign=""
+  [ "$arch" = arm64 ] || foreign=$(ldd "$driftd" | awk '/=>/ {print $3}' | grep -v -E '^/(usr/)?lib/' || true)
+  if [ -n "$foreign" ]; then
+    echo "image: driftd links libraries that are not Debian's:" >&2; echo "$foreign" >&2
+    [ -n "${DRIFTBOX_DRIFTD:-}" ] || exit 1
+    say "WARNING: continuing with a development binary (DRIFTBOX_DRIFTD); the image will not run it"
+  fi
+  version="$(run_driftd version 2>/dev/null | head -n 1 || echo unknown)"
+  say "driftd: $version; needs $( [ "$arch" = arm64 ] && echo "nothing (static)" || ldd "$driftd" | awk '/=>/ {print $1}' | tr '\n' ' ')"
+
+  # The image's driftd is stripped (DRIFTBOX_STRIP, default debug): "debug" drops the DWARF and keeps
+  # the symbol table, so a crash's backtrace in the journal still names its functions; "all" drops
+  # the symbols too; "none" installs the binary as built. The DWARF (and symbols) are kept beside
+  # the image as driftd.debug, linked by .gnu_debuglink and the build id: gdb/lldb on a copy of the
+  # box's binary find it there. Sizes: docs/image.md.
+  case "$strip_mode" in
+    none) ;;
+    debug|all)
+      command -v llvm-objcopy >/dev/null || { echo "image: no llvm-objcopy (the Swift toolchain's, or Debian's llvm)" >&2; exit 1; }
+      mkdir -p "$out"
+      rm -f "$out/driftd" "$out/driftd.debug"
+      llvm-objcopy --only-keep-debug "$driftd" "$out/driftd.debug"
+      llvm-objcopy "--strip-$strip_mode" --add-gnu-debuglink="$out/driftd.debug" "$driftd" "$out/driftd"
+      say "driftd stripped ($strip_mode): $(stat -c %s "$driftd") → $(stat -c %s "$out/driftd") bytes; debug info in $out/driftd.debug"
+      driftd="$out/driftd" ;;
+    *) echo "image: DRIFTBOX_STRIP=$strip_mode: debug, all or none" >&2; exit 2 ;;
+  esac
+  printf '%s\n%s\n' "$driftd" "$version" > "$ready.tmp"
+  mv "$ready.tmp" "$ready"
+}
+mkdir -p "$out"
+rm -f "$ready" "$ready.tmp" "$failed"
+{ trap '[ -e "$ready" ] || touch "$failed"' EXIT; prepare_driftd; } &
+driftd_job=$!
+# A failure elsewhere does not leave the build running (its compilers are the job's descendants).
+stop_tree() { local child; for child in $(pgrep -P "$1" || true); do stop_tree "$child"; done; kill "$1" 2>/dev/null || true; }
+trap 'stop_tree "$driftd_job"' EXIT
 
 # --- 2. The Debian root filesystem (downloaded .debs cached in .build/image/cache). ---------
 step "mmdebstrap $suite $debarch → $rootfs"
@@ -130,7 +146,7 @@ mode=root
 [ "$(id -u)" -eq 0 ] || mode=unshare
 mkdir -p "$cache" "$out"
 rm -rf "$rootfs"
-export DRIFTBOX_REPO="$repo" DRIFTBOX_DRIFTD="$driftd" DRIFTBOX_VERSION="$version" DRIFTBOX_ARCH="$arch" DRIFTBOX_BOARD="$board"
+export DRIFTBOX_REPO="$repo" DRIFTBOX_DRIFTD_READY="$ready" DRIFTBOX_DRIFTD_FAILED="$failed" DRIFTBOX_ARCH="$arch" DRIFTBOX_BOARD="$board"
 mmdebstrap --mode="$mode" --variant=minbase --arch="$debarch" \
   --include="$(IFS=,; echo "${packages[*]}")" \
   --aptopt='Acquire::Retries "3"' \
@@ -151,6 +167,8 @@ mmdebstrap --mode="$mode" --variant=minbase --arch="$debarch" \
   "deb $security $suite-security $components" 2>&1 \
   | { grep --line-buffered -v -E '^I: (running|running special hook|downloading|extracting|installing|configuring)' || true; }
 [ -d "$rootfs/usr/bin" ] || { echo "image: mmdebstrap made no root filesystem" >&2; exit 1; }
+wait "$driftd_job" || { echo "image: driftd is not ready for the image (above)" >&2; exit 1; }
+{ read -r driftd; read -r version; } < "$ready"
 
 kernel=$(ls "$rootfs"/boot/vmlinuz-* | sort -V | tail -n 1)
 initrd="$rootfs/boot/initrd.img-${kernel##*/vmlinuz-}"

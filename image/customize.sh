@@ -3,8 +3,9 @@
 # Runs inside mmdebstrap (as root, or as fake root in its user namespace with --mode=unshare),
 # so ownership is right in both modes. Environment (exported by image/build.sh):
 #   DRIFTBOX_REPO     the repository (image/, systemd/, board/, docs/)
-#   DRIFTBOX_DRIFTD   the release driftd binary
-#   DRIFTBOX_VERSION  driftd's version string (for /etc/os-release-like notes)
+#   DRIFTBOX_DRIFTD_READY   written by image/build.sh when driftd is ready for the image: the
+#                           binary's path on its first line (it is built while mmdebstrap runs)
+#   DRIFTBOX_DRIFTD_FAILED  written instead when it could not be (the build's log says why)
 #   DRIFTBOX_ARCH     x86_64 or arm64 (BOOT at /boot/firmware instead of /boot/efi)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib/fail-loudly.sh"   # a failure names its line and command
@@ -47,8 +48,16 @@ for dropins in "$repo"/systemd/*.d; do
 done
 say "units: ${units[*]}"
 
-# 4. driftd, its board profiles and docs.
-install -m 0755 "${DRIFTBOX_DRIFTD:?}" "$root/usr/bin/driftd"
+# 4. driftd, its board profiles and docs. driftd is built while mmdebstrap runs: wait for it.
+ready="${DRIFTBOX_DRIFTD_READY:?}" failed="${DRIFTBOX_DRIFTD_FAILED:?}"
+if [ ! -e "$ready" ] && [ ! -e "$failed" ]; then
+  say "waiting for the driftd build"
+  waited=$SECONDS
+  while [ ! -e "$ready" ] && [ ! -e "$failed" ]; do sleep 1; done
+  say "driftd ready after $((SECONDS - waited)) s more"
+fi
+[ -e "$ready" ] || { echo "image/customize: no driftd for the image (its build failed: see above)" >&2; exit 1; }
+install -m 0755 "$(head -n 1 "$ready")" "$root/usr/bin/driftd"
 install -d -m 0755 "$root/usr/share/driftd/board" "$root/usr/share/doc/driftd"
 install -m 0644 "$repo"/board/*.toml "$root/usr/share/driftd/board/"
 install -m 0644 "$repo/README.md" "$root/usr/share/doc/driftd/README.md"
