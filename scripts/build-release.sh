@@ -6,6 +6,7 @@
 #
 #   scripts/build-release.sh [more swift build flags]
 #   DRIFTBOX_RELEASE_SCRATCH=dir scripts/build-release.sh   # SwiftPM's scratch directory (default .build)
+#   DRIFTBOX_RELEASE_FLAGS="-Xswiftc …" scripts/build-release.sh   # more flags (below)
 #
 # Used by `make release`, image/build.sh (x86_64) and the benchmarks (bench-idle, bench-festival,
 # bench-api). The arm64 image builds its own fully static binary (image/arm64/build.sh).
@@ -30,6 +31,9 @@ flags=(-c release --static-swift-stdlib
        -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic
        -Xlinker "--symbol-ordering-file=$PWD/tools/driftd.order" -Xlinker --no-warn-symbol-ordering
        -Xlinker -T -Xlinker "$PWD/tools/driftd.ld")
+# DRIFTBOX_RELEASE_FLAGS="flags": more swift build flags, for both calls below (.ci/run: debug
+# information as line tables only, `-Xswiftc -gline-tables-only -Xcc -gline-tables-only`).
+if [ -n "${DRIFTBOX_RELEASE_FLAGS:-}" ]; then read -r -a extra <<<"$DRIFTBOX_RELEASE_FLAGS"; flags+=("${extra[@]}"); fi
 # DRIFTBOX_RELEASE_SCRATCH=dir: SwiftPM's scratch directory for this build instead of .build.
 # SwiftPM locks its scratch directory while a command runs, `swift test` included, so .ci/run
 # builds the image's driftd in its own while the tests run.
