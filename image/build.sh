@@ -69,7 +69,7 @@ volid_for() { printf 'driftbox/%s/%s/%s' "$SOURCE_DATE_EPOCH" "$arch" "$1" | sha
 # Built while mmdebstrap makes the root filesystem (step 2): the build is CPU, mmdebstrap mostly
 # downloads and unpacks. prepare_driftd writes $ready (the binary to install, then its version)
 # when driftd is ready for the image, or $failed; the customize hook waits for one of them
-# before it installs driftd, and so does step 3.
+# before it installs driftd, and this script waits for the job when mmdebstrap is done.
 ready="$out/driftd.ready" failed="$out/driftd.failed"
 strip_mode="${DRIFTBOX_STRIP:-debug}"   # below
 prepare_driftd() {
