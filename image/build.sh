@@ -83,7 +83,6 @@ prepare_driftd() {
   else
     step "building driftd (release, --static-swift-stdlib: scripts/build-release.sh)"
     "$repo/scripts/install-deps.sh"
-    mkdir -p "$out"
     driftd="$("$repo/scripts/build-release.sh" 2>"$out/driftd-build.log")" \
       || { tail -n 30 "$out/driftd-build.log" >&2; echo "image: the driftd build failed (log: $out/driftd-build.log)" >&2; exit 1; }
     tail -n 3 "$out/driftd-build.log"
@@ -113,7 +112,6 @@ prepare_driftd() {
     none) ;;
     debug|all)
       command -v llvm-objcopy >/dev/null || { echo "image: no llvm-objcopy (the Swift toolchain's, or Debian's llvm)" >&2; exit 1; }
-      mkdir -p "$out"
       rm -f "$out/driftd" "$out/driftd.debug"
       llvm-objcopy --only-keep-debug "$driftd" "$out/driftd.debug"
       llvm-objcopy "--strip-$strip_mode" --add-gnu-debuglink="$out/driftd.debug" "$driftd" "$out/driftd"
@@ -144,7 +142,7 @@ components=main
 [ "$arch" = arm64 ] && components="main non-free-firmware"
 mode=root
 [ "$(id -u)" -eq 0 ] || mode=unshare
-mkdir -p "$cache" "$out"
+mkdir -p "$cache"
 rm -rf "$rootfs"
 export DRIFTBOX_REPO="$repo" DRIFTBOX_DRIFTD_READY="$ready" DRIFTBOX_DRIFTD_FAILED="$failed" DRIFTBOX_ARCH="$arch" DRIFTBOX_BOARD="$board"
 mmdebstrap --mode="$mode" --variant=minbase --arch="$debarch" \
