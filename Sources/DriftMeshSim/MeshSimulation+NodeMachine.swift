@@ -58,6 +58,8 @@ extension Engine {
                                                router: configuration)
         settings.announcesAtStart = rules.announceAtStart
         settings.answersRepeatedRequests = rules.answerRepeatedRequests
+        settings.compactLacksAskAgain = rules.compactLacksAskAgain
+        settings.digestsAfterStartFollowedUp = rules.digestsAfterStartFollowedUp
         settings.digestRepeatsDelayed = rules.digestRepeatsDelayed
         settings.digestOriginsRotate = rules.digestOriginsRotate
         settings.answersSpread = rules.answersSpread

@@ -272,6 +272,12 @@ public struct SimCatchUpRules: Sendable, Hashable {
     /// A packet asked for again is sent whatever copies are heard meanwhile
     /// (`MeshNodeMachine.Settings.answersRepeatedRequests`).
     public var answerRepeatedRequests = true
+    /// A packet a neighbour's compact digest lacks counts as asked for
+    /// (`MeshNodeMachine.Settings.compactLacksAskAgain`).
+    public var compactLacksAskAgain = true
+    /// Full digests sent within two hello periods of a start are followed up as the start
+    /// digest is (`MeshNodeMachine.Settings.digestsAfterStartFollowedUp`).
+    public var digestsAfterStartFollowedUp = true
     /// Repeated digests and the start digest's follow-ups wait a random answer delay
     /// (`MeshNodeMachine.Settings.digestRepeatsDelayed`).
     public var digestRepeatsDelayed = true

@@ -327,6 +327,12 @@ extension SimCommand {
         @Flag(help: "With --node-machine: a packet a neighbour asks for again (a request, or a full digest that lacks it again) is taken back by a copy heard first, as its first answer (the node's rule before issue 19's outage runs; default: sent whatever is heard).")
         var repeatedRequestsTakenBack = false
 
+        @Flag(help: "With --node-machine: a packet a neighbour's compact digest lacks again is taken back by a copy heard first, as its first answer (the node's rule before issue 19's seed-7317 outage run; default: it counts as asked for again and is sent whatever is heard).")
+        var compactLacksTakenBack = false
+
+        @Flag(help: "With --node-machine: only the digest a box sends at its start is followed up when its answers bring something new (the node's rule before issue 19's seed-7317 outage run; default: every full digest it sends within two hello periods of its start).")
+        var startDigestOnlyFollowedUp = false
+
         @Flag(help: "Repair: a packet sent to the same box twice is never sent it again (the rule before; default: once more each time two hello periods have passed since the last answer). In the node's repair and the router-only repair model alike.")
         var repairAnswersNotRenewed = false
 
@@ -440,6 +446,8 @@ extension SimCommand {
                     }
                     if let fullDigestWhenLacking { parameters.nodeFullDigestWhenLackingAfter = fullDigestWhenLacking > 0 ? .seconds(fullDigestWhenLacking) : nil }
                     parameters.catchUp.answerRepeatedRequests = !repeatedRequestsTakenBack
+                    parameters.catchUp.compactLacksAskAgain = !compactLacksTakenBack
+                    parameters.catchUp.digestsAfterStartFollowedUp = !startDigestOnlyFollowedUp
                     parameters.catchUp.digestRepeatsDelayed = !digestRepeatsWhenDue
                     parameters.catchUp.digestOriginsRotate = !digestOriginsByID
                     parameters.catchUp.answersSpread = !answersInKeyOrder

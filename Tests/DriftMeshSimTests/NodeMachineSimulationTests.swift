@@ -141,10 +141,13 @@ struct NodeMachineSimulationTests {
         // Trickle doublings of the time (4; with 3 the digests come at other instants too), and
         // any three consistent digests suppressing (since a box digests when a neighbour heard
         // none of them, the packet gets there in both runs, by other draws), and no renewal on
-        // evidence that the answers get there.
+        // evidence that the answers get there, and compact digests' lacks taken back by any copy
+        // and only the start digest followed up (the rules before seed 7317's outage runs).
         func run(renewed: Bool) async -> SimResult {
             var p = SimParameters(nodes: 50, seed: 7324, router: .ours)
             p.nodeMachine = true
+            p.catchUp.compactLacksAskAgain = false
+            p.catchUp.digestsAfterStartFollowedUp = false
             p.nodeRepairDoublings = 4
             p.nodeRepairSuppressionCoversNeighbours = false
             p.nodeRepairAnswersRenewedWhenHeard = false
@@ -161,6 +164,50 @@ struct NodeMachineSimulationTests {
         #expect(capped.reachabilityAfterSync <= 0.96, "\(Self.json(capped))")
         #expect(renewed.reachabilityAfterSync - capped.reachabilityAfterSync >= 0.04,
                 "renewed \(renewed.reachabilityAfterSync) against \(capped.reachabilityAfterSync)")
+    }
+
+    /// Seed 7317, 20 boxes, three off for 12 minutes: box 17, back, hears two neighbours (10
+    /// and 14) and is heard by a third (7) it does not hear. Its compact digests lacked five
+    /// packets; all three answered, 7 first, and the copies of 7 took the answers of 10 and 14
+    /// back every time — its next digest lacking the same five too, and its full digest — so
+    /// it did not hold them within 5 minutes of its return, nor by the end of the run. Since a
+    /// compact digest's lack counts as asked for, the second answer goes out whatever copies
+    /// are heard.
+    @Test("a box back from an outage gets what its compact digests lack again though a box it does not hear answers first every time: seed 7317, 20 boxes")
+    func compactLacksAskAgain() async {
+        await Self.seed7317(offFor: .seconds(720), rule: \.compactLacksAskAgain)
+    }
+
+    /// The same mesh with the three boxes off for 30 minutes: the packets box 17 lacks are
+    /// older than its neighbours' compact digests judge, so only full digests repair them. Its
+    /// start digest was lost; the digest it sent for a neighbour's hello brought 9 of the 14
+    /// (one answer's burst from each neighbour that got through), and the next one, for another
+    /// neighbour's hello, was lost too: five stayed missing to the end of the run. Since the full
+    /// digests of the first two hello periods after a start are followed up as the start digest
+    /// is, the follow-up brings the rest.
+    @Test("a box back from 30 minutes off, its start digest lost, gets the rest of what it lacks from the follow-up of the digest it sent for a neighbour's hello: seed 7317, 20 boxes")
+    func digestsAfterStartFollowedUp() async {
+        await Self.seed7317(offFor: .seconds(1_800), rule: \.digestsAfterStartFollowedUp)
+    }
+
+    /// Seed 7317's 20 boxes, three off for `offFor` from the first message: with `rule` on (the
+    /// default) the boxes that came back hold within 5 minutes all they lacked, with it off
+    /// under 0.9 of it.
+    static func seed7317(offFor: Duration, rule: WritableKeyPath<SimCatchUpRules, Bool>,
+                         sourceLocation: SourceLocation = #_sourceLocation) async {
+        func run(_ on: Bool) async -> SimResult {
+            var p = SimParameters(nodes: 20, seed: 7317, router: .ours)
+            p.nodeMachine = true
+            p.outages = SimOutage.drawn(count: 3, of: 20, seed: 7317, from: .zero, until: offFor)
+            p.catchUp[keyPath: rule] = on
+            return await simulate(p)
+        }
+        #expect(SimParameters(nodes: 20, seed: 1, router: .ours).catchUp[keyPath: rule], sourceLocation: sourceLocation)
+        let with = await run(true)
+        let before = await run(false)
+        #expect(with.returnedCaughtUpWithinRepairWindow == 1, "\(json(with))", sourceLocation: sourceLocation)
+        #expect((before.returnedCaughtUpWithinRepairWindow ?? 1) < 0.9, "the rule before: \(json(before))",
+                sourceLocation: sourceLocation)
     }
 
     @Test("a drain longer than the repair window keeps the run going that long after the last box is back")
@@ -336,12 +383,15 @@ struct NodeMachineSimulationTests {
     /// twice; box 7 lost the flood's copy and both answers to collisions with its own side,
     /// while other answers of box 6 got through, and the cap held the packet back for two
     /// hello periods, past the end of the run. Since box 7's digest showed one of those other
-    /// answers arrived, box 6 sends it the capped packet again at once.
+    /// answers arrived, box 6 sends it the capped packet again at once. Run with the rules of
+    /// its time: a compact digest's lack taken back by any copy, as before
+    /// ``compactLacksAskAgain()`` (with that rule the run differs from the first answer on).
     @Test("a packet capped for the box beyond the one link between two halves is sent again when that box's digest shows the answers get there: seed 7311, 20 boxes")
     func answersRenewedWhenHeard() async {
         func run(_ rule: Bool) -> SimParameters {
             var p = SimParameters(nodes: 20, seed: 7_311, router: .ours)
             p.nodeMachine = true
+            p.catchUp.compactLacksAskAgain = false
             p.nodeRepairAnswersRenewedWhenHeard = rule
             return p
         }

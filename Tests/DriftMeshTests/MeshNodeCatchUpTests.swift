@@ -319,16 +319,48 @@ struct MeshNodeCatchUpTests {
         quiet.timer(at: watch)
         quiet.timer(at: watch * 3)
         #expect(quiet.counters.digestFollowUps == 0)
-        // Nor does the digest for a new neighbour, whatever comes after it.
+        // Nor does the digest for a new neighbour two hello periods after the start, whatever
+        // comes after it (one sooner: ``digestsAfterStartFollowedUp(_:)``).
+        let late = MeshRouterConfiguration.standard.helloPeriod * 2
+        quiet.timer(at: late - .seconds(1))
+        _ = Self.drain(&quiet, at: late - .seconds(1))
         let neighbour = BoxKeyPair()
         let hello = HelloPayload(publicKey: neighbour.publicKeyBytes, neighbours: []).encoded()
-        quiet.hear(try Self.control(.hello, hello, from: neighbour.nodeID), at: watch * 4)
-        let digestAt = quiet.timer(at: watch * 4)
-        quiet.timer(at: digestAt)
-        #expect(try Self.kinds(Self.drain(&quiet, at: digestAt)) == [.digest])
+        quiet.hear(try Self.control(.hello, hello, from: neighbour.nodeID), at: late)
+        var sent: [Duration] = []
+        let digestAt = try #require(try Self.firstInstant(&quiet, from: late, until: late + Self.longestDelay, digests: &sent) { !$1.isEmpty })
         quiet.hear(try MachineBox.frame("the ordinary flood", packetID: 8, origin: BoxKeyPair()), at: digestAt + .seconds(1))
-        quiet.timer(at: digestAt + watch * 3)
+        _ = try Self.firstInstant(&quiet, from: digestAt + .seconds(1), until: digestAt + watch * 3, digests: &sent) { _, _ in false }
         #expect(quiet.counters.digestFollowUps == 0)
+        #expect(sent == [digestAt])
+    }
+
+    @Test("a full digest a box sends within two hello periods of its start, for a new neighbour's hello, is followed up as the start digest when its answers bring a new packet; with the rule off it is not",
+          arguments: [true, false])
+    func digestsAfterStartFollowedUp(_ rule: Bool) throws {
+        #expect(MeshNodeMachine<InMemoryNodeMemory>.Settings(hopLimit: 3, messageLifetime: 3_600, modulation: .longFast, router: .standard).digestsAfterStartFollowedUp)
+        var box = try MachineBox { $0.digestsAfterStartFollowedUp = rule }
+        box.timer(at: .zero)
+        _ = Self.drain(&box, at: .zero)
+        // The start digest brings nothing (lost on the air, say).
+        let watch = Self.timeout(keys: 2)
+        box.timer(at: watch * 3)
+        #expect(box.counters.digestFollowUps == 0)
+        // A neighbour's hello: our digest for it, whose answer brings a packet missed while away.
+        let neighbour = BoxKeyPair()
+        let hello = HelloPayload(publicKey: neighbour.publicKeyBytes, neighbours: []).encoded()
+        box.hear(try Self.control(.hello, hello, from: neighbour.nodeID), at: .seconds(100))
+        var sent: [Duration] = []
+        let digestAt = try #require(try Self.firstInstant(&box, from: .seconds(100), until: .seconds(100) + Self.longestDelay, digests: &sent) { !$1.isEmpty })
+        box.hear(try MachineBox.frame("missed while away", packetID: 5, origin: BoxKeyPair()), at: digestAt + .seconds(3))
+        let followUp = try Self.firstInstant(&box, from: digestAt + .seconds(3), until: digestAt + watch + Self.longestDelay, digests: &sent) { $1.count == 2 }
+        #expect(box.counters.digestFollowUps == (rule ? 1 : 0))
+        if rule {
+            let at = try #require(followUp)
+            #expect(at >= digestAt + watch && at <= digestAt + watch + Self.longestDelay, "\(at - digestAt)")
+        } else {
+            #expect(followUp == nil, "\(sent)")
+        }
     }
 
     /// The instants a box (answer delays drawn by `seed`) sent full digests after it heard a new

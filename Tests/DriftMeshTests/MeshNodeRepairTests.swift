@@ -265,6 +265,41 @@ struct MeshNodeRepairTests {
         #expect(box.counters.repairAnswersRenewedWhenHeard == (rule ? 1 : 0))
     }
 
+    @Test("a packet a neighbour's compact digest lacks again within two hello periods is sent whatever copies are heard; the first answer, and one lacked again long after, are taken back by a copy; with the rule off every one is",
+          arguments: [true, false])
+    func compactLacksAskAgain(_ rule: Bool) throws {
+        var box = try MachineBox { $0.compactLacksAskAgain = rule }
+        #expect(MeshNodeMachine<InMemoryNodeMemory>.Settings(hopLimit: 3, messageLifetime: 3_600, modulation: .longFast, router: .standard).compactLacksAskAgain)
+        box.timer(at: .zero)
+        _ = MeshNodeCatchUpTests.drain(&box, at: .zero)
+        let held = try MachineBox.frame("lacked twice", packetID: 5, origin: BoxKeyPair(), hopStart: 3)
+        box.hear(held, at: .seconds(1))
+        let key = try Self.key(held)
+        let requester = BoxKeyPair().nodeID
+        // Another neighbour of the requester answers first, every time; the requester does not
+        // hear it (a box back from an outage that the answerer hears one way only).
+        let otherCopy = try MeshFrameCodec.relay(held, by: BoxKeyPair().nodeID)
+        /// The requester's digest lacking it at `t`, the other copy heard at once and again
+        /// once ours is queued; the copies of ours that went out.
+        func lacks(at t: Duration, packetID: UInt32) throws -> Int {
+            let empty = CompactDigest(recent: [], salt: UInt16(packetID), windowMinutes: 30)
+            box.hear(try MeshNodeCatchUpTests.control(.digest, empty.encoded(), from: requester, packetID: packetID, lifetime: 3_600), at: t)
+            box.hear(otherCopy, at: t)
+            box.timer(at: t + MeshNodeCatchUpTests.longestDelay)
+            box.hear(otherCopy, at: t + MeshNodeCatchUpTests.longestDelay)
+            return try MeshNodeCatchUpTests.drain(&box, at: t + MeshNodeCatchUpTests.longestDelay).filter { try Self.key($0.bytes) == key }.count
+        }
+        #expect(try lacks(at: .seconds(60), packetID: 1) == 0, "the first answer went out despite the copy")
+        #expect(try lacks(at: .seconds(120), packetID: 2) == (rule ? 1 : 0))
+        #expect(box.counters.resendsAskedAgain == (rule ? 1 : 0))
+        // Two hello periods after the last, lacked once more: as the first time (the cap's renewal lets it through).
+        let later = Duration.seconds(120) + MeshRouterConfiguration.standard.helloPeriod * 2
+        box.timer(at: later)
+        #expect(try lacks(at: later, packetID: 3) == 0)
+        #expect(box.counters.repairAnswersRenewed == 1)
+        #expect(box.counters.resendsAskedAgain == (rule ? 1 : 0))
+    }
+
     /// A paced-repair box (`after`: its `fullDigestWhenLackingAfter`) that hears one
     /// neighbour's compact digest listing a packet it lacks at each of `at` (a digest that
     /// lists nothing more where `at` holds a negative instant, at its absolute value), running

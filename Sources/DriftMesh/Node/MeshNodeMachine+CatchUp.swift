@@ -144,7 +144,8 @@ extension MeshNodeMachine {
         }
     }
 
-    /// Sends the digest of a box that just started (`followUps` 0) or its follow-up, and counts
+    /// Sends the digest of a box that just started (`followUps` 0; or one it sends soon after:
+    /// ``Settings/digestsAfterStartFollowedUp``) or its follow-up, and counts
     /// what its answers bring until they had time to come (``requestTimeout(keys:)`` for a few
     /// frames). Only this digest is followed up: a box that was off knows it missed packets,
     /// while in a mesh that stays up the packets new to a box during a digest's answers are
@@ -199,7 +200,13 @@ extension MeshNodeMachine {
         for answer in ready {
             switch answer.kind {
             case .digest:
-                sendDigest(at: now)
+                if settings.digestsAfterStartFollowedUp, digestWatch == nil,
+                   let started = announcedAt, t - started < settings.router.helloPeriod * 2 {
+                    // Still catching up after the start: followed up as the start digest is.
+                    announce(at: now)
+                } else {
+                    sendDigest(at: now)
+                }
             case .resend(let keys):
                 resend(keys)
             case .resendAskedAgain(let keys):

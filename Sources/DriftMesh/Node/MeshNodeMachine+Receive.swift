@@ -290,7 +290,7 @@ extension MeshNodeMachine {
     }
 
     /// Sends `keys` to `neighbour`, which asked for them (a request) or showed it lacks them (a
-    /// full digest), after a random delay. Its other neighbours hear the same frame, and a copy
+    /// full digest, or a compact one: ``Settings/compactLacksAskAgain``), after a random delay. Its other neighbours hear the same frame, and a copy
     /// one of them sends first takes ours back — unless the neighbour asked for the packet
     /// before, within two hello periods: then the copies that took our answer back did not
     /// reach it (their senders are heard here but not there), and ours goes out whatever we
@@ -356,6 +356,7 @@ extension MeshNodeMachine {
                     // as a neighbour (we were off for less than two hello periods) send us no
                     // digest of their own; they answer this one with what we missed.
                     announced = true
+                    announcedAt = now.monotonic
                     announce(at: now)
                 }
             }

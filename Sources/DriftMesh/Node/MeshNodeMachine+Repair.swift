@@ -171,8 +171,10 @@ extension MeshNodeMachine {
         deferAnswer(.digest, at: now)
     }
 
-    /// A neighbour's compact digest: send it what it lacks (not its own packets), and tell the
-    /// repair timer whether the neighbourhood agrees.
+    /// A neighbour's compact digest: send it what it lacks (not its own packets; what it
+    /// lacked in an earlier digest or asked for too, whatever copies are heard:
+    /// ``Settings/compactLacksAskAgain``), and tell the repair timer whether the neighbourhood
+    /// agrees.
     mutating func heardCompactDigest(_ header: MeshHeader, _ digest: CompactDigest, at now: MeshNodeTime) {
         let t = now.monotonic
         compactDigestHeardAt[header.origin] = t
@@ -195,7 +197,11 @@ extension MeshNodeMachine {
         }
         let answer = answerable(missing, to: header.origin, at: t)
         if settings.repairAnswersRenewedWhenHeard, !answer.isEmpty { answersUnconfirmed[header.origin, default: []].formUnion(answer) }
-        if !answer.isEmpty { deferAnswer(.resend(answer), at: now) }
+        if settings.compactLacksAskAgain {
+            self.answer(answer, askedBy: header.origin, at: now)
+        } else if !answer.isEmpty {
+            deferAnswer(.resend(answer), at: now)
+        }
         guard var timer = repairTimer else { return }
         if digest.listsMoreThan(Set(heldSet()).union(recentPackets.keys)) {
             timer.inconsistent(now: t, mustSend: settings.pacedRepair?.lackingUnsuppressed ?? false)

@@ -53,6 +53,15 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// answer lost on the air is sent again (the box cannot ask for what it does not know
         /// exists).
         public var digestFollowUps: Int
+        /// …and so is every full digest the box sends within two hello periods of its start
+        /// (for a neighbour whose hello it hears, none of whom it knows yet) while no digest of
+        /// its is being followed up; `false`: the start digest only (the rule before). In the
+        /// simulator a box back from 30 minutes off, whose start digest was lost, got 9 of the 14
+        /// packets it lacked in answer to the digest it sent for a neighbour's hello (one answer's
+        /// burst), and its next digest was lost too: packets older than the compact digests'
+        /// window are repaired by full digests only (docs/mesh-simulation.md, "Boxes back from an
+        /// outage").
+        public var digestsAfterStartFollowedUp = true
         /// A box sends its digest right after its first hello (and follows it up): neighbours
         /// that still count it as a neighbour — it was off for less than two hello periods —
         /// send it no digest of their own, so without this its catch-up waited for their
@@ -63,6 +72,15 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// meanwhile; `false`: a copy heard first takes it back, as the first answer (the rule
         /// before issue 19's outage runs; full digests count since its power-cut runs).
         public var answersRepeatedRequests = true
+        /// A packet a neighbour's compact digest lacks counts as asked for, as by a request or
+        /// a full digest (``answersRepeatedRequests``): lacked again within two hello periods,
+        /// it is sent whatever copies this box hears meanwhile; `false`: a copy heard first
+        /// takes every compact-digest answer back (the rule before). In the simulator a box back
+        /// from an outage that only some of the boxes hearing it could reach lacked five packets
+        /// for good: each of its digests was answered first by a box it did not hear, whose copies
+        /// took back the answers of the two it did (docs/mesh-simulation.md, "Boxes back from an
+        /// outage").
+        public var compactLacksAskAgain = true
         /// The digest repeated for a returning neighbour and the follow-ups of the start digest
         /// wait a random answer delay too; `false`: they go out when due (the rule before).
         /// Every neighbour that heard the same hello repeated its digest at the same instant,
@@ -294,6 +312,8 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     /// Whether this start's digest went out (after the first hello): a box that restarts tells
     /// its neighbours what it holds at once, as they may still count it as a neighbour.
     var announced = false
+    /// When this start's digest went out (``Settings/digestsAfterStartFollowedUp``).
+    var announcedAt: Duration?
     /// Hellos sent since the machine started.
     var hellosSent = 0
     /// The queue id of our last hello until it goes on air (``Settings/hellosWaitOnePeriodAtMost``).
