@@ -300,6 +300,37 @@ struct MeshNodeRepairTests {
         #expect(box.counters.resendsAskedAgain == (rule ? 1 : 0))
     }
 
+    @Test("a compact digest that lacks a packet again while our answer to the first still waits (out its delay, or queued) does not ask again: a copy heard then takes ours back")
+    func compactLackWhileTheAnswerWaits() throws {
+        for queued in [false, true] {
+            var box = try MachineBox()
+            box.timer(at: .zero)
+            _ = MeshNodeCatchUpTests.drain(&box, at: .zero)
+            let held = try MachineBox.frame("still on its way", packetID: 5, origin: BoxKeyPair(), hopStart: 3)
+            box.hear(held, at: .seconds(1))
+            let key = try Self.key(held)
+            let requester = BoxKeyPair().nodeID
+            func digest(at t: Duration, packetID: UInt32) throws {
+                let empty = CompactDigest(recent: [], salt: UInt16(packetID), windowMinutes: 30)
+                box.hear(try MeshNodeCatchUpTests.control(.digest, empty.encoded(), from: requester, packetID: packetID, lifetime: 3_600), at: t)
+            }
+            try digest(at: .seconds(60), packetID: 1)
+            // Our answer waits out its delay, or (`queued`) waits in the queue for the radio.
+            var t = Duration.seconds(61)
+            if queued {
+                t = .seconds(60) + MeshNodeCatchUpTests.longestDelay
+                box.timer(at: t)
+            }
+            try digest(at: t, packetID: 2)
+            #expect(box.counters.resendsAskedAgain == 0, "queued \(queued)")
+            box.hear(try MeshFrameCodec.relay(held, by: BoxKeyPair().nodeID), at: t + .seconds(1))
+            let end = t + MeshNodeCatchUpTests.longestDelay * 2
+            box.timer(at: end)
+            let sent = try MeshNodeCatchUpTests.drain(&box, at: end).filter { try Self.key($0.bytes) == key }
+            #expect(sent.isEmpty, "queued \(queued): another box's copy went out first")
+        }
+    }
+
     /// A paced-repair box (`after`: its `fullDigestWhenLackingAfter`) that hears one
     /// neighbour's compact digest listing a packet it lacks at each of `at` (a digest that
     /// lists nothing more where `at` holds a negative instant, at its absolute value), running

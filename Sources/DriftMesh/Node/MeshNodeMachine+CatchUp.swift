@@ -186,6 +186,16 @@ extension MeshNodeMachine {
         return dropped
     }
 
+    /// Whether a copy of `key` of ours waits for the radio or out its answer delay.
+    func answerWaits(_ key: PacketKey) -> Bool {
+        queuedCopies[key] != nil || deferred.contains { answer in
+            switch answer.kind {
+            case .resend(let keys), .resendAskedAgain(let keys): keys.contains(key)
+            case .digest, .request, .followUp: false
+            }
+        }
+    }
+
     /// The packets of `keys` this box does not hold.
     func notHeld(_ keys: [PacketKey]) -> [PacketKey] {
         let held = Set(((try? memory.heldFrames(for: keys)) ?? []).map(\.key))

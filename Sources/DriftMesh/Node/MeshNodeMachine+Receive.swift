@@ -300,11 +300,19 @@ extension MeshNodeMachine {
     /// mesh the one box joining a patch of three to the rest sent its full digest three times,
     /// and the one holder it heard took its answer back each time for a copy from a holder it
     /// did not hear (docs/mesh-simulation.md).
-    mutating func answer(_ keys: [PacketKey], askedBy neighbour: NodeID, at now: MeshNodeTime) {
+    ///
+    /// With `waitingIsNotAgain` (a compact digest's lack), a packet whose answer of ours still
+    /// waits (queued, or out its delay) is not asked again: the neighbour's paced digests come
+    /// every 30 s to 4 minutes, and under load answers wait longer than that for a clear
+    /// channel.
+    mutating func answer(_ keys: [PacketKey], askedBy neighbour: NodeID, waitingIsNotAgain: Bool = false, at now: MeshNodeTime) {
         guard !keys.isEmpty else { return }
         let t = now.monotonic
         var asked = requestedBy[neighbour] ?? [:]
-        let again = !settings.answersRepeatedRequests ? [] : Set(keys.filter { asked[$0].map { t - $0 < settings.router.helloPeriod * 2 } ?? false })
+        let again = !settings.answersRepeatedRequests ? [] : Set(keys.filter { key in
+            guard let last = asked[key], t - last < settings.router.helloPeriod * 2 else { return false }
+            return !waitingIsNotAgain || !answerWaits(key)
+        })
         for key in keys { asked[key] = t }
         if asked.count > Self.requestsRememberedPerNeighbour {
             // The newest only: a neighbour asks again within minutes.

@@ -198,7 +198,7 @@ extension MeshNodeMachine {
         let answer = answerable(missing, to: header.origin, at: t)
         if settings.repairAnswersRenewedWhenHeard, !answer.isEmpty { answersUnconfirmed[header.origin, default: []].formUnion(answer) }
         if settings.compactLacksAskAgain {
-            self.answer(answer, askedBy: header.origin, at: now)
+            self.answer(answer, askedBy: header.origin, waitingIsNotAgain: true, at: now)
         } else if !answer.isEmpty {
             deferAnswer(.resend(answer), at: now)
         }

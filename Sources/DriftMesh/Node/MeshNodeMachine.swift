@@ -74,8 +74,10 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         public var answersRepeatedRequests = true
         /// A packet a neighbour's compact digest lacks counts as asked for, as by a request or
         /// a full digest (``answersRepeatedRequests``): lacked again within two hello periods,
-        /// it is sent whatever copies this box hears meanwhile; `false`: a copy heard first
-        /// takes every compact-digest answer back (the rule before). In the simulator a box back
+        /// while no answer of ours to it still waits (a neighbour in paced repair digests every
+        /// 30 s to 4 minutes, and under load answers wait longer for a clear channel), it is
+        /// sent whatever copies this box hears meanwhile; `false`: a copy heard first takes
+        /// every compact-digest answer back (the rule before). In the simulator a box back
         /// from an outage that only some of the boxes hearing it could reach lacked five packets
         /// for good: each of its digests was answered first by a box it did not hear, whose copies
         /// took back the answers of the two it did (docs/mesh-simulation.md, "Boxes back from an
