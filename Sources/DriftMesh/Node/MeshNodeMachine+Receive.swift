@@ -290,16 +290,16 @@ extension MeshNodeMachine {
     }
 
     /// Sends `keys` to `neighbour`, which asked for them (a request) or showed it lacks them (a
-    /// full digest, or a compact one: ``Settings/compactLacksAskAgain``), after a random delay. Its other neighbours hear the same frame, and a copy
-    /// one of them sends first takes ours back — unless the neighbour asked for the packet
-    /// before, within two hello periods: then the copies that took our answer back did not
-    /// reach it (their senders are heard here but not there), and ours goes out whatever we
-    /// hear. In the simulator a box back from an outage, which heard only one of the three
-    /// neighbours that heard it, asked that one three times in three minutes and got nothing:
-    /// the other two kept sending copies it could not hear; and after a power cut of the whole
-    /// mesh the one box joining a patch of three to the rest sent its full digest three times,
-    /// and the one holder it heard took its answer back each time for a copy from a holder it
-    /// did not hear (docs/mesh-simulation.md).
+    /// full digest, or a compact one: ``Settings/compactLacksAskAgain``), after a random delay. Its
+    /// other neighbours hear the same frame, and a copy one of them sends first takes ours back —
+    /// unless the neighbour asked for the packet before, within two hello periods: then the copies
+    /// that took our answer back did not reach it (their senders are heard here but not there), and
+    /// ours goes out whatever we hear. In the simulator a box back from an outage, which heard only
+    /// one of the three neighbours that heard it, asked that one three times in three minutes and
+    /// got nothing: the other two kept sending copies it could not hear; and after a power cut of
+    /// the whole mesh the one box joining a patch of three to the rest sent its full digest three
+    /// times, and the one holder it heard took its answer back each time for a copy from a holder
+    /// it did not hear (docs/mesh-simulation.md).
     ///
     /// With `waitingIsNotAgain` (a compact digest's lack), a packet whose answer of ours still
     /// waits (queued, or out its delay) is not asked again: the neighbour's paced digests come
