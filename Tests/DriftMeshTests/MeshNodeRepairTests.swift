@@ -268,13 +268,8 @@ struct MeshNodeRepairTests {
     @Test("a packet a neighbour's compact digest lacks again within two hello periods is sent whatever copies are heard; the first answer, and one lacked again long after, are taken back by a copy; with the rule off every one is",
           arguments: [true, false])
     func compactLacksAskAgain(_ rule: Bool) throws {
-        var box = try MachineBox { $0.compactLacksAskAgain = rule }
         #expect(MeshNodeMachine<InMemoryNodeMemory>.Settings(hopLimit: 3, messageLifetime: 3_600, modulation: .longFast, router: .standard).compactLacksAskAgain)
-        box.timer(at: .zero)
-        _ = MeshNodeCatchUpTests.drain(&box, at: .zero)
-        let held = try MachineBox.frame("lacked twice", packetID: 5, origin: BoxKeyPair(), hopStart: 3)
-        box.hear(held, at: .seconds(1))
-        let key = try Self.key(held)
+        var (box, held, key) = try Self.holding("lacked twice") { $0.compactLacksAskAgain = rule }
         let requester = BoxKeyPair().nodeID
         // Another neighbour of the requester answers first, every time; the requester does not
         // hear it (a box back from an outage that the answerer hears one way only).
@@ -282,8 +277,7 @@ struct MeshNodeRepairTests {
         /// The requester's digest lacking it at `t`, the other copy heard at once and again
         /// once ours is queued; the copies of ours that went out.
         func lacks(at t: Duration, packetID: UInt32) throws -> Int {
-            let empty = CompactDigest(recent: [], salt: UInt16(packetID), windowMinutes: 30)
-            box.hear(try MeshNodeCatchUpTests.control(.digest, empty.encoded(), from: requester, packetID: packetID, lifetime: 3_600), at: t)
+            try Self.hearEmptyCompactDigest(&box, from: requester, packetID: packetID, at: t)
             box.hear(otherCopy, at: t)
             box.timer(at: t + MeshNodeCatchUpTests.longestDelay)
             box.hear(otherCopy, at: t + MeshNodeCatchUpTests.longestDelay)
@@ -303,25 +297,16 @@ struct MeshNodeRepairTests {
     @Test("a compact digest that lacks a packet again while our answer to the first still waits (out its delay, or queued) does not ask again: a copy heard then takes ours back")
     func compactLackWhileTheAnswerWaits() throws {
         for queued in [false, true] {
-            var box = try MachineBox()
-            box.timer(at: .zero)
-            _ = MeshNodeCatchUpTests.drain(&box, at: .zero)
-            let held = try MachineBox.frame("still on its way", packetID: 5, origin: BoxKeyPair(), hopStart: 3)
-            box.hear(held, at: .seconds(1))
-            let key = try Self.key(held)
+            var (box, held, key) = try Self.holding("still on its way")
             let requester = BoxKeyPair().nodeID
-            func digest(at t: Duration, packetID: UInt32) throws {
-                let empty = CompactDigest(recent: [], salt: UInt16(packetID), windowMinutes: 30)
-                box.hear(try MeshNodeCatchUpTests.control(.digest, empty.encoded(), from: requester, packetID: packetID, lifetime: 3_600), at: t)
-            }
-            try digest(at: .seconds(60), packetID: 1)
+            try Self.hearEmptyCompactDigest(&box, from: requester, packetID: 1, at: .seconds(60))
             // Our answer waits out its delay, or (`queued`) waits in the queue for the radio.
             var t = Duration.seconds(61)
             if queued {
                 t = .seconds(60) + MeshNodeCatchUpTests.longestDelay
                 box.timer(at: t)
             }
-            try digest(at: t, packetID: 2)
+            try Self.hearEmptyCompactDigest(&box, from: requester, packetID: 2, at: t)
             #expect(box.counters.resendsAskedAgain == 0, "queued \(queued)")
             box.hear(try MeshFrameCodec.relay(held, by: BoxKeyPair().nodeID), at: t + .seconds(1))
             let end = t + MeshNodeCatchUpTests.longestDelay * 2
@@ -329,6 +314,24 @@ struct MeshNodeRepairTests {
             let sent = try MeshNodeCatchUpTests.drain(&box, at: end).filter { try Self.key($0.bytes) == key }
             #expect(sent.isEmpty, "queued \(queued): another box's copy went out first")
         }
+    }
+
+    /// A box started at 0 (`configure` applied to its settings) that holds one broadcast,
+    /// `text`, heard at 1 s: the box, the frame and its key.
+    static func holding(_ text: String, configure: (inout MeshNodeMachine<InMemoryNodeMemory>.Settings) -> Void = { _ in })
+        throws -> (box: MachineBox, frame: [UInt8], key: PacketKey) {
+        var box = try MachineBox(configure: configure)
+        box.timer(at: .zero)
+        _ = MeshNodeCatchUpTests.drain(&box, at: .zero)
+        let frame = try MachineBox.frame(text, packetID: 5, origin: BoxKeyPair(), hopStart: 3)
+        box.hear(frame, at: .seconds(1))
+        return (box, frame, try key(frame))
+    }
+
+    /// `neighbour`'s compact digest listing nothing (`packetID` its own), heard by `box` at `t`.
+    static func hearEmptyCompactDigest(_ box: inout MachineBox, from neighbour: NodeID, packetID: UInt32, at t: Duration) throws {
+        let empty = CompactDigest(recent: [], salt: UInt16(packetID), windowMinutes: 30)
+        box.hear(try MeshNodeCatchUpTests.control(.digest, empty.encoded(), from: neighbour, packetID: packetID, lifetime: 3_600), at: t)
     }
 
     /// A paced-repair box (`after`: its `fullDigestWhenLackingAfter`) that hears one
