@@ -59,6 +59,8 @@ extension Engine {
         settings.announcesAtStart = rules.announceAtStart
         settings.answersRepeatedRequests = rules.answerRepeatedRequests
         settings.compactLacksAskAgain = rules.compactLacksAskAgain
+        settings.lacksAfterCopiesAskAgain = rules.lacksAfterCopiesAskAgain
+        settings.repairAnswersBoxesJustStarted = rules.repairAnswersBoxesJustStarted
         settings.digestsAfterStartFollowedUp = rules.digestsAfterStartFollowedUp
         settings.digestRepeatsDelayed = rules.digestRepeatsDelayed
         settings.digestOriginsRotate = rules.digestOriginsRotate

@@ -275,6 +275,12 @@ public struct SimCatchUpRules: Sendable, Hashable {
     /// A packet a neighbour's compact digest lacks counts as asked for
     /// (`MeshNodeMachine.Settings.compactLacksAskAgain`).
     public var compactLacksAskAgain = true
+    /// A packet a neighbour lacks after another box's catch-up copy of it was heard counts as
+    /// asked for again (`MeshNodeMachine.Settings.lacksAfterCopiesAskAgain`).
+    public var lacksAfterCopiesAskAgain = true
+    /// A neighbour whose hello lists nobody (it just started) gets answers to its compact
+    /// digests (`MeshNodeMachine.Settings.repairAnswersBoxesJustStarted`).
+    public var repairAnswersBoxesJustStarted = true
     /// Full digests sent within two hello periods of a start are followed up as the start
     /// digest is (`MeshNodeMachine.Settings.digestsAfterStartFollowedUp`).
     public var digestsAfterStartFollowedUp = true

@@ -330,11 +330,20 @@ extension SimCommand {
         @Flag(help: "With --node-machine: a packet a neighbour's compact digest lacks again is taken back by a copy heard first, as its first answer (the node's rule before issue 19's seed-7317 outage run; default: it counts as asked for again and is sent whatever is heard).")
         var compactLacksTakenBack = false
 
+        @Flag(help: "With --node-machine: a packet a neighbour's full digest or request lacks after another box's catch-up copy of it was heard is taken back by a copy heard first, as a first answer (the node's rule before issue 19's seed-7324 outage run; default: it counts as asked for again).")
+        var lacksAfterCopiesTakenBack = false
+
+        @Flag(help: "With --node-machine: a neighbour whose hello lists nobody (it just started) counts as not hearing this box, and its compact digests go unanswered until its next hello (the node's rule before issue 19's seed-7347 outage run; default: they are answered).")
+        var justStartedTakenForDeaf = false
+
         @Flag(help: "With --node-machine: only the digest a box sends at its start is followed up when its answers bring something new (the node's rule before issue 19's seed-7317 outage run; default: every full digest it sends within two hello periods of its start).")
         var startDigestOnlyFollowedUp = false
 
         @Flag(help: "Repair: a packet sent to the same box twice is never sent it again (the rule before; default: once more each time two hello periods have passed since the last answer). In the node's repair and the router-only repair model alike.")
         var repairAnswersNotRenewed = false
+
+        @Option(help: "With --node-machine: how many times in a row a box follows up its start digest (and the digests of its first two hello periods) while their answers bring packets new to it (default: the daemon's, 2).")
+        var digestFollowUps: Int?
 
         func validate() throws {
             guard (2...200).contains(nodes) else { throw ValidationError("--nodes must be 2…200") }
@@ -447,8 +456,11 @@ extension SimCommand {
                     if let fullDigestWhenLacking { parameters.nodeFullDigestWhenLackingAfter = fullDigestWhenLacking > 0 ? .seconds(fullDigestWhenLacking) : nil }
                     parameters.catchUp.answerRepeatedRequests = !repeatedRequestsTakenBack
                     parameters.catchUp.compactLacksAskAgain = !compactLacksTakenBack
+                    parameters.catchUp.lacksAfterCopiesAskAgain = !lacksAfterCopiesTakenBack
+                    parameters.catchUp.repairAnswersBoxesJustStarted = !justStartedTakenForDeaf
                     parameters.catchUp.digestsAfterStartFollowedUp = !startDigestOnlyFollowedUp
                     parameters.catchUp.digestRepeatsDelayed = !digestRepeatsWhenDue
+                    if let digestFollowUps { parameters.catchUp.digestFollowUps = max(0, digestFollowUps) }
                     parameters.catchUp.digestOriginsRotate = !digestOriginsByID
                     parameters.catchUp.answersSpread = !answersInKeyOrder
                     parameters.catchUp.backgroundYieldsToBackground = backgroundYieldsToBackground

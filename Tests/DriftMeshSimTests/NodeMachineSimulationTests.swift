@@ -142,12 +142,16 @@ struct NodeMachineSimulationTests {
         // any three consistent digests suppressing (since a box digests when a neighbour heard
         // none of them, the packet gets there in both runs, by other draws), and no renewal on
         // evidence that the answers get there, and compact digests' lacks taken back by any copy
-        // and only the start digest followed up (the rules before seed 7317's outage runs).
+        // and only the start digest followed up (the rules before seed 7317's outage runs), and
+        // a lack after another box's copy not counted as asking again and a box whose hello
+        // lists nobody left unanswered (the rules before seed 7324's and 7347's at 30 minutes).
         func run(renewed: Bool) async -> SimResult {
             var p = SimParameters(nodes: 50, seed: 7324, router: .ours)
             p.nodeMachine = true
             p.catchUp.compactLacksAskAgain = false
             p.catchUp.digestsAfterStartFollowedUp = false
+            p.catchUp.lacksAfterCopiesAskAgain = false
+            p.catchUp.repairAnswersBoxesJustStarted = false
             p.nodeRepairDoublings = 4
             p.nodeRepairSuppressionCoversNeighbours = false
             p.nodeRepairAnswersRenewedWhenHeard = false
@@ -175,7 +179,7 @@ struct NodeMachineSimulationTests {
     /// are heard.
     @Test("a box back from an outage gets what its compact digests lack again though a box it does not hear answers first every time: seed 7317, 20 boxes")
     func compactLacksAskAgain() async {
-        await Self.seed7317(offFor: .seconds(720), rule: \.compactLacksAskAgain)
+        await Self.returned(nodes: 20, seed: 7317, offFor: .seconds(720), rule: \.compactLacksAskAgain, later: [\.lacksAfterCopiesAskAgain, \.repairAnswersBoxesJustStarted])
     }
 
     /// The same mesh with the three boxes off for 30 minutes: the packets box 17 lacks are
@@ -187,19 +191,44 @@ struct NodeMachineSimulationTests {
     /// is, the follow-up brings the rest.
     @Test("a box back from 30 minutes off, its start digest lost, gets the rest of what it lacks from the follow-up of the digest it sent for a neighbour's hello: seed 7317, 20 boxes")
     func digestsAfterStartFollowedUp() async {
-        await Self.seed7317(offFor: .seconds(1_800), rule: \.digestsAfterStartFollowedUp)
+        await Self.returned(nodes: 20, seed: 7317, offFor: .seconds(1_800), rule: \.digestsAfterStartFollowedUp, later: [\.lacksAfterCopiesAskAgain, \.repairAnswersBoxesJustStarted])
     }
 
-    /// Seed 7317's 20 boxes, three off for `offFor` from the first message: with `rule` on (the
-    /// default) the boxes that came back hold within 5 minutes all they lacked, with it off
-    /// under 0.9 of it.
-    static func seed7317(offFor: Duration, rule: WritableKeyPath<SimCatchUpRules, Bool>,
+    /// Seed 7324, 30 boxes, three off for 30 minutes: box 20, back, hears 18 and 21 and is heard
+    /// by 26, which it does not hear. Its start digest was lost at 18; 26 answered it, and 18
+    /// heard those copies. Two minutes later its next full digest still lacked 14 packets: 26
+    /// answered again, first, and 18 took its answer back for 26's copies, so box 20 never got
+    /// them. Since a lack after a catch-up copy was heard counts as asked again, 18's answer
+    /// goes out whatever it hears.
+    @Test("a box back from 30 minutes off gets what its full digest lacks though the box answering first cannot reach it and the one it hears lost its start digest: seed 7324, 30 boxes")
+    func lacksAfterCopiesAskAgain() async {
+        await Self.returned(nodes: 30, seed: 7324, offFor: .seconds(1_800), rule: \.lacksAfterCopiesAskAgain,
+                            later: [\.repairAnswersBoxesJustStarted])
+    }
+
+    /// Seed 7347, 20 boxes, three off for 30 minutes: box 19, back, hears only box 11 (box 7
+    /// hears it, and it does not hear 7). Its first hello listed nobody — it had heard no one
+    /// yet — so box 11 took it for a box that does not hear it and left its compact digests
+    /// unanswered until its next hello, a hello period later: 8 of the packets it lacked came
+    /// after its first 5 minutes. Since a hello listing nobody is a box that just started, 11
+    /// answers at once.
+    @Test("a box back from 30 minutes off gets what its compact digests lack from the one neighbour it hears, though its first hello listed nobody: seed 7347, 20 boxes")
+    func repairAnswersBoxesJustStarted() async {
+        await Self.returned(nodes: 20, seed: 7347, offFor: .seconds(1_800), rule: \.repairAnswersBoxesJustStarted)
+    }
+
+    /// `nodes` boxes of `seed`, three off for `offFor` from the first message: with `rule` on
+    /// (the default) the boxes that came back hold within 5 minutes all they lacked, with it off
+    /// — and the `later` rules, which repair the same run by other ways — under 0.9 of it.
+    static func returned(nodes: Int, seed: UInt64, offFor: Duration, rule: WritableKeyPath<SimCatchUpRules, Bool>,
+                         later: [WritableKeyPath<SimCatchUpRules, Bool>] = [],
                          sourceLocation: SourceLocation = #_sourceLocation) async {
         func run(_ on: Bool) async -> SimResult {
-            var p = SimParameters(nodes: 20, seed: 7317, router: .ours)
+            var p = SimParameters(nodes: nodes, seed: seed, router: .ours)
             p.nodeMachine = true
-            p.outages = SimOutage.drawn(count: 3, of: 20, seed: 7317, from: .zero, until: offFor)
+            p.outages = SimOutage.drawn(count: 3, of: nodes, seed: seed, from: .zero, until: offFor)
             p.catchUp[keyPath: rule] = on
+            for rule in later where !on { p.catchUp[keyPath: rule] = false }
             return await simulate(p)
         }
         #expect(SimParameters(nodes: 20, seed: 1, router: .ours).catchUp[keyPath: rule], sourceLocation: sourceLocation)

@@ -147,12 +147,7 @@ struct MeshNodeCatchUpTests {
     @Test("a packet asked for again within two hello periods (a request, or a full digest that lacks it) is sent whatever copies are heard; the first answer, or one asked for long after, is taken back",
           arguments: [true, false], [FrameKind.request, .digest])
     func packetAskedForAgain(answersRepeatedRequests: Bool, asking: FrameKind) throws {
-        var box = try MachineBox { $0.answersRepeatedRequests = answersRepeatedRequests }
-        box.timer(at: .zero)
-        _ = Self.drain(&box, at: .zero)
-        let held = try MachineBox.frame("asked for twice", packetID: 5, origin: BoxKeyPair(), hopStart: 3)
-        box.hear(held, at: .seconds(1))
-        let key = try MeshFrameCodec.parse(held).header.key
+        var (box, held, key) = try MeshNodeRepairTests.holding("asked for twice") { $0.answersRepeatedRequests = answersRepeatedRequests }
         let requester = BoxKeyPair().nodeID
         // Another neighbour of the requester answers first, every time; the requester does not hear it.
         let otherCopy = try MeshFrameCodec.relay(held, by: BoxKeyPair().nodeID)
@@ -171,11 +166,66 @@ struct MeshNodeCatchUpTests {
         let again = try ask(at: .seconds(60), packetID: 2, copyAfterQueued: true)
         #expect(again == (answersRepeatedRequests ? 1 : 0))
         #expect(box.counters.resendsAskedAgain == (answersRepeatedRequests ? 1 : 0))
-        // Two hello periods after its last request the same packet counts as asked for the first time.
-        let later = Duration.seconds(60) + MeshRouterConfiguration.standard.helloPeriod * 2
+        // Two hello periods after its last request — and after the last copy heard
+        // (``lackAfterCopyAsksAgain(rule:)``) — the same packet counts as asked for the first time.
+        let later = Duration.seconds(60) + Self.longestDelay + MeshRouterConfiguration.standard.helloPeriod * 2
         box.timer(at: later)
         #expect(try ask(at: later, packetID: 3) == 0)
         #expect(box.counters.resendsAskedAgain == (answersRepeatedRequests ? 1 : 0))
+    }
+
+    @Test("a packet a neighbour's full digest lacks after another box's catch-up copy of it was heard while the neighbour was up counts as asked again; a flood's copy, a copy heard as the digest went out, one heard before the neighbour's start, or one two hello periods old does not",
+          arguments: [true, false])
+    func lackAfterCopyAsksAgain(rule: Bool) throws {
+        var (box, held, key) = try MeshNodeRepairTests.holding("copied to another box") { $0.lacksAfterCopiesAskAgain = rule }
+        // Another box's copy, which the asking neighbours never hear.
+        let otherCopy = try MeshFrameCodec.relay(held, by: BoxKeyPair().nodeID)
+        let period = MeshRouterConfiguration.standard.helloPeriod
+        /// A hello of `neighbour` heard at `t`, listing this box or (a box that just started) nobody.
+        func hello(_ neighbour: BoxKeyPair = BoxKeyPair(), at t: Duration, listing: Bool = true, packetID: UInt32 = 1) throws -> BoxKeyPair {
+            box.hear(try MeshNodeHelloTests.hello(from: neighbour, keyed: true, listing: listing ? [box.me] : [], packetID: packetID, at: t), at: t)
+            return neighbour
+        }
+        /// `neighbour` sends a full digest lacking the packet at `t`, the other box's copy follows
+        /// at once; returns the copies of ours that went out.
+        func asked(by neighbour: BoxKeyPair, at t: Duration) throws -> Int {
+            box.hear(try Self.control(.digest, SyncDigest(held: []).encoded(), from: neighbour.nodeID, packetID: 2, lifetime: 3_600), at: t)
+            box.hear(otherCopy, at: t)
+            box.timer(at: t + Self.longestDelay)
+            return try Self.drain(&box, at: t + Self.longestDelay).filter { try MeshFrameCodec.parse($0.bytes).header.key == key }.count
+        }
+        // A flood's copy (4 s after ours) is no catch-up copy: the first answer gives way.
+        let first = try hello(at: .seconds(2)), restarting = try hello(at: .seconds(3))
+        box.hear(otherCopy, at: .seconds(5))
+        #expect(try asked(by: first, at: .seconds(20)) == 0)
+        // A catch-up copy heard as the digest went out: the digest may have been sealed before it.
+        let second = try hello(at: .seconds(90)), third = try hello(at: .seconds(95))
+        box.hear(otherCopy, at: .seconds(100))
+        #expect(try asked(by: second, at: .seconds(100) + Self.longestFrame) == 0)
+        #expect(box.counters.resendsAskedAgain == 0)
+        // A minute after that copy a neighbour heard before it still lacks the packet: the copy
+        // did not reach it.
+        #expect(try asked(by: third, at: .seconds(160) + Self.longestFrame) == (rule ? 1 : 0))
+        #expect(box.counters.resendsAskedAgain == (rule ? 1 : 0))
+        // A neighbour that just started (its hello lists nobody) was off when the copy went out.
+        box.hear(otherCopy, at: .seconds(700))
+        _ = try hello(restarting, at: .seconds(740), listing: false, packetID: 3)
+        let fourth = try hello(at: .seconds(750))
+        #expect(try asked(by: restarting, at: .seconds(760)) == 0)
+        // One first heard after two hello periods of silence may have been up a hello period
+        // already (its start hello lost here): a copy within that period counts, one before it not.
+        let early = Duration.seconds(760) + period - .seconds(1)
+        #expect(try asked(by: BoxKeyPair(), at: early) == (rule ? 1 : 0))
+        #expect(try asked(by: BoxKeyPair(), at: early + period + .seconds(2)) == 0)
+        #expect(box.counters.resendsAskedAgain == (rule ? 2 : 0))
+        // Two hello periods after the copy it counts for nothing, though the neighbour was up then.
+        _ = try hello(fourth, at: .seconds(1_100), packetID: 3)
+        _ = try hello(fourth, at: .seconds(1_400), packetID: 4)
+        _ = try hello(fourth, at: .seconds(1_700), packetID: 5)
+        let later = early + period + .seconds(2) + period * 2
+        box.timer(at: later)
+        #expect(try asked(by: fourth, at: later) == 0)
+        #expect(box.counters.resendsAskedAgain == (rule ? 2 : 0))
     }
 
     /// The time a request of `keys` packets waits before it is repeated, at the defaults.

@@ -183,16 +183,20 @@ struct MeshNodeRepairTests {
     }
 
     /// A box that has heard `requester`'s hello (at 1 s and every 5 minutes with its digests;
-    /// listing this box and another when `listsUs`, only another when not; none heard when
-    /// `nil`), then a settled packet (at 2 s); then hears `digests` empty compact digests from
-    /// it, a minute apart from 60 s, running its timers and radio to the end. The packets it
-    /// sent back.
-    static func answers(listsUs: Bool?, digests: Int, renewed: Bool = true) throws -> (resent: Int, box: MachineBox) {
-        var box = try MachineBox { $0.repairAnswersRenewed = renewed }
+    /// listing this box and another when `listsUs`, only another when not, nobody when
+    /// `listsNobody`; none heard when `nil`), then a settled packet (at 2 s); then hears
+    /// `digests` empty compact digests from it, a minute apart from 60 s, running its timers and
+    /// radio to the end. The packets it sent back.
+    static func answers(listsUs: Bool?, digests: Int, renewed: Bool = true, listsNobody: Bool = false,
+                        justStartedAnswered: Bool = true) throws -> (resent: Int, box: MachineBox) {
+        var box = try MachineBox {
+            $0.repairAnswersRenewed = renewed
+            $0.repairAnswersBoxesJustStarted = justStartedAnswered
+        }
         box.timer(at: .zero)
         _ = MeshNodeCatchUpTests.drain(&box, at: .zero)
         let requester = BoxKeyPair()
-        let listed = listsUs == true ? [box.me, BoxKeyPair().nodeID] : [BoxKeyPair().nodeID]
+        let listed = listsNobody ? [] : listsUs == true ? [box.me, BoxKeyPair().nodeID] : [BoxKeyPair().nodeID]
         let hello = HelloPayload(publicKey: requester.publicKeyBytes, neighbours: listed.map { .init(id: $0, bucket: 2) })
         if listsUs != nil {
             box.hear(try MeshNodeCatchUpTests.control(.hello, hello.encoded(), from: requester.nodeID), at: .seconds(1))
@@ -235,6 +239,17 @@ struct MeshNodeRepairTests {
         // No hello heard from it: answered as before (twice).
         let unknown = try Self.answers(listsUs: nil, digests: 3)
         #expect(unknown.resent == 2)
+    }
+
+    @Test("a neighbour whose hello lists nobody — it just started and has heard no one yet — gets answers to its compact digests, twice; with the rule off none, as a box that does not hear this one",
+          arguments: [true, false])
+    func boxJustStartedAnswered(rule: Bool) throws {
+        let started = try Self.answers(listsUs: true, digests: 3, listsNobody: true, justStartedAnswered: rule)
+        #expect(started.resent == (rule ? 2 : 0))
+        #expect(started.box.counters.repairAnswersOneWay == (rule ? 0 : 3))
+        // A list of others that leaves this box out still says it does not hear us.
+        let deaf = try Self.answers(listsUs: false, digests: 3, justStartedAnswered: rule)
+        #expect(deaf.resent == 0 && deaf.box.counters.repairAnswersOneWay == 3)
     }
 
     @Test("a packet capped for a neighbour is sent it once more at once when its digest lists another packet this box answered it with: the answers get there; not again without new evidence, not with the rule off",

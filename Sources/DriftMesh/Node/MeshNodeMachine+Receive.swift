@@ -107,6 +107,9 @@ extension MeshNodeMachine {
         }
         // A packet we asked for came (from whoever sent it).
         requests.heard(header.key)
+        if !firstTime, header.origin != me, settings.lacksAfterCopiesAskAgain, router.firstSeen(header.key).map({ t - $0 > Self.catchUpCopyAge }) ?? true {
+            noteCatchUpCopy(header.key, at: t)
+        }
         // Someone else just sent a copy of a packet we queued for catch-up, or are about to:
         // ours is redundant.
         if header.origin != me, let id = queuedCopies[header.key], queuedCopyKeys[id]?.catchUp == true, unqueue(header.key) {
@@ -229,6 +232,10 @@ extension MeshNodeMachine {
             keylessHelloFrom[header.origin] = t
         }
         try? memory.rememberHello(from: header.origin, publicKey: publicKey, at: now.wall, link: link, hops: Int(header.hopsTaken))
+        if hello.neighbours.isEmpty {
+            // A box that just started (it has heard nobody yet): up since this hello (``heardUpSince``).
+            heardUpSince[header.origin] = (t, t)
+        }
         // By its hellos: a neighbour whose hellos we lost for two periods gets our digest even
         // when we heard its other frames meanwhile (a lossy link; the digest still pays off at
         // low load in the simulator).
@@ -301,15 +308,19 @@ extension MeshNodeMachine {
     /// times, and the one holder it heard took its answer back each time for a copy from a holder
     /// it did not hear (docs/mesh-simulation.md).
     ///
+    /// A packet whose catch-up copy from another box was heard well before the neighbour's
+    /// digest or request counts as asked again too (``Settings/lacksAfterCopiesAskAgain``).
+    ///
     /// With `waitingIsNotAgain` (a compact digest's lack), a packet whose answer of ours still
-    /// waits (queued, or out its delay) is not asked again: the neighbour's paced digests come
-    /// every 30 s to 4 minutes, and under load answers wait longer than that for a clear
-    /// channel.
+    /// waits (queued, or out its delay) is not asked again, nor does a copy heard before count:
+    /// the neighbour's paced digests come every 30 s to 4 minutes, and under load answers wait
+    /// longer than that for a clear channel.
     mutating func answer(_ keys: [PacketKey], askedBy neighbour: NodeID, waitingIsNotAgain: Bool = false, at now: MeshNodeTime) {
         guard !keys.isEmpty else { return }
         let t = now.monotonic
         var asked = requestedBy[neighbour] ?? [:]
         let again = !settings.answersRepeatedRequests ? [] : Set(keys.filter { key in
+            if !waitingIsNotAgain, copyMissed(key, by: neighbour, at: t) { return true }
             guard let last = asked[key], t - last < settings.router.helloPeriod * 2 else { return false }
             return !waitingIsNotAgain || !answerWaits(key)
         })
@@ -325,6 +336,26 @@ extension MeshNodeMachine {
             counters.resendsAskedAgain += again.count
             deferAnswer(.resendAskedAgain(keys.filter(again.contains)), at: now)
         }
+    }
+
+    /// Remembers that another box sent a catch-up copy of `key` (``catchUpCopyHeardAt``).
+    mutating func noteCatchUpCopy(_ key: PacketKey, at t: Duration) {
+        catchUpCopyHeardAt[key] = t
+        guard catchUpCopyHeardAt.count > Self.catchUpCopiesRemembered else { return }
+        // The newest half: a neighbour's digest follows a copy it missed within minutes.
+        let kept = catchUpCopyHeardAt.sorted { ($0.value, $0.key) > ($1.value, $1.key) }.prefix(Self.catchUpCopiesRemembered / 2)
+        catchUpCopyHeardAt = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) })
+    }
+
+    /// Whether a catch-up copy of `key` from another box was heard long enough before `t` that
+    /// a digest or request `neighbour` sends now would not lack it had the copy reached it (two
+    /// longest frames: the digest's own time on air and a margin), within two hello periods,
+    /// and while `neighbour` was up as far as this box can tell (``heardUpSince``: a box back
+    /// from an outage lacks what went out while it was off, however well it hears).
+    func copyMissed(_ key: PacketKey, by neighbour: NodeID, at t: Duration) -> Bool {
+        guard settings.lacksAfterCopiesAskAgain, let heard = catchUpCopyHeardAt[key],
+              let up = heardUpSince[neighbour], heard >= up.since else { return false }
+        return t - heard > longestFrameAirtime * 2 && t - heard < settings.router.helloPeriod * 2
     }
 
     // MARK: Router actions

@@ -70,7 +70,8 @@ extension MeshNodeMachine {
     /// last hello says it does not hear this box (its list is complete and leaves us out): a
     /// box at the edge that hears a strong neighbour it cannot reach kept asking, and the
     /// neighbour kept answering — in the simulator up to 18 packets at a time, every minute or
-    /// two, for the whole run, 5 % of its airtime (issue 19). Otherwise each packet at most
+    /// two, for the whole run, 5 % of its airtime (issue 19). A list of nobody is a box that just
+    /// started (``Settings/repairAnswersBoxesJustStarted``). Otherwise each packet at most
     /// ``Settings/repairAnswersPerNeighbour`` times to the same neighbour: one that still lacks
     /// it after that is likely not hearing this box, and others answer too. Then once more each
     /// time ``Settings/repairAnswerRenewal`` has passed since the last answer, while its hellos
@@ -78,7 +79,8 @@ extension MeshNodeMachine {
     /// holds the packet this is the only way it gets there.
     mutating func answerable(_ missing: [PacketKey], to requester: NodeID, at t: Duration) -> [PacketKey] {
         guard !missing.isEmpty else { return [] }
-        if router.isDeaf(requester) {
+        if router.isDeaf(requester),
+           !settings.repairAnswersBoxesJustStarted || router.neighbour(requester)?.neighbours.isEmpty == false {
             counters.repairAnswersOneWay += missing.count
             return []
         }

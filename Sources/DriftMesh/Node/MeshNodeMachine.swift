@@ -83,6 +83,17 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// took back the answers of the two it did (docs/mesh-simulation.md, "Boxes back from an
         /// outage").
         public var compactLacksAskAgain = true
+        /// A packet a neighbour's full digest or request lacks though this box heard another
+        /// box send a catch-up copy of it well before (a copy of a packet held here for longer
+        /// than ``MeshNodeMachine/catchUpCopyAge``, within two hello periods) counts as asked for
+        /// again: that copy did not reach the neighbour, so it is sent whatever copies this box
+        /// hears meanwhile; `false`: only the neighbour's own earlier asks count
+        /// (``answersRepeatedRequests``). In the simulator a box back from an outage that could
+        /// not hear the neighbour answering it first missed 14 packets for good: the one
+        /// neighbour it heard lost its start digest, and when it heard the next one took its
+        /// answer back for the copies of the box it did not hear, as before
+        /// (docs/mesh-simulation.md, "Boxes back from an outage").
+        public var lacksAfterCopiesAskAgain = true
         /// The digest repeated for a returning neighbour and the follow-ups of the start digest
         /// wait a random answer delay too; `false`: they go out when due (the rule before).
         /// Every neighbour that heard the same hello repeated its digest at the same instant,
@@ -138,6 +149,13 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// A packet a neighbour's compact digest lacks is sent to that neighbour at most this
         /// many times; a neighbour whose hello says it does not hear this box gets none.
         public var repairAnswersPerNeighbour = MeshNodeMachine.repairAnswersPerNeighbour
+        /// …except that a hello listing nobody says only that its box has heard nobody yet —
+        /// it just started — and such a neighbour's compact digests are answered (`false`: it
+        /// counts as not hearing this box until its next hello, a hello period later; the rule
+        /// before). In the simulator a box back from 30 minutes off, whose first hello listed
+        /// nobody, went unanswered by the one neighbour it heard for that period and missed 8
+        /// packets within 5 minutes (docs/mesh-simulation.md, "Boxes back from an outage").
+        public var repairAnswersBoxesJustStarted = true
         /// …and once more each time two hello periods have passed since the last (`false`:
         /// never again, the rule before). By then the neighbour's hellos have said again
         /// whether it hears this box; one that still lacks the packet and still lists this box
@@ -355,6 +373,18 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     /// and at most ``requestsRememberedPerNeighbour`` packets each (``heardRequest``).
     var requestedBy: [NodeID: [PacketKey: Duration]] = [:]
     static var requestsRememberedPerNeighbour: Int { 256 }
+    /// When another box's catch-up copy of each packet was last heard — a copy of a packet this
+    /// box had held for longer than ``catchUpCopyAge`` — for two hello periods and at most
+    /// ``catchUpCopiesRemembered`` packets (``Settings/lacksAfterCopiesAskAgain``).
+    var catchUpCopyHeardAt: [PacketKey: Duration] = [:]
+    static var catchUpCopiesRemembered: Int { 1_024 }
+    /// Since when each neighbour has been up as far as this box can tell, and when it last heard
+    /// a frame the neighbour sent itself: a copy heard before that could not reach it (it was
+    /// off), whatever its digest lacks (``Settings/lacksAfterCopiesAskAgain``). A neighbour heard
+    /// again after two hello periods of silence may have been up for a hello period already
+    /// (this box lost its first hello: a box sends one when it starts and one a period later);
+    /// one whose hello lists nobody just started, and is up since that hello.
+    var heardUpSince: [NodeID: (since: Duration, last: Duration)] = [:]
     /// How often this box answered each neighbour's compact digest with each packet it lacked
     /// (``answerable(_:to:at:)``); forgotten with the packet.
     var repairAnswers = RepairAnswerTally<NodeID>()
@@ -475,6 +505,8 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
                 let kept = asked.filter { t - $0.value < settings.router.helloPeriod * 2 }
                 return kept.isEmpty ? nil : kept
             }
+            catchUpCopyHeardAt = catchUpCopyHeardAt.filter { t - $0.value < settings.router.helloPeriod * 2 }
+            heardUpSince = heardUpSince.filter { t - $0.value.last < settings.router.helloPeriod * 2 }
             forgetOldRecent(at: t)
             do {
                 try memory.forgetExpired(now: now.wall)
@@ -550,6 +582,12 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
 
     /// Notes that a frame `node` originated reached us after `hopsTaken` relays.
     mutating func noteDistance(of node: NodeID, hopsTaken: UInt8, at now: Duration) {
+        if hopsTaken == 0 {
+            // A frame the neighbour sent itself (``heardUpSince``).
+            let since = heardUpSince[node].flatMap { now - $0.last < settings.router.helloPeriod * 2 ? $0.since : nil }
+                ?? now - settings.router.helloPeriod
+            heardUpSince[node] = (since, now)
+        }
         let hops = Int(hopsTaken) + 1
         if let known = distances[node], known.hops < hops, now - known.at < neighbourMemory { return }
         distances[node] = (hops, now)
