@@ -48,6 +48,21 @@ struct ChannelBusyDetectorTests {
         #expect(d.quietAt(after: .seconds(45)).map { $0 > .seconds(45) } == true)
     }
 
+    @Test("a clock reading centuries out is held at the limit, never traps: the detector and the budget go on counting")
+    func farInstants() {
+        var d = ChannelBusyDetector(threshold: 0.5, window: .seconds(10))
+        let far = Duration.seconds(Int64.max)
+        #expect(d.update(now: far) == nil)
+        #expect(d.heard(airtime: .seconds(6), endingAt: far) == true)
+        #expect(d.quietAt(after: far) != nil)
+        var before = ChannelBusyDetector(threshold: 0.5, window: .seconds(10))
+        #expect(before.update(now: .zero - far) == nil && !before.busy)
+        var budget = AirtimeBudget(window: .seconds(3_600), limit: .seconds(360))
+        budget.record(airtime: .seconds(1), at: far)
+        #expect(budget.used(now: far) <= .seconds(1))
+        #expect(budget.canTransmit(airtime: .seconds(1), now: far))
+    }
+
     @Test("a frame longer than the threshold alone makes it busy; a silent box is quiet from the start")
     func edges() {
         var d = ChannelBusyDetector(threshold: 0.5, window: .seconds(10))

@@ -144,8 +144,19 @@ public struct AirtimeBudget: Sendable {
         records.reduce(0) { $0 + max(0, $1.end - max($1.start, y)) }
     }
 
+    /// The largest instant or span (either sign) the airtime arithmetic counts in, about 73
+    /// years: ``nanoseconds(_:)`` holds anything longer there, so that adding a window or a
+    /// frame's airtime to it cannot overflow. A clock reading that far out is not a box's
+    /// uptime; it must not trap the mesh thread either (a test's manual clock once read
+    /// 2 × 10¹⁶ s there, and the overflow took the whole test process down).
+    static let nanosecondsLimit: Int64 = 1 << 61
+
+    /// `d` in whole nanoseconds, rounded down, held within ±``nanosecondsLimit``.
     static func nanoseconds(_ d: Duration) -> Int64 {
         let (seconds, attoseconds) = d.components
+        let limitSeconds = nanosecondsLimit / 1_000_000_000
+        guard seconds < limitSeconds else { return nanosecondsLimit }
+        guard seconds > -limitSeconds else { return -nanosecondsLimit }
         // Floor division so negative instants round down too.
         let ns = attoseconds >= 0 ? attoseconds / 1_000_000_000 : (attoseconds - 999_999_999) / 1_000_000_000
         return seconds * 1_000_000_000 + ns
