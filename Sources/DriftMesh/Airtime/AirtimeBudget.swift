@@ -148,7 +148,8 @@ public struct AirtimeBudget: Sendable {
     /// years: ``nanoseconds(_:)`` holds anything longer there, so that adding a window or a
     /// frame's airtime to it cannot overflow. A clock reading that far out is not a box's
     /// uptime; it must not trap the mesh thread either (a test's manual clock once read
-    /// 2 × 10¹⁶ s there, and the overflow took the whole test process down).
+    /// 2 × 10¹⁶ s there, in a stale incremental build, and the overflow took the whole test
+    /// process down: docs/testing.md).
     static let nanosecondsLimit: Int64 = 1 << 61
 
     /// `d` in whole nanoseconds, rounded down, held within ±``nanosecondsLimit``.
