@@ -54,6 +54,7 @@ extension Engine {
         let rules = p.catchUp
         var configuration = configuration
         if !rules.learnNeighbours { configuration.neighbourLearningPeriod = .zero }
+        configuration.firstHelloSpread = rules.firstHelloSpread ?? p.helloPeriod / 10
         var settings = SimNodeMachine.Settings(hopLimit: p.hopLimit, messageLifetime: 3_600, modulation: p.channel.modulation,
                                                router: configuration)
         settings.announcesAtStart = rules.announceAtStart
@@ -61,6 +62,7 @@ extension Engine {
         settings.compactLacksAskAgain = rules.compactLacksAskAgain
         settings.lacksAfterCopiesAskAgain = rules.lacksAfterCopiesAskAgain
         settings.repairAnswersBoxesJustStarted = rules.repairAnswersBoxesJustStarted
+        settings.newNeighbourDigestsShared = rules.newNeighbourDigestsShared
         settings.digestsAfterStartFollowedUp = rules.digestsAfterStartFollowedUp
         settings.digestRepeatsDelayed = rules.digestRepeatsDelayed
         settings.digestOriginsRotate = rules.digestOriginsRotate

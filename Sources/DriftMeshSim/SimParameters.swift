@@ -269,6 +269,10 @@ public struct SimCatchUpRules: Sendable, Hashable {
     public var requestAttempts = 4
     /// Follow-ups of the start digest (0 = none).
     public var digestFollowUps = 2
+    /// The most a box's first hello (and start digest) waits after it starts
+    /// (`MeshRouterConfiguration.firstHelloSpread`); `nil` = the daemon's, a tenth of
+    /// ``SimParameters/helloPeriod``; zero = at once (the rule before).
+    public var firstHelloSpread: Duration?
     /// A packet asked for again is sent whatever copies are heard meanwhile
     /// (`MeshNodeMachine.Settings.answersRepeatedRequests`).
     public var answerRepeatedRequests = true
@@ -281,6 +285,9 @@ public struct SimCatchUpRules: Sendable, Hashable {
     /// A neighbour whose hello lists nobody (it just started) gets answers to its compact
     /// digests (`MeshNodeMachine.Settings.repairAnswersBoxesJustStarted`).
     public var repairAnswersBoxesJustStarted = true
+    /// A neighbour heard for the first time gets no full digest of its own when one of ours
+    /// reaches it anyway (`MeshNodeMachine.Settings.newNeighbourDigestsShared`).
+    public var newNeighbourDigestsShared = true
     /// Full digests sent within two hello periods of a start are followed up as the start
     /// digest is (`MeshNodeMachine.Settings.digestsAfterStartFollowedUp`).
     public var digestsAfterStartFollowedUp = true

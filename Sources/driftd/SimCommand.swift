@@ -336,6 +336,9 @@ extension SimCommand {
         @Flag(help: "With --node-machine: a neighbour whose hello lists nobody (it just started) counts as not hearing this box, and its compact digests go unanswered until its next hello (the node's rule before issue 19's seed-7347 outage run; default: they are answered).")
         var justStartedTakenForDeaf = false
 
+        @Flag(help: "With --node-machine: every neighbour heard for the first time (or again after two hello periods) gets a full digest of its own, even when one of ours is on its way or went after the hello of ours it heard (the node's rule before issue 19's restart-storm runs; default: it shares that one).")
+        var digestForEachNewNeighbour = false
+
         @Flag(help: "With --node-machine: only the digest a box sends at its start is followed up when its answers bring something new (the node's rule before issue 19's seed-7317 outage run; default: every full digest it sends within two hello periods of its start).")
         var startDigestOnlyFollowedUp = false
 
@@ -345,9 +348,13 @@ extension SimCommand {
         @Option(help: "With --node-machine: how many times in a row a box follows up its start digest (and the digests of its first two hello periods) while their answers bring packets new to it (default: the daemon's, 2).")
         var digestFollowUps: Int?
 
+        @Option(help: "With --node-machine: a box's first hello after it starts (and its start digest) waits a random time up to this many seconds (default: the daemon's, a tenth of the hello period; 0: at once, the rule before).")
+        var firstHelloSpreadS: Double?
+
         func validate() throws {
             guard (2...200).contains(nodes) else { throw ValidationError("--nodes must be 2…200") }
             guard (1...1000).contains(seeds) else { throw ValidationError("--seeds must be 1…1000") }
+            guard (0...3_600).contains(firstHelloSpreadS ?? 0) else { throw ValidationError("--first-hello-spread-s must be 0…3600") }
             guard (1...10_000).contains(messages) else { throw ValidationError("--messages must be 1…10000") }
             guard (0...1).contains(backgroundBusyThreshold) else { throw ValidationError("--background-busy-threshold must be 0…1") }
             guard (1...7).contains(hopLimit), (1...7).contains(baselineHopLimit) else { throw ValidationError("--hop-limit and --baseline-hop-limit must be 1…7") }
@@ -458,9 +465,11 @@ extension SimCommand {
                     parameters.catchUp.compactLacksAskAgain = !compactLacksTakenBack
                     parameters.catchUp.lacksAfterCopiesAskAgain = !lacksAfterCopiesTakenBack
                     parameters.catchUp.repairAnswersBoxesJustStarted = !justStartedTakenForDeaf
+                    parameters.catchUp.newNeighbourDigestsShared = !digestForEachNewNeighbour
                     parameters.catchUp.digestsAfterStartFollowedUp = !startDigestOnlyFollowedUp
                     parameters.catchUp.digestRepeatsDelayed = !digestRepeatsWhenDue
                     if let digestFollowUps { parameters.catchUp.digestFollowUps = max(0, digestFollowUps) }
+                    if let firstHelloSpreadS { parameters.catchUp.firstHelloSpread = .milliseconds(Int64(firstHelloSpreadS * 1000)) }
                     parameters.catchUp.digestOriginsRotate = !digestOriginsByID
                     parameters.catchUp.answersSpread = !answersInKeyOrder
                     parameters.catchUp.backgroundYieldsToBackground = backgroundYieldsToBackground

@@ -449,6 +449,60 @@ struct MeshNodeCatchUpTests {
         }
     }
 
+    /// The full digests among `sent`.
+    static func fullDigests(_ sent: [(at: Duration, frame: OutgoingFrame)]) throws -> [Duration] {
+        try sent.compactMap { item in
+            let (header, plaintext) = try Self.sealer.open(item.frame.bytes)
+            return header.kind == .digest && (try? CompactDigest(decoding: plaintext)) == nil ? item.at : nil
+        }
+    }
+
+    @Test("a neighbour new to the box shares a full digest already on its way, or one sent after the hello of ours its own hello lists; with the rule off each gets its own",
+          arguments: [true, false])
+    func newNeighbourDigestsShared(shared: Bool) throws {
+        var box = try MachineBox(seed: 1) { $0.newNeighbourDigestsShared = shared }
+        #expect(try Self.fullDigests(MeshNodeRepairTests.run(&box, from: .zero, until: .seconds(100))) == [.zero], "the start digest, after the first hello")
+        func meet(_ listsUs: Bool, at t: Duration, packetID: UInt32) throws {
+            box.hear(try MeshNodeHelloTests.hello(from: BoxKeyPair(), keyed: true, listing: listsUs ? [box.me] : [], packetID: packetID, at: t), at: t)
+        }
+        // Two neighbours met within a second: one digest while the first still waits its delay.
+        try meet(false, at: .seconds(100), packetID: 1)
+        try meet(false, at: .seconds(100) + .milliseconds(500), packetID: 2)
+        let first = try Self.fullDigests(MeshNodeRepairTests.run(&box, from: .seconds(100), until: .seconds(150)))
+        #expect(first.count == (shared ? 1 : 2), "\(first)")
+        try #require(!first.isEmpty)
+        // Our last hello went at 0 s and that digest after it: a neighbour whose hello lists us
+        // heard a hello of ours since it started, so it was listening when the digest went.
+        try meet(true, at: .seconds(151), packetID: 3)
+        #expect(try Self.fullDigests(MeshNodeRepairTests.run(&box, from: .seconds(151), until: .seconds(160))).count == (shared ? 0 : 1))
+        // One whose hello lists nobody may not have been: it gets its digest.
+        try meet(false, at: .seconds(161), packetID: 4)
+        #expect(try Self.fullDigests(MeshNodeRepairTests.run(&box, from: .seconds(161), until: .seconds(200))).count == 1)
+        // After our next hello (300 s ± 30 s) a hello listing us may be from that one: a digest.
+        _ = MeshNodeRepairTests.run(&box, from: .seconds(200), until: .seconds(400))
+        try meet(true, at: .seconds(400), packetID: 5)
+        #expect(try Self.fullDigests(MeshNodeRepairTests.run(&box, from: .seconds(400), until: .seconds(410))).count == 1)
+        #expect(box.counters.digestsShared == (shared ? 2 : 0))
+    }
+
+    @Test("a box whose first hello waits (the router's firstHelloSpread) sends no digest for a neighbour it hears meanwhile: its start digest follows its hello; with the rule off one more",
+          arguments: [true, false])
+    func startDigestSharedWhileTheFirstHelloWaits(shared: Bool) throws {
+        var router = MeshRouterConfiguration.standard
+        router.firstHelloSpread = .seconds(30)
+        var box = try MachineBox(router: router, seed: 1) { $0.newNeighbourDigestsShared = shared }
+        let wake = box.timer(at: .zero)
+        try #require(wake > .seconds(2), "this seed's first hello waits \(wake)")
+        #expect(MeshNodeCatchUpTests.drain(&box, at: .zero).isEmpty, "nothing before the first hello")
+        box.hear(try MeshNodeHelloTests.hello(from: BoxKeyPair(), keyed: true, listing: [], packetID: 1, at: .seconds(1)), at: .seconds(1))
+        let sent = try MeshNodeRepairTests.run(&box, from: .seconds(1), until: .seconds(100))
+        let hello = try sent.first { try MachineBox.kind($0.frame) == .hello }?.at
+        #expect(hello == wake)
+        let digests = try Self.fullDigests(sent)
+        #expect(digests.count == (shared ? 1 : 2), "\(digests)")
+        if shared { #expect(digests == [wake], "the start digest, right after the first hello") }
+    }
+
     @Test("a box holding packets of more origins than a full digest describes offers each origin in time (a random first origin per digest); with the rule off, always the lowest 18 ids")
     func fullDigestOriginsRotate() throws {
         func origins(rotate: Bool) throws -> Set<NodeID> {

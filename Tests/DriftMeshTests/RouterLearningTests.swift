@@ -66,4 +66,37 @@ import Testing
         _ = r.heard(Self.header, link: Self.good, firstTime: true, now: .seconds(1_030))
         #expect(Self.run(&r, from: .seconds(1_030), for: .seconds(30)) == [.transmit(Self.header.relayed(by: Self.b))])
     }
+
+    /// When each of `count` routers started together at 1 000 s sends its first hello, with
+    /// the first hello spread over up to `spread` (hello period 300 s ± 30 s).
+    static func firstHellos(count: Int, spread: Duration) -> [Duration] {
+        (0..<count).map { i in
+            var config = MeshRouterConfiguration.standard
+            config.firstHelloSpread = spread
+            var r = MeshRouter(me: NodeID(0x1000_0000 + UInt32(i) &* 0x0101_0101), configuration: config, seed: 7)
+            var now = Duration.seconds(1_000)
+            while now <= .seconds(2_000) {
+                if r.due(now: now).contains(.sendHello) { return now }
+                guard let next = r.nextDeadline else { break }
+                now = max(now, next)
+            }
+            return .seconds(-1)
+        }
+    }
+
+    @Test("boxes that start together spread their first hellos (a power cut of the whole mesh); zero sends it at once; the learning period counts from the start")
+    func firstHelloSpread() {
+        let spread = Self.firstHellos(count: 20, spread: .seconds(30))
+        #expect(spread.allSatisfy { $0 >= .seconds(1_000) && $0 <= .seconds(1_030) }, "\(spread)")
+        #expect(Set(spread).count >= 18, "\(spread.sorted())")
+        #expect(spread.contains { $0 > .seconds(1_015) } && spread.contains { $0 < .seconds(1_015) }, "\(spread.sorted())")
+        #expect(Self.firstHellos(count: 5, spread: .zero) == Array(repeating: .seconds(1_000), count: 5))
+        // Waiting for its first hello, the router has started: it learns from the start on.
+        var config = MeshRouterConfiguration.standard
+        config.firstHelloSpread = .seconds(30)
+        var r = MeshRouter(me: Self.b, configuration: config, seed: 3)
+        _ = r.due(now: .seconds(1_000))
+        #expect(r.isLearningNeighbours(now: .seconds(1_330) - .nanoseconds(1)))
+        #expect(!r.isLearningNeighbours(now: .seconds(1_330)))
+    }
 }

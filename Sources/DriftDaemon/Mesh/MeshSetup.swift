@@ -88,13 +88,15 @@ enum MeshSetup {
         config.mesh.helloIntervalS.map { .seconds($0) } ?? MeshRouterConfiguration.helloPeriod(dutyCycle: policy.dutyCycle)
     }
 
-    /// The router's settings: hellos every `helloPeriod` (± a tenth), slots of the modulation,
+    /// The router's settings: hellos every `helloPeriod` (± a tenth; the first within a tenth of
+    /// it after the start, so boxes back from a power cut together do not all speak at once), slots of the modulation,
     /// and with `mesh.topology_plan` relays planned on the topology, its adverts paced by the
     /// hello period (``MeshRouterConfiguration/paceTopology(byHelloPeriod:)``).
     static func routing(_ config: DriftConfiguration, helloPeriod period: Duration, modulation: LoRaModulation) -> MeshRouterConfiguration {
         var routing = MeshRouterConfiguration.standard
         routing.helloPeriod = period
         routing.helloJitter = period / 10
+        routing.firstHelloSpread = period / 10
         routing.slot = modulation.slot
         routing.topologyPlan = config.mesh.topologyPlan
         routing.paceTopology(byHelloPeriod: period)

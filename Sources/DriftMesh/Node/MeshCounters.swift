@@ -84,6 +84,10 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     /// Neighbours heard again after two hello periods without a hello that got no full digest:
     /// their compact digest came meanwhile (``MeshNodeMachine/Settings/PacedRepair/digestsNeighboursInRepair``).
     public var digestsLeftToRepair = 0
+    /// Neighbours heard for the first time (or again) that got no full digest of their own: one
+    /// of ours was on its way, or went after the hello of ours they heard
+    /// (``MeshNodeMachine/Settings/newNeighbourDigestsShared``).
+    public var digestsShared = 0
     /// Full digests sent because a neighbour's compact digests kept listing something this box
     /// lacks (``MeshNodeMachine/PacedRepair/fullDigestWhenLackingAfter``).
     public var digestsForLacking = 0

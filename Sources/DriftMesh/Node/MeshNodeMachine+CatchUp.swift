@@ -141,7 +141,29 @@ extension MeshNodeMachine {
         let digest = fullDigest()
         if let id = sendControl(.digest, payload: digest.encoded(), at: now) {
             queuedSync[id] = QueuedSync(kind: .full, generation: heldGeneration)
+            lastFullDigestQueuedAt = now.monotonic
         }
+    }
+
+    /// Whether a neighbour that just came into our table (its `hello`) hears a full digest of
+    /// ours without one of its own (``Settings/newNeighbourDigestsShared``): our start digest
+    /// is still to come (our first hello waits out ``MeshRouterConfiguration/firstHelloSpread``),
+    /// one waits out its delay or its turn on the radio, or the hello lists us and our last
+    /// full digest was queued after our last hello (the neighbour heard a hello of ours since
+    /// it started, so it was listening when the digest went).
+    func fullDigestShared(with hello: HelloPayload) -> Bool {
+        guard settings.newNeighbourDigestsShared else { return false }
+        if !announced { return true }
+        let waiting = deferred.contains { answer in
+            switch answer.kind {
+            case .digest, .followUp: true
+            case .resend, .resendAskedAgain, .request: false
+            }
+        }
+        if waiting || queuedSync.values.contains(where: { if case .full = $0.kind { true } else { false } }) { return true }
+        guard hello.neighbours.contains(where: { $0.id == me }),
+              let digest = lastFullDigestQueuedAt, let ours = lastHelloQueuedAt else { return false }
+        return digest >= ours
     }
 
     /// Sends the digest of a box that just started (`followUps` 0; or one it sends soon after:

@@ -35,6 +35,7 @@ extension MeshNodeMachine {
         let hello = router.helloPayload(publicKey: keyed ? keyPair.publicKeyBytes : nil, now: now.monotonic)
         if !keyed { counters.sentKeylessHellos += 1 }
         queuedHello = sendControl(.hello, payload: hello.encoded(), priority: priority, at: now).map { ($0, keyed) }
+        lastHelloQueuedAt = now.monotonic
     }
 
     /// Whether our next hello carries our key; counts the hello.

@@ -257,8 +257,12 @@ extension MeshNodeMachine {
             counters.digestsLeftToRepair += 1
         } else {
             lastDigestTo[header.origin] = t
-            // After a random delay: the neighbour's other neighbours may answer its hello too.
-            deferAnswer(.digest, at: now)
+            if fullDigestShared(with: hello) {
+                counters.digestsShared += 1
+            } else {
+                // After a random delay: the neighbour's other neighbours may answer its hello too.
+                deferAnswer(.digest, at: now)
+            }
             digestRepeatAt = t + settings.router.helloPeriod * 3
         }
     }

@@ -27,7 +27,8 @@ public struct MeshRouter: Sendable {
     private var table: [NodeID: Neighbour] = [:]
     private var packets: [PacketKey: PacketState] = [:]
     private var nextHelloAt: Duration?
-    /// When the router started (its first `due`, which sends its first hello).
+    /// When the router started (its first `due`, which sends its first hello or, with
+    /// `firstHelloSpread`, sets when it goes).
     private var startedAt: Duration?
     /// The caller's view of the channel (utilisation above its threshold); read by
     /// `cancelAfterCopiesOnlyWhenBusy`.
@@ -525,15 +526,23 @@ public struct MeshRouter: Sendable {
         return earliest
     }
 
+    private static func milliseconds(_ d: Duration) -> Int64 {
+        d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000
+    }
+
     /// Everything due by `now`: hellos, relays whose delay elapsed, implicit-ack retries;
     /// also forgets silent neighbours and old packets.
     public mutating func due(now: Duration) -> [RouterAction] {
         var actions: [RouterAction] = []
         let c = configuration
+        if startedAt == nil { startedAt = now }
+        if nextHelloAt == nil, c.firstHelloSpread > .zero {
+            // Just started: the first hello waits its turn (``MeshRouterConfiguration/firstHelloSpread``).
+            nextHelloAt = now + .milliseconds(rng.int(in: 0...Int(Self.milliseconds(c.firstHelloSpread))))
+        }
         if nextHelloAt.map({ now >= $0 }) ?? true {
-            if startedAt == nil { startedAt = now }
             actions.append(.sendHello)
-            let jitter = c.helloJitter.components.seconds * 1000 + c.helloJitter.components.attoseconds / 1_000_000_000_000_000
+            let jitter = Self.milliseconds(c.helloJitter)
             let offset = jitter > 0 ? rng.int(in: Int(-jitter)...Int(jitter)) : 0
             nextHelloAt = now + c.helloPeriod + .milliseconds(offset)
         }

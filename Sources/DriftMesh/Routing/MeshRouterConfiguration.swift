@@ -159,6 +159,13 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     /// A box that restarted knows only the neighbours it heard since: pruning on that table
     /// dropped the relay that the boxes it had not heard yet needed (review finding 8).
     public var neighbourLearningPeriod: Duration?
+    /// The router's first hello after it starts waits a random time up to this (uniform; zero:
+    /// at once, the router model's default). Boxes that start together — the whole mesh back
+    /// from a power cut — otherwise send their first hellos, and the node its start digest with
+    /// each, in the same moment, where every pair that cannot hear each other collides at the
+    /// boxes between them. The daemon waits up to the hello jitter (a tenth of the hello
+    /// period: 30 s at 300 s; docs/mesh.md, "Catch-up").
+    public var firstHelloSpread: Duration = .zero
 
     /// The learning period in force (``neighbourLearningPeriod`` or its default).
     public var effectiveNeighbourLearningPeriod: Duration {
