@@ -89,8 +89,8 @@ enum MeshSetup {
     }
 
     /// The router's settings: hellos every `helloPeriod` (± a tenth; the first within a tenth of
-    /// it after the start, so boxes back from a power cut together do not all speak at once), slots of the modulation,
-    /// and with `mesh.topology_plan` relays planned on the topology, its adverts paced by the
+    /// it after the start, so boxes back from a power cut together do not all speak at once),
+    /// slots of the modulation, and with `mesh.topology_plan` relays planned on the topology, its adverts paced by the
     /// hello period (``MeshRouterConfiguration/paceTopology(byHelloPeriod:)``).
     static func routing(_ config: DriftConfiguration, helloPeriod period: Duration, modulation: LoRaModulation) -> MeshRouterConfiguration {
         var routing = MeshRouterConfiguration.standard

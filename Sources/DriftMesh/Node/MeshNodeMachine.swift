@@ -158,13 +158,16 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         public var repairAnswersBoxesJustStarted = true
         /// A neighbour heard for the first time (or again after two hello periods) gets no full
         /// digest of its own when one of ours is already on its way (our start digest, still
-        /// to come after our first hello, or one waiting out its delay or queued), or when its hello lists this box and our last full digest went out after
-        /// our last hello — it heard that hello since it started, so it was listening when the
-        /// digest went (`false`: a digest for each such neighbour, the rule before). Boxes
-        /// that start together hear each other's first hellos within seconds, and each sent a
-        /// full digest per neighbour heard: 306 digests per run after a power cut of 30
-        /// boxes in the simulator, 416 once the first hellos were spread
-        /// (``MeshRouterConfiguration/firstHelloSpread``; docs/mesh-simulation.md).
+        /// to come after our first hello, or one waiting out its delay or queued), or when its
+        /// hello lists this box and our last full digest went out after our last hello — it
+        /// heard that hello since it started, so it was listening when the digest went
+        /// (`false`: a digest for each such neighbour, the rule before). Boxes that start
+        /// together hear each other's first hellos within seconds, and each sent a full digest
+        /// per neighbour heard: after a power cut of 30 boxes in the simulator the digests
+        /// per run rose from 306 to 416 once the first hellos were spread
+        /// (``MeshRouterConfiguration/firstHelloSpread``); with both rules the boxes back missed
+        /// 6 packets within 5 minutes over 60 seeds instead of 30 (docs/mesh-simulation.md,
+        /// "The restart storm").
         public var newNeighbourDigestsShared = true
         /// …and once more each time two hello periods have passed since the last (`false`:
         /// never again, the rule before). By then the neighbour's hellos have said again
