@@ -275,9 +275,12 @@ struct NodeMachineSimulationTests {
         var p = Self.parameters(Array(Self.line.prefix(3)), script: [SimMessage(at: .seconds(20), from: 0)],
                                 outages: [SimOutage(box: 1, from: .zero, until: .seconds(120))])
         p.drain = .seconds(600)
-        // B's first hello at once: with it drawn within a tenth of the hello period (the
-        // default), B's digests and A's answers fall at other instants and A sends B the
-        // packet twice by catch-up, one copy counted unneeded — not what this test counts.
+        // B's first hello at once. With it drawn within a tenth of the hello period (the
+        // default), B's compact digest goes before its hello and A's answer brings the packet
+        // then; B's start digest, after its hello, tells C, which asks B for it; B's relay of
+        // the packet reaches C first, and B's answer to C's request still goes: one more
+        // catch-up copy, counted unneeded (docs/mesh-simulation.md, "The restart storm") —
+        // not what this test counts.
         p.catchUp.firstHelloSpread = .zero
         let result = await simulate(p)
         try #require(result.reachabilityAfterSync == 1, "A's broadcast never reached C: \(Self.json(result))")
