@@ -277,10 +277,10 @@ struct NodeMachineSimulationTests {
         p.drain = .seconds(600)
         // B's first hello at once. With it drawn within a tenth of the hello period (the
         // default), B's compact digest goes before its hello and A's answer brings the packet
-        // then; B's start digest, after its hello, tells C, which asks B for it; B's relay of
-        // the packet reaches C first, and B's answer to C's request still goes: one more
-        // catch-up copy, counted unneeded (docs/mesh-simulation.md, "The restart storm") —
-        // not what this test counts.
+        // then; B's start digest, after its hello, tells C, which asks B for it just as B's
+        // relay of the packet goes on the air; the relay reaches C, and B's answer to the
+        // request still goes: one more catch-up copy, counted unneeded (docs/mesh-simulation.md,
+        // "The restart storm") — not what this test counts.
         p.catchUp.firstHelloSpread = .zero
         let result = await simulate(p)
         try #require(result.reachabilityAfterSync == 1, "A's broadcast never reached C: \(Self.json(result))")
