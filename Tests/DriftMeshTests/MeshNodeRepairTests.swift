@@ -528,10 +528,7 @@ struct MeshNodeRepairTests {
         if case .compactDigestOldRule = meanwhile { oldRule = true }
         var box = try MachineBox(seed: 1) { $0.pacedRepair = .init(minimumInterval: .seconds(30), digestsNeighboursInRepair: oldRule) }
         func fullDigests(_ sent: [(at: Duration, frame: OutgoingFrame)]) throws -> Int {
-            try sent.filter { item in
-                let (header, plaintext) = try Self.sealer.open(item.frame.bytes)
-                return header.kind == .digest && (try? CompactDigest(decoding: plaintext)) == nil
-            }.count
+            try MeshNodeCatchUpTests.fullDigests(sent).count
         }
         let neighbour = BoxKeyPair()
         _ = Self.run(&box, from: .zero, until: .seconds(1))
