@@ -18,6 +18,9 @@ import Musl
 ///
 /// One waiter at a time: call ``readable(timeout:)`` from a single task.
 ///
+/// A wait longer than the recheck interval (5 s by default) also polls the descriptor itself
+/// every interval, in case libdispatch lost the source's registration (``rescuedWaits``).
+///
 /// Always call ``close()`` before closing the descriptor: it waits until every
 /// read source has been torn down. libdispatch keys its epoll registrations by
 /// descriptor number, so closing a descriptor under a live source and reusing
@@ -38,11 +41,22 @@ public final class ReadinessMonitor: @unchecked Sendable {
     private var cancelledBeforeArming: Set<UInt64> = []
     /// Entered for every source created, left by its cancel handler.
     private let liveSources = DispatchGroup()
+    private var recheck: WaitRecheck
+
+    /// Waits (of this and every ``WritabilityMonitor``) that a recheck found ready although
+    /// their dispatch source had not fired, since the process started: each one a wait that
+    /// would otherwise have hung. Normally 0.
+    public static var rescuedWaits: Int { WaitRecheck.rescuedWaits }
+
+    /// How long a wait goes before polling the descriptor itself, unless a monitor is given another.
+    public static let defaultRecheckInterval: Duration = .seconds(5)
 
     /// Starts monitoring `descriptor`. The descriptor stays owned by the caller.
-    public init(descriptor: FileDescriptor, label: String = "drift.readiness") {
+    /// - Parameter recheckInterval: how long a wait goes before polling the descriptor itself.
+    public init(descriptor: FileDescriptor, label: String = "drift.readiness", recheckInterval: Duration = ReadinessMonitor.defaultRecheckInterval) {
         self.queue = DispatchQueue(label: label)
         self.descriptor = descriptor
+        self.recheck = WaitRecheck(interval: recheckInterval)
     }
 
     deinit {
@@ -107,7 +121,7 @@ public final class ReadinessMonitor: @unchecked Sendable {
             cancelledBeforeArming = cancelledBeforeArming.filter { $0 > callID }
         }
         precondition(waiter == nil, "ReadinessMonitor supports one waiter at a time")
-        if let events = try? descriptor.poll(events: Int16(POLLIN), timeoutMilliseconds: 0), events != 0 {
+        if isReadyNow() {
             continuation.resume(returning: true)
             return
         }
@@ -125,19 +139,35 @@ public final class ReadinessMonitor: @unchecked Sendable {
         self.source = source
         source.activate()
         if let timeout {
-            let components = timeout.components
-            let nanoseconds = max(0, components.seconds) * 1_000_000_000 + components.attoseconds / 1_000_000_000
-            queue.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds))) { [weak self] in
+            queue.asyncAfter(deadline: .now() + WaitRecheck.dispatchInterval(timeout)) { [weak self] in
                 guard let self, self.generation == armedGeneration else { return }
                 self.finish(.success(false))
             }
         }
+        if let at = recheck.armed(timeout: timeout) { scheduleRecheck(at: at) }
+    }
+
+    private func scheduleRecheck(at deadline: DispatchTime) {
+        queue.asyncAfter(deadline: deadline) { [weak self] in
+            guard let self else { return }
+            switch self.recheck.due(ready: { self.isReadyNow() }) {
+            case .idle: break
+            case .again(let next): self.scheduleRecheck(at: next)
+            case .rescue: self.finish(.success(true))
+            }
+        }
+    }
+
+    private func isReadyNow() -> Bool {
+        guard let events = try? descriptor.poll(events: Int16(POLLIN), timeoutMilliseconds: 0) else { return true }
+        return events != 0
     }
 
     private func finish(_ result: Result<Bool, any Error>) {
         guard let waiter else { return }
         self.waiter = nil
         armedCallID = nil
+        recheck.ended()
         generation &+= 1
         source?.cancel()
         source = nil

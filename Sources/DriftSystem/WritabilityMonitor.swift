@@ -1,5 +1,11 @@
 import Dispatch
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Waits, without a thread of its own, until a file descriptor is writable.
 ///
 /// The write-side twin of ``ReadinessMonitor``: a `DispatchSource` write source
@@ -8,7 +14,13 @@ import Dispatch
 /// output buffer is full (slow baud rate, RTS/CTS flow control holding).
 ///
 /// One waiter at a time: call ``writable(timeout:)`` from a single task.
-/// Call ``close()`` before closing the descriptor.
+/// Always call ``close()`` before closing the descriptor: it returns once the source is
+/// unregistered (its cancel handler ran). libdispatch keys its epoll registrations by
+/// descriptor number and unregisters on its own threads some time after `cancel()`; a
+/// descriptor closed before that, its number reused at once, left the new descriptor's
+/// sources registered on nothing, so a serial port opened at that moment never woke for
+/// input or a hang-up. Like ``ReadinessMonitor``, a wait longer than the recheck interval
+/// also polls the descriptor itself every interval.
 public final class WritabilityMonitor: @unchecked Sendable {
     // All mutable state is confined to `queue`.
     private let queue: DispatchQueue
@@ -17,14 +29,23 @@ public final class WritabilityMonitor: @unchecked Sendable {
     private var closed = false
     private var waiter: CheckedContinuation<Bool, any Error>?
     private var generation: UInt64 = 0
+    /// Entered at init, left by the source's cancel handler.
+    private let liveSource = DispatchGroup()
+    private let descriptor: FileDescriptor
+    private var recheck: WaitRecheck
 
     /// Starts monitoring `descriptor`. The descriptor stays owned by the caller.
-    public init(descriptor: FileDescriptor, label: String = "drift.writability") {
+    /// - Parameter recheckInterval: how long a wait goes before polling the descriptor itself.
+    public init(descriptor: FileDescriptor, label: String = "drift.writability", recheckInterval: Duration = ReadinessMonitor.defaultRecheckInterval) {
         self.queue = DispatchQueue(label: label)
+        self.descriptor = descriptor
+        self.recheck = WaitRecheck(interval: recheckInterval)
         self.source = DispatchSource.makeWriteSource(fileDescriptor: descriptor.rawValue, queue: queue)
         source.setEventHandler { [unowned self] in
             self.fire(result: .success(true))
         }
+        liveSource.enter()
+        source.setCancelHandler { [liveSource] in liveSource.leave() }
         source.activate()
         queue.sync {
             source.suspend()
@@ -61,6 +82,9 @@ public final class WritabilityMonitor: @unchecked Sendable {
     }
 
     /// Stops monitoring; a pending or later wait throws ``ReadinessMonitorClosed``.
+    ///
+    /// Returns once the source no longer refers to the descriptor, so the caller may close
+    /// it. Must not be called from the monitor's own queue.
     public func close() {
         queue.sync {
             guard !closed else { return }
@@ -72,9 +96,11 @@ public final class WritabilityMonitor: @unchecked Sendable {
             }
             if let waiter {
                 self.waiter = nil
+                recheck.ended()
                 waiter.resume(throwing: ReadinessMonitorClosed())
             }
         }
+        liveSource.wait()
     }
 
     // MARK: - On `queue`
@@ -95,11 +121,25 @@ public final class WritabilityMonitor: @unchecked Sendable {
         }
         if let timeout {
             let armedGeneration = generation
-            let components = timeout.components
-            let nanoseconds = max(0, components.seconds) * 1_000_000_000 + components.attoseconds / 1_000_000_000
-            queue.asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds))) {
+            queue.asyncAfter(deadline: .now() + WaitRecheck.dispatchInterval(timeout)) {
                 guard self.generation == armedGeneration else { return }
                 self.fire(result: .success(false))
+            }
+        }
+        if let at = recheck.armed(timeout: timeout) { scheduleRecheck(at: at) }
+    }
+
+    private func scheduleRecheck(at deadline: DispatchTime) {
+        queue.asyncAfter(deadline: deadline) { [weak self] in
+            guard let self else { return }
+            let decision = self.recheck.due {
+                guard let events = try? self.descriptor.poll(events: Int16(POLLOUT), timeoutMilliseconds: 0) else { return true }
+                return events != 0
+            }
+            switch decision {
+            case .idle: break
+            case .again(let next): self.scheduleRecheck(at: next)
+            case .rescue: self.fire(result: .success(true))
             }
         }
     }
@@ -107,6 +147,7 @@ public final class WritabilityMonitor: @unchecked Sendable {
     private func fire(result: Result<Bool, any Error>) {
         guard let waiter else { return }
         self.waiter = nil
+        recheck.ended()
         generation &+= 1
         if !sourceSuspended && !closed {
             source.suspend()

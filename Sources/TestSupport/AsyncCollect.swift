@@ -21,3 +21,21 @@ public func collect<Element: Sendable>(
         return first ?? []
     }
 }
+
+/// Runs `operation`, or gives up after `limit` and returns `nil`: a bound on how
+/// long something may block, so a missed wake-up fails the test instead of hanging it.
+public func withinTimeLimit<T: Sendable>(
+    _ limit: Duration,
+    _ operation: @escaping @Sendable () async throws -> T
+) async throws -> T? {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await operation() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            return nil
+        }
+        let first = try await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+}

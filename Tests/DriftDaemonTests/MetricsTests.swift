@@ -1,6 +1,7 @@
 @testable import DriftDaemon
 import DriftCore
 import DriftMesh
+import DriftSystem
 import Foundation
 import Testing
 
@@ -32,6 +33,9 @@ struct MetricsTests {
             #expect(text.contains(line + "\n"), "missing \(line) in:\n\(text)")
         }
         #expect(text.contains("# TYPE driftd_bottles gauge"))
+        // A process-wide count (other tests in this process may add to it meanwhile).
+        let rescued = text.split(separator: "\n").first { $0.hasPrefix("driftd_readiness_rescued_waits ") }
+        #expect(rescued.flatMap { Double($0.split(separator: " ")[1]) }.map { $0 >= 0 && $0 <= Double(ReadinessMonitor.rescuedWaits) } == true)
         // A cleared fault drops to 0 rather than vanishing (so alerts resolve).
         await metrics.refresh(from: Self.sources(faults: [:]), now: now)
         text = String(decoding: metrics.render(), as: UTF8.self)

@@ -118,6 +118,37 @@ struct ReadinessMonitorRaceTests {
         await #expect(throws: CancellationError.self) { try await task.value }
     }
 
+    /// libdispatch keys its epoll registrations by descriptor number and unregisters a
+    /// cancelled source on its own threads, some time after `cancel()`. A descriptor closed
+    /// before that, and its number reused, leaves the new descriptor's sources dead: a wait
+    /// that never wakes, even for a hang-up (a serial port closed at the moment another
+    /// opened left the other's reads deaf). So `close()` returns only once the descriptor is
+    /// out of every epoll set: checked here in the kernel's own list, `/proc/self/fdinfo`.
+    @Test("close() returns only once the descriptor is out of libdispatch's epoll set", arguments: ["writability", "readiness"])
+    func closeUnregisters(monitorKind: String) async throws {
+        var stillRegistered = 0
+        for _ in 0..<200 {
+            let (reader, writer) = try FileDescriptor.pipe()
+            if monitorKind == "writability" {
+                // A write source on the write end: writable at once, so it fires and rearms.
+                let monitor = WritabilityMonitor(descriptor: writer)
+                #expect(try await monitor.writable(timeout: .seconds(5)))
+                monitor.close()
+                if EpollRegistrations.current().contains(writer.rawValue) { stillRegistered += 1 }
+            } else {
+                let monitor = ReadinessMonitor(descriptor: reader)
+                async let woke = monitor.readable(timeout: .seconds(5))
+                try writer.writeAll([7])
+                #expect(try await woke)
+                monitor.close()
+                if EpollRegistrations.current().contains(reader.rawValue) { stillRegistered += 1 }
+            }
+            try reader.close()
+            try writer.close()
+        }
+        #expect(stillRegistered == 0)
+    }
+
     @Test("descriptor numbers reused at once after close still deliver events")
     func reuse() async throws {
         for _ in 0..<30 {
@@ -132,5 +163,24 @@ struct ReadinessMonitorRaceTests {
             try reader.close()
             try writer.close()
         }
+    }
+}
+
+/// The descriptors registered in this process's epoll instances, as the kernel lists them
+/// (`tfd:` lines of `/proc/self/fdinfo/N` for every `anon_inode:[eventpoll]` descriptor).
+enum EpollRegistrations {
+    static func current() -> Set<Int32> {
+        var registered = Set<Int32>()
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return registered }
+        for entry in entries {
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(entry)"),
+                  target == "anon_inode:[eventpoll]",
+                  let info = try? String(contentsOfFile: "/proc/self/fdinfo/\(entry)", encoding: .utf8) else { continue }
+            for line in info.split(separator: "\n") where line.hasPrefix("tfd:") {
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                if fields.count > 1, let descriptor = Int32(fields[1]) { registered.insert(descriptor) }
+            }
+        }
+        return registered
     }
 }

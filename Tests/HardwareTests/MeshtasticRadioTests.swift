@@ -29,16 +29,7 @@ struct MeshtasticRadioTests {
 
     /// The next reception, or `nil` after `limit`.
     static func next(_ radio: MeshtasticRadio, within limit: Duration = .seconds(40)) async throws -> RadioReception? {
-        try await withThrowingTaskGroup(of: RadioReception?.self) { group in
-            group.addTask { try await radio.receive() }
-            group.addTask {
-                try await Task.sleep(for: limit)
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
+        try await withinTimeLimit(limit) { try await radio.receive() } ?? nil
     }
 
     @Test("the handshake wakes the node, asks for its config and learns its number, firmware and channels")

@@ -3,6 +3,7 @@ import Hardware
 import Logging
 import Synchronization
 import Testing
+import TestSupport
 
 /// A swift-log handler that keeps messages, to check what the serial code logged.
 final class CapturedLog: Sendable {
@@ -70,24 +71,6 @@ func readExactly(_ port: any SerialPort, count: Int, timeout: Duration = .second
     }
     #expect(received.count == count, "expected \(count) bytes within \(timeout), got \(received.count)")
     return received
-}
-
-/// Runs `operation`, or gives up after `limit` and returns `nil`: a bound on how
-/// long something may block, so a missed wake-up fails the test instead of hanging it.
-func withinTimeLimit<T: Sendable>(
-    _ limit: Duration,
-    _ operation: @escaping @Sendable () async throws -> T
-) async throws -> T? {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await operation() }
-        group.addTask {
-            try await Task.sleep(for: limit)
-            return nil
-        }
-        let first = try await group.next() ?? nil
-        group.cancelAll()
-        return first
-    }
 }
 
 /// The error thrown by `body`, if any.
