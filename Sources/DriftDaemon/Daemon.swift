@@ -422,12 +422,17 @@ public enum Daemon {
         let diskCheck = DiskSpaceCheck(path: dataDirectory, minimumFreeMB: Int64(config.storage.minFreeMB), health: health, logger: logger)
         // Gives back the start-up code's pages once the box has settled, and memory a busy spell
         // left mapped later (docs/performance.md, "Giving memory back").
-        var housekeeping: [(name: String, job: HousekeepingService.Job)] = [("disk-space", { diskCheck.run() })]
+        var housekeeping: [(name: String, job: HousekeepingService.Job)] = [
+            ("disk-space", { diskCheck.run() }),
+            // Waits on serial ports, sockets and GPIO lines whose dispatch source libdispatch
+            // lost end here if their descriptor is ready (docs/architecture.md).
+            ("stuck-waits", { ReadinessMonitor.recheckWaits(olderThan: liveness) }),
+        ]
         if config.trimsMemory {
             let memoryTrim = MemoryTrimJob(logger: logger)
             housekeeping.append(("memory-trim", { try memoryTrim.run() }))
         }
-        // Housekeeping (the disk-space check, the memory trim) once per liveness period (30 s): a
+        // Housekeeping (the disk-space check, stuck waits, the memory trim) once per liveness period (30 s): a
         // disk does not fill in a second, and an idle box should not wake for it.
         services.append(OnExecutor(HousekeepingService(interval: liveness, health: health, logger: logger, jobs: housekeeping,
                                                          clock: clock), executor: wheel))

@@ -18,15 +18,15 @@ import Musl
 ///
 /// One waiter at a time: call ``readable(timeout:)`` from a single task.
 ///
-/// A wait longer than the recheck interval (5 s by default) also polls the descriptor itself
-/// every interval, in case libdispatch lost the source's registration (``rescuedWaits``).
+/// ``recheckWaits(olderThan:)`` ends waits whose source never fired although the descriptor
+/// is ready (a registration libdispatch lost); the daemon calls it once per liveness period.
 ///
 /// Always call ``close()`` before closing the descriptor: it waits until every
 /// read source has been torn down. libdispatch keys its epoll registrations by
 /// descriptor number, so closing a descriptor under a live source and reusing
 /// the number (which the kernel does at once) silently loses events on the new
 /// descriptor.
-public final class ReadinessMonitor: @unchecked Sendable {
+public final class ReadinessMonitor: SweptWait, @unchecked Sendable {
     // All mutable state is confined to `queue`.
     private let queue: DispatchQueue
     private let descriptor: FileDescriptor
@@ -41,25 +41,33 @@ public final class ReadinessMonitor: @unchecked Sendable {
     private var cancelledBeforeArming: Set<UInt64> = []
     /// Entered for every source created, left by its cancel handler.
     private let liveSources = DispatchGroup()
-    private var recheck: WaitRecheck
+    /// When the armed wait's source was armed; `nil` while no source waits.
+    private var armedAt: ContinuousClock.Instant?
 
-    /// Waits (of this and every ``WritabilityMonitor``) that a recheck found ready although
-    /// their dispatch source had not fired, since the process started: each one a wait that
-    /// would otherwise have hung. Normally 0.
-    public static var rescuedWaits: Int { WaitRecheck.rescuedWaits }
+    /// Ends every wait, of every ``ReadinessMonitor`` and ``WritabilityMonitor`` in the
+    /// process, that has waited on its dispatch source for `age` or longer although its
+    /// descriptor is ready now (a non-blocking `poll(2)` each): waits whose source libdispatch
+    /// lost. Each ends as if its source had fired. Call it from any thread but a monitor's own
+    /// queue; an armed wait is checked on the calling thread (`sync` on an idle queue), so it
+    /// wakes no other thread. Returns how many waits it ended.
+    @discardableResult
+    public static func recheckWaits(olderThan age: Duration) -> Int {
+        WaitSweeps.sweep(olderThan: age)
+    }
 
-    /// How long a wait goes before polling the descriptor itself, unless a monitor is given another.
-    public static let defaultRecheckInterval: Duration = .seconds(5)
+    /// Waits ``recheckWaits(olderThan:)`` has ended since the process started: each one a
+    /// wait that would otherwise have hung. Normally 0.
+    public static var rescuedWaits: Int { WaitSweeps.rescuedWaits }
 
     /// Starts monitoring `descriptor`. The descriptor stays owned by the caller.
-    /// - Parameter recheckInterval: how long a wait goes before polling the descriptor itself.
-    public init(descriptor: FileDescriptor, label: String = "drift.readiness", recheckInterval: Duration = ReadinessMonitor.defaultRecheckInterval) {
+    public init(descriptor: FileDescriptor, label: String = "drift.readiness") {
         self.queue = DispatchQueue(label: label)
         self.descriptor = descriptor
-        self.recheck = WaitRecheck(interval: recheckInterval)
+        WaitSweeps.register(self)
     }
 
     deinit {
+        WaitSweeps.unregister(ObjectIdentifier(self))
         source?.cancel()
     }
 
@@ -139,23 +147,34 @@ public final class ReadinessMonitor: @unchecked Sendable {
         self.source = source
         source.activate()
         if let timeout {
-            queue.asyncAfter(deadline: .now() + WaitRecheck.dispatchInterval(timeout)) { [weak self] in
+            queue.asyncAfter(deadline: .now() + Self.dispatchInterval(timeout)) { [weak self] in
                 guard let self, self.generation == armedGeneration else { return }
                 self.finish(.success(false))
             }
         }
-        if let at = recheck.armed(timeout: timeout) { scheduleRecheck(at: at) }
+        armedAt = .now
     }
 
-    private func scheduleRecheck(at deadline: DispatchTime) {
-        queue.asyncAfter(deadline: deadline) { [weak self] in
-            guard let self else { return }
-            switch self.recheck.due(ready: { self.isReadyNow() }) {
-            case .idle: break
-            case .again(let next): self.scheduleRecheck(at: next)
-            case .rescue: self.finish(.success(true))
-            }
+    /// Whether a wait has armed its dispatch source and not ended yet (a wait answered by its
+    /// first `poll` never arms one).
+    public var isWaiting: Bool { queue.sync { armedAt != nil } }
+
+    /// Ends this monitor's wait as ready if its source has been armed for `age` or longer and
+    /// the descriptor is ready now (see ``recheckWaits(olderThan:)``); returns whether it did.
+    @discardableResult
+    public func recheckWait(olderThan age: Duration) -> Bool {
+        queue.sync {
+            guard waiter != nil, let armedAt, ContinuousClock.now - armedAt >= age, isReadyNow() else { return false }
+            WaitSweeps.countRescue()
+            finish(.success(true))
+            return true
         }
+    }
+
+    static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
+        let components = duration.components
+        let nanoseconds = max(0, components.seconds) * 1_000_000_000 + components.attoseconds / 1_000_000_000
+        return .nanoseconds(Int(clamping: nanoseconds))
     }
 
     private func isReadyNow() -> Bool {
@@ -167,7 +186,7 @@ public final class ReadinessMonitor: @unchecked Sendable {
         guard let waiter else { return }
         self.waiter = nil
         armedCallID = nil
-        recheck.ended()
+        armedAt = nil
         generation &+= 1
         source?.cancel()
         source = nil

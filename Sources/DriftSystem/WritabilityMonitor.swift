@@ -19,9 +19,9 @@ import Musl
 /// descriptor number and unregisters on its own threads some time after `cancel()`; a
 /// descriptor closed before that, its number reused at once, left the new descriptor's
 /// sources registered on nothing, so a serial port opened at that moment never woke for
-/// input or a hang-up. Like ``ReadinessMonitor``, a wait longer than the recheck interval
-/// also polls the descriptor itself every interval.
-public final class WritabilityMonitor: @unchecked Sendable {
+/// input or a hang-up. Its waits are checked by ``ReadinessMonitor/recheckWaits(olderThan:)``
+/// too.
+public final class WritabilityMonitor: SweptWait, @unchecked Sendable {
     // All mutable state is confined to `queue`.
     private let queue: DispatchQueue
     private let source: any DispatchSourceWrite
@@ -32,14 +32,13 @@ public final class WritabilityMonitor: @unchecked Sendable {
     /// Entered at init, left by the source's cancel handler.
     private let liveSource = DispatchGroup()
     private let descriptor: FileDescriptor
-    private var recheck: WaitRecheck
+    /// When the armed wait began; `nil` while nobody waits.
+    private var armedAt: ContinuousClock.Instant?
 
     /// Starts monitoring `descriptor`. The descriptor stays owned by the caller.
-    /// - Parameter recheckInterval: how long a wait goes before polling the descriptor itself.
-    public init(descriptor: FileDescriptor, label: String = "drift.writability", recheckInterval: Duration = ReadinessMonitor.defaultRecheckInterval) {
+    public init(descriptor: FileDescriptor, label: String = "drift.writability") {
         self.queue = DispatchQueue(label: label)
         self.descriptor = descriptor
-        self.recheck = WaitRecheck(interval: recheckInterval)
         self.source = DispatchSource.makeWriteSource(fileDescriptor: descriptor.rawValue, queue: queue)
         source.setEventHandler { [unowned self] in
             self.fire(result: .success(true))
@@ -51,9 +50,11 @@ public final class WritabilityMonitor: @unchecked Sendable {
             source.suspend()
             sourceSuspended = true
         }
+        WaitSweeps.register(self)
     }
 
     deinit {
+        WaitSweeps.unregister(ObjectIdentifier(self))
         // A suspended source must be resumed before it is released.
         if !closed {
             source.cancel()
@@ -96,7 +97,7 @@ public final class WritabilityMonitor: @unchecked Sendable {
             }
             if let waiter {
                 self.waiter = nil
-                recheck.ended()
+                armedAt = nil
                 waiter.resume(throwing: ReadinessMonitorClosed())
             }
         }
@@ -121,33 +122,31 @@ public final class WritabilityMonitor: @unchecked Sendable {
         }
         if let timeout {
             let armedGeneration = generation
-            queue.asyncAfter(deadline: .now() + WaitRecheck.dispatchInterval(timeout)) {
+            queue.asyncAfter(deadline: .now() + ReadinessMonitor.dispatchInterval(timeout)) {
                 guard self.generation == armedGeneration else { return }
                 self.fire(result: .success(false))
             }
         }
-        if let at = recheck.armed(timeout: timeout) { scheduleRecheck(at: at) }
+        armedAt = .now
     }
 
-    private func scheduleRecheck(at deadline: DispatchTime) {
-        queue.asyncAfter(deadline: deadline) { [weak self] in
-            guard let self else { return }
-            let decision = self.recheck.due {
-                guard let events = try? self.descriptor.poll(events: Int16(POLLOUT), timeoutMilliseconds: 0) else { return true }
-                return events != 0
-            }
-            switch decision {
-            case .idle: break
-            case .again(let next): self.scheduleRecheck(at: next)
-            case .rescue: self.fire(result: .success(true))
-            }
+    /// Ends this monitor's wait as writable if it has lasted `age` or longer and the descriptor
+    /// is writable now (see ``ReadinessMonitor/recheckWaits(olderThan:)``); returns whether it did.
+    @discardableResult
+    public func recheckWait(olderThan age: Duration) -> Bool {
+        queue.sync {
+            guard waiter != nil, !closed, let armedAt, ContinuousClock.now - armedAt >= age else { return false }
+            if let events = try? descriptor.poll(events: Int16(POLLOUT), timeoutMilliseconds: 0), events == 0 { return false }
+            WaitSweeps.countRescue()
+            fire(result: .success(true))
+            return true
         }
     }
 
     private func fire(result: Result<Bool, any Error>) {
         guard let waiter else { return }
         self.waiter = nil
-        recheck.ended()
+        armedAt = nil
         generation &+= 1
         if !sourceSuspended && !closed {
             source.suspend()

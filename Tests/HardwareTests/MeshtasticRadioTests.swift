@@ -225,13 +225,32 @@ struct MeshtasticRadioTests {
         clock.advance(by: .seconds(1))
         #expect(try await Self.eventually { radio.counters.handshakeTimeouts == 1 })
 
-        // The node answers from now on: back-off (1 s), wake-up pause, handshake.
+        // The node answers from now on: back-off (1 s), wake-up pause, handshake. The port may
+        // not open at once — a child another test is spawning holds a copy of the descriptor,
+        // and its lock, until it execs ("in use by another process") — and then the back-off
+        // doubles: step the clock a second at a time, each step once the radio sleeps again
+        // after doing something (another failed open, or the wake-up bytes written).
+        // Here the test holds the lock across the first reopen, so that path runs every time.
         node.isSilent = false
         #expect(try await Self.eventually { clock.sleeperCount == 1 })
-        clock.advance(by: .seconds(1))
-        #expect(try await Self.eventually { clock.sleeperCount == 1 && node.wantConfigCount == 0 })
-        clock.advance(by: .milliseconds(20))
+        var holder: FileDescriptor? = try FileDescriptor.open(node.slavePath, flags: O_RDWR | O_NOCTTY | O_NONBLOCK)
+        #expect(flock(try #require(holder).rawValue, LOCK_EX | LOCK_NB) == 0)
+        defer { try? holder?.close() }
+        for _ in 0..<10 where !radio.isConnected {
+            let failures = radio.counters.connectionFailures, written = node.rawInput.count
+            clock.advance(by: .seconds(1))
+            #expect(try await Self.eventually {
+                radio.isConnected
+                    || (clock.sleeperCount == 1 && (radio.counters.connectionFailures != failures || node.rawInput.count != written))
+            })
+            if let held = holder, radio.counters.connectionFailures > failures {
+                try held.close()
+                holder = nil
+            }
+        }
         #expect(try await Self.eventually { radio.isConnected })
+        #expect(holder == nil)
+        #expect(radio.counters.connectionFailures == 2)  // the handshake's time limit, the busy port
         // Only the heartbeat sleeps now.
         #expect(try await Self.eventually { clock.sleeperCount == 1 })
         clock.advance(by: .seconds(299))
