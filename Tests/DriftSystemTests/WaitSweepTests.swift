@@ -8,8 +8,8 @@ import TestSupport
 import Glibc
 #endif
 
-@Suite("Wait sweeps: the monitors' safety net for a lost dispatch source", .serialized)
 /// Serialized: the process-wide sweep would end the other test's wait.
+@Suite("Wait sweeps: the monitors' safety net for a lost dispatch source", .serialized)
 struct WaitSweepTests {
     /// libdispatch keeps the old source filed under the descriptor number: a descriptor put in
     /// its place with `dup2` (closed and reused in one step) gets sources that never fire. A

@@ -228,7 +228,7 @@ struct MeshtasticRadioTests {
         // The node answers from now on: back-off (1 s), wake-up pause, handshake. The port may
         // not open at once — a child another test is spawning holds a copy of the descriptor,
         // and its lock, until it execs ("in use by another process") — and then the back-off
-        // doubles: step the clock a second at a time, each step once the radio sleeps again
+        // runs again: step the clock a second at a time, each step once the radio sleeps again
         // after doing something (another failed open, or the wake-up bytes written).
         // Here the test holds the lock across the first reopen, so that path runs every time.
         node.isSilent = false
@@ -250,7 +250,8 @@ struct MeshtasticRadioTests {
         }
         #expect(try await Self.eventually { radio.isConnected })
         #expect(holder == nil)
-        #expect(radio.counters.connectionFailures == 2)  // the handshake's time limit, the busy port
+        // The handshake's time limit and the busy port (more if a spawning child held it too).
+        #expect(radio.counters.connectionFailures >= 2)
         // Only the heartbeat sleeps now.
         #expect(try await Self.eventually { clock.sleeperCount == 1 })
         clock.advance(by: .seconds(299))
