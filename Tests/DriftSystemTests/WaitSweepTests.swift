@@ -21,7 +21,7 @@ struct WaitSweepTests {
             let monitor = ReadinessMonitor(descriptor: number)
             defer { monitor.close() }
             let wait = Task { try await monitor.readable() }
-            #expect(try await LostSource.eventually { monitor.isWaiting })
+            #expect(try await eventually { monitor.isWaiting })
             // A young wait, or one with nothing to read, is left alone.
             #expect(!monitor.recheckWait(olderThan: .seconds(3600)))
             #expect(!monitor.recheckWait(olderThan: .zero))
@@ -42,7 +42,7 @@ struct WaitSweepTests {
             let monitor = ReadinessMonitor(descriptor: number)
             defer { monitor.close() }
             let wait = Task { try await monitor.readable() }
-            #expect(try await LostSource.eventually { monitor.isWaiting })
+            #expect(try await eventually { monitor.isWaiting })
             try writer.writeAll([7])
             // No wait in this process is an hour old.
             #expect(ReadinessMonitor.recheckWaits(olderThan: .seconds(3600)) == 0)
@@ -62,9 +62,12 @@ enum LostSource {
         let oldCancelled = DispatchSemaphore(value: 0)
         oldSource.setEventHandler {}
         oldSource.setCancelHandler { oldCancelled.signal() }
-        oldSource.activate()
-        // The old source is registered on libdispatch's thread: await it in the kernel's list.
-        #expect(try await eventually { EpollRegistrations.current().contains(oldReader.rawValue) })
+        // The old source is registered on libdispatch's thread: await its registration handler.
+        await withCheckedContinuation { (registered: CheckedContinuation<Void, Never>) in
+            oldSource.setRegistrationHandler { registered.resume() }
+            oldSource.activate()
+        }
+        #expect(EpollRegistrations.current().contains(oldReader.rawValue))
         let (reader, writer) = try FileDescriptor.pipe()
         #expect(dup2(reader.rawValue, oldReader.rawValue) == oldReader.rawValue)
         try reader.close()
@@ -75,15 +78,5 @@ enum LostSource {
             try? oldReader.close(); try? oldWriter.close(); try? writer.close()
         }
         try await body(oldReader, writer)
-    }
-
-    /// Waits (real time, up to 30 s) until `condition` holds.
-    static func eventually(_ condition: () -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !condition() {
-            if ContinuousClock.now > deadline { return false }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        return true
     }
 }

@@ -19,12 +19,7 @@ struct MeshtasticRadioTests {
 
     /// Waits (real time, generous for a loaded machine) until `condition` holds.
     static func eventually(_ limit: Duration = .seconds(40), _ condition: () -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while !condition() {
-            if ContinuousClock.now > deadline { return false }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return true
+        try await TestSupport.eventually(within: limit, every: .milliseconds(20), condition)
     }
 
     /// The next reception, or `nil` after `limit`.
