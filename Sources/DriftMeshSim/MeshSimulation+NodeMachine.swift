@@ -65,6 +65,7 @@ extension Engine {
         settings.newNeighbourDigestsShared = rules.newNeighbourDigestsShared
         settings.digestsAfterStartFollowedUp = rules.digestsAfterStartFollowedUp
         settings.digestRepeatsDelayed = rules.digestRepeatsDelayed
+        settings.outboxLooksWithHousekeeping = rules.outboxLooksWithHousekeeping
         settings.digestOriginsRotate = rules.digestOriginsRotate
         settings.answersSpread = rules.answersSpread
         settings.backgroundYieldsToBackground = rules.backgroundYieldsToBackground
@@ -81,7 +82,8 @@ extension Engine {
                                          lackingUnsuppressed: p.nodeRepairLackingUnsuppressed,
                                          digestsNeighboursInRepair: p.nodeDigestsNeighboursInRepair,
                                          fullDigestWhenLackingAfter: p.nodeFullDigestWhenLackingAfter,
-                                         suppressionCoversNeighbours: p.nodeRepairSuppressionCoversNeighbours)
+                                         suppressionCoversNeighbours: p.nodeRepairSuppressionCoversNeighbours,
+                                         digestsWhileAlone: p.nodeDigestsWhileAlone)
         }
         return try? SimNodeMachine(keyPair: keyPair, networkKey: machineNetworkKey, memory: memory,
                                    budget: AirtimeBudget(window: .seconds(3_600), limit: p.dutyCycle.map { .seconds(3_600) * $0 }), settings: settings,

@@ -184,6 +184,10 @@ public struct SimParameters: Sendable {
     /// in the daemon; `--digest-neighbours-in-repair` gives the rule before: a neighbour heard
     /// again gets the full digest even when its compact digest came meanwhile).
     public var nodeDigestsNeighboursInRepair = MeshNodeMachine<InMemoryNodeMemory>.PacedRepair().digestsNeighboursInRepair
+    /// With `nodeRepair`: the node's `PacedRepair.digestsWhileAlone` (default `false`, as in the
+    /// daemon; `--digests-while-alone` gives the rule before: a digest with no live neighbour
+    /// goes out anyway).
+    public var nodeDigestsWhileAlone = MeshNodeMachine<InMemoryNodeMemory>.PacedRepair().digestsWhileAlone
     /// The node's paced repair sends its full digest when a neighbour's compact digests keep
     /// listing something it lacks (`PacedRepair.fullDigestWhenLackingAfter`; `nil`: never).
     public var nodeFullDigestWhenLackingAfter = MeshNodeMachine<InMemoryNodeMemory>.PacedRepair().fullDigestWhenLackingAfter
@@ -294,6 +298,9 @@ public struct SimCatchUpRules: Sendable, Hashable {
     /// Repeated digests and the start digest's follow-ups wait a random answer delay
     /// (`MeshNodeMachine.Settings.digestRepeatsDelayed`).
     public var digestRepeatsDelayed = true
+    /// An idle outbox is looked at with the node's housekeeping
+    /// (`MeshNodeMachine.Settings.outboxLooksWithHousekeeping`).
+    public var outboxLooksWithHousekeeping = true
     /// A full digest that cannot describe every origin starts at a random one
     /// (`MeshNodeMachine.Settings.digestOriginsRotate`).
     public var digestOriginsRotate = true

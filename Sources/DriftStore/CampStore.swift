@@ -102,19 +102,35 @@ public final class CampStore: Sendable {
     /// Forgets every camp last heard before `cutoff`. Returns how many went.
     @discardableResult
     public func forget(unseenBefore cutoff: Date) throws -> Int {
-        try database.writer.write { db in
-            try db.execute(sql: "DELETE FROM camps WHERE last_seen < ?", arguments: [StoredTime.milliseconds(cutoff)])
-            return db.changesCount
-        }
+        try database.writer.write { db in try Self.forget(db, unseenBefore: cutoff) }
     }
 
     /// Deletes camp messages whose expiry has passed. Returns how many went.
     @discardableResult
     public func deleteExpiredMessages(now: Date) throws -> Int {
+        try database.writer.write { db in try Self.deleteExpiredMessages(db, now: now) }
+    }
+
+    /// The directory's sweep: ``forget(unseenBefore:)`` and ``deleteExpiredMessages(now:)`` in
+    /// one transaction (once a minute, beside the other services that look around then).
+    /// Returns how many camps were forgotten.
+    @discardableResult
+    public func sweep(unseenBefore cutoff: Date, now: Date) throws -> Int {
         try database.writer.write { db in
-            try db.execute(sql: "DELETE FROM camp_messages WHERE expires_at <= ?", arguments: [StoredTime.milliseconds(now)])
-            return db.changesCount
+            let forgotten = try Self.forget(db, unseenBefore: cutoff)
+            _ = try Self.deleteExpiredMessages(db, now: now)
+            return forgotten
         }
+    }
+
+    static func forget(_ db: Database, unseenBefore cutoff: Date) throws -> Int {
+        try db.execute(sql: "DELETE FROM camps WHERE last_seen < ?", arguments: [StoredTime.milliseconds(cutoff)])
+        return db.changesCount
+    }
+
+    static func deleteExpiredMessages(_ db: Database, now: Date) throws -> Int {
+        try db.execute(sql: "DELETE FROM camp_messages WHERE expires_at <= ?", arguments: [StoredTime.milliseconds(now)])
+        return db.changesCount
     }
 
     /// How many camps and (stored, possibly expired) messages there are.

@@ -1,5 +1,6 @@
 import DriftMesh
 import Foundation
+import GRDB
 
 /// The daemon's node memory: ``MeshNodeMachine`` reads and writes its seen-set, outbox, held
 /// frames, packet ids and peers here, one transaction per call.
@@ -47,10 +48,14 @@ extension MeshStore: MeshNodeMemory {
         _ = try rememberPeer(node, publicKey: publicKey, at: now, link: link, hops: hops)
     }
 
-    /// Seen-set entries, held frames and outbox messages past their time, in that order.
+    /// Seen-set entries, held frames and outbox messages past their time, in one transaction
+    /// (the node's housekeeping each minute: one lock and one commit, not three, beside the
+    /// other services that look around at the same instant).
     public func forgetExpired(now: Date) throws {
-        _ = try pruneSeen(now: now)
-        _ = try dropExpired(now: now)
-        _ = try prune(now: now)
+        try database.writer.write { db in
+            _ = try Self.pruneSeen(db, now: now)
+            _ = try Self.dropExpired(db, now: now)
+            _ = try Self.prune(db, now: now)
+        }
     }
 }

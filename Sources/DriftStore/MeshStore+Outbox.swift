@@ -179,10 +179,13 @@ extension MeshStore {
     /// Deletes every outbox message (any state) that expired at or before `now`; returns how many.
     @discardableResult
     public func prune(now: Date) throws -> Int {
-        try database.writer.write { db in
-            try db.execute(sql: "DELETE FROM mesh_outbox WHERE expires_at <= ?", arguments: [StoredTime.milliseconds(now)])
-            return db.changesCount
-        }
+        try database.writer.write { db in try Self.prune(db, now: now) }
+    }
+
+    /// ``prune(now:)`` inside the caller's transaction.
+    static func prune(_ db: Database, now: Date) throws -> Int {
+        try db.execute(sql: "DELETE FROM mesh_outbox WHERE expires_at <= ?", arguments: [StoredTime.milliseconds(now)])
+        return db.changesCount
     }
 
     /// Messages per state.

@@ -80,10 +80,13 @@ extension MeshStore {
     /// Deletes held frames that expired at or before `now`; returns how many.
     @discardableResult
     public func dropExpired(now: Date) throws -> Int {
-        try database.writer.write { db in
-            try db.execute(sql: "DELETE FROM mesh_packets WHERE expires_at <= ?", arguments: [StoredTime.milliseconds(now)])
-            return db.changesCount
-        }
+        try database.writer.write { db in try Self.dropExpired(db, now: now) }
+    }
+
+    /// ``dropExpired(now:)`` inside the caller's transaction.
+    static func dropExpired(_ db: Database, now: Date) throws -> Int {
+        try db.execute(sql: "DELETE FROM mesh_packets WHERE expires_at <= ?", arguments: [StoredTime.milliseconds(now)])
+        return db.changesCount
     }
 
     /// Deletes the held frames of `origin` with these packet ids; returns how many.

@@ -32,10 +32,13 @@ extension MeshStore {
     /// Deletes the entries whose retention ended at or before `now`; returns how many.
     @discardableResult
     public func pruneSeen(now: Date) throws -> Int {
-        try database.writer.write { db in
-            try db.execute(sql: "DELETE FROM mesh_seen WHERE keep_until <= ?", arguments: [StoredTime.milliseconds(now)])
-            return db.changesCount
-        }
+        try database.writer.write { db in try Self.pruneSeen(db, now: now) }
+    }
+
+    /// ``pruneSeen(now:)`` inside the caller's transaction.
+    static func pruneSeen(_ db: Database, now: Date) throws -> Int {
+        try db.execute(sql: "DELETE FROM mesh_seen WHERE keep_until <= ?", arguments: [StoredTime.milliseconds(now)])
+        return db.changesCount
     }
 
     /// Entries in the seen-set (status, metrics).

@@ -243,6 +243,9 @@ extension SimCommand {
         @Flag(help: "With --node-machine: a neighbour heard again after two hello periods without a hello gets the full digest even when its compact digest came meanwhile (the node's rule before issue 19's last session; default: left to paced repair).")
         var digestNeighboursInRepair = false
 
+        @Flag(help: "With --node-machine: a node whose repair timer fires while it counts no live neighbour sends its compact digest anyway (the rule before; default: left out, counted in digestsAlone).")
+        var digestsWhileAlone = false
+
         @Flag(help: "With --node-machine: the digest repeated for a returning neighbour and the start digest's follow-ups go out when due, not after a random answer delay (the rule before).")
         var digestRepeatsWhenDue = false
 
@@ -456,6 +459,7 @@ extension SimCommand {
                     parameters.repairRelays = !noRepairRelays
                     parameters.nodeRepair = nodeRepair
                     parameters.nodeDigestsNeighboursInRepair = digestNeighboursInRepair
+                    parameters.nodeDigestsWhileAlone = digestsWhileAlone
                     if let repairSuppressionCoversNeighbours {
                         parameters.repairSuppressionCoversNeighbours = repairSuppressionCoversNeighbours
                         parameters.nodeRepairSuppressionCoversNeighbours = repairSuppressionCoversNeighbours

@@ -402,6 +402,75 @@ struct MeshNodeMachineTests {
         #expect(try a.machine.memory.waitingOutgoingCount() == 0)
     }
 
+    /// An idle box woke twice a minute: for its housekeeping, and for the outbox's look a
+    /// minute after the last message sent, at another instant (docs/performance.md, "Idle").
+    @Test("an idle box looks at its outbox on its housekeeping beat: a message sent between two beats moves the next look onto the beat, not a minute after the send")
+    func outboxLooksOnTheHousekeepingBeat() throws {
+        var box = try MachineBox(router: MeshRouterConfiguration(helloPeriod: .seconds(3_600)))
+        var wakes: [Duration] = []
+        var t = Duration.zero
+        var sent = false
+        while t < .seconds(300) {
+            if !sent, t >= .seconds(10) {
+                _ = try box.send("between two beats", at: .seconds(10))
+                t = .seconds(10)
+                sent = true
+            }
+            let next = box.timer(at: t)
+            _ = MeshNodeCatchUpTests.drain(&box, at: t)
+            wakes.append(next)
+            t = min(max(next, t + .milliseconds(1)), sent ? .seconds(300) : .seconds(10))
+        }
+        #expect(try box.machine.memory.waitingOutgoingCount() == 0, "the broadcast went out")
+        for beat in [60, 120, 180, 240] { #expect(wakes.contains(.seconds(beat)), "\(wakes)") }
+        for offBeat in [70, 130, 190, 250] { #expect(!wakes.contains(.seconds(offBeat)), "\(wakes)") }
+    }
+
+    @Test("an outbox found empty is not looked at again until a message is sent; one waiting for its retry is looked at every 5 s")
+    func emptyOutboxNotLookedAt() throws {
+        let settings = MeshNodeMachine<CountingNodeMemory>.Settings(hopLimit: 3, messageLifetime: 3_600, modulation: .longFast,
+                                                                    router: .standard, retrySpacing: .seconds(15))
+        var machine = try MeshNodeMachine(keyPair: BoxKeyPair(), networkKey: MachineBox.networkKey, memory: CountingNodeMemory(),
+                                          budget: AirtimeBudget(window: .seconds(3_600), limit: .seconds(360)), settings: settings, seed: 1)
+        func run(from: Duration, until: Duration) {
+            var t = from
+            while t < until {
+                var next = t + .seconds(1)
+                for action in machine.handle(.timer, at: MachineBox.time(t)) { if case .wake(let at) = action { next = at } }
+                while case .transmit? = machine.handle(.radioIdle, at: MachineBox.time(t)).first {}
+                t = max(next, t + .milliseconds(1))
+            }
+        }
+        run(from: .zero, until: .seconds(600))
+        #expect(machine.memory.dueLooks == 1, "one look at the start: a message may be left from before")
+        #expect(machine.memory.housekeepings >= 9, "housekeeping goes on: \(machine.memory.housekeepings)")
+        _ = machine.handle(.send(MeshNodeMessage(payload: [1] + Array("a broadcast".utf8))), at: MachineBox.time(.seconds(600)))
+        run(from: .seconds(600), until: .seconds(1_200))
+        #expect(machine.memory.dueLooks == 2, "one look for the broadcast, none after it went")
+        // A directed message to a box that never answers waits for its retries: a look every 5 s.
+        _ = machine.handle(.send(MeshNodeMessage(payload: [1] + Array("to one".utf8), destination: BoxKeyPair().nodeID)),
+                           at: MachineBox.time(.seconds(1_200)))
+        run(from: .seconds(1_200), until: .seconds(1_260))
+        #expect(machine.memory.dueLooks >= 2 + 12, "\(machine.memory.dueLooks)")
+    }
+
+    @Test("the box's own hellos and digests are not written to the seen-set; a copy of one heard back is still a duplicate")
+    func ownControlFramesNotSeen() throws {
+        var box = try MeshNodeRepairTests.repairing()
+        let sent = MeshNodeRepairTests.run(&box, from: .zero, until: .seconds(120))
+        let kinds = try sent.map { try MeshFrameCodec.parse($0.frame.bytes).header.kind }
+        #expect(kinds.contains(.hello) && kinds.contains(.digest), "\(kinds)")
+        #expect(box.machine.memory.seenCount == 0)
+        let hello = try #require(sent.first { (try? MeshFrameCodec.parse($0.frame.bytes).header.kind) == .hello })
+        let before = box.counters
+        #expect(box.hear(hello.frame.bytes, at: .seconds(120)).isEmpty)
+        #expect(box.counters.duplicates == before.duplicates + 1)
+        #expect(box.counters.delivered == before.delivered && box.machine.memory.seenCount == 0)
+        // A message of its own is still marked (it is stored with its frames).
+        _ = try box.send("mine", at: .seconds(121))
+        #expect(box.machine.memory.seenCount == 1)
+    }
+
     @Test("a failed transmission is counted; a channel-busy report asks for nothing")
     func radioReports() throws {
         var box = try MachineBox()

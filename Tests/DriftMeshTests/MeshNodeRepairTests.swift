@@ -59,6 +59,35 @@ struct MeshNodeRepairTests {
         #expect(try Self.compactDigests(Self.run(&plain, from: .zero, until: .seconds(600))).isEmpty)
     }
 
+    /// A box alone sent a compact digest every two to four minutes for good, beside its hellos:
+    /// nobody could answer it (docs/performance.md, "Idle").
+    @Test("a box alone digests as before while it may still meet neighbours it does not know, stops once it has heard none for as long as it remembers one (16.5 min), counts what it leaves out, and digests again when a neighbour says hello", arguments: [false, true])
+    func digestsWhileAlone(_ ruleBefore: Bool) throws {
+        var box = try MachineBox(seed: 3) { $0.pacedRepair = .init(minimumInterval: .seconds(30), digestsWhileAlone: ruleBefore) }
+        #expect(!MeshNodeMachine<InMemoryNodeMemory>.PacedRepair().digestsWhileAlone)
+        let memory = Duration.seconds(990)  // (300 s + 30 s jitter) × 3 missed hellos
+        let sent = Self.run(&box, from: .zero, until: .seconds(3_600))
+        let early = try Self.compactDigests(sent.filter { $0.at < memory })
+        let late = try Self.compactDigests(sent.filter { $0.at >= memory })
+        #expect(early.count >= 4, "\(early.map(\.at))")
+        let hellos = try sent.filter { try MeshFrameCodec.parse($0.frame.bytes).header.kind == .hello }
+        #expect(hellos.count >= 11, "hellos go on: \(hellos.map(\.at))")
+        if ruleBefore {
+            #expect(late.count >= 10, "\(late.map(\.at))")
+            #expect(box.counters.digestsAlone == 0)
+        } else {
+            #expect(late.isEmpty, "\(late.map(\.at))")
+            #expect(box.counters.digestsAlone >= 10)
+        }
+        // A neighbour says hello: the router counts it, and the timer's digests go out again.
+        let neighbour = BoxKeyPair()
+        box.hear(try MeshNodeHelloTests.hello(from: neighbour, keyed: true, listing: [], packetID: 1, at: .seconds(3_600)), at: .seconds(3_600))
+        let left = box.counters.digestsAlone
+        let after = try Self.compactDigests(Self.run(&box, from: .seconds(3_600), until: .seconds(3_900)))
+        #expect(!after.isEmpty)
+        #expect(box.counters.digestsAlone == left)
+    }
+
     /// A digest waits for the radio at background priority, under load while the channel is
     /// busy (in the simulator at 30 boxes a tenth waited 30 s to 2 minutes). It goes out listing
     /// what the box holds when it goes on air, sealed again under a new packet id; before, it

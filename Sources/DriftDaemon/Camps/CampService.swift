@@ -251,11 +251,7 @@ public final class CampService: Service, Sendable {
     public func sweep() async throws -> Int {
         let instant = now()
         let cutoff = instant.addingTimeInterval(-Self.seconds(settings.forgetAfter))
-        let forgotten = try await withStore { store in
-            let forgotten = try store.forget(unseenBefore: cutoff)
-            try store.deleteExpiredMessages(now: instant)
-            return forgotten
-        }
+        let forgotten = try await withStore { try $0.sweep(unseenBefore: cutoff, now: instant) }
         if forgotten > 0 { logger.info("camps forgotten", metadata: ["count": "\(forgotten)"]) }
         return forgotten
     }

@@ -94,6 +94,9 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     /// Compact digests sent although k consistent ones were heard, since a neighbour heard none
     /// of them (``MeshNodeMachine/PacedRepair/suppressionCoversNeighbours``).
     public var digestsForUnheardNeighbours = 0
+    /// Compact digests the repair timer fired while the router counted no live neighbour, left
+    /// out (``MeshNodeMachine/PacedRepair/digestsWhileAlone``).
+    public var digestsAlone = 0
     /// Directed frames after which the channel was kept free for the next hop's answer.
     public var answerWaits = 0
     /// Our directed messages to a neighbour sent again because its acknowledgement did not

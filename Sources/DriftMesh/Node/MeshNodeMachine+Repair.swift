@@ -101,7 +101,7 @@ extension MeshNodeMachine {
     }
 
     /// Starts the repair timer at the first timer input; sends our compact digest when it
-    /// fires unsuppressed.
+    /// fires unsuppressed, unless the box has been alone for a while (``PacedRepair/digestsWhileAlone``).
     mutating func repairDue(at now: MeshNodeTime) {
         guard let repair = settings.pacedRepair else { return }
         let t = now.monotonic
@@ -113,9 +113,18 @@ extension MeshNodeMachine {
             forUnheard = true
             return false
         }
+        if router.liveNeighbourCount(now: t) > 0 {
+            aloneSince = nil
+        } else if aloneSince == nil {
+            aloneSince = t
+        }
         if send {
-            if forUnheard { counters.digestsForUnheardNeighbours += 1 }
-            sendCompactDigest(at: now)
+            if !repair.digestsWhileAlone, let aloneSince, t - aloneSince >= neighbourMemory {
+                counters.digestsAlone += 1
+            } else {
+                if forUnheard { counters.digestsForUnheardNeighbours += 1 }
+                sendCompactDigest(at: now)
+            }
         }
         repairTimer = timer
     }

@@ -36,6 +36,7 @@ extension MeshNodeMachine {
         }
         log(.info, "mesh message stored", ["id": "\(id)", "frames": "\(frames.count)", "to": destination.map { "\($0)" } ?? "all"])
         nextOutboxCheck = .zero
+        outboxMayHoldWork = true
         return MeshNodeReceipt(id: "\(id)", packetID: id.packetID, frames: frames.count, destination: destination.map { "\($0)" })
     }
 
@@ -122,7 +123,10 @@ extension MeshNodeMachine {
         sendControl(.topology, payload: advert.encoded(), hopStart: settings.hopLimit, priority: .background, at: now)
     }
 
-    /// Seals a control frame (or an ack) under a new packet id of ours, marked seen.
+    /// Seals a control frame (or an ack) under a new packet id of ours. It is not written to
+    /// the seen-set: a frame of our own that comes back is a duplicate by its origin, never by
+    /// the set (``process(_:link:fromBridge:at:)``), and on a box nobody uses each hello and
+    /// digest was otherwise a database write with its `fdatasync` (docs/performance.md, "Idle").
     mutating func sealControl(_ kind: FrameKind, payload: [UInt8], destination: NodeID? = nil, hopStart: UInt8 = 0,
                               at now: MeshNodeTime) -> (header: MeshHeader, frame: [UInt8])? {
         let wallNow = now.wall
@@ -132,7 +136,6 @@ extension MeshNodeMachine {
             let header = MeshHeader(kind: kind, origin: me, packetID: id, destination: destination, hopStart: hopStart,
                                     expiresAtMinute: MeshHeader.expiryMinute(now: wallNow, lifetime: lifetime))
             let frame = try sealer.seal(header: header, plaintext: payload)
-            _ = try memory.markSeen(header.key, expiresAt: Date(timeIntervalSince1970: Double(header.expiresAtMinute) * 60), now: wallNow)
             return (header, frame)
         } catch {
             log(.error, "mesh control frame not sent", ["kind": "\(kind)", "error": "\(error)"])

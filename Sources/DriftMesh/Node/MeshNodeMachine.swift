@@ -101,6 +101,11 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// collided at every box in range — and boxes that start together (a power cut of the
         /// whole mesh) followed their start digests up together.
         public var digestRepeatsDelayed = true
+        /// An outbox with nothing waiting is looked at again with the next housekeeping (a
+        /// minute at most), so an idle box wakes once a minute for both; `false`: a minute after
+        /// the last look, at an instant of its own (the rule before; the simulator's runs found
+        /// with it play out otherwise when the wake-ups move).
+        public var outboxLooksWithHousekeeping = true
         /// When a box holds packets of more origins than a full digest describes (18), the
         /// origins described start at a random one; `false`: always the lowest node ids, so the
         /// packets of the others were never offered by a full digest (the rule before).
@@ -262,10 +267,24 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// from its side alone, and both stayed quiet while one side lacked what the other held.
         /// `false`: any k suppress it (the rule before, for comparison in the simulator).
         public var suppressionCoversNeighbours: Bool
+        /// A digest the timer fires after the router has counted no live neighbour for as long
+        /// as it remembers one (three missed hellos: about 16 minutes on the board, from the
+        /// start or from the last neighbour's expiry) goes out anyway (`false`, the default: it
+        /// is left out and counted, ``MeshCounters/digestsAlone``). By then any neighbour in
+        /// range would have been heard; a box alone has nobody to answer its digest, and one
+        /// that meets a neighbour shares a full digest with it then (catch-up). A lone box sent
+        /// one every two to four minutes for good: beside its hellos, half its frames on the
+        /// air, and each a wake-up on a box nobody uses (docs/performance.md, "Idle"). Within
+        /// that first while digests go out as before: a box that starts again among neighbours
+        /// it does not know yet is answered what it lacks. `true` is the rule before, for
+        /// comparison in the simulator.
+        public var digestsWhileAlone: Bool
 
         public init(minimumInterval: Duration = .seconds(30), doublings: Int = 3, redundancy: Int = 3,
                     window: Duration = .seconds(30 * 60), lackingUnsuppressed: Bool = false, digestsNeighboursInRepair: Bool = false,
-                    fullDigestWhenLackingAfter: Duration? = .seconds(120), suppressionCoversNeighbours: Bool = true) {
+                    fullDigestWhenLackingAfter: Duration? = .seconds(120), suppressionCoversNeighbours: Bool = true,
+                    digestsWhileAlone: Bool = false) {
+            self.digestsWhileAlone = digestsWhileAlone
             self.suppressionCoversNeighbours = suppressionCoversNeighbours
             self.fullDigestWhenLackingAfter = fullDigestWhenLackingAfter
             self.minimumInterval = minimumInterval
@@ -379,6 +398,9 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     var recentRemembered = false
     /// Paced repair's timer, started at the first timer input (``Settings/pacedRepair``).
     var repairTimer: TrickleTimer?
+    /// Since when the router has counted no live neighbour (from the first timer input at a
+    /// start); `nil` while it counts one (``PacedRepair/digestsWhileAlone``).
+    var aloneSince: Duration?
     /// When each neighbour's compact digest was last heard: it runs paced repair with us.
     var compactDigestHeardAt: [NodeID: Duration] = [:]
     /// Since when each neighbour's compact digests have listed something this box lacks
@@ -426,6 +448,11 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     var quietUntil: Duration = .zero
     var nextHousekeeping: Duration = .zero
     var nextOutboxCheck: Duration = .zero
+    /// Whether the outbox may hold a message waiting: at the start (one may be left from
+    /// before), after a send, and while the last look found one. Only this machine puts
+    /// messages there, so after a look that found none the housekeeping beat skips the look
+    /// and its two database transactions until the next send.
+    var outboxMayHoldWork = true
     /// The actions of the input being handled, in order.
     var actions: [MeshNodeAction] = []
 
@@ -484,6 +511,10 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
 
     // MARK: Timers
 
+    /// How often the node forgets what expired (the reassembler, its tables, the store's
+    /// seen-set, held frames and outbox), and looks at an outbox with nothing waiting.
+    static var housekeepingPeriod: Duration { .seconds(60) }
+
     /// Runs everything due (router timers, outbox, housekeeping); returns the next instant
     /// anything is due.
     mutating func timersDue(at now: MeshNodeTime) -> Duration {
@@ -500,15 +531,18 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         catchUpDue(at: now)
         repairDue(at: now)
         quickRetryDue(at: now)
+        var outboxWaiting: Bool?
         if t >= nextOutboxCheck {
-            serviceOutbox(at: now)
-            // Retries wait 30 s and more: look every 5 s while something waits, else once a
-            // minute (a new message wakes the check at once), so an idle box stays idle.
-            let waiting = ((try? memory.waitingOutgoingCount()) ?? 0) > 0
-            nextOutboxCheck = t + (waiting ? .seconds(5) : .seconds(60))
+            outboxWaiting = false
+            if outboxMayHoldWork {
+                serviceOutbox(at: now)
+                let count = try? memory.waitingOutgoingCount()
+                outboxMayHoldWork = count.map { $0 > 0 } ?? true  // unreadable: look again
+                outboxWaiting = (count ?? 0) > 0
+            }
         }
         if t >= nextHousekeeping {
-            nextHousekeeping = t + .seconds(60)
+            nextHousekeeping = t + Self.housekeepingPeriod
             _ = reassembler.expire(now: t)
             relayable = relayable.filter { $0.value.expires > t }
             relayedDirected = relayedDirected.filter { t - $0.value < .seconds(4_000) }  // the outbox gives up after ~57 min
@@ -529,6 +563,13 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
             } catch {
                 log(.error, "mesh housekeeping failed", ["error": "\(error)"])
             }
+        }
+        if let outboxWaiting {
+            // Retries wait 30 s and more: look every 5 s while something waits, else with the
+            // next housekeeping (a minute at most; a new message wakes the check at once), so
+            // an idle box wakes once a minute for both, not twice.
+            nextOutboxCheck = outboxWaiting ? t + .seconds(5)
+                : settings.outboxLooksWithHousekeeping ? nextHousekeeping : t + Self.housekeepingPeriod
         }
         var next = min(nextOutboxCheck, nextHousekeeping)
         if let routerNext = router.nextDeadline { next = min(next, routerNext) }
