@@ -177,9 +177,12 @@ public enum Daemon {
             gps: gpsStatus, gpsConfigured: config.gps.kind != .none, logger: logger, events: events
         )
         let latest = LatestReadings()
+        // GPS states wait here while no bottle reads them, instead of waking the bottle
+        // processor at every fix (docs/performance.md, "Idle").
+        let ambientGate = AmbientGate(generation: { [store = BottleStore(database: database)] in store.bottlesGeneration })
         let devices = BoxDevices.open(config: config, health: health, ambient: ambient, logger: logger, latest: latest, gpsStatus: gpsStatus,
             ledIdle: liveness, wheel: wheel,
-            gpsTimeFloor: options.gpsTimeFloor ?? GPSTimeSource.defaultFloor,
+            gpsTimeFloor: options.gpsTimeFloor ?? GPSTimeSource.defaultFloor, ambientGate: ambientGate,
             buttonEffects: ButtonBehaviourService.Effects(
                 showStatusCode: { now in bodyState.showStatusCode(at: now) },
                 runSelftest: { [logger] _ in
@@ -205,7 +208,7 @@ public enum Daemon {
         let bottles = BottleLifecycleService(
             database: database, dataDirectory: dataDirectory, settings: bottleSettings, events: events,
             inputs: ambientInputs, health: health, logger: logger, interval: max(.seconds(60), liveness), heartbeat: liveness,
-            clock: clock
+            clock: clock, gate: ambientGate
         )
 
         // systemd.

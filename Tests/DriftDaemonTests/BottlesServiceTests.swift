@@ -174,4 +174,45 @@ struct BottlesServiceTests {
         #expect(await processor.ingest(fix, now: now).evaluated == 2, "a position condition reads every fix")
         await processor.shutdown()
     }
+    /// The GPS woke the processor's thread at every fix, read or not (docs/performance.md, "Idle").
+    @Test("the ambient gate holds GPS states back while no bottle reads them, yet the processor judges with the latest; a bottle that reads them, or bottles written around the processor, let them through")
+    func gateHoldsUnreadFixes() async throws {
+        let directory = try TemporaryDirectory(prefix: "bottles-gate")
+        defer { directory.remove() }
+        let database = try DriftDatabase.open(path: directory.appending("drift.sqlite"))
+        let store = BottleStore(database: database)
+        let gate = AmbientGate(generation: { store.bottlesGeneration })
+        let processor = BottleProcessor(database: database, dataDirectory: directory.path, settings: BottlesFixtures.settings,
+                                        events: EventBus(), logger: Logger(label: "test"), gate: gate)
+        let now = Date()
+        let origin = BottleOrigin(boxID: BottlesFixtures.boxID, position: nil, countryCode: nil)
+        _ = try store.create(BottleDraft(content: BottleContent(text: "a delay only"), conditions: [BottleCondition(.delay(UnlockDelay(seconds: 60)))]),
+                             id: BottlesFixtures.bottleID(1), origin: origin, creator: BottlesFixtures.creator, now: now)
+        #expect(gate.admit(GPSState(receiverPresent: true, listeningSince: now)), "before the first pass every state counts")
+        await processor.start(now: now)
+        let fix = BottlesFixtures.goodFix(at: now)
+        #expect(!gate.admit(fix), "no bottle reads the GPS: held back")
+        #expect(gate.held == 1)
+        #expect(await processor.ambient.gps == fix, "the processor judges with the latest state, held back or not")
+        #expect(await processor.ambient.position(at: now, settings: BottlesFixtures.settings) == BottlesFixtures.berlin)
+
+        // A bottle that opens where the box is, written around the processor: every state counts again.
+        let nearby = BottlesFixtures.bottleID(2)
+        _ = try store.create(BottleDraft(content: BottleContent(text: "here"),
+                                         conditions: [BottleCondition(.boxPosition(BoxPositionCondition(center: BottlesFixtures.berlin, radiusMeters: 50)))]),
+                             id: nearby, origin: origin, creator: BottlesFixtures.creator, now: now)
+        #expect(gate.admit(fix))
+        // Its first judgement already has the fix that was held back.
+        await processor.refresh(nearby, now: now)
+        #expect(try store.bottle(nearby)?.state == .openable)
+        _ = await processor.process(now: now)
+        #expect(gate.admit(fix), "a position condition reads every fix")
+        #expect(gate.held == 1)
+        // An older state sent on after a newer one was recorded: the processor keeps the newer.
+        let later = BottlesFixtures.goodFix(at: now.addingTimeInterval(10))
+        #expect(gate.admit(later))
+        _ = await processor.ingest(.gps(fix), now: now.addingTimeInterval(10))
+        #expect(await processor.ambient.gps == later)
+        await processor.shutdown()
+    }
 }

@@ -45,14 +45,15 @@ public struct BottleLifecycleService<TickClock: Clock>: Service where TickClock.
     ///   - heartbeat: how often, while it sleeps, it checks the processor answers (default 10 s).
     ///   - clock: sleeps until deadlines (inject a test clock).
     ///   - now: the wall clock for domain times.
+    ///   - gate: holds GPS states back while no bottle reads them (the daemon's; `nil`: none).
     public init(
         database: DriftDatabase, dataDirectory: String, settings: BottleSettings, events: EventBus,
         inputs: AsyncStream<AmbientInput>, health: HealthRegistry? = nil, logger: Logger,
         interval: Duration = .seconds(60), heartbeat: Duration = .seconds(10), clock: TickClock,
-        now: @escaping @Sendable () -> Date = { Date() }, ambient: AmbientState = AmbientState()
+        now: @escaping @Sendable () -> Date = { Date() }, ambient: AmbientState = AmbientState(), gate: AmbientGate? = nil
     ) {
         processor = BottleProcessor(database: database, dataDirectory: dataDirectory, settings: settings, events: events,
-                                    logger: logger, ambient: ambient)
+                                    logger: logger, ambient: ambient, gate: gate)
         self.inputs = inputs
         self.interval = interval
         self.heartbeat = min(heartbeat, interval)

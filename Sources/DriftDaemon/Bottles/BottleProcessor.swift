@@ -39,8 +39,18 @@ public actor BottleProcessor {
     let events: EventBus
     let logger: Logger
 
-    /// The latest ambient inputs.
-    public private(set) var ambient: AmbientState
+    /// The latest ambient inputs, with the latest GPS state of the ``AmbientGate`` (when there is
+    /// one), whether it was sent on or held back.
+    public var ambient: AmbientState {
+        guard let latest = gate?.latest, latest != ambientInputs.gps else { return ambientInputs }
+        var overlaid = ambientInputs
+        overlaid.ingest(.gps(latest))
+        return overlaid
+    }
+    /// The ambient inputs the processor was sent.
+    private var ambientInputs: AmbientState
+    /// Holds GPS states back while no bottle reads them (`nil`: every input is sent).
+    let gate: AmbientGate?
     /// Survival state of every opened bottle, as last committed.
     private var survivals: [BottleID: ChatSurvival] = [:]
     /// When each opened bottle's survival was last written (for the presence refresh).
@@ -85,14 +95,15 @@ public actor BottleProcessor {
     static let eraseRetry: TimeInterval = 5
 
     public init(database: DriftDatabase, dataDirectory: String, settings: BottleSettings, events: EventBus,
-                logger: Logger, ambient: AmbientState = AmbientState()) {
+                logger: Logger, ambient: AmbientState = AmbientState(), gate: AmbientGate? = nil) {
         store = BottleStore(database: database)
         eraser = BottleEraser(database: database, media: MediaStore(dataDirectory: dataDirectory))
         self.settings = settings
         passwordHashing = PasswordHashingPool(hasher: settings.passwordHasher, configuration: settings.passwordHashing)
         self.events = events
         self.logger = logger
-        self.ambient = ambient
+        self.ambientInputs = ambient
+        self.gate = gate
         notifications = CreatorNotificationLimiter(policy: settings.notifications)
         passwordLimiter = PasswordRateLimiter(policy: settings.passwordLimits)
     }
@@ -218,6 +229,9 @@ public actor BottleProcessor {
                 break
             }
         }
+        // GPS states reach the processor while a bottle of this pass reads them, or once bottles
+        // change around it (the generation moves); else the gate holds them (``AmbientGate``).
+        gate?.judged(gpsRead: needs.position || needs.solar, generation: generation)
         // Forget chats whose bottle vanished underneath (erased elsewhere).
         for id in creators.keys where !seen.contains(id) { creators[id] = nil }
         for id in survivals.keys where !seen.contains(id) {
@@ -260,7 +274,9 @@ public actor BottleProcessor {
             await keepAliveFromBox(at: at)
             return ProcessReport()
         }
-        guard ambient.ingest(input) else { return ProcessReport() }
+        var input = input
+        if case .gps = input, let latest = gate?.latest { input = .gps(latest) }  // the newest, whatever order they came in
+        guard ambientInputs.ingest(input) else { return ProcessReport() }
         // Bottles written around the processor since the last pass (a test, a tool) may read
         // anything: then every input counts until a pass has judged them.
         let solarNow = ambient.context(at: now, settings: settings).solarPosition()

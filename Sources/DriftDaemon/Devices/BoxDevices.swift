@@ -32,6 +32,7 @@ public struct BoxDevices: Sendable {
         ledIdle: Duration = .seconds(10),
         wheel: TimerWheel? = nil,
         gpsTimeFloor: Date = GPSTimeSource.defaultFloor,
+        ambientGate: AmbientGate? = nil,
         buttonEffects: ButtonBehaviourService.Effects = .init(),
         ledTest: @escaping @Sendable (Duration) -> Duration? = { _ in nil },
         ledChanges: AsyncStream<Void>? = nil,
@@ -108,15 +109,16 @@ public struct BoxDevices: Sendable {
             let saver = gpsPowerSaver(config, logger: logger, clock: clock)
             saver?.attach(sink: { bytes in gps.receive(bytes) })
             services.append(GPSService(source: .stream({ gps.bytes() }), ambient: ambient, status: gpsStatus, health: health, logger: logger,
-                                       stablePosition: stablePosition, powerSaver: saver))
+                                       stablePosition: stablePosition, powerSaver: saver, gate: ambientGate))
         case .nmea:
             // baud 0 asks for detection (BaudDetector).
             services.append(GPSService(source: .serial(path: config.gps.port, baud: config.gps.baud), ambient: ambient, status: gpsStatus, health: health, logger: logger,
-                                       stablePosition: stablePosition, timeSource: gpsTime, powerSaver: gpsPowerSaver(config, logger: logger, clock: clock)))
+                                       stablePosition: stablePosition, timeSource: gpsTime, powerSaver: gpsPowerSaver(config, logger: logger, clock: clock),
+                                       gate: ambientGate))
         case .gpsd:
             let address = config.gps.gpsdAddress
             services.append(GPSService(source: .gpsd(host: address.host, port: address.port), ambient: ambient, status: gpsStatus,
-                                       health: health, logger: logger, stablePosition: stablePosition, timeSource: gpsTime))
+                                       health: health, logger: logger, stablePosition: stablePosition, timeSource: gpsTime, gate: ambientGate))
         }
         let gpsControl = simulatedGPS
         let weatherControl = simulatedWeather

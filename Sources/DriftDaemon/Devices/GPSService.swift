@@ -102,6 +102,8 @@ public struct GPSService: Service {
 
     let source: Source
     let ambient: AsyncStream<AmbientInput>.Continuation
+    /// Holds states back from the bottle processor while no bottle reads them (``AmbientGate``).
+    let gate: AmbientGate?
     let status: GPSStatus
     let health: HealthRegistry
     let logger: Logger
@@ -122,8 +124,9 @@ public struct GPSService: Service {
         source: Source, ambient: AsyncStream<AmbientInput>.Continuation, status: GPSStatus,
         health: HealthRegistry, logger: Logger, silenceLimit: Duration = .seconds(10),
         stablePosition: StablePosition.Settings = StablePosition.Settings(), timeSource: GPSTimeSource? = nil,
-        baudDetector: BaudDetector = BaudDetector(), powerSaver: GPSPowerSaver? = nil
+        baudDetector: BaudDetector = BaudDetector(), powerSaver: GPSPowerSaver? = nil, gate: AmbientGate? = nil
     ) {
+        self.gate = gate
         self.powerSaver = powerSaver
         if let powerSaver { status.attach(powerSaver) }
         self.baudDetector = baudDetector
@@ -291,10 +294,15 @@ public struct GPSService: Service {
         return "stopped"
     }
 
+    /// Sends `state` to the bottle processor, unless the gate holds it back.
+    fileprivate func publish(_ state: GPSState) {
+        if gate?.admit(state) ?? true { ambient.yield(.gps(state)) }
+    }
+
     private func markAbsent(_ problem: String) {
         let wasPresent = status.snapshot.reception != .absent || health.evaluate().faults[Self.component] == nil
         status.update { $0.reception = .absent }
-        ambient.yield(.gps(GPSState(receiverPresent: false)))
+        publish(GPSState(receiverPresent: false))
         health.setFault(Self.component, problem)
         if wasPresent { logger.error("GPS receiver lost", metadata: ["reason": "\(problem)"]) }
     }
@@ -323,7 +331,7 @@ public struct GPSService: Service {
     fileprivate func heard(listeningSince: Date) {
         health.setFault(Self.component, nil)
         status.update { if $0.reception == .absent { $0.reception = .searching } }
-        ambient.yield(.gps(GPSState(receiverPresent: true, listeningSince: listeningSince)))
+        publish(GPSState(receiverPresent: true, listeningSince: listeningSince))
         logger.info("GPS receiver answers")
     }
 
@@ -380,7 +388,7 @@ public struct GPSService: Service {
             $0.stableSpreadM = estimate?.spread
             $0.stableFixes = estimate?.fixCount
         }
-        ambient.yield(.gps(GPSState(receiverPresent: true, listeningSince: listeningSince, lastFix: position)))
+        publish(GPSState(receiverPresent: true, listeningSince: listeningSince, lastFix: position))
     }
 }
 
