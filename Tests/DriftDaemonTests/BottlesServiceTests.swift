@@ -9,6 +9,17 @@ import Testing
 
 @Suite("Bottle lifecycle service")
 struct BottlesServiceTests {
+    /// A bottle that opens where the box is (Berlin, 50 m): it reads every GPS fix.
+    static var here: BottleDraft {
+        BottleDraft(content: BottleContent(text: "here"),
+                    conditions: [BottleCondition(.boxPosition(BoxPositionCondition(center: BottlesFixtures.berlin, radiusMeters: 50)))])
+    }
+
+    /// A bottle that opens a minute after it was dropped: it reads no ambient input but the clock's.
+    static var delayOnly: BottleDraft {
+        BottleDraft(content: BottleContent(text: "a delay only"), conditions: [BottleCondition(.delay(UnlockDelay(seconds: 60)))])
+    }
+
     /// Waits for the first event matching `predicate`, failing after `timeout`.
     static func first(_ stream: AsyncStream<DriftEvent>, timeout: Duration = .seconds(10),
                       where predicate: @escaping @Sendable (DriftEvent) -> Bool) async throws -> DriftEvent? {
@@ -45,8 +56,7 @@ struct BottlesServiceTests {
         try store.commit(survival, actions: actions, of: dying, at: now.addingTimeInterval(-400))
         // A bottle that opens only near a point, with no GPS yet.
         let nearby = BottlesFixtures.bottleID(2)
-        _ = try store.create(BottleDraft(content: BottleContent(text: "here"),
-                                         conditions: [BottleCondition(.boxPosition(BoxPositionCondition(center: BottlesFixtures.berlin, radiusMeters: 50)))]),
+        _ = try store.create(Self.here,
                              id: nearby, origin: BottleOrigin(boxID: BottlesFixtures.boxID, position: nil, countryCode: nil),
                              creator: BottlesFixtures.creator, now: now)
 
@@ -157,7 +167,7 @@ struct BottlesServiceTests {
                                         events: EventBus(), logger: Logger(label: "test"))
         let now = Date()
         let origin = BottleOrigin(boxID: BottlesFixtures.boxID, position: nil, countryCode: nil)
-        _ = try store.create(BottleDraft(content: BottleContent(text: "a delay only"), conditions: [BottleCondition(.delay(UnlockDelay(seconds: 60)))]),
+        _ = try store.create(Self.delayOnly,
                              id: BottlesFixtures.bottleID(1), origin: origin, creator: BottlesFixtures.creator, now: now)
         await processor.start(now: now)
         let fix = AmbientInput.gps(BottlesFixtures.goodFix(at: now))
@@ -167,13 +177,13 @@ struct BottlesServiceTests {
         #expect(await processor.ingest(.clockSynchronized(true), now: now).evaluated == 1, "the clock is read by every time condition")
 
         let nearby = BottlesFixtures.bottleID(2)
-        _ = try store.create(BottleDraft(content: BottleContent(text: "here"),
-                                         conditions: [BottleCondition(.boxPosition(BoxPositionCondition(center: BottlesFixtures.berlin, radiusMeters: 50)))]),
+        _ = try store.create(Self.here,
                              id: nearby, origin: origin, creator: BottlesFixtures.creator, now: now)
         await processor.refresh(nearby, now: now)
         #expect(await processor.ingest(fix, now: now).evaluated == 2, "a position condition reads every fix")
         await processor.shutdown()
     }
+
     /// The GPS woke the processor's thread at every fix, read or not (docs/performance.md, "Idle").
     @Test("the ambient gate holds GPS states back while no bottle reads them, yet the processor judges with the latest; a bottle that reads them, or bottles written around the processor, let them through")
     func gateHoldsUnreadFixes() async throws {
@@ -186,7 +196,7 @@ struct BottlesServiceTests {
                                         events: EventBus(), logger: Logger(label: "test"), gate: gate)
         let now = Date()
         let origin = BottleOrigin(boxID: BottlesFixtures.boxID, position: nil, countryCode: nil)
-        _ = try store.create(BottleDraft(content: BottleContent(text: "a delay only"), conditions: [BottleCondition(.delay(UnlockDelay(seconds: 60)))]),
+        _ = try store.create(Self.delayOnly,
                              id: BottlesFixtures.bottleID(1), origin: origin, creator: BottlesFixtures.creator, now: now)
         #expect(gate.admit(GPSState(receiverPresent: true, listeningSince: now)), "before the first pass every state counts")
         await processor.start(now: now)
@@ -198,8 +208,7 @@ struct BottlesServiceTests {
 
         // A bottle that opens where the box is, written around the processor: every state counts again.
         let nearby = BottlesFixtures.bottleID(2)
-        _ = try store.create(BottleDraft(content: BottleContent(text: "here"),
-                                         conditions: [BottleCondition(.boxPosition(BoxPositionCondition(center: BottlesFixtures.berlin, radiusMeters: 50)))]),
+        _ = try store.create(Self.here,
                              id: nearby, origin: origin, creator: BottlesFixtures.creator, now: now)
         #expect(gate.admit(fix))
         // Its first judgement already has the fix that was held back.

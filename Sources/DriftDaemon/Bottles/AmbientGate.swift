@@ -43,7 +43,7 @@ public final class AmbientGate: Sendable {
     /// The latest GPS state reported, held back or not.
     public var latest: GPSState? { state.withLock { $0.latest } }
 
-    /// GPS states held back since the start (status, tests).
+    /// GPS states held back since the start.
     public var held: Int { state.withLock { $0.held } }
 
     /// The processor's pass at store generation `generation` found that its bottles read the GPS
