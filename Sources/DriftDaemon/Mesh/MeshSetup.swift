@@ -103,6 +103,19 @@ enum MeshSetup {
         return routing
     }
 
+    /// The node's settings: hop limit (0 behind a Meshtastic radio, which floods itself), message
+    /// lifetime, the router of ``routing(_:helloPeriod:modulation:)``, frames no larger than the
+    /// radio takes, and paced repair with `mesh.paced_repair`.
+    static func nodeSettings(_ config: DriftConfiguration, helloPeriod period: Duration, modulation: LoRaModulation,
+                             maximumFrameBytes: Int) -> MeshNode.Settings {
+        var settings = MeshNode.Settings(
+            hopLimit: config.radio.kind == .meshtastic ? 0 : UInt8(config.mesh.hopLimit), messageLifetime: TimeInterval(config.mesh.messageLifetimeH * 3_600),
+            modulation: modulation, router: routing(config, helloPeriod: period, modulation: modulation),
+            maximumFrameBytes: min(MeshFrame.maxBytes, maximumFrameBytes))
+        if config.mesh.pacedRepair { settings.pacedRepair = MeshNodeMachine<MeshStore>.PacedRepair() }
+        return settings
+    }
+
     /// The node and its service, or why the mesh cannot run. The node's timers run on `clock`
     /// and its wall time is `now`.
     static func make(
@@ -119,11 +132,7 @@ enum MeshSetup {
             logger.info("mesh hello period from the channel's duty cycle", metadata: [
                 "seconds": "\(period.components.seconds)", "duty_cycle": "\(policy.dutyCycle.map { "\($0 * 100) %" } ?? "none")"])
         }
-        let routing = routing(config, helloPeriod: period, modulation: modulation)
-        var settings = MeshNode.Settings(
-            hopLimit: config.radio.kind == .meshtastic ? 0 : UInt8(config.mesh.hopLimit), messageLifetime: TimeInterval(config.mesh.messageLifetimeH * 3_600),
-            modulation: modulation, router: routing, maximumFrameBytes: min(MeshFrame.maxBytes, radio.maximumFrameBytes))
-        if config.mesh.pacedRepair { settings.pacedRepair = MeshNodeMachine<MeshStore>.PacedRepair() }
+        let settings = nodeSettings(config, helloPeriod: period, modulation: modulation, maximumFrameBytes: radio.maximumFrameBytes)
         let store = MeshStore(database: database, limits: MeshStoreLimits(
             maxHeldPackets: config.mesh.holdPackets, maxHeldBytes: config.mesh.holdPackets * 240))
         do {

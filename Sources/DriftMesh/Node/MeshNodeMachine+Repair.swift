@@ -129,6 +129,16 @@ extension MeshNodeMachine {
         repairTimer = timer
     }
 
+    /// Whether the repair timer lets the box sleep through its deadlines: it has counted no live
+    /// neighbour for as long as it remembers one, so every digest the timer fired would be left
+    /// out (``PacedRepair/digestsWhileAlone``). A lone box woke twice per 4-minute interval for
+    /// nothing (docs/performance.md, "Idle"). The intervals are caught up at the next wake — an
+    /// interval whose digest time passed meanwhile sends it then, if a neighbour has come.
+    func repairTimerSleeps(at t: Duration) -> Bool {
+        guard let repair = settings.pacedRepair, !repair.digestsWhileAlone, let aloneSince else { return false }
+        return t - aloneSince >= neighbourMemory && router.liveNeighbourCount(now: t) == 0
+    }
+
     /// The payload of our compact digest: the held packets got within the window, newest
     /// first. When more than ``CompactDigest/maxEntries`` are, and
     /// ``Settings/compactDigestWindowShrinks``, those of the last whole minutes that fit, under

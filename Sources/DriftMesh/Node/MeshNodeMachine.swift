@@ -277,7 +277,9 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// air, and each a wake-up on a box nobody uses (docs/performance.md, "Idle"). Within
         /// that first while digests go out as before: a box that starts again among neighbours
         /// it does not know yet is answered what it lacks. `true` is the rule before, for
-        /// comparison in the simulator.
+        /// comparison in the simulator. Nor does the timer wake the box meanwhile: its intervals are
+        /// caught up at the next wake (the housekeeping beat, a minute at most), and a digest
+        /// that fell due goes out then if a neighbour has come (``MeshNodeMachine/repairTimerSleeps(at:)``).
         public var digestsWhileAlone: Bool
 
         public init(minimumInterval: Duration = .seconds(30), doublings: Int = 3, redundancy: Int = 3,
@@ -576,7 +578,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         if let repeatAt = digestRepeatAt { next = min(next, repeatAt) }
         if let catchUp = catchUpDeadline { next = min(next, catchUp) }
         if let quick = quickRetryAt.values.min() { next = min(next, quick) }
-        if let repair = repairTimer?.nextDeadline { next = min(next, repair) }
+        if let repair = repairTimer?.nextDeadline, !repairTimerSleeps(at: t) { next = min(next, repair) }
         return max(next, t + .milliseconds(5))
     }
 
