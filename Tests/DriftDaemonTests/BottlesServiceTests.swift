@@ -184,20 +184,30 @@ struct BottlesServiceTests {
         await processor.shutdown()
     }
 
-    /// The GPS woke the processor's thread at every fix, read or not (docs/performance.md, "Idle").
-    @Test("the ambient gate holds GPS states back while no bottle reads them, yet the processor judges with the latest; a bottle that reads them, or bottles written around the processor, let them through")
-    func gateHoldsUnreadFixes() async throws {
+    /// A processor over a fresh store with an ``AmbientGate`` between it and the box's inputs, and
+    /// a bottle that reads no ambient input (a delay only) in the store.
+    static func gated(now: Date) throws -> (TemporaryDirectory, BottleStore, AmbientGate, BottleProcessor) {
         let directory = try TemporaryDirectory(prefix: "bottles-gate")
-        defer { directory.remove() }
         let database = try DriftDatabase.open(path: directory.appending("drift.sqlite"))
         let store = BottleStore(database: database)
         let gate = AmbientGate(generation: { store.bottlesGeneration })
         let processor = BottleProcessor(database: database, dataDirectory: directory.path, settings: BottlesFixtures.settings,
                                         events: EventBus(), logger: Logger(label: "test"), gate: gate)
-        let now = Date()
-        let origin = BottleOrigin(boxID: BottlesFixtures.boxID, position: nil, countryCode: nil)
         _ = try store.create(Self.delayOnly,
-                             id: BottlesFixtures.bottleID(1), origin: origin, creator: BottlesFixtures.creator, now: now)
+                             id: BottlesFixtures.bottleID(1), origin: originHere, creator: BottlesFixtures.creator, now: now)
+        return (directory, store, gate, processor)
+    }
+
+    /// Where the gated tests' bottles were dropped: this box, no position.
+    static let originHere = BottleOrigin(boxID: BottlesFixtures.boxID, position: nil, countryCode: nil)
+
+    /// The GPS woke the processor's thread at every fix, read or not (docs/performance.md, "Idle").
+    @Test("the ambient gate holds GPS states back while no bottle reads them, yet the processor judges with the latest; a bottle that reads them, or bottles written around the processor, let them through")
+    func gateHoldsUnreadFixes() async throws {
+        let now = Date()
+        let (directory, store, gate, processor) = try Self.gated(now: now)
+        defer { directory.remove() }
+        let origin = Self.originHere
         #expect(gate.admit(GPSState(receiverPresent: true, listeningSince: now)), "before the first pass every state counts")
         await processor.start(now: now)
         let fix = BottlesFixtures.goodFix(at: now)
@@ -222,6 +232,58 @@ struct BottlesServiceTests {
         #expect(gate.admit(later))
         _ = await processor.ingest(.gps(fix), now: now.addingTimeInterval(10))
         #expect(await processor.ambient.gps == later)
+        await processor.shutdown()
+    }
+
+    /// A weather sample (three readings every 30 s) woke the processor's thread whether a bottle
+    /// read the weather or not (docs/performance.md, "Idle"); its histories must stay whole.
+    @Test("the ambient gate holds weather inputs back while no bottle reads the weather and loses none: they are applied in order before the next input and before a pass, so a rain bottle written later opens on tips held back")
+    func gateHoldsUnreadWeather() async throws {
+        let now = Date()
+        let (directory, store, gate, processor) = try Self.gated(now: now)
+        defer { directory.remove() }
+        let origin = Self.originHere
+        let gaugeStarted = AmbientInput.rainGaugeStarted(at: now.addingTimeInterval(-900))
+        #expect(gate.admitWeather(gaugeStarted), "before the first pass every input counts")
+        _ = await processor.ingest(gaugeStarted, now: now)
+        await processor.start(now: now)
+
+        // No bottle reads the weather: held, in order, and seen by the processor's judgements.
+        let tips = [now.addingTimeInterval(-600), now.addingTimeInterval(-300)]
+        for tip in tips { #expect(!gate.admitWeather(.rainTip(at: tip))) }
+        #expect(!gate.admitWeather(.reading(.pressure, SensorReading(time: now, value: 1_013))))
+        #expect(gate.heldWeather.count == 3)
+        #expect(await processor.ambient.weather.rainGauge?.tips == tips, "the processor judges with what the gate holds")
+
+        // An input sent on after held ones is applied after them: a restarted gauge clears the
+        // tips before it, not the ones after it.
+        let restart = now.addingTimeInterval(-450)
+        #expect(!gate.admitWeather(.rainGaugeStarted(at: restart)))
+        _ = await processor.ingest(.rainTip(at: now.addingTimeInterval(-60)), now: now)
+        #expect(gate.heldWeather.isEmpty, "taken by the processor with the next input")
+        #expect(await processor.ambient.weather.rainGauge?.tips == [now.addingTimeInterval(-60)])
+        #expect(await processor.ambient.weather.pressure?.readings.map(\.value) == [1_013])
+
+        // More tips held back, then a rain bottle written around the processor: every input counts
+        // again, and its first judgement has the tip that was held (two since the restart, 2 × 0.2794 mm ≥ 0.5 mm).
+        #expect(!gate.admitWeather(.rainTip(at: now.addingTimeInterval(-30))))
+        let rain = BottlesFixtures.bottleID(2)
+        let rainy = BottleDraft(content: BottleContent(text: "after the rain"),
+                                conditions: [BottleCondition(.weather(.rain(RainCondition(withinMinutes: 30, minimumMillimetres: 0.5))))])
+        _ = try store.create(rainy, id: rain, origin: origin, creator: BottlesFixtures.creator, now: now)
+        #expect(gate.admitWeather(.reading(.pressure, SensorReading(time: now.addingTimeInterval(1), value: 1_012))))
+        _ = await processor.process(now: now)
+        #expect(try store.bottle(rain)?.state == .openable)
+        #expect(gate.heldWeather.isEmpty)
+        #expect(gate.admitWeather(.rainTip(at: now)), "a bottle reads the weather: sent on")
+
+        // At most maximumHeldWeather wait; the next one is sent on, to wake the processor.
+        #expect(try store.deleteRows(of: rain))
+        _ = await processor.process(now: now)
+        for i in 0..<AmbientGate.maximumHeldWeather {
+            #expect(!gate.admitWeather(.reading(.humidity, SensorReading(time: now.addingTimeInterval(Double(i)), value: 50))))
+        }
+        #expect(gate.admitWeather(.reading(.humidity, SensorReading(time: now.addingTimeInterval(2_000), value: 50))))
         await processor.shutdown()
     }
 }

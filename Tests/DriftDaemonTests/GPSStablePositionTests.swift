@@ -53,7 +53,7 @@ struct GPSStablePositionTests {
         for second in 0..<6 { text += SimulatedGPS.sentences(for: home, at: start.addingTimeInterval(Double(second))) }
         let bytes = Array(text.utf8)
         let gate = AmbientGate(generation: { 7 })
-        gate.judged(gpsRead: false, generation: 7)
+        gate.judged(gpsRead: false, weatherRead: true, generation: 7)
         let (inputs, ambient) = AsyncStream<AmbientInput>.makeStream()
         let service = GPSService(source: .stream({ AsyncStream { $0.yield(bytes) } }), ambient: ambient, status: GPSStatus(source: "sim"),
                                  health: HealthRegistry(), logger: Logger(label: "test"), gate: gate)

@@ -40,12 +40,22 @@ public actor BottleProcessor {
     let logger: Logger
 
     /// The latest ambient inputs, with the latest GPS state of the ``AmbientGate`` (when there is
-    /// one), whether it was sent on or held back.
+    /// one), whether it was sent on or held back, and the weather inputs it holds back.
     public var ambient: AmbientState {
-        guard let latest = gate?.latest, latest != ambientInputs.gps else { return ambientInputs }
+        guard let gate else { return ambientInputs }
+        let latest = gate.latest
+        let heldWeather = gate.heldWeather
+        guard latest.map({ $0 != ambientInputs.gps }) ?? false || !heldWeather.isEmpty else { return ambientInputs }
         var overlaid = ambientInputs
-        overlaid.ingest(.gps(latest))
+        for input in heldWeather { overlaid.ingest(input) }
+        if let latest { overlaid.ingest(.gps(latest)) }
         return overlaid
+    }
+
+    /// Applies the weather inputs the gate held back, oldest first: before any input that came
+    /// after them, and before a pass judges.
+    private func takeHeldWeather() {
+        for input in gate?.takeHeldWeather() ?? [] { ambientInputs.ingest(input) }
     }
     /// The ambient inputs the processor was sent.
     private var ambientInputs: AmbientState
@@ -198,6 +208,7 @@ public actor BottleProcessor {
         var report = ProcessReport()
         if let proof = presence.settle(now: now) { await proved(proof) }
         presence.prune(now: now)
+        takeHeldWeather()
         // Taken before the read: a bottle written during it makes the next input count.
         let generation = store.bottlesGeneration
         let live: [Bottle]
@@ -229,9 +240,10 @@ public actor BottleProcessor {
                 break
             }
         }
-        // GPS states reach the processor while a bottle of this pass reads them, or once bottles
-        // change around it (the generation moves); else the gate holds them (``AmbientGate``).
-        gate?.judged(gpsRead: needs.position || needs.solar, generation: generation)
+        // GPS states and weather inputs reach the processor while a bottle of this pass reads
+        // them, or once bottles change around it (the generation moves); else the gate holds
+        // them (``AmbientGate``).
+        gate?.judged(gpsRead: needs.position || needs.solar, weatherRead: needs.weather, generation: generation)
         // Forget chats whose bottle vanished underneath (erased elsewhere).
         for id in creators.keys where !seen.contains(id) { creators[id] = nil }
         for id in survivals.keys where !seen.contains(id) {
@@ -274,6 +286,7 @@ public actor BottleProcessor {
             await keepAliveFromBox(at: at)
             return ProcessReport()
         }
+        takeHeldWeather()
         var input = input
         if case .gps = input, let latest = gate?.latest { input = .gps(latest) }  // the newest, whatever order they came in
         guard ambientInputs.ingest(input) else { return ProcessReport() }

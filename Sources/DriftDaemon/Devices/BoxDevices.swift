@@ -63,7 +63,7 @@ public struct BoxDevices: Sendable {
                 let timeZone = config.box.timeZone
                 services.append(WeatherService(
                     device: weather.sensor.device, interval: config.i2c.sampleInterval,
-                    ambient: ambient, health: health, logger: logger, latest: latest,
+                    ambient: ambient, gate: ambientGate, health: health, logger: logger, latest: latest,
                     beforeSample: { date in weather.advance(to: date, timeZone: timeZone) }, clock: clock
                 ))
             } else {
@@ -72,7 +72,7 @@ public struct BoxDevices: Sendable {
                 // service's back-off; until then the `sensors` fault names the missing bus.
                 let device = ReopeningI2CDevice(bus: config.i2c.bus, address: UInt8(config.i2c.bme280Address))
                 services.append(WeatherService(
-                    device: device, interval: config.i2c.sampleInterval, ambient: ambient, health: health, logger: logger, latest: latest,
+                    device: device, interval: config.i2c.sampleInterval, ambient: ambient, gate: ambientGate, health: health, logger: logger, latest: latest,
                     clock: clock
                 ))
             }
@@ -81,7 +81,7 @@ public struct BoxDevices: Sendable {
             services.append(DS18B20Service(
                 devicesDirectory: config.oneWire.devicesDir, interval: config.i2c.sampleInterval,
                 publishAsTemperature: !(config.i2c.bme280 && !config.i2c.bus.isEmpty),
-                ambient: ambient, health: health, logger: logger, latest: latest
+                ambient: ambient, gate: ambientGate, health: health, logger: logger, latest: latest
             ))
         }
         var simulatedGPS: SimulatedGPS?
@@ -149,7 +149,7 @@ public struct BoxDevices: Sendable {
         }
         if !config.rain.line.isEmpty {
             services.append(RainGaugeService(
-                chip: chip, line: config.rain.line, millimetresPerTip: config.rain.mmPerTip, ambient: ambient, health: health, logger: logger
+                chip: chip, line: config.rain.line, millimetresPerTip: config.rain.mmPerTip, ambient: ambient, gate: ambientGate, health: health, logger: logger
             ))
         }
         var outputs: [LEDRole: LEDOutput] = [:]

@@ -21,6 +21,8 @@ public struct DS18B20Service: Service {
     let interval: Duration
     let publishAsTemperature: Bool
     let ambient: AsyncStream<AmbientInput>.Continuation
+    /// Holds the inputs back from the bottle processor while no bottle reads the weather (``AmbientGate``).
+    let gate: AmbientGate?
     let health: HealthRegistry
     let logger: Logger
     /// The probe is read here (each read blocks while the sensor converts).
@@ -32,7 +34,7 @@ public struct DS18B20Service: Service {
 
     public init(
         devicesDirectory: String = DS18B20.devicesDirectory, interval: Duration = .seconds(30), publishAsTemperature: Bool,
-        ambient: AsyncStream<AmbientInput>.Continuation, health: HealthRegistry, logger: Logger,
+        ambient: AsyncStream<AmbientInput>.Continuation, gate: AmbientGate? = nil, health: HealthRegistry, logger: Logger,
         latest: LatestReadings? = nil, backoff: RetryBackoff = RetryBackoff(), clock: MonotonicClock = .system
     ) {
         self.clock = clock
@@ -40,6 +42,7 @@ public struct DS18B20Service: Service {
         self.interval = interval
         self.publishAsTemperature = publishAsTemperature
         self.ambient = ambient
+        self.gate = gate
         self.health = health
         self.logger = logger
         self.latest = latest
@@ -75,7 +78,7 @@ public struct DS18B20Service: Service {
         switch outcome {
         case .reading(let reading, let path):
             if publishAsTemperature {
-                ambient.yield(.reading(.temperature, SensorReading(time: date, value: reading.celsius)))
+                ambient.yieldWeather(.reading(.temperature, SensorReading(time: date, value: reading.celsius)), through: gate)
             }
             latest?.recordProbe(.init(celsius: reading.celsius, at: date))
             if failing != nil {

@@ -22,6 +22,8 @@ public struct RainGaugeService: Service {
     let millimetresPerTip: Double
     let bounceWindow: Duration
     let ambient: AsyncStream<AmbientInput>.Continuation
+    /// Holds the inputs back from the bottle processor while no bottle reads the weather (``AmbientGate``).
+    let gate: AmbientGate?
     let health: HealthRegistry
     let logger: Logger
     let initialBackoff: RetryBackoff
@@ -34,7 +36,7 @@ public struct RainGaugeService: Service {
     public init(
         chip: GPIOChip, line: String, millimetresPerTip: Double = RainGauge.defaultMillimetresPerTip,
         bounceWindow: Duration = RainGauge.defaultBounceWindow,
-        ambient: AsyncStream<AmbientInput>.Continuation, health: HealthRegistry, logger: Logger,
+        ambient: AsyncStream<AmbientInput>.Continuation, gate: AmbientGate? = nil, health: HealthRegistry, logger: Logger,
         backoff: RetryBackoff = RetryBackoff(), clock: MonotonicClock = .system
     ) {
         self.chip = chip
@@ -42,6 +44,7 @@ public struct RainGaugeService: Service {
         self.millimetresPerTip = millimetresPerTip
         self.bounceWindow = bounceWindow
         self.ambient = ambient
+        self.gate = gate
         self.health = health
         self.logger = logger
         self.initialBackoff = backoff
@@ -75,12 +78,12 @@ public struct RainGaugeService: Service {
             if backoff.failures > 0 { logger.notice("rain gauge line requested", metadata: ["line": "\(line)"]) }
             backoff.recordSuccess()
             health.setFault(Self.component, nil)
-            ambient.yield(.rainGaugeStarted(at: Date(), millimetresPerTip: millimetresPerTip))
+            ambient.yieldWeather(.rainGaugeStarted(at: Date(), millimetresPerTip: millimetresPerTip), through: gate)
             var gauge = RainGauge(millimetresPerTip: millimetresPerTip, bounceWindow: bounceWindow)
             do {
                 for try await event in request.events() {
                     guard gauge.record(event) else { continue }
-                    ambient.yield(.rainTip(at: Self.wallTime(of: event.timestamp, now: clock.now())))
+                    ambient.yieldWeather(.rainTip(at: Self.wallTime(of: event.timestamp, now: clock.now())), through: gate)
                     logger.debug("rain gauge tip", metadata: ["tips": "\(gauge.totalTips)", "ignored": "\(gauge.ignoredEdges)"])
                 }
                 return

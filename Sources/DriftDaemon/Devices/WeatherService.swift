@@ -21,6 +21,8 @@ public struct WeatherService: Service {
     let device: any I2CDevice
     let interval: Duration
     let ambient: AsyncStream<AmbientInput>.Continuation
+    /// Holds the inputs back from the bottle processor while no bottle reads the weather (``AmbientGate``).
+    let gate: AmbientGate?
     let health: HealthRegistry
     let logger: Logger
     /// Called before each sample (the simulated world moves its weather along).
@@ -34,7 +36,7 @@ public struct WeatherService: Service {
 
     public init(
         device: any I2CDevice, interval: Duration = .seconds(30),
-        ambient: AsyncStream<AmbientInput>.Continuation, health: HealthRegistry, logger: Logger,
+        ambient: AsyncStream<AmbientInput>.Continuation, gate: AmbientGate? = nil, health: HealthRegistry, logger: Logger,
         backoff: RetryBackoff = RetryBackoff(), latest: LatestReadings? = nil,
         beforeSample: @escaping @Sendable (Date) -> Void = { _ in },
         clock: any Clock<Duration> = ContinuousClock(), now: @escaping @Sendable () -> Date = { Date() }
@@ -46,6 +48,7 @@ public struct WeatherService: Service {
         self.device = device
         self.interval = interval
         self.ambient = ambient
+        self.gate = gate
         self.health = health
         self.logger = logger
         self.beforeSample = beforeSample
@@ -76,9 +79,9 @@ public struct WeatherService: Service {
                 beforeSample(self.now())
                 let reading = try await sensor.measure(clock: clock)
                 let now = self.now()
-                ambient.yield(.reading(.temperature, SensorReading(time: now, value: reading.celsius)))
-                ambient.yield(.reading(.humidity, SensorReading(time: now, value: reading.relativeHumidity)))
-                ambient.yield(.reading(.pressure, SensorReading(time: now, value: reading.hectopascals)))
+                ambient.yieldWeather(.reading(.temperature, SensorReading(time: now, value: reading.celsius)), through: gate)
+                ambient.yieldWeather(.reading(.humidity, SensorReading(time: now, value: reading.relativeHumidity)), through: gate)
+                ambient.yieldWeather(.reading(.pressure, SensorReading(time: now, value: reading.hectopascals)), through: gate)
                 latest?.record(.init(celsius: reading.celsius, hectopascals: reading.hectopascals, relativeHumidity: reading.relativeHumidity, at: now))
                 if failing != nil {
                     logger.notice("BME280 readings are back", metadata: ["bus": "\(device.bus)"])
