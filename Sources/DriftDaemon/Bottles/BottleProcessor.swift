@@ -57,9 +57,10 @@ public actor BottleProcessor {
     private func takeHeldWeather() {
         for input in gate?.takeHeldWeather() ?? [] { ambientInputs.ingest(input) }
     }
+
     /// The ambient inputs the processor was sent.
     private var ambientInputs: AmbientState
-    /// Holds GPS states back while no bottle reads them (`nil`: every input is sent).
+    /// Holds GPS states and weather inputs back while no bottle reads them (`nil`: every input is sent).
     let gate: AmbientGate?
     /// Survival state of every opened bottle, as last committed.
     private var survivals: [BottleID: ChatSurvival] = [:]
