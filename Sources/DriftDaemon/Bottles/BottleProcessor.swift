@@ -40,20 +40,18 @@ public actor BottleProcessor {
     let logger: Logger
 
     /// The latest ambient inputs, with the latest GPS state of the ``AmbientGate`` (when there is
-    /// one), whether it was sent on or held back, and the weather inputs it holds back.
+    /// one), whether it was sent on or held back. The weather inputs the gate held back are
+    /// applied first (``takeHeldWeather()``), so every judgement sees them.
     public var ambient: AmbientState {
-        guard let gate else { return ambientInputs }
-        let latest = gate.latest
-        let heldWeather = gate.heldWeather
-        guard latest.map({ $0 != ambientInputs.gps }) ?? false || !heldWeather.isEmpty else { return ambientInputs }
+        takeHeldWeather()
+        guard let latest = gate?.latest, latest != ambientInputs.gps else { return ambientInputs }
         var overlaid = ambientInputs
-        for input in heldWeather { overlaid.ingest(input) }
-        if let latest { overlaid.ingest(.gps(latest)) }
+        overlaid.ingest(.gps(latest))
         return overlaid
     }
 
     /// Applies the weather inputs the gate held back, oldest first: before any input that came
-    /// after them, and before a pass judges.
+    /// after them, and before anything is judged.
     private func takeHeldWeather() {
         for input in gate?.takeHeldWeather() ?? [] { ambientInputs.ingest(input) }
     }
@@ -209,7 +207,6 @@ public actor BottleProcessor {
         var report = ProcessReport()
         if let proof = presence.settle(now: now) { await proved(proof) }
         presence.prune(now: now)
-        takeHeldWeather()
         // Taken before the read: a bottle written during it makes the next input count.
         let generation = store.bottlesGeneration
         let live: [Bottle]

@@ -119,7 +119,7 @@ extension MeshNodeMachine {
             aloneSince = t
         }
         if send {
-            if !repair.digestsWhileAlone, let aloneSince, t - aloneSince >= neighbourMemory {
+            if repairTimerSleeps(at: t) {
                 counters.digestsAlone += 1
             } else {
                 if forUnheard { counters.digestsForUnheardNeighbours += 1 }
@@ -129,11 +129,12 @@ extension MeshNodeMachine {
         repairTimer = timer
     }
 
-    /// Whether the repair timer lets the box sleep through its deadlines: it has counted no live
-    /// neighbour for as long as it remembers one, so every digest the timer fired would be left
-    /// out (``PacedRepair/digestsWhileAlone``). A lone box woke twice per 4-minute interval for
-    /// nothing (docs/performance.md, "Idle"). The intervals are caught up at the next wake — an
-    /// interval whose digest time passed meanwhile sends it then, if a neighbour has come.
+    /// Whether the box has counted no live neighbour for as long as it remembers one
+    /// (``PacedRepair/digestsWhileAlone``): then a digest the repair timer fires is left out, and
+    /// the timer lets the box sleep through its deadlines — a lone box woke twice per 4-minute
+    /// interval for nothing (docs/performance.md, "Idle"). The intervals are caught up at the
+    /// next wake: an interval whose digest time passed meanwhile sends it then, if a neighbour
+    /// has come.
     func repairTimerSleeps(at t: Duration) -> Bool {
         guard let repair = settings.pacedRepair, !repair.digestsWhileAlone, let aloneSince else { return false }
         return t - aloneSince >= neighbourMemory && router.liveNeighbourCount(now: t) == 0
