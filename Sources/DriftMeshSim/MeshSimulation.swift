@@ -229,6 +229,8 @@ struct Engine {
     /// When the run stops (the last message, then the drain or the repair window).
     var runEndUs: Int64 = 0
     var collisions = 0
+    /// Of ``collisions``, those from `measuredFromUs` on.
+    var collisionsMeasured = 0
     /// First copies lost, by cause (counts; per message in the result).
     var losses = UsefulLosses()
     /// The reference plans' outcomes on this run's topology (`referencePlanOutcomes()`), kept
@@ -935,11 +937,13 @@ struct Engine {
                 if loseMine, !mine.lost {
                     mine.lost = true
                     collisions += 1
+                    if now >= measuredFromUs { collisionsMeasured += 1 }
                     countLoss(of: frame, to: transmissions[other].frame, at: r, between: s, and: other)
                 }
                 if loseTheirs, !transmissions[other].receptions[k].lost {
                     transmissions[other].receptions[k].lost = true
                     collisions += 1
+                    if now >= measuredFromUs { collisionsMeasured += 1 }
                     countLoss(of: transmissions[other].frame, to: frame, at: r, between: s, and: other)
                 }
             }
@@ -1135,6 +1139,7 @@ struct Engine {
             planTransmissions: Double(plan.transmissions) / Double(m),
             reachabilityBound: Double(plan.reached) / Double(m * (n - 1)),
             usefulnessBound: plan.receptions == 0 ? 1 : Double(plan.reached) / Double(plan.receptions))
+        if !p.collisionFree { result.collisionsMeasured = collisionsMeasured }
         if nodes.first?.machine == nil, !p.collisionFree { result.usefulLosses = losses.perMessage(m) }
         if nodes.first?.machine == nil {
             let heard = rssi.map { row in row.map { $0 >= sensitivity } }

@@ -11,7 +11,7 @@ public struct SimResult: Sendable, Hashable, Codable {
     public var transmissionsPerBroadcast: Double
     /// Data-frame time on air per useful reception, ms.
     public var airtimePerDeliveredMs: Double
-    /// Receptions lost to overlapping transmissions (data and hello frames).
+    /// Receptions lost to overlapping transmissions (every kind of frame, the warm-up included).
     public var collisions: Int
     public var latencyP50Ms: Double
     public var latencyP95Ms: Double
@@ -96,6 +96,9 @@ public struct SimResult: Sendable, Hashable, Codable {
     /// `partialDominantPruningAnyCopy` (the same, relaying on a later copy's designation too),
     /// `ruleKBackbone` (``RuleKBackbonePlan``).
     public var referencePlans: [String: ReferencePlanFigures]?
+    /// ``collisions`` from the end of the warm-up on (the span total airtime counts): the
+    /// warm-up's hellos and, with the topology plan, its adverts left out.
+    public var collisionsMeasured: Int?
     /// Where first copies went (router runs on a channel that collides; `nil` otherwise).
     public var usefulLosses: UsefulLosses?
     /// Why the flood missed the boxes it could reach, as shares of all (message, box) pairs

@@ -671,6 +671,7 @@ extension SimCommand {
                 return values.count == results.count ? values.reduce(0, +) / k : nil
             }
             m.digestAirtimeMs = optionalMean(\.digestAirtimeMs)
+            m.collisionsMeasured = optionalMean { $0.collisionsMeasured.map(Double.init) }.map { Int($0.rounded()) }
             m.txDutyMean = optionalMean(\.txDutyMean)
             m.txDutyMax = optionalMean(\.txDutyMax)
             m.neighboursKnownMean = optionalMean(\.neighboursKnownMean)
