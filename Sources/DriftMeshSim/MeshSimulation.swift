@@ -233,6 +233,9 @@ struct Engine {
     var collisionsMeasured = 0
     /// First copies lost, by cause (counts; per message in the result).
     var losses = UsefulLosses()
+    /// Why each box's relay of a packet went (our router), and the figures by reason (counts).
+    var relayReasons: [Int: [PacketKey: MeshRouter.RelayReason]] = [:]
+    var relayFigures: [MeshRouter.RelayReason: RelayFigures] = [:]
     /// The reference plans' outcomes on this run's topology (`referencePlanOutcomes()`), kept
     /// for the comparison with the optimum.
     var referenceOutcomes: [(name: String, byOrigin: [Int: PlanOutcome])] = []
@@ -793,6 +796,9 @@ struct Engine {
                 }
                 let reduction = powerDbm.map { max(0, channel.txPowerDbm - Double($0)) } ?? 0
                 nodes[n].queue.append(.data(header, reductionDb: reduction))
+                if header.hopsTaken > 0, case .ours(let router) = nodes[n].router, let reason = router.relayReason(header.key) {
+                    relayReasons[n, default: [:]][header.key] = reason
+                }
             case .sendHello:
                 let key = nodes[n].key
                 let payload = nodes[n].router.helloPayload(publicKey: key, now: Engine.duration(now))
@@ -1054,7 +1060,25 @@ struct Engine {
             }
             apply(actions, at: r)
         }
+        if case .data(let header, _) = tx.frame, header.hopsTaken > 0, originTime[header.key] != nil,
+           let reason = relayReasons[tx.sender]?[header.key] {
+            tallyRelay(tx, header.key, reason)
+        }
         tryTransmit(tx.sender)
+    }
+
+    /// Counts a relay of `reason` that just ended: the first copies it brought (boxes whose
+    /// packet arrived now), and when none, whether any box in range still lacked the packet.
+    mutating func tallyRelay(_ tx: Transmission, _ key: PacketKey, _ reason: MeshRouter.RelayReason) {
+        var figures = relayFigures[reason] ?? RelayFigures()
+        figures.frames += 1
+        let brought = tx.receptions.filter { !$0.lost && nodes[$0.receiver].heldAt[key] == now }.count
+        figures.firstCopies += Double(brought)
+        if brought == 0 {
+            let lacked = tx.receptions.contains { !nodes[$0.receiver].down && (nodes[$0.receiver].heldAt[key].map { $0 >= tx.start } ?? true) }
+            if lacked { figures.allLost += 1 } else { figures.reachedNobody += 1 }
+        }
+        relayFigures[reason] = figures
     }
 
     // MARK: Results
@@ -1141,6 +1165,19 @@ struct Engine {
             usefulnessBound: plan.receptions == 0 ? 1 : Double(plan.reached) / Double(plan.receptions))
         if !p.collisionFree { result.collisionsMeasured = collisionsMeasured }
         if nodes.first?.machine == nil, !p.collisionFree { result.usefulLosses = losses.perMessage(m) }
+        if p.router == .ours, nodes.first?.machine == nil {
+            var byReason: [String: RelayFigures] = [:]
+            for reason in MeshRouter.RelayReason.allCases {
+                let f = relayFigures[reason] ?? RelayFigures()
+                var perMessage = RelayFigures()
+                perMessage.frames = f.frames / Double(m)
+                perMessage.firstCopies = f.firstCopies / Double(m)
+                perMessage.reachedNobody = f.reachedNobody / Double(m)
+                perMessage.allLost = f.allLost / Double(m)
+                byReason[reason.rawValue] = perMessage
+            }
+            result.relaysByReason = byReason
+        }
         if nodes.first?.machine == nil {
             let heard = rssi.map { row in row.map { $0 >= sensitivity } }
             var missed = MissedReach()

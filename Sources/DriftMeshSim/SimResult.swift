@@ -101,6 +101,9 @@ public struct SimResult: Sendable, Hashable, Codable {
     public var collisionsMeasured: Int?
     /// Where first copies went (router runs on a channel that collides; `nil` otherwise).
     public var usefulLosses: UsefulLosses?
+    /// Our router's relays of the flood by why they went (`MeshRouter.RelayReason`'s raw
+    /// values), per message (router runs of ours; `nil` otherwise).
+    public var relaysByReason: [String: RelayFigures]?
     /// Why the flood missed the boxes it could reach, as shares of all (message, box) pairs
     /// (router runs; ``MissedReach``).
     public var missedReach: MissedReach?
@@ -221,6 +224,18 @@ public struct ReferencePlanFigures: Sendable, Hashable, Codable {
         self.reachability = reachability
         self.usefulness = usefulness
     }
+}
+
+/// Relays of one kind that went on the air, per message: how many, the first copies they
+/// brought, and those that brought none — every box in range held the packet already
+/// (`reachedNobody`), or the boxes that lacked it lost every copy (`allLost`).
+public struct RelayFigures: Sendable, Hashable, Codable {
+    public var frames = 0.0
+    public var firstCopies = 0.0
+    public var reachedNobody = 0.0
+    public var allLost = 0.0
+
+    public init() {}
 }
 
 /// First copies lost, per message, by cause: a flood's data frame arriving above the

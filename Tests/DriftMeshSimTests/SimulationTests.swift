@@ -6,6 +6,15 @@ import Testing
 /// The mean of `f` over runs.
 private func mean(_ rs: [SimResult], _ f: (SimResult) -> Double) -> Double { rs.map(f).reduce(0, +) / Double(rs.count) }
 
+/// Seeds 1…3 at 20 boxes, 10 messages: `router`, ours with or without the topology plan.
+private func twentyBoxRuns(plan: Bool, router: SimRouterKind = .ours) async -> [SimResult] {
+    await simulate((1...3).map { seed in
+        var p = SimParameters(nodes: 20, seed: UInt64(seed), router: router, messages: 10)
+        p.ourConfiguration.topologyPlan = plan
+        return p
+    })
+}
+
 /// Total over data airtime, as the ratio of the means (docs/mesh-simulation.md).
 private func ratio(_ rs: [SimResult]) -> Double { mean(rs, \.totalAirtimeMs) / mean(rs, \.dataAirtimeMs) }
 
@@ -354,14 +363,8 @@ private func ratio(_ rs: [SimResult]) -> Double { mean(rs, \.totalAirtimeMs) / m
     /// (docs/mesh-simulation.md, "The daemon's node with the plan"). Here: seeds 1…3 at 20 boxes,
     /// 10 messages.
     @Test func collisionsOfTheMeasuredSpan() async throws {
-        func runs(plan: Bool, router: SimRouterKind = .ours) async -> [SimResult] {
-            await simulate((1...3).map { seed in
-                var p = SimParameters(nodes: 20, seed: UInt64(seed), router: router, messages: 10)
-                p.ourConfiguration.topologyPlan = plan
-                return p
-            })
-        }
-        async let planRuns = runs(plan: true), floodRuns = runs(plan: false), baselineRuns = runs(plan: false, router: .meshtastic)
+        async let planRuns = twentyBoxRuns(plan: true), floodRuns = twentyBoxRuns(plan: false)
+        async let baselineRuns = twentyBoxRuns(plan: false, router: .meshtastic)
         let (plan, flood, baseline) = await (planRuns, floodRuns, baselineRuns)
         for r in plan + flood {
             let measured = try #require(r.collisionsMeasured)
@@ -374,6 +377,32 @@ private func ratio(_ rs: [SimResult]) -> Double { mean(rs, \.totalAirtimeMs) / m
         var ideal = SimParameters(nodes: 20, seed: 1, router: .ours, messages: 4)
         ideal.collisionFree = true
         #expect(await simulate(ideal).collisionsMeasured == nil)
+    }
+
+    /// `relaysByReason` splits our router's relays of the flood by why they went, with the first
+    /// copies each kind brought and the frames that brought none. With the plan at 50 boxes a
+    /// third of the fill-ins reached no box that lacked the packet (docs/mesh-simulation.md,
+    /// "Where the plan's frames go"). Here: seeds 1…3 at 20 boxes, 10 messages.
+    @Test func relaysByReason() async throws {
+        async let planRuns = twentyBoxRuns(plan: true), floodRuns = twentyBoxRuns(plan: false)
+        async let baselineRuns = twentyBoxRuns(plan: false, router: .meshtastic)
+        let (plan, flood, baseline) = await (planRuns, floodRuns, baselineRuns)
+        for r in plan + flood {
+            let by = try #require(r.relaysByReason)
+            #expect(Set(by.keys) == Set(MeshRouter.RelayReason.allCases.map(\.rawValue)))
+            let frames = by.values.reduce(0) { $0 + $1.frames }
+            // The origin's frame and its retries are not relays.
+            #expect(frames > 0 && frames <= r.transmissionsPerBroadcast - 1 + 1e-9, "\(by) against \(r.transmissionsPerBroadcast)")
+            let copies = by.values.reduce(0) { $0 + $1.firstCopies }
+            #expect(copies > 0 && copies < r.reachability * Double(r.nodes - 1), "the origin's own frame brings some")
+            for f in by.values { #expect(f.reachedNobody + f.allLost <= f.frames) }
+        }
+        for r in flood {
+            #expect(r.relaysByReason?["planned"]?.frames == 0 && r.relaysByReason?["fillIn"]?.frames == 0)
+        }
+        #expect(mean(plan) { $0.relaysByReason?["planned"]?.frames ?? 0 } > mean(plan) { $0.relaysByReason?["coverage"]?.frames ?? 0 })
+        #expect(mean(plan) { $0.relaysByReason?["fillIn"]?.frames ?? 0 } > 0)
+        for r in baseline { #expect(r.relaysByReason == nil) }
     }
 
     /// `dynamicsSeed` keeps a seed's topology and messages and redraws the rest (channel access,

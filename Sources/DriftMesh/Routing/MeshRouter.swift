@@ -211,6 +211,26 @@ public struct MeshRouter: Sendable {
         }
     }
 
+    /// Why a relay of a flood goes out (``relayReason(_:)``).
+    public enum RelayReason: String, Sendable, Codable, CaseIterable {
+        /// No neighbour knowledge yet: relayed as managed flooding does.
+        case fallback
+        /// The topology plan names this box.
+        case planned
+        /// A box outside the topology plan filling in, after its deferral.
+        case fillIn
+        /// The coverage rule alone (no plan, or none for this origin).
+        case coverage
+    }
+
+    /// Why our relay of `key`, planned or already sent, goes out (`nil`: none, or no longer tracked).
+    public func relayReason(_ key: PacketKey) -> RelayReason? {
+        guard let relay = packets[key]?.relay else { return nil }
+        if relay.fallback { return .fallback }
+        if relay.planned { return .planned }
+        return relay.deferred ? .fillIn : .coverage
+    }
+
     /// When this router first saw packet `key` (heard or originated), while it still tracks
     /// it (``MeshRouterConfiguration/packetMemory``, at most ``MeshRouterConfiguration/maxTrackedPackets``).
     public func firstSeen(_ key: PacketKey) -> Duration? {
