@@ -86,8 +86,11 @@ enum Frame: Sendable {
     /// …and a held packet sent again for a neighbour whose digest lacks it, or (`relay`) one
     /// got as a repair that the router relays on.
     case repair(MeshHeader, relay: Bool)
-    /// A topology advert (``MeshRouterConfiguration/topologyPlan``), the origin's or a relay.
+    /// A topology advert (``MeshRouterConfiguration/topologyPlan``), the origin's or a relay, or
+    /// sent again on its last hop for a neighbour that asked (advert repair)…
     case topology(MeshHeader)
+    /// …and the request of a box that lacks these boxes' lists (a one-hop `request` frame).
+    case topologyRequest(TopologyRequest)
     /// A sealed frame of a box that runs the whole node (`SimParameters.nodeMachine`);
     /// `repair` for a data frame that is not the flood's: a catch-up copy (the node queues those
     /// at background priority), or a relay of a packet its sender got by catch-up — what the
@@ -296,6 +299,7 @@ struct Engine {
                     config.helloJitter = p.warmUpHelloPeriod / 6
                     config.topologyPeriod = p.warmUpTopologyPeriod
                     config.topologyMinimumInterval = min(config.topologyMinimumInterval, p.warmUpTopologyPeriod)
+                    if !p.topologyRepairInQuickWarmUp { config.topologyRepair = false }
                 }
                 config.slot = .microseconds(slotUs)
                 // Power control against this channel: full power and the SNR at which a frame decodes.
@@ -805,6 +809,10 @@ struct Engine {
                 nodes[n].queue.append(.hello(payload))
             case .sendTopology:
                 originateTopology(at: n)
+            case .requestTopology(let boxes):
+                nodes[n].queue.append(.topologyRequest(TopologyRequest(boxes: boxes)))
+            case .answerTopology(let header):
+                nodes[n].queue.append(.topology(header))
             case .cancelled(let key):
                 let before = nodes[n].queue.count
                 nodes[n].queue.removeAll {
@@ -905,6 +913,17 @@ struct Engine {
         case .topology(let header):
             airUs = controlAirUs(payloadBytes: topologyPayloads[header.key]?.encoded().count ?? 0)
             topologyTxAll += 1
+            if now >= measuredFromUs {
+                topologyTx += 1
+                topologyAirUsTotal += airUs
+            }
+        case .topologyRequest(let request):
+            airUs = controlAirUs(payloadBytes: request.encoded().count)
+            topologyTxAll += 1
+            if now >= measuredFromUs {
+                topologyTx += 1
+                topologyAirUsTotal += airUs
+            }
             if now >= measuredFromUs {
                 topologyTx += 1
                 topologyAirUsTotal += airUs
@@ -1054,6 +1073,13 @@ struct Engine {
                     }
                 }
                 actions = nodes[r].router.with { $0.heard(header, link: link, firstTime: first, now: nowD) }
+            case .topologyRequest(let request):
+                let from = nodes[tx.sender].id
+                if case .ours(var router) = nodes[r].router {
+                    router.heardTopologyRequest(from: from, boxes: request.boxes, now: nowD)
+                    nodes[r].router = .ours(router)
+                }
+                actions = []
             case .sealed(let bytes, let repair):
                 machineHeard(bytes, link: link, at: r, repair: repair)
                 continue
@@ -1205,6 +1231,14 @@ struct Engine {
             // A node machine's router is inside the machine; its counters say the same.
             result.topologyAdverts = p.nodeMachine ? nodes.reduce(0) { $0 + ($1.machine?.allCounters.topologyAdverts ?? 0) } : topologyAdverts
             result.topologyFramesAll = topologyTxAll
+            let routerCounters = nodes.compactMap { node -> MeshRouter.Counters? in
+                if let machine = node.machine { return machine.routerCounters }
+                if case .ours(let r) = node.router { return r.counters }
+                return nil
+            }
+            result.topologyRequests = routerCounters.reduce(0) { $0 + $1.topologyRequests }
+            result.topologyListsAsked = routerCounters.reduce(0) { $0 + $1.topologyListsAsked }
+            result.topologyAnswers = routerCounters.reduce(0) { $0 + $1.topologyAnswers }
             result.topologyTransmissions = topologyTx
             result.topologyAirtimeMs = Double(topologyAirUsTotal) / 1000
             result.topologyKnownShare = topologyKnownShare

@@ -41,6 +41,12 @@ public struct SimParameters: Sendable {
     /// it, the warm-up's floods ran into the first messages: some 6 floods at 50 boxes, whose
     /// frames took 5.5 first copies per message instead of 1.5 (docs/mesh-simulation.md).
     public var topologyQuietBeforeMessages: Duration = .seconds(240)
+    /// With `ourConfiguration.topologyPlan` and `topologyRepair`: run advert repair in the quick
+    /// warm-up too. Off: there the repair is left out — it asks 15 minutes after a box is
+    /// named, which after a 10-minute warm-up falls among the measured messages, while the
+    /// warm-up's adverts every 240 s stand in for the hours of periodic adverts (and repair) a
+    /// settled mesh has had. At the daemon's pace (`warmUpAtDaemonPace`) it always runs.
+    public var topologyRepairInQuickWarmUp = false
     /// Hello period during the warm-up, and after it.
     public var warmUpHelloPeriod: Duration = .seconds(120)
     public var helloPeriod: Duration = .seconds(300)

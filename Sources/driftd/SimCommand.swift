@@ -135,6 +135,9 @@ extension SimCommand {
         @Flag(inversion: .prefixedNo, help: "With --topology-plan: plan hop by hop, every box over as few hops as the links allow (default; --no-topology-shallow-first: the plain greedy plan, bigger gains first).")
         var topologyShallowFirst: Bool?
 
+        @Flag(inversion: .prefixedNo, help: "With --topology-plan: advert repair — a box asks its neighbours for the adverts of boxes it knows of but lacks the lists of, and a neighbour that holds one sends it again (default with --warm-up-at-daemon-pace; in the quick warm-up only when asked, since it would fall among the measured messages; --no-topology-repair: a lost advert waits for the next periodic one).")
+        var topologyRepair: Bool?
+
         @Flag(inversion: .prefixedNo, help: "With --topology-plan: a box's advert comes sooner only when a link the plan uses came or went (default; --no-topology-adverts-on-plan-change: also when a neighbour's bucket moved).")
         var topologyAdvertsOnPlanChange: Bool?
 
@@ -546,6 +549,10 @@ extension SimCommand {
                     if let topologyMinBucket { parameters.ourConfiguration.topologyMinimumBucket = min(topologyMinBucket, 3) }
                     if let topologyShallowFirst { parameters.ourConfiguration.topologyShallowFirst = topologyShallowFirst }
                     if let topologyAdvertsOnPlanChange { parameters.ourConfiguration.topologyAdvertsOnPlanChange = topologyAdvertsOnPlanChange }
+                    if let topologyRepair {
+                        parameters.ourConfiguration.topologyRepair = topologyRepair
+                        parameters.topologyRepairInQuickWarmUp = topologyRepair
+                    }
                     if let topologyTrustDepth { parameters.ourConfiguration.topologyTrustDepth = max(0, topologyTrustDepth) }
                     if let topologyQuietS { parameters.topologyQuietBeforeMessages = .seconds(max(0, topologyQuietS)) }
                     if let warmUpS { parameters.warmUp = .seconds(max(0, warmUpS)) }

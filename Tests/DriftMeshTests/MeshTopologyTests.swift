@@ -330,6 +330,159 @@ import Testing
         }
     }
 
+    // MARK: Advert repair
+
+    /// A router of box `me` with the plan and advert repair on quick timings: learning over at
+    /// once, adverts every hour, a box named 60 s ago asked for (and again every 120 s, three
+    /// times, then after a period).
+    static func repairRouter(_ me: NodeID, seed: UInt64 = 5) -> MeshRouter {
+        var config = MeshRouterConfiguration(helloPeriod: .seconds(60), helloJitter: .zero, neighbourLearningPeriod: .zero)
+        config.topologyPlan = true
+        config.topologyPeriod = .seconds(3_600)
+        config.topologyMinimumInterval = .seconds(60)
+        config.topologyRequestInterval = .seconds(120)
+        #expect(config.topologyRepair && config.topologyRequestAttempts == 3)
+        return MeshRouter(me: me, configuration: config, seed: seed)
+    }
+
+    /// `origin`'s advert listing `hears` (bucket 3), as a header (hop limit 3) and its payload.
+    static func advert(of origin: NodeID, id: UInt32, hears: [NodeID]) -> (MeshHeader, HelloPayload) {
+        (MeshHeader(kind: .topology, origin: origin, packetID: id, hopStart: 3, expiresAtMinute: 0),
+         HelloPayload(publicKey: nil, neighbours: hears.map { .init(id: $0, bucket: 3) }))
+    }
+
+    /// The requests among `actions`.
+    static func requests(_ actions: [RouterAction]) -> [[NodeID]] {
+        actions.compactMap { if case .requestTopology(let boxes) = $0 { boxes } else { nil } }
+    }
+
+    static func answers(_ actions: [RouterAction]) -> [MeshHeader] {
+        actions.compactMap { if case .answerTopology(let header) = $0 { header } else { nil } }
+    }
+
+    @Test("advert repair: a box named in a list whose own list we lack is asked for once it had time to advertise, three times, then after a period; its advert ends the asking")
+    func advertRepairAsks() {
+        func asks(answeredAt: Duration?) -> [(Duration, [NodeID])] {
+            var r = Self.repairRouter(Self.b)
+            var out: [(Duration, [NodeID])] = []
+            var t = Duration.zero
+            while t <= .seconds(4_000) {
+                if t == .seconds(1) {
+                    // A's advert names C, whose own advert never reached us.
+                    let (header, payload) = Self.advert(of: Self.a, id: 1, hears: [Self.c])
+                    r.heardTopology(from: Self.a, payload: payload, now: t)
+                    _ = r.heard(header, link: RouterTests.good, firstTime: true, now: t)
+                }
+                if let answeredAt, t == answeredAt {
+                    let (header, payload) = Self.advert(of: Self.c, id: 9, hears: [Self.a])
+                    r.heardTopology(from: Self.c, payload: payload, now: t)
+                    _ = r.heard(header.relayed(by: Self.d), link: RouterTests.good, firstTime: true, now: t)
+                }
+                for boxes in Self.requests(r.due(now: t)) { out.append((t, boxes)) }
+                t += .seconds(1)
+            }
+            return out
+        }
+        let unanswered = asks(answeredAt: nil)
+        #expect(unanswered.map(\.1) == Array(repeating: [Self.c], count: 4), "\(unanswered)")
+        guard unanswered.count == 4 else { return }
+        // Named at 1 s: asked 60 s later (plus up to a tenth of the interval, so boxes that
+        // noticed together do not ask together), then every 120 s; after the third, a period on.
+        #expect(unanswered[0].0 >= .seconds(61) && unanswered[0].0 <= .seconds(73), "\(unanswered)")
+        #expect(unanswered[1].0 - unanswered[0].0 == .seconds(120))
+        #expect(unanswered[2].0 - unanswered[1].0 == .seconds(120))
+        #expect(unanswered[3].0 - unanswered[2].0 == .seconds(3_600))
+        let answered = asks(answeredAt: .seconds(100))
+        #expect(answered.count == 1, "C's advert came after the first ask: \(answered)")
+    }
+
+    @Test("advert repair: a neighbour holding the advert answers within the jitter as its relay, once; a copy heard first takes it back; a box asked for its own list answers with its own advert")
+    func advertRepairAnswers() {
+        var r = Self.repairRouter(Self.b)
+        _ = r.due(now: .zero)
+        let (header, payload) = Self.advert(of: Self.c, id: 4, hears: [Self.b])
+        r.heardTopology(from: Self.c, payload: payload, now: .seconds(1))
+        _ = r.heard(header.relayed(by: Self.d), link: RouterTests.good, firstTime: true, now: .seconds(1))
+
+        func collect(from: Duration, to: Duration) -> [MeshHeader] {
+            var got: [MeshHeader] = []
+            var t = from
+            while t <= to {
+                got += Self.answers(r.due(now: t))
+                t += .milliseconds(100)
+            }
+            return got
+        }
+        r.heardTopologyRequest(from: Self.a, boxes: [Self.c, Self.e], now: .seconds(100))
+        let first = collect(from: .seconds(100), to: .seconds(110))
+        #expect(first.count == 1, "E's list we do not hold: \(first)")
+        if let answer = first.first {
+            #expect(answer.key == header.key)
+            #expect(answer.relayer == Self.b.shortID && answer.hopsTaken == 2, "relayed by us, one hop on from the copy we got")
+        }
+        // Another neighbour's answer heard before ours goes: ours stays back.
+        r.heardTopologyRequest(from: Self.a, boxes: [Self.c], now: .seconds(200))
+        _ = r.heard(header.relayed(by: Self.d).relayed(by: Self.e), link: RouterTests.good, firstTime: false, now: .milliseconds(200_000))
+        #expect(collect(from: .seconds(200), to: .seconds(210)).isEmpty)
+        // Asked for our own list: our own advert, as sent.
+        let own = MeshHeader(kind: .topology, origin: Self.b, packetID: 11, hopStart: 3, expiresAtMinute: 0)
+        _ = r.originate(own, now: .seconds(300))
+        r.heardTopologyRequest(from: Self.a, boxes: [Self.b], now: .seconds(400))
+        #expect(collect(from: .seconds(400), to: .seconds(410)).map(\.key) == [own.key])
+        #expect(r.counters.topologyAnswers == 2)
+    }
+
+    @Test("advert repair: a request for a list we lack too puts our own ask off, since its answer likely reaches us")
+    func advertRepairWaitsForAnotherBoxsAsk() {
+        var r = Self.repairRouter(Self.b)
+        let (header, payload) = Self.advert(of: Self.a, id: 1, hears: [Self.c])
+        r.heardTopology(from: Self.a, payload: payload, now: .seconds(1))
+        _ = r.heard(header, link: RouterTests.good, firstTime: true, now: .seconds(1))
+        var asked: [Duration] = []
+        var t = Duration.zero
+        while t <= .seconds(200) {
+            if t == .seconds(40) { r.heardTopologyRequest(from: Self.d, boxes: [Self.c], now: t) }
+            if !Self.requests(r.due(now: t)).isEmpty { asked.append(t) }
+            t += .seconds(1)
+        }
+        // Due at 61…73 s; D's request at 40 s puts it off to 40 + 4 + 60 s at the earliest.
+        #expect(asked.first.map { $0 >= .seconds(104) } == true, "\(asked)")
+    }
+
+    @Test("advert repair: off without the plan, and when switched off")
+    func advertRepairOff() {
+        for plan in [false, true] {
+            var config = MeshRouterConfiguration(helloPeriod: .seconds(60), helloJitter: .zero, neighbourLearningPeriod: .zero)
+            config.topologyPlan = plan
+            config.topologyRepair = false
+            var r = MeshRouter(me: Self.b, configuration: config, seed: 1)
+            let (header, payload) = Self.advert(of: Self.a, id: 1, hears: [Self.c])
+            r.heardTopology(from: Self.a, payload: payload, now: .seconds(1))
+            _ = r.heard(header, link: RouterTests.good, firstTime: true, now: .seconds(1))
+            r.heardTopologyRequest(from: Self.d, boxes: [Self.a], now: .seconds(2))
+            var t = Duration.zero
+            while t <= .seconds(3_000) {
+                let actions = r.due(now: t)
+                #expect(Self.requests(actions).isEmpty && Self.answers(actions).isEmpty)
+                t += .seconds(5)
+            }
+        }
+    }
+
+    @Test("a topology request's wire form: version 2, a count and node ids; bad forms are refused")
+    func topologyRequestCodec() throws {
+        let request = TopologyRequest(boxes: [Self.a, Self.c])
+        let bytes = request.encoded()
+        #expect(bytes.count == 2 + 4 * 2 && bytes[0] == 2 && bytes[1] == 2)
+        #expect(try TopologyRequest(decoding: bytes) == request)
+        #expect(TopologyRequest(boxes: (0..<50).map { NodeID(UInt32($0 + 1)) }).boxes.count == TopologyRequest.maxBoxes)
+        #expect(throws: TopologyRequest.DecodingError.unsupportedVersion(1)) { try TopologyRequest(decoding: SyncRequest(keys: []).encoded()) }
+        #expect(throws: TopologyRequest.DecodingError.badCount(0)) { try TopologyRequest(decoding: [2, 0]) }
+        #expect(throws: TopologyRequest.DecodingError.truncated(expected: 10, actual: 9)) { try TopologyRequest(decoding: Array(bytes.dropLast())) }
+        #expect(throws: TopologyRequest.DecodingError.trailingBytes(1)) { try TopologyRequest(decoding: bytes + [0]) }
+        #expect(throws: SyncRequest.DecodingError.unsupportedVersion(2)) { try SyncRequest(decoding: bytes) }
+    }
+
     // MARK: The node machine
 
     @Test("the node machine floods its advert as a topology frame, learns a far box's advert without delivering it, and takes a second copy as a duplicate")
@@ -364,5 +517,50 @@ import Testing
         box.hear(frame, at: .seconds(401))
         #expect(box.counters.duplicates == duplicates + 1)
         #expect(box.machine.topology.hears(far.nodeID) == [neighbour.nodeID: 2])
+    }
+
+    @Test("the node machine's adverts live as long as their lists; it answers a neighbour's topology request with the stored advert, relayed by it, and counts a bad one")
+    func nodeMachineAdvertRepair() throws {
+        var router = MeshRouterConfiguration.standard
+        router.topologyPlan = true
+        router.neighbourLearningPeriod = .zero
+        router.topologyMinimumInterval = .seconds(60)
+        var box = try MachineBox(router: router)
+        let neighbour = BoxKeyPair(), far = BoxKeyPair()
+        box.hear(try MeshNodeHelloTests.hello(from: neighbour, keyed: true, listing: [box.me], packetID: 1), at: .zero)
+        let sent = MeshNodeRepairTests.run(&box, from: .zero, until: .seconds(400))
+        let own = try #require(try sent.map { try MeshNodeHelloTests.sealer.open($0.frame.bytes).0 }.first { $0.kind == .topology })
+        // Kept for three advert periods (9 h), so a copy sent again hours later is not dropped
+        // as expired, as a control frame's 10 minutes would have it.
+        let wall = MachineBox.time(.seconds(400)).wall.timeIntervalSince1970
+        #expect(Double(own.expiresAtMinute) * 60 >= wall + 3 * 3 * 3_600 - 400)
+
+        let payload = HelloPayload(publicKey: nil, neighbours: [.init(id: neighbour.nodeID, bucket: 2)])
+        let header = MeshHeader(kind: .topology, origin: far.nodeID, packetID: 7, hopStart: 3,
+                                expiresAtMinute: MeshHeader.expiryMinute(now: MachineBox.time(.seconds(400)).wall, lifetime: 9 * 3_600))
+        let frame = try MeshFrameCodec.relay(try MeshNodeHelloTests.sealer.seal(header: header, plaintext: payload.encoded()), by: neighbour.nodeID)
+        box.hear(frame, at: .seconds(400))
+
+        _ = MeshNodeRepairTests.run(&box, from: .seconds(400), until: .seconds(2_200))
+        // Half an hour later the neighbour asks for the far box's list.
+        func request(_ plaintext: [UInt8], id: UInt32, at t: Duration) throws -> [UInt8] {
+            let h = MeshHeader(kind: .request, origin: neighbour.nodeID, packetID: id, hopStart: 0,
+                               expiresAtMinute: MeshHeader.expiryMinute(now: MachineBox.time(t).wall, lifetime: 600))
+            return try MeshNodeHelloTests.sealer.seal(header: h, plaintext: plaintext)
+        }
+        box.hear(try request(TopologyRequest(boxes: [far.nodeID]).encoded(), id: 2, at: .seconds(2_200)), at: .seconds(2_200))
+        let answers = try MeshNodeRepairTests.run(&box, from: .seconds(2_200), until: .seconds(2_230)).compactMap { item -> MeshHeader? in
+            let (h, _) = try MeshNodeHelloTests.sealer.open(item.frame.bytes)
+            return h.kind == .topology ? h : nil
+        }
+        #expect(answers.count == 1, "\(answers)")
+        if let answer = answers.first {
+            #expect(answer.key == header.key && answer.relayer == box.me.shortID && answer.hopsTaken == 2)
+        }
+        #expect(box.machine.allCounters.topologyAnswers == 1)
+
+        let bad = box.counters.malformed["bad_request", default: 0]
+        box.hear(try request([TopologyRequest.version, 0], id: 3, at: .seconds(2_300)), at: .seconds(2_300))
+        #expect(box.counters.malformed["bad_request", default: 0] == bad + 1)
     }
 }

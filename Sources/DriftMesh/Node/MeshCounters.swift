@@ -45,6 +45,10 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     /// the router counts both).
     public var plannedRelays = 0
     public var topologyAdverts = 0
+    /// Advert repair (``MeshRouterConfiguration/topologyRepair``; the router counts both): our
+    /// requests for topology lists we lacked, and adverts we sent again for a neighbour that asked.
+    public var topologyRequests = 0
+    public var topologyAnswers = 0
     /// End-to-end retries of directed messages this box relayed again.
     public var retriesRelayed = 0
     /// Acknowledgements received for our directed messages.

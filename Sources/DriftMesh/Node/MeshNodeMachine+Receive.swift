@@ -198,6 +198,7 @@ extension MeshNodeMachine {
         }
         router.heardTopology(from: header.origin, payload: advert, now: t)
         relayable[header.key] = (bytes, t + settings.router.packetMemory)
+        advertFrames[header.origin] = (header.key, bytes)
         apply(router.heard(header, link: link, firstTime: true, now: t), at: now)
         return .accepted
     }
@@ -293,6 +294,14 @@ extension MeshNodeMachine {
     /// A neighbour's request: send it what it asks for (``answer(_:askedBy:at:)``).
     private mutating func heardRequest(_ header: MeshHeader, _ plaintext: [UInt8], at now: MeshNodeTime) {
         counters.requestsHeard += 1
+        if plaintext.first == TopologyRequest.version {
+            guard let request = try? TopologyRequest(decoding: plaintext) else {
+                counters.malformed["bad_request", default: 0] += 1
+                return
+            }
+            router.heardTopologyRequest(from: header.origin, boxes: request.boxes, now: now.monotonic)
+            return
+        }
         guard let request = try? SyncRequest(decoding: plaintext) else {
             counters.malformed["bad_request", default: 0] += 1
             return
@@ -392,6 +401,13 @@ extension MeshNodeMachine {
                 relayable[key] = nil
             case .sendTopology:
                 sendTopology(at: now)
+            case .requestTopology(let boxes):
+                sendControl(.request, payload: TopologyRequest(boxes: boxes).encoded(), at: now)
+            case .answerTopology(let header):
+                if let held = advertFrames[header.origin], held.key == header.key,
+                   let frame = try? MeshFrameCodec.resent(held.frame, hopsTaken: header.hopsTaken, by: me) {
+                    enqueue(frame, priority: .background, counter: \.sentSync)
+                }
             case .sendHello:
                 sendHello(at: now)
                 if !announced {

@@ -107,13 +107,25 @@ extension MeshNodeMachine {
     @discardableResult
     mutating func sendControl(_ kind: FrameKind, payload: [UInt8], destination: NodeID? = nil, hopStart: UInt8 = 0,
                               priority: TransmitPriority = .background, at now: MeshNodeTime) -> UInt64? {
-        guard let (header, frame) = sealControl(kind, payload: payload, destination: destination, hopStart: hopStart, at: now) else { return nil }
+        guard let (header, frame) = sealControl(kind, payload: payload, destination: destination, hopStart: hopStart,
+                                                lifetime: kind == .topology ? topologyAdvertLifetime : nil, at: now) else { return nil }
         if kind == .ack || kind == .topology {
             ownFrames[header.key] = (frame, header.key, priority)
+            if kind == .topology { advertFrames[me] = (header.key, frame) }
             apply(router.originate(header, now: now.monotonic), at: now)
             return nil
         }
         return enqueue(frame, priority: priority, counter: kind == .hello ? \.sentHellos : \.sentSync)
+    }
+
+    /// How long our topology advert stays valid: as long as the boxes keep its list
+    /// (``MeshRouterConfiguration/topologyMaxAge``, three advert periods), so a neighbour can
+    /// still send it again for a box that lacks it (advert repair) — a control frame's
+    /// 10 minutes would have the box drop that copy as expired.
+    var topologyAdvertLifetime: TimeInterval {
+        let c = settings.router
+        let age = c.topologyMaxAge ?? c.topologyPeriod * 3
+        return max(600, Double(age.components.seconds))
     }
 
     /// Floods our topology advert (what we hear, ``MeshRouterConfiguration/topologyPlan``) at
@@ -128,11 +140,11 @@ extension MeshNodeMachine {
     /// the set (``process(_:link:fromBridge:at:)``), and on a box nobody uses each hello and
     /// digest was otherwise a database write with its `fdatasync` (docs/performance.md, "Idle").
     mutating func sealControl(_ kind: FrameKind, payload: [UInt8], destination: NodeID? = nil, hopStart: UInt8 = 0,
-                              at now: MeshNodeTime) -> (header: MeshHeader, frame: [UInt8])? {
+                              lifetime: TimeInterval? = nil, at now: MeshNodeTime) -> (header: MeshHeader, frame: [UInt8])? {
         let wallNow = now.wall
         do {
             let id = try memory.nextPacketIDs(count: 1)
-            let lifetime: TimeInterval = kind == .ack ? settings.messageLifetime : 600
+            let lifetime: TimeInterval = lifetime ?? (kind == .ack ? settings.messageLifetime : 600)
             let header = MeshHeader(kind: kind, origin: me, packetID: id, destination: destination, hopStart: hopStart,
                                     expiresAtMinute: MeshHeader.expiryMinute(now: wallNow, lifetime: lifetime))
             let frame = try sealer.seal(header: header, plaintext: payload)

@@ -343,6 +343,10 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     var counters = MeshCounters()
     /// Sealed frames of packets the router may still relay, by key.
     var relayable: [PacketKey: (frame: [UInt8], expires: Duration)] = [:]
+    /// The latest topology advert of every box (ours included), as first heard: what advert
+    /// repair sends again for a neighbour that asks (``MeshRouterConfiguration/topologyRepair``).
+    /// One frame per box, replaced by its next advert.
+    var advertFrames: [NodeID: (key: PacketKey, frame: [UInt8])] = [:]
     /// Our own frames waiting for the router's `.transmit`, by key.
     var ownFrames: [PacketKey: (frame: [UInt8], outbox: PacketKey, priority: TransmitPriority)] = [:]
     /// Directed packets this box relayed, with when it last did: their end-to-end retries are relayed again.
@@ -596,6 +600,8 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         all.relaysCancelled += router.counters.relaysCancelled
         all.plannedRelays = router.counters.plannedRelays
         all.topologyAdverts = router.counters.topologyAdverts
+        all.topologyRequests = router.counters.topologyRequests
+        all.topologyAnswers = router.counters.topologyAnswers
         return all
     }
 

@@ -48,6 +48,18 @@ public struct MeshRouter: Sendable {
     private var advertised: [NodeID: UInt8]?
     /// This period's offset from `topologyPeriod` (± a tenth, so boxes do not synchronise).
     private var topologyJitter: Duration = .zero
+    /// Advert repair (``MeshRouterConfiguration/topologyRepair``): the boxes whose lists we lack,
+    /// the latest advert of every box we know a list of (to answer with), and the answers we owe.
+    private var lackedLists: [NodeID: LackedList] = [:]
+    private var latestAdverts: [NodeID: MeshHeader] = [:]
+    private var advertAnswers: [NodeID: Duration] = [:]
+    /// The topology's generation when `lackedLists` was last brought up to date.
+    private var lackScannedAt: Int?
+
+    struct LackedList: Sendable {
+        var asks = 0
+        var nextAskAt: Duration
+    }
 
     /// Running totals of the router's decisions.
     public struct Counters: Sendable, Hashable {
@@ -61,6 +73,11 @@ public struct MeshRouter: Sendable {
         public var plannedRelays = 0
         /// Our topology adverts.
         public var topologyAdverts = 0
+        /// Advert repair: our requests for lists we lacked, the boxes they named, and the
+        /// adverts we sent again for a neighbour that asked.
+        public var topologyRequests = 0
+        public var topologyListsAsked = 0
+        public var topologyAnswers = 0
     }
 
     struct PlannedRelay: Sendable {
@@ -164,6 +181,86 @@ public struct MeshRouter: Sendable {
         topology.learn(origin, hears: Self.heard(in: payload, by: origin), now: now)
     }
 
+    /// A neighbour's ``TopologyRequest``: it lacks these boxes' lists. We answer for each we hold
+    /// the latest advert of (ours included) after a random wait up to
+    /// ``MeshRouterConfiguration/topologyAnswerJitter`` — another box's answer heard meanwhile
+    /// takes ours back — unless its hello says it does not hear us. A list we lack too we ask
+    /// for no sooner than ``MeshRouterConfiguration/topologyAnswerJitter`` plus a minute: the
+    /// answers to this request likely reach us as well.
+    public mutating func heardTopologyRequest(from requester: NodeID, boxes: [NodeID], now: Duration) {
+        let c = configuration
+        guard c.topologyPlan, c.topologyRepair, requester != me else { return }
+        let deaf = isDeaf(requester)
+        for box in boxes {
+            if var lacked = lackedLists[box] {
+                lacked.nextAskAt = max(lacked.nextAskAt, now + c.topologyAnswerJitter + .seconds(60))
+                lackedLists[box] = lacked
+            } else if !deaf, box != requester, advertAnswers[box] == nil, latestAdverts[box] != nil,
+                      box == me || topology.hears(box) != nil {
+                let jitter = Int(Self.milliseconds(c.topologyAnswerJitter))
+                advertAnswers[box] = now + .milliseconds(jitter > 0 ? rng.int(in: 0...jitter) : 0)
+            }
+        }
+    }
+
+    /// A copy of a topology advert: the first is the latest advert of its origin (what we
+    /// answer requests with); any copy of the advert we owe a neighbour means another box
+    /// answered (or the flood just brought it), so ours stays back.
+    private mutating func heardAdvertCopy(_ header: MeshHeader, firstTime: Bool) {
+        guard header.origin != me else {
+            if latestAdverts[me]?.key == header.key { advertAnswers[me] = nil }
+            return
+        }
+        if firstTime { latestAdverts[header.origin] = header }
+        if latestAdverts[header.origin]?.key == header.key { advertAnswers[header.origin] = nil }
+    }
+
+    /// Advert repair's timers: the answers we owe, then the lists we lack (asked for together,
+    /// in one request, every one due within the next minute).
+    private mutating func dueAdvertRepair(now: Duration, into actions: inout [RouterAction]) {
+        let c = configuration
+        for box in advertAnswers.keys.sorted() where advertAnswers[box]! <= now {
+            advertAnswers[box] = nil
+            guard var answer = latestAdverts[box], box == me || topology.hears(box) != nil else { continue }
+            if box != me {
+                // Relayed on by the boxes that lacked it too, as their plans and coverage decide:
+                // a patch that missed the advert (its boxes started after it went out) gets it
+                // in one pass instead of one request round per hop.
+                answer = answer.hopsLeft > 0 ? answer.relayed(by: me) : answer
+                answer.relayer = me.shortID
+            }
+            counters.topologyAnswers += 1
+            actions.append(.answerTopology(answer))
+        }
+        guard !isLearningNeighbours(now: now) else { return }
+        if lackScannedAt != topology.generation {
+            lackScannedAt = topology.generation
+            let unlisted = topology.unlisted(minimumBucket: c.topologyMinimumBucket ?? c.minimumCoverBucket).subtracting([me])
+            for box in lackedLists.keys where !unlisted.contains(box) { lackedLists[box] = nil }
+            let spread = Int(Self.milliseconds(c.topologyRequestInterval / 10))
+            for box in unlisted.sorted() where lackedLists[box] == nil {
+                lackedLists[box] = LackedList(nextAskAt: now + c.effectiveTopologyRequestDelay + .milliseconds(spread > 0 ? rng.int(in: 0...spread) : 0))
+            }
+        }
+        guard lackedLists.values.contains(where: { $0.nextAskAt <= now }) else { return }
+        let batch = lackedLists.filter { $0.value.nextAskAt <= now + .seconds(60) }.keys.sorted().prefix(TopologyRequest.maxBoxes)
+        for box in batch {
+            var lacked = lackedLists[box]!
+            lacked.asks += 1
+            if lacked.asks >= c.topologyRequestAttempts {
+                // It may not run the plan at all: try again a period later.
+                lacked.asks = 0
+                lacked.nextAskAt = now + c.topologyPeriod
+            } else {
+                lacked.nextAskAt = now + c.topologyRequestInterval
+            }
+            lackedLists[box] = lacked
+        }
+        counters.topologyRequests += 1
+        counters.topologyListsAsked += batch.count
+        actions.append(.requestTopology(Array(batch)))
+    }
+
     /// The boxes `sender`'s hello or advert lists, by their best bucket (not the sender itself).
     private static func heard(in payload: HelloPayload, by sender: NodeID) -> [NodeID: UInt8] {
         var theirs: [NodeID: UInt8] = [:]
@@ -258,6 +355,7 @@ public struct MeshRouter: Sendable {
     /// We made a packet: transmit it now (and expect a neighbour to relay it).
     public mutating func originate(_ header: MeshHeader, now: Duration) -> [RouterAction] {
         var state = PacketState(firstSeen: now, covered: [me], destination: header.destination)
+        if header.kind == .topology { latestAdverts[me] = header }
         markSent(header, in: &state, now: now)
         packets[header.key] = state
         bound()
@@ -268,6 +366,7 @@ public struct MeshRouter: Sendable {
     /// box's seen-set. Duplicates matter too: every copy overheard covers its sender's neighbours.
     public mutating func heard(_ header: MeshHeader, link: LinkQuality, firstTime: Bool, now: Duration) -> [RouterAction] {
         let key = header.key
+        if header.kind == .topology { heardAdvertCopy(header, firstTime: firstTime) }
         let transmitters = transmitterCandidates(header, link: link)
         // Link quality comes from hellos only: data frames may be sent at reduced power.
         let forMe = header.destination == nil || header.destination == me
@@ -539,6 +638,8 @@ public struct MeshRouter: Sendable {
         guard let hello = nextHelloAt else { return .zero }
         var earliest = hello
         if let advert = nextTopologyAt, advert < earliest { earliest = advert }
+        for at in advertAnswers.values where at < earliest { earliest = at }
+        for lacked in lackedLists.values where lacked.nextAskAt < earliest { earliest = lacked.nextAskAt }
         for state in packets.values {
             if let r = state.relay, !r.emitted, r.at < earliest { earliest = r.at }
             if let t = state.retryAt, t < earliest { earliest = t }
@@ -570,6 +671,7 @@ public struct MeshRouter: Sendable {
             table[id] = nil
         }
         if c.topologyPlan { dueTopology(now: now, into: &actions) }
+        if c.topologyPlan, c.topologyRepair { dueAdvertRepair(now: now, into: &actions) }
         for key in packets.keys.sorted() {
             guard var state = packets[key] else { continue }
             if now - state.firstSeen > c.packetMemory, state.relay == nil || state.relay?.emitted == true {

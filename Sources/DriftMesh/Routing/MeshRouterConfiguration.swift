@@ -217,6 +217,31 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     public var topologyFromHellos = false
     /// Lists not refreshed for this long are forgotten (`nil` = three ``topologyPeriod``s).
     public var topologyMaxAge: Duration?
+    /// Advert repair: a box named at a bucket the plan uses in a list we know, but whose own list
+    /// we lack (its advert was lost here, or came before we started), is asked for from the
+    /// neighbours once it had time to advertise (``topologyRequestDelay``); a neighbour that
+    /// holds its latest advert sends it again as its relay, after a random wait that another
+    /// neighbour's answer cuts short, and the boxes that lacked it relay it on as they would the
+    /// flood. Without it a lost advert — or one sent before a box started — waits for the box's
+    /// next periodic one (``topologyPeriod``, 3 h). With the plan only.
+    public var topologyRepair = true
+    /// How long after a box is first named we wait for its own advert before asking for it
+    /// (`nil`: the learning period plus ``topologyMinimumInterval``, within which a box that
+    /// started sends its first advert).
+    public var topologyRequestDelay: Duration?
+    /// Asks for the same box are this far apart (another box's request for it, whose answer
+    /// likely reaches us too, puts ours off as well).
+    public var topologyRequestInterval: Duration = .seconds(600)
+    /// Asks for one box before we wait a ``topologyPeriod``: a box that does not run the plan
+    /// (an older build, or the plan off) never advertises.
+    public var topologyRequestAttempts = 3
+    /// A neighbour's answer waits a random time up to this.
+    public var topologyAnswerJitter: Duration = .seconds(4)
+
+    /// The wait before asking for a box's advert in force (``topologyRequestDelay`` or its default).
+    public var effectiveTopologyRequestDelay: Duration {
+        topologyRequestDelay ?? effectiveNeighbourLearningPeriod + topologyMinimumInterval
+    }
 
     /// Topology adverts paced by the hello period, as the daemon runs them: one every 36 hello
     /// periods when nothing changed (3 h at the standard 300 s, 9 h at a 1 % sub-band's 900 s)

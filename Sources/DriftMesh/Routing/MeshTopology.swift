@@ -24,6 +24,8 @@ public struct MeshTopology: Sendable {
     }
 
     private var boxes: [NodeID: Entry] = [:]
+    /// Counts the changes of what is known (a list learnt, changed or forgotten).
+    public private(set) var generation = 0
     /// Plans computed since the last change, by origin and minimum bucket.
     private var plans: [PlanKey: [NodeID]] = [:]
     /// Since the last change, by minimum bucket: for each box, the boxes whose lists give it
@@ -61,6 +63,7 @@ public struct MeshTopology: Sendable {
     }
 
     private mutating func changed() {
+        generation &+= 1
         plans.removeAll()
         heardBy.removeAll()
     }
@@ -121,6 +124,16 @@ public struct MeshTopology: Sendable {
         }
         plans[key] = relays
         return relays
+    }
+
+    /// The boxes some known list names at `minimumBucket` or better whose own list is unknown:
+    /// the adverts we lack (``MeshRouterConfiguration/topologyRepair``).
+    public func unlisted(minimumBucket: UInt8) -> Set<NodeID> {
+        var named: Set<NodeID> = []
+        for entry in boxes.values {
+            for (id, bucket) in entry.hears where bucket >= minimumBucket && boxes[id] == nil { named.insert(id) }
+        }
+        return named
     }
 
     /// The boxes that hear `box` at `minimumBucket` or better, as their lists say.

@@ -15,4 +15,12 @@ public enum RouterAction: Sendable, Equatable {
     /// Time for our topology advert (``MeshRouterConfiguration/topologyPlan``): flood the
     /// payload of `topologyAdvert(now:)` as a `topology` packet of our own.
     case sendTopology
+    /// Ask the neighbours for these boxes' topology adverts, which we lack (advert repair,
+    /// ``MeshRouterConfiguration/topologyRepair``): send a one-hop `request` frame carrying a
+    /// ``TopologyRequest``.
+    case requestTopology([NodeID])
+    /// Send again the advert this header names (another box's, or our own), which a neighbour
+    /// asked for: the stored frame with this header's hop count and relayer (a relay of the copy
+    /// we got, so the boxes that lack it relay it on as they would the flood).
+    case answerTopology(MeshHeader)
 }

@@ -178,6 +178,16 @@ public enum MeshFrameCodec {
         return copy
     }
 
+    /// `frame` sent again by `relay` with `hopsTaken` hops taken (at most the frame's hop limit): a
+    /// topology advert a neighbour asked for, which the router numbers as its relay.
+    public static func resent(_ frame: [UInt8], hopsTaken: UInt8, by relay: NodeID) throws(MeshWireError) -> [UInt8] {
+        let header = try parse(frame).wire.header
+        var copy = frame
+        copy[hopsOffset] = header.hopStart << 4 | min(hopsTaken, header.hopStart)
+        copy[relayerOffset] = relay.shortID
+        return copy
+    }
+
     static func appendBigEndian(_ value: UInt32, to bytes: inout [UInt8]) {
         bytes.append(UInt8(truncatingIfNeeded: value >> 24))
         bytes.append(UInt8(truncatingIfNeeded: value >> 16))
