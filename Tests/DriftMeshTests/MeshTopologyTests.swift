@@ -485,8 +485,9 @@ import Testing
 
     // MARK: The node machine
 
-    @Test("the node machine floods its advert as a topology frame, learns a far box's advert without delivering it, and takes a second copy as a duplicate")
-    func nodeMachineAdverts() throws {
+    /// A node machine with the plan, a neighbour that hears it, run to 400 s (its first advert
+    /// sent), and a far box that is no neighbour.
+    static func planBox() throws -> (MachineBox, BoxKeyPair, BoxKeyPair, [(at: Duration, frame: OutgoingFrame)]) {
         var router = MeshRouterConfiguration.standard
         router.topologyPlan = true
         router.neighbourLearningPeriod = .zero
@@ -495,6 +496,12 @@ import Testing
         let neighbour = BoxKeyPair(), far = BoxKeyPair()
         box.hear(try MeshNodeHelloTests.hello(from: neighbour, keyed: true, listing: [box.me], packetID: 1), at: .zero)
         let sent = MeshNodeRepairTests.run(&box, from: .zero, until: .seconds(400))
+        return (box, neighbour, far, sent)
+    }
+
+    @Test("the node machine floods its advert as a topology frame, learns a far box's advert without delivering it, and takes a second copy as a duplicate")
+    func nodeMachineAdverts() throws {
+        var (box, neighbour, far, sent) = try Self.planBox()
         let adverts = try sent.compactMap { item -> HelloPayload? in
             let (header, plaintext) = try MeshNodeHelloTests.sealer.open(item.frame.bytes)
             guard header.kind == .topology else { return nil }
@@ -521,14 +528,7 @@ import Testing
 
     @Test("the node machine's adverts live as long as their lists; it answers a neighbour's topology request with the stored advert, relayed by it, and counts a bad one")
     func nodeMachineAdvertRepair() throws {
-        var router = MeshRouterConfiguration.standard
-        router.topologyPlan = true
-        router.neighbourLearningPeriod = .zero
-        router.topologyMinimumInterval = .seconds(60)
-        var box = try MachineBox(router: router)
-        let neighbour = BoxKeyPair(), far = BoxKeyPair()
-        box.hear(try MeshNodeHelloTests.hello(from: neighbour, keyed: true, listing: [box.me], packetID: 1), at: .zero)
-        let sent = MeshNodeRepairTests.run(&box, from: .zero, until: .seconds(400))
+        var (box, neighbour, far, sent) = try Self.planBox()
         let own = try #require(try sent.map { try MeshNodeHelloTests.sealer.open($0.frame.bytes).0 }.first { $0.kind == .topology })
         // Kept for three advert periods (9 h), so a copy sent again hours later is not dropped
         // as expired, as a control frame's 10 minutes would have it.
