@@ -501,7 +501,8 @@ import Testing
 
     @Test("the node machine floods its advert as a topology frame, learns a far box's advert without delivering it, and takes a second copy as a duplicate")
     func nodeMachineAdverts() throws {
-        var (box, neighbour, far, sent) = try Self.planBox()
+        let (planned, neighbour, far, sent) = try Self.planBox()
+        var box = planned
         let adverts = try sent.compactMap { item -> HelloPayload? in
             let (header, plaintext) = try MeshNodeHelloTests.sealer.open(item.frame.bytes)
             guard header.kind == .topology else { return nil }
@@ -528,7 +529,8 @@ import Testing
 
     @Test("the node machine's adverts live as long as their lists; it answers a neighbour's topology request with the stored advert, relayed by it, and counts a bad one")
     func nodeMachineAdvertRepair() throws {
-        var (box, neighbour, far, sent) = try Self.planBox()
+        let (planned, neighbour, far, sent) = try Self.planBox()
+        var box = planned
         let own = try #require(try sent.map { try MeshNodeHelloTests.sealer.open($0.frame.bytes).0 }.first { $0.kind == .topology })
         // Kept for three advert periods (9 h), so a copy sent again hours later is not dropped
         // as expired, as a control frame's 10 minutes would have it.

@@ -245,12 +245,14 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
 
     /// Topology adverts paced by the hello period, as the daemon runs them: one every 36 hello
     /// periods when nothing changed (3 h at the standard 300 s, 9 h at a 1 % sub-band's 900 s)
-    /// and, after a change, not sooner than 2 hello periods after the last (10 min at 300 s).
+    /// and, after a change, not sooner than 2 hello periods after the last (10 min at 300 s);
+    /// advert repair asks again every 2 hello periods.
     /// A mesh whose hellos are slowed for the duty cycle slows its adverts alike; a test mesh
     /// with 3-second hellos learns its topology in seconds.
     public mutating func paceTopology(byHelloPeriod period: Duration) {
         topologyPeriod = period * 36
         topologyMinimumInterval = period * 2
+        topologyRequestInterval = period * 2
     }
 
     /// Colliding short ids: a neighbour is taken as a copy's possible transmitter only if
