@@ -561,6 +561,21 @@ import Testing
         }
         #expect(box.machine.allCounters.topologyAnswers == 1)
 
+        // Asked again; our answer waits for the radio while another box's copy is heard: it is
+        // taken back off the queue.
+        box.hear(try request(TopologyRequest(boxes: [far.nodeID]).encoded(), id: 4, at: .seconds(2_400)), at: .seconds(2_400))
+        var t = Duration.seconds(2_400)
+        while t < .seconds(2_406) {
+            _ = box.timer(at: t)
+            t += .milliseconds(100)
+        }
+        #expect(box.machine.allCounters.topologyAnswers == 2, "the router handed the answer out")
+        let suppressed = box.counters.resendsSuppressed
+        box.hear(try MeshFrameCodec.relay(frame, by: BoxKeyPair().nodeID), at: .seconds(2_406))
+        #expect(box.counters.resendsSuppressed == suppressed + 1)
+        let drained = try MeshNodeCatchUpTests.drain(&box, at: .seconds(2_406)).map { try MeshNodeHelloTests.sealer.open($0.bytes).0.kind }
+        #expect(!drained.contains(.topology), "\(drained)")
+
         let bad = box.counters.malformed["bad_request", default: 0]
         box.hear(try request([TopologyRequest.version, 0], id: 3, at: .seconds(2_300)), at: .seconds(2_300))
         #expect(box.counters.malformed["bad_request", default: 0] == bad + 1)

@@ -187,6 +187,10 @@ extension MeshNodeMachine {
     private mutating func heardTopology(_ header: MeshHeader, _ plaintext: [UInt8], bytes: [UInt8], link: LinkQuality,
                                         firstTime: Bool, at now: MeshNodeTime) -> BridgeVerdict {
         let t = now.monotonic
+        // Another box sent the advert we queued for a neighbour that asked: ours is redundant.
+        if let id = queuedCopies[header.key], queuedCopyKeys[id]?.catchUp == true, unqueue(header.key) {
+            counters.resendsSuppressed += 1
+        }
         guard firstTime else {
             if header.origin != me { counters.duplicates += 1 }
             apply(router.heard(header, link: link, firstTime: false, now: t), at: now)
@@ -406,7 +410,8 @@ extension MeshNodeMachine {
             case .answerTopology(let header):
                 if let held = advertFrames[header.origin], held.key == header.key,
                    let frame = try? MeshFrameCodec.resent(held.frame, hopsTaken: header.hopsTaken, by: me) {
-                    enqueue(frame, priority: .background, counter: \.sentSync)
+                    // Taken back off the queue when another box's copy is heard first.
+                    track(enqueue(frame, priority: .background, counter: \.sentSync), header.key, catchUp: true)
                 }
             case .sendHello:
                 sendHello(at: now)
