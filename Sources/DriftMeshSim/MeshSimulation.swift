@@ -74,6 +74,11 @@ enum NodeRouter: Sendable {
         case .flooding(let r): r.nextDeadline
         }
     }
+
+    /// ``MeshRouter/isOlderAdvert(_:)`` (the baseline floods no adverts).
+    func isOlderAdvert(_ header: MeshHeader) -> Bool {
+        if case .ours(let r) = self { r.isOlderAdvert(header) } else { false }
+    }
 }
 
 enum Frame: Sendable {
@@ -1065,7 +1070,10 @@ struct Engine {
                 heardRepair(header, link: link, at: r)
                 continue
             case .topology(let header):
-                let first = nodes[r].topologySeen.insert(header.key).inserted
+                // An older advert than the one the box holds (an answer from a box that kept it
+                // from before a change) is taken as a duplicate.
+                let older = nodes[r].router.isOlderAdvert(header)
+                let first = nodes[r].topologySeen.insert(header.key).inserted && !older
                 if first, let payload = topologyPayloads[header.key] {
                     if case .ours(var router) = nodes[r].router {
                         router.heardTopology(from: header.origin, payload: payload, now: nowD)

@@ -497,7 +497,7 @@ struct MeshNodeCatchUpTests {
         try #require(wake > .seconds(2), "this key's first hello waits \(wake)")
         #expect(MeshNodeCatchUpTests.drain(&box, at: .zero).isEmpty, "nothing before the first hello")
         box.hear(try MeshNodeHelloTests.hello(from: BoxKeyPair(), keyed: true, listing: [], packetID: 1, at: .seconds(1)), at: .seconds(1))
-        let sent = try MeshNodeRepairTests.run(&box, from: .seconds(1), until: .seconds(100))
+        let sent = MeshNodeRepairTests.run(&box, from: .seconds(1), until: .seconds(100))
         let hello = try sent.first { try MachineBox.kind($0.frame) == .hello }?.at
         #expect(hello == wake)
         let digests = try Self.fullDigests(sent)

@@ -432,6 +432,34 @@ import Testing
         #expect(r.counters.topologyAnswers == 2)
     }
 
+    @Test("advert repair: an advert older than the one held (kept by a neighbour from before a change) is not the latest, packet ids wrapping round; requests are answered with the newest")
+    func olderAdvertIsNotTheLatest() {
+        var r = Self.repairRouter(Self.b)
+        _ = r.due(now: .zero)
+        let (newer, payload) = Self.advert(of: Self.c, id: 10, hears: [Self.b])
+        r.heardTopology(from: Self.c, payload: payload, now: .seconds(1))
+        _ = r.heard(newer, link: RouterTests.good, firstTime: true, now: .seconds(1))
+        let (older, _) = Self.advert(of: Self.c, id: 9, hears: [])
+        #expect(r.isOlderAdvert(older) && !r.isOlderAdvert(newer))
+        _ = r.heard(older, link: RouterTests.good, firstTime: true, now: .seconds(2))
+        #expect(r.isOlderAdvert(older), "the older one did not become the latest")
+        r.heardTopologyRequest(from: Self.a, boxes: [Self.c], now: .seconds(10))
+        var answers: [MeshHeader] = []
+        var t = Duration.seconds(10)
+        while t <= .seconds(15) {
+            answers += Self.answers(r.due(now: t))
+            t += .milliseconds(100)
+        }
+        #expect(answers.map(\.key) == [newer.key])
+        // Ids wrap round: 1 comes after 0xFFFF_FFF0.
+        let (beforeWrap, _) = Self.advert(of: Self.d, id: 0xFFFF_FFF0, hears: [])
+        let (afterWrap, _) = Self.advert(of: Self.d, id: 1, hears: [])
+        _ = r.heard(beforeWrap, link: RouterTests.good, firstTime: true, now: .seconds(20))
+        #expect(!r.isOlderAdvert(afterWrap))
+        _ = r.heard(afterWrap, link: RouterTests.good, firstTime: true, now: .seconds(21))
+        #expect(r.isOlderAdvert(beforeWrap))
+    }
+
     @Test("advert repair: a request for a list we lack too puts our own ask off, since its answer likely reaches us")
     func advertRepairWaitsForAnotherBoxsAsk() {
         var r = Self.repairRouter(Self.b)
@@ -544,6 +572,15 @@ import Testing
         box.hear(frame, at: .seconds(400))
 
         _ = MeshNodeRepairTests.run(&box, from: .seconds(400), until: .seconds(2_200))
+        // An older advert of the far box (a neighbour kept it from before a change): a duplicate,
+        // its list not learnt.
+        let duplicates = box.counters.duplicates
+        let stale = MeshHeader(kind: .topology, origin: far.nodeID, packetID: 6, hopStart: 3,
+                               expiresAtMinute: MeshHeader.expiryMinute(now: MachineBox.time(.seconds(400)).wall, lifetime: 9 * 3_600))
+        box.hear(try MeshFrameCodec.relay(try MeshNodeHelloTests.sealer.seal(header: stale, plaintext: HelloPayload(publicKey: nil, neighbours: []).encoded()),
+                                          by: neighbour.nodeID), at: .seconds(2_200))
+        #expect(box.counters.duplicates == duplicates + 1)
+        #expect(box.machine.topology.hears(far.nodeID) == [neighbour.nodeID: 2])
         // Half an hour later the neighbour asks for the far box's list.
         func request(_ plaintext: [UInt8], id: UInt32, at t: Duration) throws -> [UInt8] {
             let h = MeshHeader(kind: .request, origin: neighbour.nodeID, packetID: id, hopStart: 0,

@@ -191,7 +191,9 @@ extension MeshNodeMachine {
         if let id = queuedCopies[header.key], queuedCopyKeys[id]?.catchUp == true, unqueue(header.key) {
             counters.resendsSuppressed += 1
         }
-        guard firstTime else {
+        // An older advert than the one we hold (a neighbour answered with one it kept from before
+        // a change): taken as a duplicate, its list neither learnt nor passed on.
+        guard firstTime, !router.isOlderAdvert(header) else {
             if header.origin != me { counters.duplicates += 1 }
             apply(router.heard(header, link: link, firstTime: false, now: t), at: now)
             return .duplicate
@@ -203,6 +205,11 @@ extension MeshNodeMachine {
         router.heardTopology(from: header.origin, payload: advert, now: t)
         relayable[header.key] = (bytes, t + settings.router.packetMemory)
         advertFrames[header.origin] = (header.key, bytes)
+        if advertFrames.count > Self.advertFramesKept {
+            // Boxes whose lists the router forgot (gone or moved) first.
+            let topology = router.topology
+            advertFrames = advertFrames.filter { $0.key == me || topology.hears($0.key) != nil }
+        }
         apply(router.heard(header, link: link, firstTime: true, now: t), at: now)
         return .accepted
     }

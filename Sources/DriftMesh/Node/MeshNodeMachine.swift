@@ -347,6 +347,8 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     /// repair sends again for a neighbour that asks (``MeshRouterConfiguration/topologyRepair``).
     /// One frame per box, replaced by its next advert.
     var advertFrames: [NodeID: (key: PacketKey, frame: [UInt8])] = [:]
+    /// Beyond this many advert frames, those of boxes the router no longer knows are dropped.
+    static var advertFramesKept: Int { 256 }
     /// Our own frames waiting for the router's `.transmit`, by key.
     var ownFrames: [PacketKey: (frame: [UInt8], outbox: PacketKey, priority: TransmitPriority)] = [:]
     /// Directed packets this box relayed, with when it last did: their end-to-end retries are relayed again.

@@ -203,6 +203,15 @@ public struct MeshRouter: Sendable {
         }
     }
 
+    /// Whether `header` is an advert of its origin older than the latest we hold (a box's packet
+    /// ids grow with every packet it sends, wrapping round): a neighbour may answer a request
+    /// with an advert it kept from before the origin's list changed. The caller neither learns
+    /// its list nor hands it on as a first copy.
+    public func isOlderAdvert(_ header: MeshHeader) -> Bool {
+        guard header.kind == .topology, let latest = latestAdverts[header.origin], latest.key != header.key else { return false }
+        return Int32(bitPattern: header.packetID &- latest.packetID) < 0
+    }
+
     /// A copy of a topology advert: the first is the latest advert of its origin (what we
     /// answer requests with); any copy of the advert we owe a neighbour means another box
     /// answered (or the flood just brought it), so ours stays back.
@@ -211,7 +220,7 @@ public struct MeshRouter: Sendable {
             if latestAdverts[me]?.key == header.key { advertAnswers[me] = nil }
             return
         }
-        if firstTime { latestAdverts[header.origin] = header }
+        if firstTime, !isOlderAdvert(header) { latestAdverts[header.origin] = header }
         if latestAdverts[header.origin]?.key == header.key { advertAnswers[header.origin] = nil }
     }
 
@@ -235,6 +244,8 @@ public struct MeshRouter: Sendable {
         guard !isLearningNeighbours(now: now) else { return }
         if lackScannedAt != topology.generation {
             lackScannedAt = topology.generation
+            // Boxes whose lists were forgotten (gone or moved): nothing to answer with.
+            latestAdverts = latestAdverts.filter { $0.key == me || topology.hears($0.key) != nil }
             let unlisted = topology.unlisted(minimumBucket: c.topologyMinimumBucket ?? c.minimumCoverBucket).subtracting([me])
             for box in lackedLists.keys where !unlisted.contains(box) { lackedLists[box] = nil }
             let spread = Int(Self.milliseconds(c.topologyRequestInterval / 10))
