@@ -345,6 +345,15 @@ import Testing
         return MeshRouter(me: me, configuration: config, seed: seed)
     }
 
+    /// ``repairRouter(_:seed:)`` of box B, started, that got `advert` (a first copy, at 1 s).
+    static func repairRouter(holding advert: MeshHeader, _ payload: HelloPayload) -> MeshRouter {
+        var r = Self.repairRouter(Self.b)
+        _ = r.due(now: .zero)
+        r.heardTopology(from: advert.origin, payload: payload, now: .seconds(1))
+        _ = r.heard(advert, link: RouterTests.good, firstTime: true, now: .seconds(1))
+        return r
+    }
+
     /// `origin`'s advert listing `hears` (bucket 3), as a header (hop limit 3) and its payload.
     static func advert(of origin: NodeID, id: UInt32, hears: [NodeID]) -> (MeshHeader, HelloPayload) {
         (MeshHeader(kind: .topology, origin: origin, packetID: id, hopStart: 3, expiresAtMinute: 0),
@@ -398,11 +407,8 @@ import Testing
 
     @Test("advert repair: a neighbour holding the advert answers within the jitter as its relay, once; a copy heard first takes it back; a box asked for its own list answers with its own advert")
     func advertRepairAnswers() {
-        var r = Self.repairRouter(Self.b)
-        _ = r.due(now: .zero)
         let (header, payload) = Self.advert(of: Self.c, id: 4, hears: [Self.b])
-        r.heardTopology(from: Self.c, payload: payload, now: .seconds(1))
-        _ = r.heard(header.relayed(by: Self.d), link: RouterTests.good, firstTime: true, now: .seconds(1))
+        var r = Self.repairRouter(holding: header.relayed(by: Self.d), payload)
 
         func collect(from: Duration, to: Duration) -> [MeshHeader] {
             var got: [MeshHeader] = []
@@ -434,11 +440,8 @@ import Testing
 
     @Test("advert repair: an advert older than the one held (kept by a neighbour from before a change) is not the latest, packet ids wrapping round; requests are answered with the newest")
     func olderAdvertIsNotTheLatest() {
-        var r = Self.repairRouter(Self.b)
-        _ = r.due(now: .zero)
         let (newer, payload) = Self.advert(of: Self.c, id: 10, hears: [Self.b])
-        r.heardTopology(from: Self.c, payload: payload, now: .seconds(1))
-        _ = r.heard(newer, link: RouterTests.good, firstTime: true, now: .seconds(1))
+        var r = Self.repairRouter(holding: newer, payload)
         let (older, _) = Self.advert(of: Self.c, id: 9, hears: [])
         #expect(r.isOlderAdvert(older) && !r.isOlderAdvert(newer))
         _ = r.heard(older, link: RouterTests.good, firstTime: true, now: .seconds(2))
