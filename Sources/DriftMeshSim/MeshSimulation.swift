@@ -92,7 +92,7 @@ enum Frame: Sendable {
     /// got as a repair that the router relays on.
     case repair(MeshHeader, relay: Bool)
     /// A topology advert (``MeshRouterConfiguration/topologyPlan``), the origin's or a relay, or
-    /// sent again on its last hop for a neighbour that asked (advert repair)…
+    /// sent again as its relay by a box a neighbour asked (advert repair)…
     case topology(MeshHeader)
     /// …and the request of a box that lacks these boxes' lists (a one-hop `request` frame).
     case topologyRequest(TopologyRequest)
@@ -915,20 +915,15 @@ struct Engine {
             airUs = dataAirUs
             syncTx += 1
             syncAirUsTotal += airUs
-        case .topology(let header):
-            airUs = controlAirUs(payloadBytes: topologyPayloads[header.key]?.encoded().count ?? 0)
-            topologyTxAll += 1
-            if now >= measuredFromUs {
-                topologyTx += 1
-                topologyAirUsTotal += airUs
+        case .topology, .topologyRequest:
+            let bytes: Int
+            switch frame {
+            case .topology(let header): bytes = topologyPayloads[header.key]?.encoded().count ?? 0
+            case .topologyRequest(let request): bytes = request.encoded().count
+            default: bytes = 0
             }
-        case .topologyRequest(let request):
-            airUs = controlAirUs(payloadBytes: request.encoded().count)
+            airUs = controlAirUs(payloadBytes: bytes)
             topologyTxAll += 1
-            if now >= measuredFromUs {
-                topologyTx += 1
-                topologyAirUsTotal += airUs
-            }
             if now >= measuredFromUs {
                 topologyTx += 1
                 topologyAirUsTotal += airUs
