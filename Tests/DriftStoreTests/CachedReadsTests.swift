@@ -48,6 +48,7 @@ struct CachedReadsTests {
     @Test("rows a foreign-key action deletes count: erasing a bottle raises its participants' and conditions' tables")
     func cascades() throws {
         let disk = try DiskStore(prefix: "cached-cascade")
+        defer { disk.directory.remove() }
         let bottle = StoreFixtures.bottleID(1)
         _ = try disk.store.createOpened(bottle)
         let participants = disk.database.generations.generation(of: ["participant"])
@@ -60,6 +61,7 @@ struct CachedReadsTests {
     @Test("the live list (on disk, read on the pool's readers) follows every write, and is read again only after one")
     func liveListFollowsWrites() throws {
         let disk = try DiskStore(prefix: "cached-list")
+        defer { disk.directory.remove() }
         let store = disk.store
         let misses = { disk.database.bottleReads.misses.withLock { $0 } }
         let first = StoreFixtures.bottleID(1)
@@ -96,6 +98,7 @@ struct CachedReadsTests {
     @Test("participants of the listed chats follow joins and erasures")
     func participantsFollowWrites() throws {
         let disk = try DiskStore(prefix: "cached-participants")
+        defer { disk.directory.remove() }
         let store = disk.store
         let chat = StoreFixtures.bottleID(1)
         _ = try store.createOpened(chat)
