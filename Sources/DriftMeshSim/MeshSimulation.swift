@@ -1242,6 +1242,7 @@ struct Engine {
             result.topologyRequests = routerCounters.reduce(0) { $0 + $1.topologyRequests }
             result.topologyListsAsked = routerCounters.reduce(0) { $0 + $1.topologyListsAsked }
             result.topologyAnswers = routerCounters.reduce(0) { $0 + $1.topologyAnswers }
+            result.topologyAnswersHeldOff = routerCounters.reduce(0) { $0 + $1.topologyAnswersHeldOff }
             result.topologyTransmissions = topologyTx
             result.topologyAirtimeMs = Double(topologyAirUsTotal) / 1000
             result.topologyKnownShare = topologyKnownShare

@@ -49,12 +49,14 @@ public struct SimResult: Sendable, Hashable, Codable {
     public var topologyAirtimeMs: Double?
     public var plannedRelays: Int?
     /// Advert repair (``MeshRouterConfiguration/topologyRepair``) over the whole run: requests for
-    /// lists the boxes lacked, the lists they named, and adverts sent again in answer. In the
+    /// lists the boxes lacked, the lists they named, adverts sent again in answer, and asks not
+    /// answered because the box had answered with that advert within the hold-off. In the
     /// router model both are topology frames (in `topologyFramesAll`, and from the first message on
     /// in `topologyTransmissions`); in `--node-machine` runs a request is a sync frame.
     public var topologyRequests: Int?
     public var topologyListsAsked: Int?
     public var topologyAnswers: Int?
+    public var topologyAnswersHeldOff: Int?
     /// At the end of the warm-up: the mean share of the boxes whose neighbour lists a box knows,
     /// and the share of (box, origin) relay decisions of the boxes' own plans that agree with
     /// the plan on the true links (those a hello can report).

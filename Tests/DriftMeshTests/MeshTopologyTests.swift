@@ -426,16 +426,53 @@ import Testing
             #expect(answer.key == header.key)
             #expect(answer.relayer == Self.b.shortID && answer.hopsTaken == 2, "relayed by us, one hop on from the copy we got")
         }
-        // Another neighbour's answer heard before ours goes: ours stays back.
-        r.heardTopologyRequest(from: Self.a, boxes: [Self.c], now: .seconds(200))
-        _ = r.heard(header.relayed(by: Self.d).relayed(by: Self.e), link: RouterTests.good, firstTime: false, now: .milliseconds(200_000))
-        #expect(collect(from: .seconds(200), to: .seconds(210)).isEmpty)
+        // Another neighbour's answer heard before ours goes (past the hold-off): ours stays back.
+        r.heardTopologyRequest(from: Self.a, boxes: [Self.c], now: .seconds(500))
+        _ = r.heard(header.relayed(by: Self.d).relayed(by: Self.e), link: RouterTests.good, firstTime: false, now: .milliseconds(500_000))
+        #expect(collect(from: .seconds(500), to: .seconds(510)).isEmpty)
         // Asked for our own list: our own advert, as sent.
         let own = MeshHeader(kind: .topology, origin: Self.b, packetID: 11, hopStart: 3, expiresAtMinute: 0)
-        _ = r.originate(own, now: .seconds(300))
-        r.heardTopologyRequest(from: Self.a, boxes: [Self.b], now: .seconds(400))
-        #expect(collect(from: .seconds(400), to: .seconds(410)).map(\.key) == [own.key])
-        #expect(r.counters.topologyAnswers == 2)
+        _ = r.originate(own, now: .seconds(600))
+        r.heardTopologyRequest(from: Self.a, boxes: [Self.b], now: .seconds(700))
+        #expect(collect(from: .seconds(700), to: .seconds(710)).map(\.key) == [own.key])
+        #expect(r.counters.topologyAnswers == 2 && r.counters.topologyAnswersHeldOff == 0)
+    }
+
+    @Test("advert repair: a box asking over and over gets one answer per list per hold-off, the asks between dropped and counted; a newer advert is answered at once")
+    func advertRepairHoldsOffRepeats() {
+        let (header, payload) = Self.advert(of: Self.c, id: 4, hears: [Self.b])
+        var r = Self.repairRouter(holding: header.relayed(by: Self.d), payload)
+        let holdoff = MeshRouterConfiguration(helloPeriod: .seconds(60)).topologyAnswerHoldoff
+        #expect(holdoff == .seconds(300))
+        // A requester that asks for C every 10 s for 20 minutes (the answers go out as asked).
+        var answeredAt: [Duration] = []
+        var t = Duration.seconds(100)
+        while t < .seconds(1_300) {
+            if t.components.attoseconds == 0, t.components.seconds % 10 == 0 {
+                r.heardTopologyRequest(from: Self.a, boxes: [Self.c], now: t)
+            }
+            answeredAt += Self.answers(r.due(now: t)).map { _ in t }
+            t += .milliseconds(100)
+        }
+        #expect(answeredAt.count == 4, "one per hold-off: \(answeredAt)")
+        for (earlier, later) in zip(answeredAt, answeredAt.dropFirst()) {
+            #expect(later - earlier >= holdoff && later - earlier <= holdoff + .seconds(14), "\(answeredAt)")
+        }
+        #expect(r.counters.topologyAnswers == 4)
+        #expect(r.counters.topologyAnswersHeldOff >= 110, "the asks between: \(r.counters.topologyAnswersHeldOff)")
+
+        // C advertises again: a request within the hold-off gets the newer advert.
+        let (newer, newerPayload) = Self.advert(of: Self.c, id: 5, hears: [Self.b, Self.d])
+        r.heardTopology(from: Self.c, payload: newerPayload, now: .seconds(1_300))
+        _ = r.heard(newer.relayed(by: Self.d), link: RouterTests.good, firstTime: true, now: .seconds(1_300))
+        r.heardTopologyRequest(from: Self.a, boxes: [Self.c], now: .seconds(1_301))
+        var fresh: [MeshHeader] = []
+        t = .seconds(1_301)
+        while t <= .seconds(1_306) {
+            fresh += Self.answers(r.due(now: t))
+            t += .milliseconds(100)
+        }
+        #expect(fresh.map(\.key) == [newer.key])
     }
 
     @Test("advert repair: an advert older than the one held (kept by a neighbour from before a change) is not the latest, packet ids wrapping round; requests are answered with the newest")
@@ -558,7 +595,7 @@ import Testing
         #expect(box.machine.topology.hears(far.nodeID) == [neighbour.nodeID: 2])
     }
 
-    @Test("the node machine's adverts live as long as their lists; it answers a neighbour's topology request with the stored advert, relayed by it, and counts a bad one")
+    @Test("the node machine's adverts live as long as their lists; it answers a neighbour's topology request with the stored advert, relayed by it, once per hold-off, and counts a bad one")
     func nodeMachineAdvertRepair() throws {
         let (planned, neighbour, far, sent) = try Self.planBox()
         var box = planned
@@ -600,24 +637,31 @@ import Testing
             #expect(answer.key == header.key && answer.relayer == box.me.shortID && answer.hopsTaken == 2)
         }
         #expect(box.machine.allCounters.topologyAnswers == 1)
+        // Asked again a minute later: within the hold-off, not answered, counted.
+        box.hear(try request(TopologyRequest(boxes: [far.nodeID]).encoded(), id: 5, at: .seconds(2_260)), at: .seconds(2_260))
+        let repeated = try MeshNodeRepairTests.run(&box, from: .seconds(2_260), until: .seconds(2_270)).filter {
+            try MeshNodeHelloTests.sealer.open($0.frame.bytes).0.kind == .topology
+        }
+        #expect(repeated.isEmpty)
+        #expect(box.machine.allCounters.topologyAnswers == 1 && box.machine.allCounters.topologyAnswersHeldOff == 1)
 
-        // Asked again; our answer waits for the radio while another box's copy is heard: it is
-        // taken back off the queue.
-        box.hear(try request(TopologyRequest(boxes: [far.nodeID]).encoded(), id: 4, at: .seconds(2_400)), at: .seconds(2_400))
-        var t = Duration.seconds(2_400)
-        while t < .seconds(2_406) {
+        // Asked again past the hold-off; our answer waits for the radio while another box's copy
+        // is heard: it is taken back off the queue.
+        box.hear(try request(TopologyRequest(boxes: [far.nodeID]).encoded(), id: 4, at: .seconds(2_600)), at: .seconds(2_600))
+        var t = Duration.seconds(2_600)
+        while t < .seconds(2_606) {
             _ = box.timer(at: t)
             t += .milliseconds(100)
         }
         #expect(box.machine.allCounters.topologyAnswers == 2, "the router handed the answer out")
         let suppressed = box.counters.resendsSuppressed
-        box.hear(try MeshFrameCodec.relay(frame, by: BoxKeyPair().nodeID), at: .seconds(2_406))
+        box.hear(try MeshFrameCodec.relay(frame, by: BoxKeyPair().nodeID), at: .seconds(2_606))
         #expect(box.counters.resendsSuppressed == suppressed + 1)
-        let drained = try MeshNodeCatchUpTests.drain(&box, at: .seconds(2_406)).map { try MeshNodeHelloTests.sealer.open($0.bytes).0.kind }
+        let drained = try MeshNodeCatchUpTests.drain(&box, at: .seconds(2_606)).map { try MeshNodeHelloTests.sealer.open($0.bytes).0.kind }
         #expect(!drained.contains(.topology), "\(drained)")
 
         let bad = box.counters.malformed["bad_request", default: 0]
-        box.hear(try request([TopologyRequest.version, 0], id: 3, at: .seconds(2_300)), at: .seconds(2_300))
+        box.hear(try request([TopologyRequest.version, 0], id: 3, at: .seconds(2_700)), at: .seconds(2_700))
         #expect(box.counters.malformed["bad_request", default: 0] == bad + 1)
     }
 }

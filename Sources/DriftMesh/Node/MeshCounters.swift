@@ -46,9 +46,11 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     public var plannedRelays = 0
     public var topologyAdverts = 0
     /// Advert repair (``MeshRouterConfiguration/topologyRepair``; the router counts both): our
-    /// requests for topology lists we lacked, and adverts we sent again for a neighbour that asked.
+    /// requests for topology lists we lacked, adverts we sent again for a neighbour that asked,
+    /// and asks not answered because we had answered for that box a moment before.
     public var topologyRequests = 0
     public var topologyAnswers = 0
+    public var topologyAnswersHeldOff = 0
     /// End-to-end retries of directed messages this box relayed again.
     public var retriesRelayed = 0
     /// Acknowledgements received for our directed messages.

@@ -604,6 +604,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         all.topologyAdverts = router.counters.topologyAdverts
         all.topologyRequests = router.counters.topologyRequests
         all.topologyAnswers = router.counters.topologyAnswers
+        all.topologyAnswersHeldOff = router.counters.topologyAnswersHeldOff
         return all
     }
 

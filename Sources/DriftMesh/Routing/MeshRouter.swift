@@ -53,6 +53,9 @@ public struct MeshRouter: Sendable {
     private var lackedLists: [NodeID: LackedList] = [:]
     private var latestAdverts: [NodeID: MeshHeader] = [:]
     private var advertAnswers: [NodeID: Duration] = [:]
+    /// The advert we last answered with for each box, and when
+    /// (``MeshRouterConfiguration/topologyAnswerHoldoff``).
+    private var answered: [NodeID: (advert: PacketKey, at: Duration)] = [:]
     /// The topology's generation when `lackedLists` was last brought up to date.
     private var lackScannedAt: Int?
 
@@ -74,10 +77,12 @@ public struct MeshRouter: Sendable {
         /// Our topology adverts.
         public var topologyAdverts = 0
         /// Advert repair: our requests for lists we lacked, the boxes they named, and the
-        /// adverts we sent again for a neighbour that asked.
+        /// adverts we sent again for a neighbour that asked; and the asks for a list we had
+        /// answered for within ``MeshRouterConfiguration/topologyAnswerHoldoff`` (not answered).
         public var topologyRequests = 0
         public var topologyListsAsked = 0
         public var topologyAnswers = 0
+        public var topologyAnswersHeldOff = 0
     }
 
     struct PlannedRelay: Sendable {
@@ -184,9 +189,10 @@ public struct MeshRouter: Sendable {
     /// A neighbour's ``TopologyRequest``: it lacks these boxes' lists. We answer for each we hold
     /// the latest advert of (ours included) after a random wait up to
     /// ``MeshRouterConfiguration/topologyAnswerJitter`` — another box's answer heard meanwhile
-    /// takes ours back — unless its hello says it does not hear us. A list we lack too we ask
-    /// for no sooner than ``MeshRouterConfiguration/topologyAnswerJitter`` plus a minute: the
-    /// answers to this request likely reach us as well.
+    /// takes ours back — unless its hello says it does not hear us, or we answered for that box
+    /// with the same advert within ``MeshRouterConfiguration/topologyAnswerHoldoff`` (counted).
+    /// A list we lack too we ask for no sooner than ``MeshRouterConfiguration/topologyAnswerJitter``
+    /// plus a minute: the answers to this request likely reach us as well.
     public mutating func heardTopologyRequest(from requester: NodeID, boxes: [NodeID], now: Duration) {
         let c = configuration
         guard c.topologyPlan, c.topologyRepair, requester != me else { return }
@@ -197,6 +203,10 @@ public struct MeshRouter: Sendable {
                 lackedLists[box] = lacked
             } else if !deaf, box != requester, advertAnswers[box] == nil, latestAdverts[box] != nil,
                       box == me || topology.hears(box) != nil {
+                if let last = answered[box], last.advert == latestAdverts[box]?.key, now < last.at + c.topologyAnswerHoldoff {
+                    counters.topologyAnswersHeldOff += 1
+                    continue
+                }
                 let jitter = Int(Self.milliseconds(c.topologyAnswerJitter))
                 advertAnswers[box] = now + .milliseconds(jitter > 0 ? rng.int(in: 0...jitter) : 0)
             }
@@ -239,6 +249,8 @@ public struct MeshRouter: Sendable {
                 answer.relayer = me.shortID
             }
             counters.topologyAnswers += 1
+            answered = answered.filter { now < $0.value.at + c.topologyAnswerHoldoff }
+            answered[box] = (latestAdverts[box]!.key, now)
             actions.append(.answerTopology(answer))
         }
         guard !isLearningNeighbours(now: now) else { return }

@@ -237,6 +237,13 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     public var topologyRequestAttempts = 3
     /// A neighbour's answer waits a random time up to this.
     public var topologyAnswerJitter: Duration = .seconds(4)
+    /// After we answered for a box, requests for it are not answered again for this long
+    /// (dropped and counted): a box that asks over and over — a bug, or one in a loop — must not
+    /// turn each small request into a flood of adverts from every neighbour. An honest box asks
+    /// for the same list only every ``topologyRequestInterval``, and one that heard another's
+    /// request holds its own ask back, so what is held off is a box that lost our answer within
+    /// this time; it gets the list at its next ask.
+    public var topologyAnswerHoldoff: Duration = .seconds(300)
 
     /// The wait before asking for a box's advert in force (``topologyRequestDelay`` or its default).
     public var effectiveTopologyRequestDelay: Duration {
@@ -246,13 +253,15 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     /// Topology adverts paced by the hello period, as the daemon runs them: one every 36 hello
     /// periods when nothing changed (3 h at the standard 300 s, 9 h at a 1 % sub-band's 900 s)
     /// and, after a change, not sooner than 2 hello periods after the last (10 min at 300 s);
-    /// advert repair asks again every 2 hello periods.
+    /// advert repair asks again every 2 hello periods and answers for the same box at most once
+    /// a hello period.
     /// A mesh whose hellos are slowed for the duty cycle slows its adverts alike; a test mesh
     /// with 3-second hellos learns its topology in seconds.
     public mutating func paceTopology(byHelloPeriod period: Duration) {
         topologyPeriod = period * 36
         topologyMinimumInterval = period * 2
         topologyRequestInterval = period * 2
+        topologyAnswerHoldoff = period
     }
 
     /// Colliding short ids: a neighbour is taken as a copy's possible transmitter only if
