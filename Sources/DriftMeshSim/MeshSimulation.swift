@@ -231,6 +231,7 @@ struct Engine {
     var topologyTx = 0
     var topologyAirUsTotal: Int64 = 0
     var topologyKnownShare: Double?
+    var topologyKnowableShare: Double?
     var topologyPlanAgreement: Double?
     var helloAirUsTotal: Int64 = 0
     var measuredFromUs: Int64 = 0
@@ -747,7 +748,8 @@ struct Engine {
 
     /// At the end of the warm-up: how much of the mesh the boxes know from the adverts, and how
     /// often a box's own plan decision (relay or not, per origin) is the one the plan on the true
-    /// links gives (`SimResult.topologyKnownShare`, `topologyPlanAgreement`).
+    /// links gives (`SimResult.topologyKnownShare`, `topologyPlanAgreement`), and how much of it
+    /// the links let a box know at all (`topologyKnowableShare`).
     mutating func noteTopologyKnowledge() {
         let n = nodes.count
         let rssi = topology.rssi, sensitivity = channel.sensitivityDbm
@@ -762,11 +764,26 @@ struct Engine {
             // A box heard by nobody cannot advertise.
             if (0..<n).contains(where: { $0 != r && rssi[r][$0] >= sensitivity }) { truth.learn(nodes[r].id, hears: hears, now: .zero) }
         }
-        var known = 0.0, agree = 0, decisions = 0
+        // Who can learn whose list: the boxes each advertising box's flood can get to, over the
+        // links as they are (one way each).
+        let advertises = (0..<n).map { r in (0..<n).contains { $0 != r && rssi[r][$0] >= sensitivity } }
+        var reachedBy = Array(repeating: Set<Int>(), count: n)
+        for r in 0..<n where advertises[r] {
+            var seen: Set<Int> = [r], frontier = [r]
+            while let s = frontier.popLast() {
+                for t in 0..<n where !seen.contains(t) && rssi[s][t] >= sensitivity {
+                    seen.insert(t)
+                    frontier.append(t)
+                }
+            }
+            for t in seen { reachedBy[t].insert(r) }
+        }
+        var known = 0.0, knowable = 0.0, agree = 0, decisions = 0
         for i in 0..<n {
             guard case .ours(let router) = nodes[i].router else { continue }
             var mine = nodes[i].machine?.topology ?? router.topology
             known += Double(mine.count) / Double(n)
+            knowable += Double(reachedBy[i].union([i]).count) / Double(n)
             for o in 0..<n where o != i {
                 let truePlan = truth.relays(from: nodes[o].id, minimumBucket: minimum)?.contains(nodes[i].id) ?? false
                 let myPlan = mine.relays(from: nodes[o].id, minimumBucket: minimum)?.contains(nodes[i].id) ?? false
@@ -775,6 +792,7 @@ struct Engine {
             }
         }
         topologyKnownShare = known / Double(n)
+        topologyKnowableShare = knowable / Double(n)
         topologyPlanAgreement = decisions == 0 ? 1 : Double(agree) / Double(decisions)
     }
 
@@ -1246,6 +1264,7 @@ struct Engine {
             result.topologyTransmissions = topologyTx
             result.topologyAirtimeMs = Double(topologyAirUsTotal) / 1000
             result.topologyKnownShare = topologyKnownShare
+            result.topologyKnowableShare = topologyKnowableShare
             result.topologyPlanAgreement = topologyPlanAgreement
             result.plannedRelays = nodes.reduce(0) {
                 if let machine = $1.machine { return $0 + machine.allCounters.plannedRelays }

@@ -59,8 +59,12 @@ public struct SimResult: Sendable, Hashable, Codable {
     public var topologyAnswersHeldOff: Int?
     /// At the end of the warm-up: the mean share of the boxes whose neighbour lists a box knows,
     /// and the share of (box, origin) relay decisions of the boxes' own plans that agree with
-    /// the plan on the true links (those a hello can report).
+    /// the plan on the true links (those a hello can report); and the mean share a box could
+    /// know at all — the boxes heard by some box (they advertise) with a chain of links to it
+    /// (the flood of their adverts can get there), itself included — so that known ÷ knowable
+    /// is what the adverts and their repair missed.
     public var topologyKnownShare: Double?
+    public var topologyKnowableShare: Double?
     public var topologyPlanAgreement: Double?
     public var digestAirtimeMs: Double?
     public var repairTransmissions: Int?

@@ -424,10 +424,23 @@ struct NodeMachineSimulationTests {
         let (with, without, quick) = (runs[0], runs[1], runs[2])
         #expect((with.topologyRequests ?? 0) > 0 && (with.topologyAnswers ?? 0) > 0, "\(Self.json(with))")
         #expect((with.topologyKnownShare ?? 0) >= 0.97, "\(Self.json(with))")
+        #expect((with.topologyKnownShare ?? 1) <= (with.topologyKnowableShare ?? 0), "\(Self.json(with))")
         #expect((with.topologyKnownShare ?? 0) >= (without.topologyKnownShare ?? 1) + 0.05, "\(Self.json(without))")
         #expect((with.topologyPlanAgreement ?? 0) > (without.topologyPlanAgreement ?? 1), "\(Self.json(with))")
         #expect(without.topologyRequests == 0 && without.topologyAnswers == 0)
         #expect(quick.topologyRequests == 0 && quick.topologyAnswers == 0, "\(Self.json(quick))")
+    }
+
+    /// What a box could know of the mesh: the lists of the boxes whose adverts can get to it
+    /// over the links, and its own. A box that no box hears is in no other box's reach.
+    @Test("the lists a box could know: on a quiet line and a box far off, the far box's list is nobody's but its own, and every box knows what it could")
+    func knowableLists() async {
+        var p = Self.parameters(Self.line + [(50_000, 0)], script: [SimMessage(at: .seconds(10), from: 0)])
+        p.ourConfiguration.topologyPlan = true
+        let r = await simulate([p])[0]
+        // Each box of the line could know the four lists of the line; the far box its own.
+        #expect(abs((r.topologyKnowableShare ?? 0) - (4.0 * 4 / 5 + 1.0 / 5) / 5) < 1e-9, "\(Self.json(r))")
+        #expect(r.topologyKnownShare == r.topologyKnowableShare, "\(Self.json(r))")
     }
 
     /// Seed 7310, 30 boxes switched on one by one over 20 minutes (independent Trickle phases),
