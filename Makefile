@@ -33,6 +33,7 @@ build-tests: deps
 test: build-tests
 	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test $(BUILD_FLAGS) --skip-build
 	@scripts/check-units.sh
+	@scripts/check-imports.py
 	@scripts/check-gpiod-v2.sh
 	@python3 tests/arm64/scripts_guard_test.py
 	@scripts/browser-tests.sh

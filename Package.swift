@@ -141,7 +141,7 @@ let package = Package(
         .target(
             name: "DriftDaemon",
             dependencies: [
-                "Hardware", "DriftConfig", "DriftCore", "DriftStore", "DriftSystem", "Sensors", "GNSS", "DriftMedia", "DriftMesh",
+                "Hardware", "DriftConfig", "DriftCore", "DriftStore", "DriftSystem", "Sensors", "GNSS", "DriftMedia", "DriftMesh", "CDriftSys",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -159,7 +159,7 @@ let package = Package(
         .executableTarget(
             name: "driftd",
             dependencies: [
-                "DriftDaemon", "DriftConfig", "Hardware", "DriftStore", "DriftCore", "CGPIOD", "GNSS", "DriftMesh", "DriftMeshSim",
+                "DriftDaemon", "DriftConfig", "Hardware", "DriftStore", "DriftCore", "CGPIOD", "GNSS", "DriftMesh", "DriftMeshSim", "DriftSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -192,11 +192,12 @@ let package = Package(
         .testTarget(name: "DriftMeshSimTests", dependencies: ["DriftMeshSim", "DriftMesh", "TestSupport"],
                     exclude: ["Resources"],  // read from the repository by path, not bundled
                     swiftSettings: swiftSettings),
-        .testTarget(name: "DriftStoreTests", dependencies: ["DriftStore", "DriftCore", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "DriftStoreTests", dependencies: ["DriftStore", "DriftCore", "DriftMesh", "DriftSystem", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "DriftDaemonTests",
             dependencies: [
                 "DriftDaemon", "CDriftSys", "GNSS", "Sensors", "DriftConfig", "Hardware", "TestSupport", "DriftCore", "DriftStore",
+                "DriftMesh", "DriftSystem",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -218,6 +219,6 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         /// Runs the built `driftd` binary as a child process (notify socket, signals, exit codes).
-        .testTarget(name: "driftdTests", dependencies: ["TestSupport", "Hardware", "DriftSystem", "DriftStore", "DriftCore", "DriftDaemon"], swiftSettings: swiftSettings),
+        .testTarget(name: "driftdTests", dependencies: ["TestSupport", "Hardware", "DriftSystem", "DriftStore", "DriftCore", "DriftDaemon", "GNSS"], swiftSettings: swiftSettings),
     ]
 )
