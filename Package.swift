@@ -143,8 +143,10 @@ let package = Package(
             dependencies: [
                 "Hardware", "DriftConfig", "DriftCore", "DriftStore", "DriftSystem", "Sensors", "GNSS", "DriftMedia", "DriftMesh", "CDriftSys",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -180,7 +182,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "DriftSystemTests", dependencies: ["DriftSystem", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "HardwareTests", dependencies: ["Hardware", "TestSupport", "CDriftSys", "DriftSystem"],
+        .testTarget(name: "HardwareTests", dependencies: ["Hardware", "TestSupport", "CDriftSys", "DriftSystem",
+                                                          .product(name: "Logging", package: "swift-log")],
                     exclude: ["Conformance"],  // run from the repository by path, not bundled
                     swiftSettings: swiftSettings),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Hardware", "TestSupport"], swiftSettings: swiftSettings),
@@ -192,7 +195,8 @@ let package = Package(
         .testTarget(name: "DriftMeshSimTests", dependencies: ["DriftMeshSim", "DriftMesh", "TestSupport"],
                     exclude: ["Resources"],  // read from the repository by path, not bundled
                     swiftSettings: swiftSettings),
-        .testTarget(name: "DriftStoreTests", dependencies: ["DriftStore", "DriftCore", "DriftMesh", "DriftSystem", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "DriftStoreTests", dependencies: ["DriftStore", "DriftCore", "DriftMesh", "DriftSystem", "TestSupport",
+                                                            .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: swiftSettings),
         .testTarget(
             name: "DriftDaemonTests",
             dependencies: [
@@ -214,6 +218,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings

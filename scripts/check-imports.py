@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Fails when a target imports a module of this package it does not list as a dependency.
+"""Fails when a target imports a module it does not list as a dependency (a module of this
+package, or a product of a package it depends on).
 
 Such an import compiles (the module comes in through another dependency), but the incremental
 build does not track it: when the imported module's struct gains a stored property, the target
@@ -17,6 +18,15 @@ import os
 import re
 import subprocess
 import sys
+
+# The toolchain's own modules, which no target lists.
+TOOLCHAIN = {"Foundation", "FoundationEssentials", "FoundationNetworking", "FoundationXML", "Glibc", "Musl",
+             "Darwin", "Dispatch", "Synchronization", "Testing", "XCTest", "_Concurrency", "RegexBuilder",
+             "Observation", "os"}
+# Imported without their package in Package.swift (they come with Hummingbird): declaring them
+# means adding swift-http-types and swift-nio-extras as direct dependencies. Listed, not hidden.
+KNOWN_UNDECLARED = {("DriftDaemon", "HTTPTypes"), ("DriftDaemon", "NIOHTTPTypes"),
+                    ("DriftDaemon", "NIOHTTPTypesHTTP1"), ("DriftWebTests", "HTTPTypes")}
 
 IMPORT = re.compile(r"^\s*(?:@testable\s+|@_exported\s+|@preconcurrency\s+|public\s+|internal\s+|package\s+)*"
                     r"import\s+(?:struct\s+|class\s+|enum\s+|protocol\s+|func\s+|var\s+|let\s+|typealias\s+)?(\w+)")
@@ -57,14 +67,16 @@ def main():
         path = target.get("path") or os.path.join("Tests" if target["type"] == "test" else "Sources", name)
         deps = declared(target)
         for module, where in sorted(imports(path).items()):
-            if module in targets and module != name and module not in deps:
-                problems.append(f"{where}: {name} imports {module} but does not list it in Package.swift")
+            if module == name or module in deps or module in TOOLCHAIN or (name, module) in KNOWN_UNDECLARED:
+                continue
+            problems.append(f"{where}: {name} imports {module} but does not list it in Package.swift")
     for problem in problems:
         print(f"check-imports: {problem}")
     if problems:
         print("check-imports: add each to the target's dependencies (an undeclared import is not rebuilt when the module's layout changes)")
         return 1
-    print(f"check-imports: OK ({len(targets)} targets)")
+    print(f"check-imports: OK ({len(targets)} targets; known undeclared: "
+          + ", ".join(f"{target} → {module}" for target, module in sorted(KNOWN_UNDECLARED)) + ")")
     return 0
 
 
