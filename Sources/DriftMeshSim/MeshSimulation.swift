@@ -754,6 +754,8 @@ struct Engine {
         let n = nodes.count
         let rssi = topology.rssi, sensitivity = channel.sensitivityDbm
         let minimum = p.ourConfiguration.topologyMinimumBucket ?? p.ourConfiguration.minimumCoverBucket
+        // A box heard by nobody cannot advertise.
+        let advertises = (0..<n).map { r in (0..<n).contains { $0 != r && rssi[r][$0] >= sensitivity } }
         var truth = MeshTopology()
         truth.shallowFirst = p.ourConfiguration.topologyShallowFirst
         for r in 0..<n {
@@ -761,22 +763,12 @@ struct Engine {
             for s in 0..<n where s != r && rssi[s][r] >= sensitivity {
                 hears[nodes[s].id] = LinkBucket.bucket(snr: rssi[s][r] - channel.noiseLevelDbm)
             }
-            // A box heard by nobody cannot advertise.
-            if (0..<n).contains(where: { $0 != r && rssi[r][$0] >= sensitivity }) { truth.learn(nodes[r].id, hears: hears, now: .zero) }
+            if advertises[r] { truth.learn(nodes[r].id, hears: hears, now: .zero) }
         }
-        // Who can learn whose list: the boxes each advertising box's flood can get to, over the
-        // links as they are (one way each).
-        let advertises = (0..<n).map { r in (0..<n).contains { $0 != r && rssi[r][$0] >= sensitivity } }
+        // Who can learn whose list: the boxes each advertising box's flood can get to.
         var reachedBy = Array(repeating: Set<Int>(), count: n)
         for r in 0..<n where advertises[r] {
-            var seen: Set<Int> = [r], frontier = [r]
-            while let s = frontier.popLast() {
-                for t in 0..<n where !seen.contains(t) && rssi[s][t] >= sensitivity {
-                    seen.insert(t)
-                    frontier.append(t)
-                }
-            }
-            for t in seen { reachedBy[t].insert(r) }
+            for t in topology.downstream(of: r, sensitivity: sensitivity) { reachedBy[t].insert(r) }
         }
         var known = 0.0, knowable = 0.0, agree = 0, decisions = 0
         for i in 0..<n {

@@ -66,6 +66,20 @@ public struct Topology: Sendable {
         return seen
     }
 
+    /// Boxes reachable from `origin` over links as they are, one way each (where `origin`'s
+    /// flood can get).
+    public func downstream(of origin: Int, sensitivity: Double) -> Set<Int> {
+        var seen: Set<Int> = [origin]
+        var stack = [origin]
+        while let n = stack.popLast() {
+            for m in 0..<rssi.count where m != n && !seen.contains(m) && rssi[n][m] >= sensitivity {
+                seen.insert(m)
+                stack.append(m)
+            }
+        }
+        return seen
+    }
+
     static func gaussian(_ rng: inout MeshRandom) -> Double {
         let u1 = max(rng.unit(), 1e-12)
         let u2 = rng.unit()
