@@ -138,6 +138,9 @@ extension SimCommand {
         @Flag(inversion: .prefixedNo, help: "With --topology-plan: advert repair — a box asks its neighbours for the adverts of boxes it knows of but lacks the lists of, and a neighbour that holds one sends it again (default with --warm-up-at-daemon-pace; in the quick warm-up only when asked, since it would fall among the measured messages; --no-topology-repair: a lost advert waits for the next periodic one).")
         var topologyRepair: Bool?
 
+        @Flag(inversion: .prefixedNo, help: "With --topology-plan: while a box lacks a list it asked for that only boxes joined to it one way name, it relays every advert it hears, and an unanswered ask sends its own advert again, so lists cross one-way links (default; --no-topology-flood-while-lacking: adverts follow the plan alone).")
+        var topologyFloodWhileLacking: Bool?
+
         @Flag(inversion: .prefixedNo, help: "With --topology-plan: a box's advert comes sooner only when a link the plan uses came or went (default; --no-topology-adverts-on-plan-change: also when a neighbour's bucket moved).")
         var topologyAdvertsOnPlanChange: Bool?
 
@@ -553,6 +556,7 @@ extension SimCommand {
                         parameters.ourConfiguration.topologyRepair = topologyRepair
                         parameters.topologyRepairInQuickWarmUp = topologyRepair
                     }
+                    if let topologyFloodWhileLacking { parameters.ourConfiguration.topologyFloodWhileLacking = topologyFloodWhileLacking }
                     if let topologyTrustDepth { parameters.ourConfiguration.topologyTrustDepth = max(0, topologyTrustDepth) }
                     if let topologyQuietS { parameters.topologyQuietBeforeMessages = .seconds(max(0, topologyQuietS)) }
                     if let warmUpS { parameters.warmUp = .seconds(max(0, warmUpS)) }

@@ -431,6 +431,37 @@ struct NodeMachineSimulationTests {
         #expect(quick.topologyRequests == 0 && quick.topologyAnswers == 0, "\(Self.json(quick))")
     }
 
+    /// Seed 7320, 20 boxes: three boxes (16, 18, 19) hear each other and are joined to the rest
+    /// only one way — 19 hears 5, which does not hear it, and 6 and 11 hear 16, which hears
+    /// neither. Box 5 would have to relay a list across to 19, but learns that 19 hears it only
+    /// from 19's list, which 16 would have to relay across to 6 — and 16 learns that 6 hears it
+    /// only from 6's list: neither side ever learns the other's lists (0.75 known against 0.95
+    /// knowable, for hours), and no flood crosses. With ``MeshRouterConfiguration/topologyFloodWhileLacking``
+    /// a box that lacks a list named only across one-way links, and asked for it, relays every
+    /// advert, and an unanswered ask sends its own advert again: one side's lists cross within
+    /// the first hour or two, the other's with the next periodic adverts (3 h), and the floods
+    /// follow. Four hours after the first box was switched on:
+    @Test("a patch joined to the rest by one-way links learns the lists across them only when a box that lacks a list named across them relays every advert: seed 7320, 20 boxes, four hours after boxes switched on one by one", arguments: [false, true])
+    func listsCrossOneWayLinks(nodeMachine: Bool) async {
+        func parameters(flood: Bool) -> SimParameters {
+            var p = SimParameters(nodes: 20, seed: 7_320, router: .ours)
+            p.nodeMachine = nodeMachine
+            p.periodPerNode = .seconds(2_000)
+            p.ourConfiguration.topologyPlan = true
+            p.ourConfiguration.topologyFloodWhileLacking = flood
+            p.warmUpAtDaemonPace = true
+            p.startSpread = .seconds(1_200)
+            p.warmUp = .seconds(14_400)
+            return p
+        }
+        #expect(MeshRouterConfiguration().topologyFloodWhileLacking)
+        let runs = await simulate([parameters(flood: true), parameters(flood: false)])
+        let (with, without) = (runs[0], runs[1])
+        #expect((without.topologyKnownShare ?? 1) < 0.8, "\(Self.json(without))")
+        #expect((with.topologyKnownShare ?? 0) >= 0.9, "\(Self.json(with))")
+        #expect(with.reachability >= without.reachability + 0.05, "\(Self.json(with))")
+    }
+
     /// What a box could know of the mesh: the lists of the boxes whose adverts can get to it
     /// over the links, and its own. A box that no box hears is in no other box's reach.
     @Test("the lists a box could know: on a quiet line and a box far off, the far box's list is nobody's but its own, and every box knows what it could")

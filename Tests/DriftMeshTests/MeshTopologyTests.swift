@@ -238,6 +238,9 @@ import Testing
         config.topologyPlan = true
         config.topologyPeriod = .seconds(3_600)
         config.topologyMinimumInterval = .seconds(600)
+        // A and C never advertise, so B lacks their lists and would send its own advert again
+        // after an unanswered ask (``advertsCrossWhileLacking``): this test is about the schedule.
+        config.topologyFloodWhileLacking = false
         var r = MeshRouter(me: Self.b, configuration: config, seed: 3)
         var adverts: [Duration] = []
         var t = Duration.zero
@@ -403,6 +406,65 @@ import Testing
         #expect(unanswered[3].0 - unanswered[2].0 == .seconds(3_600))
         let answered = asks(answeredAt: .seconds(100))
         #expect(answered.count == 1, "C's advert came after the first ask: \(answered)")
+    }
+
+    /// ``MeshRouterConfiguration/topologyFloodWhileLacking``: while B lacks a list it asked for
+    /// that only boxes joined to it by no two-way chain name (here E, whose advert reached B but
+    /// which hears only C), B relays every advert, even one its plan and its neighbours'
+    /// coverage leave to others; after an ask that went unanswered, its own advert goes out
+    /// again at the minimum interval. A list named by A, joined to B both ways, is one A would
+    /// have passed on if C advertised (an older build does not): no flood for it.
+    @Test("lists across one-way links: a box that lacks a list named only across one-way links, and asked for it, relays every advert, and an unanswered ask sends its own advert again; not before the first ask, not for a list a two-way neighbour names, not with the rule off",
+          arguments: [(true, true), (false, true), (true, false)])
+    func advertsCrossWhileLacking(rule: Bool, namedAcrossOneWay: Bool) {
+        var r = Self.repairRouter(Self.b)
+        var config = r.configuration
+        config.topologyFloodWhileLacking = rule
+        r.configuration = config
+        var asks: [Duration] = []
+        var adverts: [Duration] = []
+        var relays: [(Duration, MeshHeader)] = []
+        var t = Duration.zero
+        while t <= .seconds(600) {
+            if t.components.seconds % 60 == 1, t.components.attoseconds == 0 {
+                // A, our one neighbour, hears us.
+                _ = r.heardHello(from: Self.a, payload: HelloPayload(publicKey: RouterTests.key, neighbours: [.init(id: Self.b, bucket: 3)]), link: RouterTests.good, now: t)
+            }
+            if t == .seconds(1) {
+                // C is named by E (across) or by A (both ways); C's own advert never reaches us.
+                let (a, aPayload) = Self.advert(of: Self.a, id: 1, hears: namedAcrossOneWay ? [Self.b] : [Self.b, Self.c])
+                r.heardTopology(from: Self.a, payload: aPayload, now: t)
+                _ = r.heard(a, link: RouterTests.good, firstTime: true, now: t)
+                let (e, ePayload) = Self.advert(of: Self.e, id: 1, hears: namedAcrossOneWay ? [Self.c] : [])
+                r.heardTopology(from: Self.e, payload: ePayload, now: t)
+                _ = r.heard(e.relayed(by: Self.a), link: RouterTests.good, firstTime: true, now: t)
+            }
+            if t == .seconds(30) || t == .seconds(100) {
+                // D's advert, relayed by A: A covered B's one neighbour, no plan names B.
+                let (header, payload) = Self.advert(of: Self.d, id: UInt32(t.components.seconds), hears: [Self.a])
+                r.heardTopology(from: Self.d, payload: payload, now: t)
+                _ = r.heard(header.relayed(by: Self.a), link: RouterTests.good, firstTime: true, now: t)
+            }
+            let actions = r.due(now: t)
+            if !Self.requests(actions).isEmpty { asks.append(t) }
+            if actions.contains(.sendTopology) { adverts.append(t) }
+            for case .transmit(let header, _) in actions where header.kind == .topology { relays.append((t, header)) }
+            t += .milliseconds(500)
+        }
+        #expect(asks.count >= 2, "\(asks)")
+        guard asks.count >= 2 else { return }
+        #expect(asks[0] > .seconds(30) && asks[0] < .seconds(100), "\(asks)")
+        // Before the first ask the advert at 30 s follows the plan: not ours to relay.
+        #expect(!relays.contains { $0.1.origin == Self.d && $0.1.packetID == 30 }, "\(relays.map(\.1))")
+        let late = relays.filter { $0.1.origin == Self.d && $0.1.packetID == 100 }
+        let again = adverts.filter { $0 >= asks[1] }
+        if rule && namedAcrossOneWay {
+            #expect(late.count == 1 && late[0].0 >= .seconds(100) && late[0].0 < .seconds(105), "\(relays.map(\.1))")
+            #expect(again.first.map { $0 < asks[1] + .seconds(61) } == true, "own advert again after the unanswered ask at \(asks[1]): \(adverts)")
+        } else {
+            #expect(late.isEmpty, "\(relays.map(\.1))")
+            #expect(again.isEmpty, "\(adverts)")
+        }
     }
 
     @Test("advert repair: a neighbour holding the advert answers within the jitter as its relay, once; a copy heard first takes it back; a box asked for its own list answers with its own advert")

@@ -58,10 +58,17 @@ public struct MeshRouter: Sendable {
     private var answered: [NodeID: (advert: PacketKey, at: Duration)] = [:]
     /// The topology's generation when `lackedLists` was last brought up to date.
     private var lackScannedAt: Int?
+    /// An ask for a list went unanswered: our own advert goes out again as soon as the minimum
+    /// interval allows (``MeshRouterConfiguration/topologyFloodWhileLacking``).
+    private var advertOwed = false
 
     struct LackedList: Sendable {
         var asks = 0
         var nextAskAt: Duration
+        /// We asked for it at least once (and still lack it).
+        var asked = false
+        /// Only boxes joined to us by no two-way chain name it (``MeshTopology/unlistedAcrossOneWayLinks(from:minimumBucket:)``).
+        var acrossOneWay = false
     }
 
     /// Running totals of the router's decisions.
@@ -258,11 +265,16 @@ public struct MeshRouter: Sendable {
             lackScannedAt = topology.generation
             // Boxes whose lists were forgotten (gone or moved): nothing to answer with.
             latestAdverts = latestAdverts.filter { $0.key == me || topology.hears($0.key) != nil }
-            let unlisted = topology.unlisted(minimumBucket: c.topologyMinimumBucket ?? c.minimumCoverBucket).subtracting([me])
+            let bucket = c.topologyMinimumBucket ?? c.minimumCoverBucket
+            let unlisted = topology.unlisted(minimumBucket: bucket).subtracting([me])
             for box in lackedLists.keys where !unlisted.contains(box) { lackedLists[box] = nil }
             let spread = Int(Self.milliseconds(c.topologyRequestInterval / 10))
             for box in unlisted.sorted() where lackedLists[box] == nil {
                 lackedLists[box] = LackedList(nextAskAt: now + c.effectiveTopologyRequestDelay + .milliseconds(spread > 0 ? rng.int(in: 0...spread) : 0))
+            }
+            if c.topologyFloodWhileLacking {
+                let across = topology.unlistedAcrossOneWayLinks(from: me, minimumBucket: bucket)
+                for box in lackedLists.keys { lackedLists[box]?.acrossOneWay = across.contains(box) }
             }
         }
         guard lackedLists.values.contains(where: { $0.nextAskAt <= now }) else { return }
@@ -270,6 +282,9 @@ public struct MeshRouter: Sendable {
         for box in batch {
             var lacked = lackedLists[box]!
             lacked.asks += 1
+            lacked.asked = true
+            // Asked again: the last ask went unanswered (``MeshRouterConfiguration/topologyFloodWhileLacking``).
+            if c.topologyFloodWhileLacking, lacked.asks == 2, lacked.acrossOneWay { advertOwed = true }
             if lacked.asks >= c.topologyRequestAttempts {
                 // It may not run the plan at all: try again a period later.
                 lacked.asks = 0
@@ -302,9 +317,12 @@ public struct MeshRouter: Sendable {
 
     /// Whether the topology plan names us as a relay of `header`'s flood (`nil`: no plan —
     /// the option is off, the packet is not a broadcast, or we know nothing of its origin).
+    /// While we lack a list we asked for that is named only across one-way links, every advert
+    /// counts as planned for us (``MeshRouterConfiguration/topologyFloodWhileLacking``).
     private mutating func plannedRelay(_ header: MeshHeader, now: Duration) -> Bool? {
         let c = configuration
         guard c.topologyPlan, header.destination == nil, header.kind == .broadcast || header.kind == .topology else { return nil }
+        if header.kind == .topology, c.topologyFloodWhileLacking, lackedLists.values.contains(where: { $0.asked && $0.acrossOneWay }) { return true }
         if c.topologyFromHellos { topology.learn(me, hears: ownList(now: now), now: now) }
         return topology.relays(from: header.origin, minimumBucket: c.topologyMinimumBucket ?? c.minimumCoverBucket)?.contains(me)
     }
@@ -748,12 +766,13 @@ public struct MeshRouter: Sendable {
         if c.topologyFromHellos { topology.learn(me, hears: ownList(now: now), now: now) }
         if let last = lastTopologyAt {
             // Recomputed at every call: the period may have changed since the last advert.
-            nextTopologyAt = changed(list, since: advertised) ? last + c.topologyMinimumInterval : last + c.topologyPeriod + topologyJitter
+            nextTopologyAt = advertOwed || changed(list, since: advertised) ? last + c.topologyMinimumInterval : last + c.topologyPeriod + topologyJitter
         }
         guard nextTopologyAt.map({ now >= $0 }) ?? true else { return }
         actions.append(.sendTopology)
         counters.topologyAdverts += 1
         lastTopologyAt = now
+        advertOwed = false
         advertised = list
         topology.learn(me, hears: list, now: now)
         let jitter = c.topologyPeriod.components.seconds / 10

@@ -136,6 +136,25 @@ public struct MeshTopology: Sendable {
         return named
     }
 
+    /// The unlisted boxes (``unlisted(minimumBucket:)``) that no box joined to `origin` by known
+    /// links usable both ways names. A list named only across a one-way link cannot come through
+    /// the plan: the box that would relay it across does not know the boxes that hear it — it
+    /// could learn so only from their lists, which would have to cross the other way, just as
+    /// blind (``MeshRouterConfiguration/topologyFloodWhileLacking``). A box we lack the list of
+    /// because it does not advertise (an older build, the plan off) is named by boxes joined to
+    /// us both ways, and is not among these.
+    public mutating func unlistedAcrossOneWayLinks(from origin: NodeID, minimumBucket: UInt8) -> Set<NodeID> {
+        let out = receivers(minimumBucket: minimumBucket)
+        var joined: Set<NodeID> = [origin]
+        var frontier = [origin]
+        while let s = frontier.popLast() {
+            for r in out[s] ?? [] where (out[r] ?? []).contains(s) && joined.insert(r).inserted { frontier.append(r) }
+        }
+        return unlisted(minimumBucket: minimumBucket).filter { box in
+            !(out[box] ?? []).contains { joined.contains($0) }
+        }
+    }
+
     /// The boxes that hear `box` at `minimumBucket` or better, as their lists say.
     public mutating func hearers(of box: NodeID, minimumBucket: UInt8) -> [NodeID] {
         receivers(minimumBucket: minimumBucket)[box] ?? []
