@@ -307,6 +307,7 @@ struct Engine {
                     config.topologyMinimumInterval = min(config.topologyMinimumInterval, p.warmUpTopologyPeriod)
                     if !p.topologyRepairInQuickWarmUp { config.topologyRepair = false }
                 }
+                if i < p.boxesWithoutPlan { config.topologyPlan = false }
                 config.slot = .microseconds(slotUs)
                 // Power control against this channel: full power and the SNR at which a frame decodes.
                 config.maxTxPowerDbm = Int(channel.txPowerDbm)

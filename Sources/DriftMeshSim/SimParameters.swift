@@ -47,6 +47,10 @@ public struct SimParameters: Sendable {
     /// warm-up's adverts every 240 s stand in for the hours of periodic adverts (and repair) a
     /// settled mesh has had. At the daemon's pace (`warmUpAtDaemonPace`) it always runs.
     public var topologyRepairInQuickWarmUp = false
+    /// With `ourConfiguration.topologyPlan`: this many boxes (the lowest indices; the boxes are
+    /// placed at random) run with the plan off, as an older build or a box set apart would: they
+    /// send no advert and follow no plan, and the others lack their lists for good.
+    public var boxesWithoutPlan = 0
     /// Hello period during the warm-up, and after it.
     public var warmUpHelloPeriod: Duration = .seconds(120)
     public var helloPeriod: Duration = .seconds(300)

@@ -138,6 +138,9 @@ extension SimCommand {
         @Flag(inversion: .prefixedNo, help: "With --topology-plan: advert repair — a box asks its neighbours for the adverts of boxes it knows of but lacks the lists of, and a neighbour that holds one sends it again (default with --warm-up-at-daemon-pace; in the quick warm-up only when asked, since it would fall among the measured messages; --no-topology-repair: a lost advert waits for the next periodic one).")
         var topologyRepair: Bool?
 
+        @Option(help: "With --topology-plan: this many boxes run with the plan off (an older build): no adverts, no plan (default 0).")
+        var boxesWithoutPlan: Int?
+
         @Flag(inversion: .prefixedNo, help: "With --topology-plan: while a box lacks a list it asked for that only boxes joined to it one way name, it relays every advert it hears, and an unanswered ask sends its own advert again, so lists cross one-way links (default; --no-topology-flood-while-lacking: adverts follow the plan alone).")
         var topologyFloodWhileLacking: Bool?
 
@@ -556,6 +559,7 @@ extension SimCommand {
                         parameters.ourConfiguration.topologyRepair = topologyRepair
                         parameters.topologyRepairInQuickWarmUp = topologyRepair
                     }
+                    if let boxesWithoutPlan { parameters.boxesWithoutPlan = max(0, boxesWithoutPlan) }
                     if let topologyFloodWhileLacking { parameters.ourConfiguration.topologyFloodWhileLacking = topologyFloodWhileLacking }
                     if let topologyTrustDepth { parameters.ourConfiguration.topologyTrustDepth = max(0, topologyTrustDepth) }
                     if let topologyQuietS { parameters.topologyQuietBeforeMessages = .seconds(max(0, topologyQuietS)) }

@@ -438,9 +438,10 @@ struct NodeMachineSimulationTests {
     /// only from 6's list: neither side ever learns the other's lists (0.75 known against 0.95
     /// knowable, for hours), and no flood crosses. With ``MeshRouterConfiguration/topologyFloodWhileLacking``
     /// a box that lacks a list named only across one-way links, and asked for it, relays every
-    /// advert, and an unanswered ask sends its own advert again: one side's lists cross within
-    /// the first hour or two, the other's with the next periodic adverts (3 h), and the floods
-    /// follow. Four hours after the first box was switched on:
+    /// advert until its asks run out, and an unanswered ask sends its own advert again: one
+    /// side's lists cross within the first hour or two, the rest with the periodic adverts
+    /// (3 h), and the floods follow. Four hours after the first box was switched on (0.88 of the
+    /// lists known in the router model, 0.935 in the node; 0.94–0.95 eight hours in):
     @Test("a patch joined to the rest by one-way links learns the lists across them only when a box that lacks a list named across them relays every advert: seed 7320, 20 boxes, four hours after boxes switched on one by one", arguments: [false, true])
     func listsCrossOneWayLinks(nodeMachine: Bool) async {
         func parameters(flood: Bool) -> SimParameters {
@@ -458,8 +459,8 @@ struct NodeMachineSimulationTests {
         let runs = await simulate([parameters(flood: true), parameters(flood: false)])
         let (with, without) = (runs[0], runs[1])
         #expect((without.topologyKnownShare ?? 1) < 0.8, "\(Self.json(without))")
-        #expect((with.topologyKnownShare ?? 0) >= 0.9, "\(Self.json(with))")
-        #expect(with.reachability >= without.reachability + 0.05, "\(Self.json(with))")
+        #expect((with.topologyKnownShare ?? 0) >= 0.87, "\(Self.json(with))")
+        #expect(with.reachability >= without.reachability + 0.1, "\(Self.json(with))")
     }
 
     /// What a box could know of the mesh: the lists of the boxes whose adverts can get to it

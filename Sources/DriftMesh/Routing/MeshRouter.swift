@@ -67,6 +67,9 @@ public struct MeshRouter: Sendable {
         var nextAskAt: Duration
         /// We asked for it at least once (and still lack it).
         var asked = false
+        /// Our asks ran out once (``MeshRouterConfiguration/topologyRequestAttempts``): a list the
+        /// floods did not bring by then may never come, and we flood no more adverts for it.
+        var gaveUp = false
         /// Only boxes joined to us by no two-way chain name it (``MeshTopology/unlistedAcrossOneWayLinks(from:minimumBucket:)``).
         var acrossOneWay = false
     }
@@ -284,10 +287,11 @@ public struct MeshRouter: Sendable {
             lacked.asks += 1
             lacked.asked = true
             // Asked again: the last ask went unanswered (``MeshRouterConfiguration/topologyFloodWhileLacking``).
-            if c.topologyFloodWhileLacking, lacked.asks == 2, lacked.acrossOneWay { advertOwed = true }
+            if c.topologyFloodWhileLacking, lacked.asks == 2, lacked.acrossOneWay, !lacked.gaveUp { advertOwed = true }
             if lacked.asks >= c.topologyRequestAttempts {
                 // It may not run the plan at all: try again a period later.
                 lacked.asks = 0
+                lacked.gaveUp = true
                 lacked.nextAskAt = now + c.topologyPeriod
             } else {
                 lacked.nextAskAt = now + c.topologyRequestInterval
@@ -322,7 +326,7 @@ public struct MeshRouter: Sendable {
     private mutating func plannedRelay(_ header: MeshHeader, now: Duration) -> Bool? {
         let c = configuration
         guard c.topologyPlan, header.destination == nil, header.kind == .broadcast || header.kind == .topology else { return nil }
-        if header.kind == .topology, c.topologyFloodWhileLacking, lackedLists.values.contains(where: { $0.asked && $0.acrossOneWay }) { return true }
+        if header.kind == .topology, c.topologyFloodWhileLacking, lackedLists.values.contains(where: { $0.asked && $0.acrossOneWay && !$0.gaveUp }) { return true }
         if c.topologyFromHellos { topology.learn(me, hears: ownList(now: now), now: now) }
         return topology.relays(from: header.origin, minimumBucket: c.topologyMinimumBucket ?? c.minimumCoverBucket)?.contains(me)
     }

@@ -228,17 +228,18 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     /// Lists across one-way links (with ``topologyRepair``): while we lack a list we asked for
     /// that only boxes joined to us by no chain of two-way links name
     /// (``MeshTopology/unlistedAcrossOneWayLinks(from:minimumBucket:)``), every advert we hear
-    /// counts as planned for us — we relay it once whatever the plan or the copies say — and when
-    /// an ask for such a list went unanswered, our own advert goes out again after
-    /// ``topologyMinimumInterval``. Two patches joined only by one-way links (a box of one hears a
-    /// box of the other, which does not hear it, and the other way round elsewhere) otherwise never
-    /// learn each other's lists: the box that would have to relay a list across does not know the
-    /// box that hears it, and could learn so only from the very list it would carry. A list we lack
-    /// because its box does not advertise (an older build, the plan off) is named by boxes joined
-    /// to us both ways: no flood for it. In the simulator such a mesh went from 0.75 of the lists
-    /// known, for hours, to 0.95 (reach 0.66 → 0.85); over random meshes it cost 2–21 % more
-    /// advert frames in the first two hours and moved reach within the seeds' spread
-    /// (docs/mesh-simulation.md, "Lists across one-way links").
+    /// counts as planned for us — we relay it once whatever the plan or the copies say — until
+    /// our asks for it run out (``topologyRequestAttempts``), and when an ask for such a list
+    /// went unanswered, our own advert goes out again after ``topologyMinimumInterval``. Two
+    /// patches joined only by one-way links (a box of one hears a box of the other, which does
+    /// not hear it, and the other way round elsewhere) otherwise never learn each other's lists:
+    /// the box that would have to relay a list across does not know the box that hears it, and
+    /// could learn so only from the very list it would carry. A box that does not advertise (an
+    /// older build, the plan off) counts as joined both ways to the boxes that hear it: no flood
+    /// for it. In the simulator such a mesh went from 0.75 of the lists known, for hours, to
+    /// 0.88–0.95 (reach 0.69 → 0.85); over random meshes it cost 2–19 % more advert frames in
+    /// the first two hours and moved reach within the seeds' spread (docs/mesh-simulation.md,
+    /// "Lists across one-way links").
     public var topologyFloodWhileLacking = true
     /// How long after a box is first named we wait for its own advert before asking for it
     /// (`nil`: the learning period plus ``topologyMinimumInterval``, within which a box that

@@ -136,22 +136,29 @@ public struct MeshTopology: Sendable {
         return named
     }
 
-    /// The unlisted boxes (``unlisted(minimumBucket:)``) that no box joined to `origin` by known
-    /// links usable both ways names. A list named only across a one-way link cannot come through
-    /// the plan: the box that would relay it across does not know the boxes that hear it — it
-    /// could learn so only from their lists, which would have to cross the other way, just as
-    /// blind (``MeshRouterConfiguration/topologyFloodWhileLacking``). A box we lack the list of
-    /// because it does not advertise (an older build, the plan off) is named by boxes joined to
-    /// us both ways, and is not among these.
+    /// The unlisted boxes (``unlisted(minimumBucket:)``) that no box joined to `origin` by links
+    /// usable both ways names. A list named only across a one-way link cannot come through the
+    /// plan: the box that would relay it across does not know the boxes that hear it — it could
+    /// learn so only from their lists, which would have to cross the other way, just as blind
+    /// (``MeshRouterConfiguration/topologyFloodWhileLacking``). A link counts as one-way only
+    /// when both lists are known and one leaves the other box out: a box whose list we lack
+    /// because it does not advertise (an older build, the plan off) is taken as joined both
+    /// ways to the boxes that hear it, so neither it nor the boxes behind it are among these.
     public mutating func unlistedAcrossOneWayLinks(from origin: NodeID, minimumBucket: UInt8) -> Set<NodeID> {
         let out = receivers(minimumBucket: minimumBucket)
         var joined: Set<NodeID> = [origin]
         var frontier = [origin]
         while let s = frontier.popLast() {
-            for r in out[s] ?? [] where (out[r] ?? []).contains(s) && joined.insert(r).inserted { frontier.append(r) }
+            let list = boxes[s]?.hears
+            var next: [NodeID] = []
+            // Boxes whose lists name s, when s's list names them too or is unknown.
+            for r in out[s] ?? [] where list.map({ $0[r].map { $0 >= minimumBucket } ?? false }) ?? true { next.append(r) }
+            // Boxes s's list names whose own list is unknown: no list shows that link one-way.
+            for (u, bucket) in list ?? [:] where bucket >= minimumBucket && boxes[u] == nil { next.append(u) }
+            for r in next where joined.insert(r).inserted { frontier.append(r) }
         }
         return unlisted(minimumBucket: minimumBucket).filter { box in
-            !(out[box] ?? []).contains { joined.contains($0) }
+            !joined.contains(box) && !(out[box] ?? []).contains { joined.contains($0) }
         }
     }
 
