@@ -67,7 +67,14 @@ struct MeshStatusCommand: ParsableCommand {
                 lines.append("radio: \(waits) transmissions held back while another was on the air (listen before talk)")
             }
             if let boxes = status["topologyBoxes"] as? Int {
-                lines.append("topology plan: on, \(boxes) boxes' neighbour lists known")
+                var line = "topology plan: on, \(boxes) boxes' neighbour lists known"
+                if let lacking = status["topologyListsLacking"] as? Int, lacking > 0 {
+                    line += ", \(lacking) lacking"
+                    if let across = status["topologyListsAcrossOneWayLinks"] as? Int, across > 0 {
+                        line += " (\(across) named only across one-way links)"
+                    }
+                }
+                lines.append(line)
             }
             lines.append(String(format: "airtime: %.2f %% of the last hour (own), channel busy %.2f %%",
                                 status["airtimeUsedPercent"] as? Double ?? 0, status["channelUtilisationPercent"] as? Double ?? 0))

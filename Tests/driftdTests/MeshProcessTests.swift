@@ -190,7 +190,8 @@ struct MeshProcessTests {
         // duplex) is made up by the next periodic one, so allow for three periods.
         let known = try await MeshBottleProcessTests.eventually(.seconds(330)) { () -> Bool? in
             for box in [a, b, c] {
-                if try await Self.mesh(box, ["status"])["topologyBoxes"] as? Int != 3 { return nil }
+                let status = try await Self.mesh(box, ["status"])
+                if status["topologyBoxes"] as? Int != 3 || status["topologyListsLacking"] as? Int != 0 { return nil }
             }
             return true
         }

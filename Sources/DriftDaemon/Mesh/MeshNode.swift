@@ -276,6 +276,8 @@ public actor MeshNode {
             outbox: .init(queued: outbox.queued, sent: outbox.sent, delivered: outbox.delivered, failed: outbox.failed),
             heldPackets: usage.0, heldBytes: usage.1, seen: (try? store.seenCount()) ?? 0, queued: machine.queuedFrames,
             airtimeUsedPercent: utilisation.airUtilTxPercent, channelUtilisationPercent: utilisation.channelUtilisationPercent,
-            topologyBoxes: machine.settings.router.topologyPlan ? machine.topology.count : nil)
+            topologyBoxes: machine.settings.router.topologyPlan ? machine.topology.count : nil,
+            topologyListsLacking: machine.settings.router.topologyPlan ? machine.topologyListsLacking.all : nil,
+            topologyListsAcrossOneWayLinks: machine.settings.router.topologyPlan ? machine.topologyListsLacking.acrossOneWayLinks : nil)
     }
 }

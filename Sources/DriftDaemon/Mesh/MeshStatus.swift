@@ -36,6 +36,12 @@ public struct MeshStatus: Sendable, Codable, Equatable {
     /// With `mesh.topology_plan`: the boxes whose neighbour lists this box knows, itself
     /// included once it has sent its own advert (`nil`: the plan is off).
     public var topologyBoxes: Int?
+    /// With `mesh.topology_plan`: the boxes named in a known list whose own list this box
+    /// lacks (asked for by advert repair), and of those the ones named only across one-way
+    /// links — a box that hears this one but is not heard here, or the other way round
+    /// (docs/mesh-routing.md, "Lists across one-way links").
+    public var topologyListsLacking: Int?
+    public var topologyListsAcrossOneWayLinks: Int?
     /// Receptions the radio dropped before the mesh saw them (they did not decode).
     public var radioMalformed = 0
     /// Frames the radio could not hear because it was transmitting while they were on the air

@@ -621,6 +621,8 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     public var routerCounters: MeshRouter.Counters { router.counters }
     /// What the router knows of the whole mesh (``MeshRouterConfiguration/topologyPlan``).
     public var topology: MeshTopology { router.topology }
+    /// The lists advert repair lacks (``MeshRouter/listsLacking``).
+    public var topologyListsLacking: (all: Int, acrossOneWayLinks: Int) { router.listsLacking }
 
     /// Frames waiting for the radio.
     public var queuedFrames: Int { queue.count }

@@ -74,6 +74,15 @@ public struct MeshRouter: Sendable {
         var acrossOneWay = false
     }
 
+    /// Advert repair (``MeshRouterConfiguration/topologyRepair``): the lists we lack (boxes named
+    /// at a bucket the plan uses whose own advert we do not hold), and of those the ones only
+    /// boxes joined to us by no chain of two-way links name
+    /// (``MeshRouterConfiguration/topologyFloodWhileLacking``): where a `driftd mesh status`
+    /// showing them points at a one-way link.
+    public var listsLacking: (all: Int, acrossOneWayLinks: Int) {
+        (lackedLists.count, lackedLists.values.filter(\.acrossOneWay).count)
+    }
+
     /// Running totals of the router's decisions.
     public struct Counters: Sendable, Hashable {
         public var relaysPlanned = 0
