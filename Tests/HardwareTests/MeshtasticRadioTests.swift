@@ -247,8 +247,13 @@ struct MeshtasticRadioTests {
         #expect(holder == nil)
         // The handshake's time limit and the busy port (more if a spawning child held it too).
         #expect(radio.counters.connectionFailures >= 2)
-        // Only the heartbeat sleeps now.
-        #expect(try await Self.eventually { clock.sleeperCount == 1 })
+        // Only the heartbeat sleeps now: its own sleep, 300 s from now. The radio reports
+        // connected a moment before it cancels the handshake's watchdog, so "one sleeper" alone
+        // can still be the watchdog; advancing then fires that one, and the heartbeat's sleep,
+        // begun after, would end 300 s past the advance (seen in CI on a busy machine).
+        #expect(try await Self.eventually {
+            clock.sleeperCount == 1 && clock.nextDeadline == clock.now.advanced(by: .seconds(300))
+        })
         clock.advance(by: .seconds(299))
         try await Task.sleep(for: .milliseconds(200))
         #expect(radio.counters.heartbeats == 0)
