@@ -8,7 +8,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from conftest import make_png
-from helpers import by_id, click, goto, open_page, shot, tap, type_into, wait, wait_nonempty, wait_text
+from helpers import by_id, click, goto, on_item, open_page, shot, tap, type_into, wait, wait_nonempty, wait_text
 
 
 def make_wav(path, seconds=3.0, rate=8000):
@@ -82,8 +82,9 @@ def test_creator_edits_before_the_first_open(base_url, browser_factory, artifact
     click(d, "drop-submit")
     code = wait_nonempty(d, "drop-code", timeout=60)
     goto(d, "mine")
-    card = wait(d).until(lambda drv: next((li for li in drv.find_elements(By.CSS_SELECTOR, "#mine-list li") if code in li.text), False))
-    tap(d, next(b for b in card.find_elements(By.TAG_NAME, "button") if b.text == "Edit"))
+    # Found again if the page re-renders My bottles under the test's hand (a stale element).
+    on_item(d, "#mine-list li", code,
+            lambda card: tap(d, next(b for b in card.find_elements(By.TAG_NAME, "button") if b.text == "Edit")))
     wait_text(d, "drop-title", "Edit")
     by_id(d, "photo-remove-box")
     assert d.find_element(By.ID, "drop-text").get_attribute("value") == "First draft"

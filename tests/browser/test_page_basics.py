@@ -2,8 +2,8 @@
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from helpers import (accessibility_problems, by_id, click, goto, open_page, shot, tap, type_into, wait,
-                     wait_nonempty, wait_text)
+from helpers import (accessibility_problems, by_id, click, goto, on_item, open_page, shot, tap, type_into,
+                     wait, wait_nonempty, wait_text)
 
 
 def test_every_view_is_labelled_and_an_unknown_code_is_explained(base_url, browser_factory, artifacts):
@@ -63,11 +63,12 @@ def test_recovery_code_restores_my_bottles_in_another_browser(base_url, browser_
     assert c.execute_script("return localStorage.getItem('driftbox.token')") == token
     shot(c, artifacts, "14-my-bottles-restored")
 
-    # The creator may retire it before anyone opened it.
-    card = next(li for li in c.find_elements(By.CSS_SELECTOR, "#mine-list li") if code in li.text)
-    retire = [btn for btn in card.find_elements(By.TAG_NAME, "button") if btn.text == "Retire"][0]
+    # The creator may retire it before anyone opened it. The page re-renders My bottles when
+    # its data comes in, so the card is found again if it was replaced under the test's hand
+    # (a stale element once in CI, 2026-12-04).
     c.execute_script("window.confirm = () => true")
-    tap(c, retire)
+    on_item(c, "#mine-list li", code,
+            lambda card: tap(c, next(btn for btn in card.find_elements(By.TAG_NAME, "button") if btn.text == "Retire")))
     wait(c).until(lambda d: not [li for li in d.find_elements(By.CSS_SELECTOR, "#mine-list li") if code in li.text])
 
 
