@@ -266,6 +266,8 @@ public actor MeshNode {
         let outbox = (try? store.counts()) ?? MeshOutboxCounts()
         let usage = (try? store.heldUsage()) ?? (0, 0)
         let utilisation = machine.utilisation(at: t)
+        let plan = machine.settings.router.topologyPlan
+        let lacking = plan ? machine.topologyListsLacking : nil
         return MeshStatus(
             node: "\(me)",
             neighbours: machine.neighbours.map {
@@ -276,8 +278,7 @@ public actor MeshNode {
             outbox: .init(queued: outbox.queued, sent: outbox.sent, delivered: outbox.delivered, failed: outbox.failed),
             heldPackets: usage.0, heldBytes: usage.1, seen: (try? store.seenCount()) ?? 0, queued: machine.queuedFrames,
             airtimeUsedPercent: utilisation.airUtilTxPercent, channelUtilisationPercent: utilisation.channelUtilisationPercent,
-            topologyBoxes: machine.settings.router.topologyPlan ? machine.topology.count : nil,
-            topologyListsLacking: machine.settings.router.topologyPlan ? machine.topologyListsLacking.all : nil,
-            topologyListsAcrossOneWayLinks: machine.settings.router.topologyPlan ? machine.topologyListsLacking.acrossOneWayLinks : nil)
+            topologyBoxes: plan ? machine.topology.count : nil,
+            topologyListsLacking: lacking?.all, topologyListsAcrossOneWayLinks: lacking?.acrossOneWayLinks)
     }
 }

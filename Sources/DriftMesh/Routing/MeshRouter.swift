@@ -72,6 +72,9 @@ public struct MeshRouter: Sendable {
         var gaveUp = false
         /// Only boxes joined to us by no two-way chain name it (``MeshTopology/unlistedAcrossOneWayLinks(from:minimumBucket:)``).
         var acrossOneWay = false
+        /// While this holds, every advert counts as planned for us
+        /// (``MeshRouterConfiguration/topologyFloodWhileLacking``).
+        var floodsAdverts: Bool { asked && acrossOneWay && !gaveUp }
     }
 
     /// Advert repair (``MeshRouterConfiguration/topologyRepair``): the lists we lack (boxes named
@@ -295,7 +298,7 @@ public struct MeshRouter: Sendable {
             lacked.asks += 1
             lacked.asked = true
             // Asked again: the last ask went unanswered (``MeshRouterConfiguration/topologyFloodWhileLacking``).
-            if c.topologyFloodWhileLacking, lacked.asks == 2, lacked.acrossOneWay, !lacked.gaveUp { advertOwed = true }
+            if c.topologyFloodWhileLacking, lacked.asks == 2, lacked.floodsAdverts { advertOwed = true }
             if lacked.asks >= c.topologyRequestAttempts {
                 // It may not run the plan at all: try again a period later.
                 lacked.asks = 0
@@ -334,7 +337,7 @@ public struct MeshRouter: Sendable {
     private mutating func plannedRelay(_ header: MeshHeader, now: Duration) -> Bool? {
         let c = configuration
         guard c.topologyPlan, header.destination == nil, header.kind == .broadcast || header.kind == .topology else { return nil }
-        if header.kind == .topology, c.topologyFloodWhileLacking, lackedLists.values.contains(where: { $0.asked && $0.acrossOneWay && !$0.gaveUp }) { return true }
+        if header.kind == .topology, c.topologyFloodWhileLacking, lackedLists.values.contains(where: \.floodsAdverts) { return true }
         if c.topologyFromHellos { topology.learn(me, hears: ownList(now: now), now: now) }
         return topology.relays(from: header.origin, minimumBucket: c.topologyMinimumBucket ?? c.minimumCoverBucket)?.contains(me)
     }
