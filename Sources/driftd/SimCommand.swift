@@ -129,7 +129,7 @@ extension SimCommand {
         @Option(help: "With --topology-plan: rank steps a box outside the plan waits beyond its usual delay (default 12).")
         var topologyDeferSteps: Int?
 
-        @Option(help: "With --topology-plan: planned hops beyond a copy it heard that a relay it cannot hear is trusted to hold the packet, so a box outside the plan leaves that relay's neighbours to it (default 1; 0: fill in for every neighbour no heard copy covered).")
+        @Option(help: "With --topology-plan: planned hops beyond a copy it heard that a relay it cannot hear is trusted to hold the packet, so a box outside the plan leaves that relay's neighbours to it (default 2; 0: fill in for every neighbour no heard copy covered).")
         var topologyTrustDepth: Int?
 
         @Flag(inversion: .prefixedNo, help: "With --topology-plan: plan hop by hop, every box over as few hops as the links allow (default; --no-topology-shallow-first: the plain greedy plan, bigger gains first).")

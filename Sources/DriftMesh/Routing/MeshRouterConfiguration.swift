@@ -186,14 +186,16 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     public var topologyMinimumBucket: UInt8?
     /// A box outside the plan does not fill in for the neighbours the plan reaches through a relay
     /// it cannot hear — it could not have heard that copy — when that relay likely holds the
-    /// packet: it hears the origin or a box whose copy we heard (one planned hop, the default),
-    /// or such a relay (two), and so on up to this many planned hops; nor for those the origin
+    /// packet: it hears the origin or a box whose copy we heard (one planned hop),
+    /// or such a relay (two, the default), and so on up to this many planned hops; nor for those the origin
     /// reaches when we do not hear the origin. 0: fill in for every neighbour no copy we heard
     /// covered. The fill-in is left for the copies a box can watch (the plan's lost copies among
     /// its own neighbours) and for plans that broke further away. In the simulator one hop cut
-    /// the frames 5–9 % at 30–50 boxes for the same reach; two cost reach at 30 boxes on the
-    /// tuning seeds (docs/mesh-simulation.md, "Relays planned on the topology").
-    public var topologyTrustDepth = 1
+    /// the frames 5–9 % at 30–50 boxes for the same reach; two cut another 1–6 % at 20–50 boxes,
+    /// in a settled mesh (every box knowing nearly every list) and with the warm-up's lists alike,
+    /// for reach within the spread of the seeds under load and up to a point less at low load
+    /// (docs/mesh-simulation.md, "Two planned hops of trust").
+    public var topologyTrustDepth = 2
     /// Plan hop by hop, every box over as few hops as the links allow (``MeshTopology/shallowFirst``).
     /// On: in the simulator it brought the plan's median latency at 30 boxes to hop-7 flooding's
     /// and cut it by a quarter at 50, for 2–6 % more frames (docs/mesh-simulation.md).
