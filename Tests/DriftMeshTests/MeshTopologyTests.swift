@@ -222,7 +222,7 @@ import Testing
         #expect(relays(oneHop, hellos: hellos, depth: 0), "without the rule B fills in for C")
         #expect(relays(twoHops, hellos: hellos, depth: 1), "F hears only D, whose copy B never heard: one planned hop, B fills in for C")
         #expect(!relays(twoHops, hellos: hellos, depth: 2), "two planned hops: F hears D, which holds it")
-        #expect(relays(twoHops, hellos: hellos, depth: 0), "without the rule B fills in for C")
+        #expect(relays(twoHops, hellos: hellos, depth: 0), "two planned hops off, and without the rule: B fills in for C")
         #expect(MeshRouterConfiguration.standard.topologyTrustDepth == 2)
         // B hears D too: D's copy is one B should have heard, and it did not come.
         var heard = hellos

@@ -186,8 +186,8 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     public var topologyMinimumBucket: UInt8?
     /// A box outside the plan does not fill in for the neighbours the plan reaches through a relay
     /// it cannot hear — it could not have heard that copy — when that relay likely holds the
-    /// packet: it hears the origin or a box whose copy we heard (one planned hop),
-    /// or such a relay (two, the default), and so on up to this many planned hops; nor for those the origin
+    /// packet: it hears the origin or a box whose copy we heard (one planned hop), or such a
+    /// relay (two, the default), and so on up to this many planned hops; nor for those the origin
     /// reaches when we do not hear the origin. 0: fill in for every neighbour no copy we heard
     /// covered. The fill-in is left for the copies a box can watch (the plan's lost copies among
     /// its own neighbours) and for plans that broke further away. In the simulator one hop cut
