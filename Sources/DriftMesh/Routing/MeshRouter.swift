@@ -287,9 +287,11 @@ public struct MeshRouter: Sendable {
             for box in unlisted.sorted() where lackedLists[box] == nil {
                 lackedLists[box] = LackedList(nextAskAt: now + c.effectiveTopologyRequestDelay + .milliseconds(spread > 0 ? rng.int(in: 0...spread) : 0))
             }
-            // Also with the flood off: `listsLacking` reports them.
-            let across = topology.unlistedAcrossOneWayLinks(from: me, minimumBucket: bucket)
-            for box in lackedLists.keys { lackedLists[box]?.acrossOneWay = across.contains(box) }
+            // Also with the flood off: `listsLacking` reports them. A settled mesh lacks none.
+            if !lackedLists.isEmpty {
+                let across = topology.unlistedAcrossOneWayLinks(from: me, minimumBucket: bucket)
+                for box in lackedLists.keys { lackedLists[box]?.acrossOneWay = across.contains(box) }
+            }
         }
         guard lackedLists.values.contains(where: { $0.nextAskAt <= now }) else { return }
         let batch = lackedLists.filter { $0.value.nextAskAt <= now + .seconds(60) }.keys.sorted().prefix(TopologyRequest.maxBoxes)
