@@ -147,7 +147,13 @@ extension Engine {
     /// either.
     mutating func machineHeard(_ bytes: [UInt8], link: LinkQuality, at r: Int, repair: Bool) {
         var gotByRepair: PacketKey?
-        if let header = try? MeshFrameCodec.parse(bytes).header, Engine.isData(header.kind) {
+        let header = try? MeshFrameCodec.parse(bytes).header
+        if nodes[r].olderBuild, header?.kind == .topology {
+            // Frame kind 6 is unknown to a build from before the plan: its parser drops it.
+            olderBuildDrops += 1
+            return
+        }
+        if let header, Engine.isData(header.kind) {
             dataReceptions += 1
             receptionsByKey[header.key, default: 0] += 1
             if repair, !nodes[r].seen.contains(header.key) { gotByRepair = header.key }

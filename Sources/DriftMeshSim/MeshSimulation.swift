@@ -154,6 +154,9 @@ struct Engine {
         var repairAnswers = RepairAnswerTally<Int>()
         /// Topology adverts this box has had (its own included).
         var topologySeen: Set<PacketKey> = []
+        /// Runs a build from before the planned relays (`SimParameters.boxesOfOlderBuild`): drops
+        /// every topology advert it decodes as a frame of unknown kind.
+        var olderBuild = false
         /// This box's transmissions from the end of the warm-up on (start, time on air), µs.
         var sent: [(start: Int64, airUs: Int64)] = []
     }
@@ -233,6 +236,8 @@ struct Engine {
     var topologyKnownShare: Double?
     var topologyKnowableShare: Double?
     var topologyPlanAgreement: Double?
+    /// Topology frames boxes of an older build decoded and dropped (`SimParameters.boxesOfOlderBuild`).
+    var olderBuildDrops = 0
     var helloAirUsTotal: Int64 = 0
     var measuredFromUs: Int64 = 0
     /// When the run stops (the last message, then the drain or the repair window).
@@ -307,7 +312,7 @@ struct Engine {
                     config.topologyMinimumInterval = min(config.topologyMinimumInterval, p.warmUpTopologyPeriod)
                     if !p.topologyRepairInQuickWarmUp { config.topologyRepair = false }
                 }
-                if i < p.boxesWithoutPlan { config.topologyPlan = false }
+                if i < max(p.boxesWithoutPlan, p.boxesOfOlderBuild) { config.topologyPlan = false }
                 config.slot = .microseconds(slotUs)
                 // Power control against this channel: full power and the SNR at which a frame decodes.
                 config.maxTxPowerDbm = Int(channel.txPowerDbm)
@@ -326,6 +331,7 @@ struct Engine {
             if p.nodeMachine, case .ours(let r) = router {
                 nodes[i].machine = Engine.machine(keyPairs[i], configuration: r.configuration, parameters: p)
             }
+            if p.router == .ours, i < p.boxesOfOlderBuild { nodes[i].olderBuild = true }
         }
     }
 
@@ -1075,6 +1081,10 @@ struct Engine {
             case .repair(let header, _):
                 heardRepair(header, link: link, at: r)
                 continue
+            case .topology where nodes[r].olderBuild:
+                // Frame kind 6 is unknown to a build from before the plan: dropped as malformed.
+                olderBuildDrops += 1
+                continue
             case .topology(let header):
                 // An older advert than the one the box holds (an answer from a box that kept it
                 // from before a change) is taken as a duplicate.
@@ -1259,6 +1269,7 @@ struct Engine {
             result.topologyKnownShare = topologyKnownShare
             result.topologyKnowableShare = topologyKnowableShare
             result.topologyPlanAgreement = topologyPlanAgreement
+            if p.boxesOfOlderBuild > 0 { result.topologyDroppedByOlderBuilds = olderBuildDrops }
             result.plannedRelays = nodes.reduce(0) {
                 if let machine = $1.machine { return $0 + machine.allCounters.plannedRelays }
                 if case .ours(let r) = $1.router { return $0 + r.counters.plannedRelays }

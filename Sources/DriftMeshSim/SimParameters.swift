@@ -51,6 +51,14 @@ public struct SimParameters: Sendable {
     /// placed at random) run with the plan off, as an older build or a box set apart would: they
     /// send no advert and follow no plan, and the others lack their lists for good.
     public var boxesWithoutPlan = 0
+    /// With `ourConfiguration.topologyPlan`: this many boxes (the lowest indices) run a build
+    /// from before the planned relays. Besides the plan being off (as `boxesWithoutPlan`), a
+    /// topology advert (frame kind 6) is a frame of unknown kind to them: decoded and dropped as
+    /// malformed, its list neither learnt nor relayed, so no advert crosses them. (An advert
+    /// request is a request frame they cannot parse either — as a box without the plan, they
+    /// ignore it.) Nothing else of the older build is modelled: hellos, data and repair are the
+    /// current build's.
+    public var boxesOfOlderBuild = 0
     /// Hello period during the warm-up, and after it.
     public var warmUpHelloPeriod: Duration = .seconds(120)
     public var helloPeriod: Duration = .seconds(300)

@@ -66,6 +66,9 @@ public struct SimResult: Sendable, Hashable, Codable {
     public var topologyKnownShare: Double?
     public var topologyKnowableShare: Double?
     public var topologyPlanAgreement: Double?
+    /// With `SimParameters.boxesOfOlderBuild`: topology frames (adverts, their relays and
+    /// answers) that boxes of the older build decoded and dropped as of an unknown kind.
+    public var topologyDroppedByOlderBuilds: Int?
     public var digestAirtimeMs: Double?
     public var repairTransmissions: Int?
     /// …of which relayed on by the router of a box that got the packet as a repair (`repairRelays`)…

@@ -463,6 +463,35 @@ struct NodeMachineSimulationTests {
         #expect(with.reachability >= without.reachability + 0.1, "\(Self.json(with))")
     }
 
+    /// A mesh whose boxes are not all of the plan's build (`SimParameters.boxesOfOlderBuild`):
+    /// a box of a build from before the plan does not know frame kind 6, so a topology advert
+    /// is a malformed frame to it — dropped, neither learnt nor relayed — where a box of the
+    /// current build with the plan off (`boxesWithoutPlan`) relays it as any flood. On a line of
+    /// four with box 0 second from the left, box 1 hears box 0 alone: behind an older box it
+    /// learns no list and nobody learns its own. Data crosses the older box either way.
+    @Test("a box of an older build drops topology adverts as of an unknown kind: no list crosses it, where a box of this build with the plan off relays them; data crosses both", arguments: [false, true])
+    func olderBuildDropsAdverts(nodeMachine: Bool) async {
+        let line: [(x: Double, y: Double)] = [(1_600, 0), (0, 0), (3_200, 0), (4_800, 0)]
+        func parameters(older: Int, withoutPlan: Int) -> SimParameters {
+            var p = Self.parameters(line, script: [SimMessage(at: .seconds(10), from: 1), SimMessage(at: .seconds(60), from: 3)])
+            p.nodeMachine = nodeMachine
+            p.ourConfiguration.topologyPlan = true
+            p.boxesOfOlderBuild = older
+            p.boxesWithoutPlan = withoutPlan
+            return p
+        }
+        let runs = await simulate([parameters(older: 1, withoutPlan: 0), parameters(older: 0, withoutPlan: 1), parameters(older: 0, withoutPlan: 0)])
+        let (older, withoutPlan, allPlan) = (runs[0], runs[1], runs[2])
+        #expect((older.topologyDroppedByOlderBuilds ?? 0) > 0, "\(Self.json(older))")
+        #expect(withoutPlan.topologyDroppedByOlderBuilds == nil && allPlan.topologyDroppedByOlderBuilds == nil)
+        // This build with the plan off: boxes 1, 2 and 3 advertise and every box learns their
+        // three lists. The older build: box 1 learns none but its own, boxes 2 and 3 their two.
+        #expect(abs((withoutPlan.topologyKnownShare ?? 0) - 3.0 / 4) < 1e-9, "\(Self.json(withoutPlan))")
+        #expect(abs((older.topologyKnownShare ?? 0) - (0 + 1 + 2 + 2) / 4.0 / 4) < 1e-9, "\(Self.json(older))")
+        #expect(abs((allPlan.topologyKnownShare ?? 0) - 1) < 1e-9, "\(Self.json(allPlan))")
+        for r in runs { #expect(r.reachability == 1, "\(Self.json(r))") }
+    }
+
     /// What a box could know of the mesh: the lists of the boxes whose adverts can get to it
     /// over the links, and its own. A box that no box hears is in no other box's reach.
     @Test("the lists a box could know: on a quiet line and a box far off, the far box's list is nobody's but its own, and every box knows what it could")
