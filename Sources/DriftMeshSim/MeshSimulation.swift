@@ -278,6 +278,19 @@ struct Engine {
     /// Per minute after the warm-up (our router): the mean live neighbour count of the boxes on.
     var neighbourSamples: [Double] = []
 
+    /// The boxes of an older build (`SimParameters.boxesOfOlderBuild`): the first ones, which are
+    /// placed at random, or with `olderBuildClustered` box 0 and the boxes nearest to it.
+    static func boxesOfOlderBuild(_ p: SimParameters, topology: Topology) -> Set<Int> {
+        let count = min(p.boxesOfOlderBuild, p.nodes)
+        guard p.olderBuildClustered, count > 0 else { return Set(0..<count) }
+        let positions = topology.positions
+        func distance(_ i: Int) -> Double {
+            let (dx, dy) = (positions[i].x - positions[0].x, positions[i].y - positions[0].y)
+            return (dx * dx + dy * dy).squareRoot()
+        }
+        return Set(positions.indices.sorted { (distance($0), $0) < (distance($1), $1) }.prefix(count))
+    }
+
     init(_ p: SimParameters) {
         self.p = p
         self.channel = p.channel
@@ -296,6 +309,7 @@ struct Engine {
         self.activeRx = Array(repeating: [], count: p.nodes)
         let keyPairs = p.nodeMachine ? Engine.keyPairs(count: p.nodes, seed: p.seed) : []
         let ids = p.nodeMachine ? keyPairs.map(\.nodeID) : Engine.nodeIDs(count: p.nodes, seed: p.seed, random: p.randomNodeIDs)
+        let olderBuild = Self.boxesOfOlderBuild(p, topology: topology)
         for i in 0..<p.nodes {
             let id = ids[i]
             let router: NodeRouter
@@ -312,7 +326,7 @@ struct Engine {
                     config.topologyMinimumInterval = min(config.topologyMinimumInterval, p.warmUpTopologyPeriod)
                     if !p.topologyRepairInQuickWarmUp { config.topologyRepair = false }
                 }
-                if i < max(p.boxesWithoutPlan, p.boxesOfOlderBuild) { config.topologyPlan = false }
+                if i < p.boxesWithoutPlan || olderBuild.contains(i) { config.topologyPlan = false }
                 config.slot = .microseconds(slotUs)
                 // Power control against this channel: full power and the SNR at which a frame decodes.
                 config.maxTxPowerDbm = Int(channel.txPowerDbm)
@@ -331,7 +345,7 @@ struct Engine {
             if p.nodeMachine, case .ours(let r) = router {
                 nodes[i].machine = Engine.machine(keyPairs[i], configuration: r.configuration, parameters: p)
             }
-            if p.router == .ours, i < p.boxesOfOlderBuild { nodes[i].olderBuild = true }
+            if p.router == .ours, olderBuild.contains(i) { nodes[i].olderBuild = true }
         }
     }
 
@@ -1269,7 +1283,10 @@ struct Engine {
             result.topologyKnownShare = topologyKnownShare
             result.topologyKnowableShare = topologyKnowableShare
             result.topologyPlanAgreement = topologyPlanAgreement
-            if p.boxesOfOlderBuild > 0 { result.topologyDroppedByOlderBuilds = olderBuildDrops }
+            if p.boxesOfOlderBuild > 0 {
+                result.topologyDroppedByOlderBuilds = olderBuildDrops
+                result.boxesOfOlderBuild = nodes.indices.filter { nodes[$0].olderBuild }
+            }
             result.plannedRelays = nodes.reduce(0) {
                 if let machine = $1.machine { return $0 + machine.allCounters.plannedRelays }
                 if case .ours(let r) = $1.router { return $0 + r.counters.plannedRelays }

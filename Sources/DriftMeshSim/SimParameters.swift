@@ -59,6 +59,9 @@ public struct SimParameters: Sendable {
     /// ignore it.) Nothing else of the older build is modelled: hellos, data and repair are the
     /// current build's.
     public var boxesOfOlderBuild = 0
+    /// The boxes of an older build are one area left on it — box 0 and the `boxesOfOlderBuild − 1`
+    /// boxes nearest to it — instead of boxes scattered at random.
+    public var olderBuildClustered = false
     /// Hello period during the warm-up, and after it.
     public var warmUpHelloPeriod: Duration = .seconds(120)
     public var helloPeriod: Duration = .seconds(300)

@@ -69,6 +69,8 @@ public struct SimResult: Sendable, Hashable, Codable {
     /// With `SimParameters.boxesOfOlderBuild`: topology frames (adverts, their relays and
     /// answers) that boxes of the older build decoded and dropped as of an unknown kind.
     public var topologyDroppedByOlderBuilds: Int?
+    /// …and which boxes those were (indices, as in `--export-topology`).
+    public var boxesOfOlderBuild: [Int]?
     public var digestAirtimeMs: Double?
     public var repairTransmissions: Int?
     /// …of which relayed on by the router of a box that got the packet as a repair (`repairRelays`)…

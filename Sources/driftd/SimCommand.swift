@@ -144,6 +144,9 @@ extension SimCommand {
         @Option(help: "With --topology-plan: this many boxes run a build from before the plan: plan off, and topology adverts (frame kind 6) dropped as of an unknown kind, neither learnt nor relayed (default 0).")
         var boxesOfOlderBuild: Int?
 
+        @Flag(help: "With --boxes-of-older-build K: the older boxes are one area — a box and the K - 1 boxes nearest to it — instead of boxes scattered at random.")
+        var olderBuildClustered = false
+
         @Flag(inversion: .prefixedNo, help: "With --topology-plan: while a box lacks a list it asked for that only boxes joined to it one way name, it relays every advert it hears, and an unanswered ask sends its own advert again, so lists cross one-way links (default; --no-topology-flood-while-lacking: adverts follow the plan alone).")
         var topologyFloodWhileLacking: Bool?
 
@@ -564,6 +567,7 @@ extension SimCommand {
                     }
                     if let boxesWithoutPlan { parameters.boxesWithoutPlan = max(0, boxesWithoutPlan) }
                     if let boxesOfOlderBuild { parameters.boxesOfOlderBuild = max(0, boxesOfOlderBuild) }
+                    if olderBuildClustered { parameters.olderBuildClustered = true }
                     if let topologyFloodWhileLacking { parameters.ourConfiguration.topologyFloodWhileLacking = topologyFloodWhileLacking }
                     if let topologyTrustDepth { parameters.ourConfiguration.topologyTrustDepth = max(0, topologyTrustDepth) }
                     if let topologyQuietS { parameters.topologyQuietBeforeMessages = .seconds(max(0, topologyQuietS)) }

@@ -492,6 +492,21 @@ struct NodeMachineSimulationTests {
         for r in runs { #expect(r.reachability == 1, "\(Self.json(r))") }
     }
 
+    @Test("the boxes of an older build: the first ones, or with olderBuildClustered one area — box 0 and the boxes nearest to it")
+    func olderBuildBoxes() async {
+        let positions: [(x: Double, y: Double)] = [(0, 0), (5_000, 0), (1_000, 0), (3_000, 0)]
+        func parameters(clustered: Bool) -> SimParameters {
+            var p = Self.parameters(positions, script: [SimMessage(at: .seconds(10), from: 3)])
+            p.ourConfiguration.topologyPlan = true
+            p.boxesOfOlderBuild = 2
+            p.olderBuildClustered = clustered
+            return p
+        }
+        let runs = await simulate([parameters(clustered: false), parameters(clustered: true)])
+        #expect(runs[0].boxesOfOlderBuild == [0, 1])
+        #expect(runs[1].boxesOfOlderBuild == [0, 2])
+    }
+
     /// What a box could know of the mesh: the lists of the boxes whose adverts can get to it
     /// over the links, and its own. A box that no box hears is in no other box's reach.
     @Test("the lists a box could know: on a quiet line and a box far off, the far box's list is nobody's but its own, and every box knows what it could")
