@@ -55,6 +55,46 @@ class NotifyListener(threading.Thread):
                 self.ready.set()
 
 
+def start_box(arguments, directory, name, timeout=120):
+    """Starts `arguments` (a `driftd run …`) as systemd would, NOTIFY_SOCKET in `directory`, its
+    output in `directory`/driftd.log; waits for READY=1. Returns (process, log file); raises
+    RuntimeError when READY=1 does not come within `timeout` seconds. Used by the mesh tools."""
+    notify_path = os.path.join(directory, "notify.sock")
+    listener = NotifyListener(notify_path)
+    listener.start()
+    env = dict(os.environ, NOTIFY_SOCKET=notify_path)
+    log = open(os.path.join(directory, "driftd.log"), "w")
+    process = subprocess.Popen(arguments, stdout=log, stderr=subprocess.STDOUT, env=env)
+    ready = listener.ready.wait(timeout=timeout)
+    listener.stop = True
+    if not ready:
+        raise RuntimeError(f"box {name} sent no READY=1 within {timeout} s (log: {directory}/driftd.log)")
+    return process, log
+
+
+def eventually(timeout, probe, interval=0.02):
+    """`probe()`'s first value that is not None, polled every `interval` s for at most `timeout` s; else None."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = probe()
+        if value is not None:
+            return value
+        time.sleep(interval)
+    return None
+
+
+def stop_box(process, log):
+    """SIGTERM, 20 s to exit, then SIGKILL; closes the log."""
+    if process and process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+    if log:
+        log.close()
+
+
 def read(path):
     with open(path) as f:
         return f.read()

@@ -23,7 +23,6 @@ import math
 import os
 import random
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -32,7 +31,7 @@ import time
 import urllib.error
 import urllib.request
 
-from idle import NotifyListener  # tools/idle.py: READY=1 from the notify socket
+from idle import eventually, start_box, stop_box  # tools/idle.py: a driftd started as systemd would, READY=1
 
 
 def free_port(kind):
@@ -89,27 +88,11 @@ radio_range_m = {self.args.distance * 2}
             f.write(text)
 
     def start(self, driftd):
-        notify_path = os.path.join(self.directory, "notify.sock")
-        listener = NotifyListener(notify_path)
-        listener.start()
-        env = dict(os.environ, NOTIFY_SOCKET=notify_path)
-        self.log = open(os.path.join(self.directory, "driftd.log"), "w")
-        self.process = subprocess.Popen([driftd, "run", "--config", os.path.join(self.directory, "driftd.toml")],
-                                        stdout=self.log, stderr=subprocess.STDOUT, env=env)
-        ready = listener.ready.wait(timeout=120)
-        listener.stop = True
-        if not ready:
-            raise RuntimeError(f"box {self.name} sent no READY=1 within 120 s (log: {self.directory}/driftd.log)")
+        self.process, self.log = start_box([driftd, "run", "--config", os.path.join(self.directory, "driftd.toml")],
+                                           self.directory, self.name)
 
     def stop(self):
-        if self.process and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-        if self.log:
-            self.log.close()
+        stop_box(self.process, self.log)
 
     def request(self, method, path, token=None, body=None, timeout=20):
         data = None if body is None else json.dumps(body).encode()
@@ -147,16 +130,6 @@ def percentile(values, p):
     ordered = sorted(values)
     rank = max(1, math.ceil(p / 100 * len(ordered)))
     return ordered[rank - 1]
-
-
-def eventually(timeout, probe, interval=0.02):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = probe()
-        if value is not None:
-            return value
-        time.sleep(interval)
-    return None
 
 
 def main():
