@@ -170,6 +170,7 @@ def main():
         report["topologyBoxes"] = {name: s.get("topologyBoxes") for name, s in statuses.items()}
         report["malformed"] = {name: (s.get("counters") or {}).get("malformed") for name, s in statuses.items()}
         report["topologyAdverts"] = {name: (s.get("counters") or {}).get("topologyAdverts") for name, s in statuses.items()}
+        report["counters"] = {name: s.get("counters") for name, s in statuses.items()}  # all of them, in --json
         expected = 2 if args.control else 1
         for box in (a, c):
             if report["topologyBoxes"][box.name] != expected:
