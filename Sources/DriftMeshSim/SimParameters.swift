@@ -48,8 +48,9 @@ public struct SimParameters: Sendable {
     /// settled mesh has had. At the daemon's pace (`warmUpAtDaemonPace`) it always runs.
     public var topologyRepairInQuickWarmUp = false
     /// With `ourConfiguration.topologyPlan`: this many boxes (the lowest indices; the boxes are
-    /// placed at random) run with the plan off, as an older build or a box set apart would: they
-    /// send no advert and follow no plan, and the others lack their lists for good.
+    /// placed at random) run this build with the plan off: they send no advert and follow no
+    /// plan, and the others lack their lists for good; they relay the others' adverts (a build
+    /// from before the plan does not: `boxesOfOlderBuild`).
     public var boxesWithoutPlan = 0
     /// With `ourConfiguration.topologyPlan`: this many boxes (the lowest indices) run a build
     /// from before the planned relays. Besides the plan being off (as `boxesWithoutPlan`), a

@@ -138,7 +138,7 @@ extension SimCommand {
         @Flag(inversion: .prefixedNo, help: "With --topology-plan: advert repair — a box asks its neighbours for the adverts of boxes it knows of but lacks the lists of, and a neighbour that holds one sends it again (default with --warm-up-at-daemon-pace; in the quick warm-up only when asked, since it would fall among the measured messages; --no-topology-repair: a lost advert waits for the next periodic one).")
         var topologyRepair: Bool?
 
-        @Option(help: "With --topology-plan: this many boxes run with the plan off (an older build): no adverts, no plan (default 0).")
+        @Option(help: "With --topology-plan: this many boxes run this build with the plan off: no adverts, no plan, but they relay the others' adverts (default 0; an older build: --boxes-of-older-build).")
         var boxesWithoutPlan: Int?
 
         @Option(help: "With --topology-plan: this many boxes run a build from before the plan: plan off, and topology adverts (frame kind 6) dropped as of an unknown kind, neither learnt nor relayed (default 0).")
