@@ -52,8 +52,8 @@ public struct SimParameters: Sendable {
     /// plan, and the others lack their lists for good; they relay the others' adverts (a build
     /// from before the plan does not: `boxesOfOlderBuild`).
     public var boxesWithoutPlan = 0
-    /// With `ourConfiguration.topologyPlan`: this many boxes (the lowest indices) run a build
-    /// from before the planned relays. Besides the plan being off (as `boxesWithoutPlan`), a
+    /// With `ourConfiguration.topologyPlan`: this many boxes (the lowest indices, or with
+    /// `olderBuildClustered` one area) run a build from before the planned relays. Besides the plan being off (as `boxesWithoutPlan`), a
     /// topology advert (frame kind 6) is a frame of unknown kind to them: decoded and dropped as
     /// malformed, its list neither learnt nor relayed, so no advert crosses them. (An advert
     /// request is a request frame they cannot parse either — as a box without the plan, they
