@@ -10,8 +10,8 @@
 #
 # Environment (defaults in brackets):
 #   OLDER_REV [139ab1f]   the older build's revision (a commit of this repository)
-#   OLDER_DIR [.build/older-<rev>]   where its checkout and debug build are kept (built once;
-#                         a first build takes as long as a fresh `swift build`, ~15 min on 2 cores)
+#   OLDER_DIR [.build/older-<rev>]   where its checkout and debug build are kept (built once:
+#                         a fresh `swift build`, 144 s here with SwiftPM's caches warm)
 #   DRIFTD [.build/debug/driftd, built with `swift build --product driftd`]   this build
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/fail-loudly.sh"   # a failure names its line and command

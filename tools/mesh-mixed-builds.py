@@ -8,8 +8,8 @@ A and C run this build with `mesh.topology_plan = true`; B runs `--older-driftd`
 before the planned relays (each box's config comes from its own checkout's board/sim.toml).
 With `--control`, B runs this build with the plan off instead: the contrast.
 
-Checks, in order: A and C learn B as a neighbour and B both of them; a broadcast from A reaches C and one from C
-reaches A; a message from A to C is delivered and acknowledged back to A; then, after 150 s
+Checks, in order: A and C learn B as a neighbour and B both of them; a broadcast from A reaches
+C and one from C reaches A; a message from A to C is delivered and acknowledged back to A; then, after 150 s
 (more than one advert period at 3-second hellos, 108 s ± 11 s), which lists A and C know
 (`topologyBoxes`: with an older B only their own, since B drops the adverts; with the control
 both) and what B counted as malformed (an older B: `bad_kind`, the adverts' frame kind 6).
@@ -23,6 +23,7 @@ import json
 import math
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -32,7 +33,7 @@ from idle import eventually, start_box, stop_box  # tools/idle.py: a driftd star
 
 
 def free_udp_ports(count):
-    import socket
+    """`count` distinct free UDP ports on loopback (all bound at once, then let go)."""
     sockets = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(count)]
     try:
         for s in sockets:
@@ -64,12 +65,10 @@ class Box:
         with open(os.path.join(self.checkout, "board", "sim.toml")) as f:
             text = f.read()
 
-        def replace(old, new, required=True):
+        def replace(old, new):
             nonlocal text
             if old not in text:
-                if required:
-                    raise RuntimeError(f"box {self.name}: {self.checkout}/board/sim.toml has no line {old!r}")
-                return
+                raise RuntimeError(f"box {self.name}: {self.checkout}/board/sim.toml has no line {old!r}")
             text = text.replace(old, new)
 
         replace('name = "Drift Box (simulated)"', f'name = "Box {self.name}"')
