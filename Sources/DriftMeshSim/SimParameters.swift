@@ -286,7 +286,7 @@ public struct SimOutage: Sendable, Hashable {
 public struct SimCatchUpRules: Sendable, Hashable {
     /// A box sends its digest after its first hello (`MeshNodeMachine.Settings.announcesAtStart`).
     public var announceAtStart = true
-    /// For a hello period after it starts a box relays as the flooding fallback
+    /// For a hello period after it starts a box relays as the fallback, never pruned
     /// (`MeshRouterConfiguration.neighbourLearningPeriod`; off = zero).
     public var learnNeighbours = true
     /// Answers wait a random time within this many longest frames (0 = at once).

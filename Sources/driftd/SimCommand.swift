@@ -279,6 +279,12 @@ extension SimCommand {
         @Flag(help: "With --node-machine: every hello waits with the background frames however long the channel stays busy (the rule before; default: a hello still queued when the next is due is replaced by it, at normal priority).")
         var hellosBackgroundOnly = false
 
+        @Flag(help: "Our router: a box in its first hello period (its neighbour table maybe incomplete) relays as flooding, a long random delay (the rule before; default: one that knows an uncovered neighbour places it as a box past learning does; never pruned, cancelled by a copy).")
+        var learningRelaysFlooding = false
+
+        @Flag(help: "Our router: a fallback relay (a box learning its neighbours) is cancelled by any copy, the origin's retry too (the rule before; default: only by a copy from a box not heard with this packet yet).")
+        var fallbackCancelledByAnyCopy = false
+
         @Flag(help: "With --node-machine: a box that got more packets in the last 30 minutes than a compact digest lists (88) lists the newest 88, marked incomplete (the rule before; default: those of the last whole minutes that fit, under that shorter window).")
         var compactDigestNewest = false
 
@@ -511,6 +517,8 @@ extension SimCommand {
                     }
                     parameters.repairCompactDigests = !repairFullDigests
                     parameters.ourConfiguration.cancelAfterCopiesOnlyWhenBusy = !cancelAlways
+                    parameters.ourConfiguration.learningRelaysRanked = !learningRelaysFlooding
+                    parameters.ourConfiguration.fallbackKeptOnRepeatedCopies = !fallbackCancelledByAnyCopy
                     if let busyUtilisation { parameters.busyUtilisation = busyUtilisation }
                     if collisionFree { parameters.collisionFree = true }
                     if let repairImin { parameters.repairMinimumInterval = .seconds(max(1, repairImin)) }

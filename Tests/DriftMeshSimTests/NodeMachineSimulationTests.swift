@@ -239,6 +239,8 @@ struct NodeMachineSimulationTests {
                 p.catchUp.startAsBeforePowerCutRules()
                 p.nodeDigestsWhileAlone = true  // as found: a box alone still digested,
                 p.catchUp.outboxLooksWithHousekeeping = false  // and an idle outbox woke it apart
+                p.ourConfiguration.learningRelaysRanked = false  // a box learning relayed as flooding,
+                p.ourConfiguration.fallbackKeptOnRepeatedCopies = false  // cancelled by any copy
             }
             return await simulate(p)
         }
@@ -490,6 +492,40 @@ struct NodeMachineSimulationTests {
         #expect(abs((older.topologyKnownShare ?? 0) - (0 + 1 + 2 + 2) / 4.0 / 4) < 1e-9, "\(Self.json(older))")
         #expect(abs((allPlan.topologyKnownShare ?? 0) - 1) < 1e-9, "\(Self.json(allPlan))")
         for r in runs { #expect(r.reachability == 1, "\(Self.json(r))") }
+    }
+
+    /// Five boxes in a line, 1.5 km apart (each hears only the next), switched on together at
+    /// the daemon's pace (hellos every 300 s ± 30 s, the first spread over 30 s; each box
+    /// learns for 330 s), and one broadcast from the end at `sentAt`; `ranked` and `kept`: the
+    /// two rules for a relay while learning (`learningRelaysRanked`, `fallbackKeptOnRepeatedCopies`).
+    static func togetherStart(sentAt: Duration, ranked: Bool = true, kept: Bool = true) -> SimParameters {
+        let line = (0..<5).map { (x: Double($0) * 1_500, y: 0.0) }
+        var p = Self.parameters(line, script: [SimMessage(at: .zero, from: 0)])
+        p.warmUpAtDaemonPace = true
+        p.startSpread = .seconds(1)
+        p.warmUp = sentAt
+        p.ourConfiguration.learningRelaysRanked = ranked
+        p.ourConfiguration.fallbackKeptOnRepeatedCopies = kept
+        return p
+    }
+
+    @Test("a line switched on together: a broadcast in the first hello period crosses it about as fast as one after it; flooding's delay while learning took 7–22 s a hop, and the origin's retry cancelled the first relay (the rules before)")
+    func learningRelaysRanked() async {
+        let runs = await simulate([Self.togetherStart(sentAt: .seconds(60)),
+                                   Self.togetherStart(sentAt: .seconds(60), ranked: false),
+                                   Self.togetherStart(sentAt: .seconds(60), ranked: false, kept: false),
+                                   Self.togetherStart(sentAt: .seconds(400))])
+        let (learning, flooding, before, learnt) = (runs[0], runs[1], runs[2], runs[3])
+        for r in runs { #expect(r.reachability == 1, "\(Self.json(r))") }
+        // The median box is two hops or more from the origin: flooding's 96 slots (7.4 s) a hop
+        // at least.
+        let slot = Double(MeshRouterConfiguration.standard.slot.components.attoseconds) / 1e15
+        #expect(flooding.latencyP50Ms >= 2 * 96 * slot, "\(Self.json(flooding))")
+        #expect(learning.latencyP50Ms < flooding.latencyP50Ms / 4, "\(Self.json(learning))")
+        #expect(learning.latencyP50Ms < 2 * learnt.latencyP50Ms, "\(Self.json(learning)) \(Self.json(learnt))")
+        // The origin's retry at 8 s cancelled box 1's relay: the flood went on by repair.
+        #expect(before.relaysCancelled == 1 && flooding.relaysCancelled == 0, "\(Self.json(before)) \(Self.json(flooding))")
+        #expect(before.latencyP50Ms > 2 * flooding.latencyP50Ms, "\(Self.json(before))")
     }
 
     @Test("the boxes of an older build: the first ones, or with olderBuildClustered one area — box 0 and the boxes nearest to it")

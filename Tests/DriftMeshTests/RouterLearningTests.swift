@@ -2,8 +2,9 @@ import DriftMesh
 import Testing
 
 /// A router that just started knows only the neighbours it heard since: until a full hello
-/// period has passed it relays as the flooding fallback instead of pruning on coverage (review
-/// finding 8: a box back from a short outage pruned the relay its other neighbour needed).
+/// period has passed its relay is a fallback, never pruned on coverage and cancelled by any copy
+/// (review finding 8: a box back from a short outage pruned the relay its other neighbour
+/// needed), placed by the neighbours it knows when one of them is uncovered.
 @Suite struct RouterLearningTests {
     static let a = NodeID(0xA0A0_A0A1)
     static let b = NodeID(0xB0B0_B0B2)
@@ -58,6 +59,57 @@ import Testing
         _ = r.heard(Self.header, link: Self.good, firstTime: true, now: .seconds(10))
         #expect(r.heard(Self.header.relayed(by: Self.c), link: Self.good, firstTime: false, now: .seconds(10) + .milliseconds(1)) == [.cancelled(Self.header.key)])
         #expect(Self.run(&r, from: .seconds(10), for: .seconds(30)).isEmpty)
+    }
+
+    /// When B's relay of A's broadcast, heard at 10 s (B learning since 0 s), goes out: B heard A
+    /// (which hears only B) and, with `hearsC`, C (which hears only B too).
+    static func relayTime(hearsC: Bool, ranked: Bool, seed: UInt64) -> Duration? {
+        var config = MeshRouterConfiguration(helloPeriod: .seconds(60), helloJitter: .seconds(5))
+        config.learningRelaysRanked = ranked
+        var r = MeshRouter(me: b, configuration: config, seed: seed)
+        _ = r.due(now: .zero)
+        _ = r.heardHello(from: a, payload: HelloPayload(publicKey: key, neighbours: [.init(id: b, bucket: 3)]), link: good, now: .seconds(1))
+        if hearsC {
+            _ = r.heardHello(from: c, payload: HelloPayload(publicKey: key, neighbours: [.init(id: b, bucket: 3)]), link: good, now: .seconds(2))
+        }
+        #expect(r.isLearningNeighbours(now: .seconds(10)))
+        _ = r.heard(header, link: good, firstTime: true, now: .seconds(10))
+        while let t = r.nextDeadline, t <= .seconds(60) {
+            if r.due(now: t).contains(.transmit(header.relayed(by: b))) { return t - .seconds(10) }
+        }
+        return nil
+    }
+
+    @Test("while learning, a box that knows an uncovered neighbour places its relay as a box past learning does (C uncovered: at once, the leader's jitter); with none known uncovered, and by the rule before, flooding's 96–288 slots")
+    func aLearningRelayIsPlacedByTheNeighboursItKnows() {
+        let slot = MeshRouterConfiguration.standard.slot  // 77 ms
+        for seed in UInt64(1)...20 {
+            // C uncovered: the leader's jitter, 32 slots at most (a good link's SNR scales it down).
+            let leader = Self.relayTime(hearsC: true, ranked: true, seed: seed)
+            #expect(leader.map { $0 <= slot * 32 } == true, "seed \(seed): \(String(describing: leader))")
+            // Only A known, and A's copy covers it: still relayed (never pruned while learning),
+            // for neighbours not heard yet, after flooding's delay; so by the rule before.
+            for (hearsC, ranked) in [(false, true), (true, false), (false, false)] {
+                let flooding = Self.relayTime(hearsC: hearsC, ranked: ranked, seed: seed)
+                #expect(flooding.map { $0 >= slot * 96 && $0 <= slot * 288 } == true,
+                        "seed \(seed), hears C \(hearsC), ranked \(ranked): \(String(describing: flooding))")
+            }
+        }
+    }
+
+    @Test("while learning, the origin's retry (a copy from a box heard already) leaves the relay queued; it cancelled it by the rule before")
+    func theOriginsRetryLeavesTheFallbackQueued() {
+        for kept in [true, false] {
+            var config = MeshRouterConfiguration(helloPeriod: .seconds(60), helloJitter: .seconds(5))
+            config.fallbackKeptOnRepeatedCopies = kept
+            var r = MeshRouter(me: Self.b, configuration: config, seed: 42)
+            _ = r.due(now: .zero)
+            _ = r.heardHello(from: Self.a, payload: HelloPayload(publicKey: Self.key, neighbours: [.init(id: Self.b, bucket: 3)]), link: Self.good, now: .seconds(1))
+            _ = r.heard(Self.header, link: Self.good, firstTime: true, now: .seconds(10))
+            let retry = r.heard(Self.header, link: Self.good, firstTime: false, now: .seconds(18))
+            #expect(retry == (kept ? [] : [.cancelled(Self.header.key)]), "kept \(kept)")
+            #expect(Self.run(&r, from: .seconds(18), for: .seconds(30)) == (kept ? [.transmit(Self.header.relayed(by: Self.b))] : []), "kept \(kept)")
+        }
     }
 
     @Test func theLearningPeriodCountsFromTheRoutersOwnStart() {

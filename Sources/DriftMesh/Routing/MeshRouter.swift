@@ -16,7 +16,9 @@
 /// beyond it still need the packet (a relay only with `retryRelays` or, while the channel is
 /// busy, `retryRelaysWhenBusy`). A box that knows no neighbours yet, or started less than a
 /// hello period ago (its table may still lack neighbours whose hellos it has not heard),
-/// falls back to Meshtastic-like flooding (random delay, cancelled by any duplicate).
+/// relays as a fallback: never pruned, cancelled by a copy from a box not heard with the
+/// packet yet, as Meshtastic's flooding by any duplicate; placed by coverage when it knows an
+/// uncovered neighbour, else after flooding's long random delay.
 public struct MeshRouter: Sendable {
     public let me: NodeID
     /// Tuning; may change at run time (the simulator slows hellos after its warm-up).
@@ -368,7 +370,7 @@ public struct MeshRouter: Sendable {
 
     /// Why a relay of a flood goes out (``relayReason(_:)``).
     public enum RelayReason: String, Sendable, Codable, CaseIterable {
-        /// No neighbour knowledge yet: relayed as managed flooding does.
+        /// No neighbour knowledge yet, or not a hello period of it: a fallback, never pruned.
         case fallback
         /// The topology plan names this box.
         case planned
@@ -442,6 +444,9 @@ public struct MeshRouter: Sendable {
         var actions: [RouterAction] = []
         var state = packets[key] ?? PacketState(firstSeen: now, covered: [], destination: header.destination)
         let isNew = packets[key] == nil
+        // A copy only from boxes whose copies we heard already (the origin's retry) covers
+        // nobody new; an unknown transmitter may be anyone.
+        let fromNewTransmitter = transmitters.isEmpty || !transmitters.allSatisfy(state.heardFrom.contains)
         state.covered.insert(header.origin)
         cover(transmitters, in: &state)
         state.heardFrom.formUnion(transmitters)
@@ -463,7 +468,8 @@ public struct MeshRouter: Sendable {
                 return actions
             }
             planRelay(header, link: link, transmitters: transmitters, state: &state, now: now)
-        } else if let relay = state.relay, !relay.planned, relay.fallback || !stillNeeded(state) {
+        } else if let relay = state.relay, !relay.planned,
+                  relay.fallback ? fromNewTransmitter || !configuration.fallbackKeptOnRepeatedCopies : !stillNeeded(state) {
             // Redundant now. If it was already handed out, the caller drops it when it is
             // still queued for a clear channel (and ignores this when it already went out).
             state.relay = nil
@@ -482,16 +488,20 @@ public struct MeshRouter: Sendable {
     private mutating func planRelay(_ header: MeshHeader, link: LinkQuality, transmitters: [NodeID], state: inout PacketState, now: Duration) {
         let relayed = header.relayed(by: me)
         let c = configuration
-        if table.isEmpty || isLearningNeighbours(now: now) {
-            // No neighbour knowledge yet, or not a hello period of it: a neighbour whose hello
-            // we have not heard would be taken as covered. Behave like managed flooding.
+        // Not a hello period of neighbour knowledge yet: a neighbour whose hello we have not
+        // heard would be taken as covered, so the relay is a fallback — never pruned, and a
+        // copy cancels it as in managed flooding (not one from a box heard already).
+        let learning = table.isEmpty || isLearningNeighbours(now: now)
+        if learning, table.isEmpty || !c.learningRelaysRanked || uncovered(state).isEmpty {
+            // Nobody known uncovered (or the rule before): flooding's long random delay, for
+            // the neighbours not heard yet.
             let slots = 2 * c.rankCap * c.slotsPerRank / 2 + rng.int(in: 0...(2 * c.rankCap * c.slotsPerRank))
             state.relay = PlannedRelay(header: relayed, powerDbm: nil, at: now + c.slot * slots, emitted: false, fallback: true)
             counters.relaysPlanned += 1
             return
         }
         var deferSteps = 0
-        if let planned = plannedRelay(header, now: now) {
+        if !learning, let planned = plannedRelay(header, now: now) {
             if planned {
                 let jitter = c.snrScaledJitterSlots(c.relayJitterSlots(c.leaderJitterSlots ?? c.jitterSlots, utilisation: channelUtilisation), snr: link.snr)
                 state.relay = PlannedRelay(header: relayed, powerDbm: nil, at: now + c.slot * rng.int(in: 0...max(0, jitter)),
@@ -523,7 +533,7 @@ public struct MeshRouter: Sendable {
         }
         jitter = c.snrScaledJitterSlots(c.relayJitterSlots(jitter, utilisation: channelUtilisation), snr: link.snr)
         let slots = (steps + deferSteps) * c.rankStepSlots(utilisation: channelUtilisation) + rng.int(in: 0...max(0, jitter))
-        state.relay = PlannedRelay(header: relayed, powerDbm: nil, at: now + c.slot * slots, emitted: false, fallback: false,
+        state.relay = PlannedRelay(header: relayed, powerDbm: nil, at: now + c.slot * slots, emitted: false, fallback: learning,
                                    deferred: deferSteps > 0)
         counters.relaysPlanned += 1
     }
