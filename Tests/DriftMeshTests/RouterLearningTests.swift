@@ -2,9 +2,10 @@ import DriftMesh
 import Testing
 
 /// A router that just started knows only the neighbours it heard since: until a full hello
-/// period has passed its relay is a fallback, never pruned on coverage and cancelled by any copy
-/// (review finding 8: a box back from a short outage pruned the relay its other neighbour
-/// needed), placed by the neighbours it knows when one of them is uncovered.
+/// period has passed its relay is a fallback, never pruned on coverage (review finding 8: a box
+/// back from a short outage pruned the relay its other neighbour needed) and cancelled by a copy
+/// from a box not heard with the packet yet, placed by the neighbours it knows when one of them
+/// is uncovered.
 @Suite struct RouterLearningTests {
     static let a = NodeID(0xA0A0_A0A1)
     static let b = NodeID(0xB0B0_B0B2)
