@@ -15,10 +15,12 @@ import Testing
     static let header = MeshHeader(kind: .broadcast, origin: a, packetID: 9, hopStart: 3, expiresAtMinute: 100)
 
     /// B started at `start` (hello period 60 s ± 5 s) and has heard only A, which hears only B.
-    static func router(startedAt start: Duration = .zero, learning: Duration? = nil) -> MeshRouter {
+    static func router(startedAt start: Duration = .zero, learning: Duration? = nil, seed: UInt64 = 42,
+                       configure: (inout MeshRouterConfiguration) -> Void = { _ in }) -> MeshRouter {
         var config = MeshRouterConfiguration(helloPeriod: .seconds(60), helloJitter: .seconds(5))
         config.neighbourLearningPeriod = learning
-        var r = MeshRouter(me: b, configuration: config, seed: 42)
+        configure(&config)
+        var r = MeshRouter(me: b, configuration: config, seed: seed)
         _ = r.due(now: start)
         _ = r.heardHello(from: a, payload: HelloPayload(publicKey: key, neighbours: [.init(id: b, bucket: 3)]), link: good, now: start + .seconds(1))
         return r
@@ -65,11 +67,7 @@ import Testing
     /// When B's relay of A's broadcast, heard at 10 s (B learning since 0 s), goes out: B heard A
     /// (which hears only B) and, with `hearsC`, C (which hears only B too).
     static func relayTime(hearsC: Bool, ranked: Bool, seed: UInt64) -> Duration? {
-        var config = MeshRouterConfiguration(helloPeriod: .seconds(60), helloJitter: .seconds(5))
-        config.learningRelaysRanked = ranked
-        var r = MeshRouter(me: b, configuration: config, seed: seed)
-        _ = r.due(now: .zero)
-        _ = r.heardHello(from: a, payload: HelloPayload(publicKey: key, neighbours: [.init(id: b, bucket: 3)]), link: good, now: .seconds(1))
+        var r = router(seed: seed) { $0.learningRelaysRanked = ranked }
         if hearsC {
             _ = r.heardHello(from: c, payload: HelloPayload(publicKey: key, neighbours: [.init(id: b, bucket: 3)]), link: good, now: .seconds(2))
         }
@@ -101,11 +99,7 @@ import Testing
     @Test("while learning, the origin's retry (a copy from a box heard already) leaves the relay queued; it cancelled it by the rule before")
     func theOriginsRetryLeavesTheFallbackQueued() {
         for kept in [true, false] {
-            var config = MeshRouterConfiguration(helloPeriod: .seconds(60), helloJitter: .seconds(5))
-            config.fallbackKeptOnRepeatedCopies = kept
-            var r = MeshRouter(me: Self.b, configuration: config, seed: 42)
-            _ = r.due(now: .zero)
-            _ = r.heardHello(from: Self.a, payload: HelloPayload(publicKey: Self.key, neighbours: [.init(id: Self.b, bucket: 3)]), link: Self.good, now: .seconds(1))
+            var r = Self.router { $0.fallbackKeptOnRepeatedCopies = kept }
             _ = r.heard(Self.header, link: Self.good, firstTime: true, now: .seconds(10))
             let retry = r.heard(Self.header, link: Self.good, firstTime: false, now: .seconds(18))
             #expect(retry == (kept ? [] : [.cancelled(Self.header.key)]), "kept \(kept)")

@@ -492,14 +492,6 @@ public struct MeshRouter: Sendable {
         // heard would be taken as covered, so the relay is a fallback — never pruned, and a
         // copy cancels it as in managed flooding (not one from a box heard already).
         let learning = table.isEmpty || isLearningNeighbours(now: now)
-        if learning, table.isEmpty || !c.learningRelaysRanked || uncovered(state).isEmpty {
-            // Nobody known uncovered (or the rule before): flooding's long random delay, for
-            // the neighbours not heard yet.
-            let slots = 2 * c.rankCap * c.slotsPerRank / 2 + rng.int(in: 0...(2 * c.rankCap * c.slotsPerRank))
-            state.relay = PlannedRelay(header: relayed, powerDbm: nil, at: now + c.slot * slots, emitted: false, fallback: true)
-            counters.relaysPlanned += 1
-            return
-        }
         var deferSteps = 0
         if !learning, let planned = plannedRelay(header, now: now) {
             if planned {
@@ -513,6 +505,14 @@ public struct MeshRouter: Sendable {
             if c.topologyTrustDepth > 0 { trustPlan(header, state: &state) }
         }
         let missing = uncovered(state)
+        if learning, missing.isEmpty || !c.learningRelaysRanked {
+            // Nobody known uncovered (or the rule before): flooding's long random delay, for
+            // the neighbours not heard yet.
+            let slots = 2 * c.rankCap * c.slotsPerRank / 2 + rng.int(in: 0...(2 * c.rankCap * c.slotsPerRank))
+            state.relay = PlannedRelay(header: relayed, powerDbm: nil, at: now + c.slot * slots, emitted: false, fallback: true)
+            counters.relaysPlanned += 1
+            return
+        }
         guard !missing.isEmpty else {
             counters.relaysPruned += 1
             return

@@ -155,7 +155,8 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     public var powerMarginDb: Double
     /// How long after it starts the router takes its neighbour table as incomplete and relays
     /// as a fallback (never pruned, cancelled by a copy: ``learningRelaysRanked``,
-    /// ``fallbackKeptOnRepeatedCopies``) instead of pruning on coverage; `nil` = one hello period plus its jitter, time for every neighbour's hello.
+    /// ``fallbackKeptOnRepeatedCopies``) instead of pruning on coverage; `nil` = one hello
+    /// period plus its jitter, time for every neighbour's hello.
     /// A box that restarted knows only the neighbours it heard since: pruning on that table
     /// dropped the relay that the boxes it had not heard yet needed (review finding 8).
     public var neighbourLearningPeriod: Duration?
@@ -164,10 +165,11 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     /// among the neighbours that hold the packet too, the SNR-weighted jitter — instead of
     /// flooding's long random delay (96–288 slots, 7.4–22 s at LongFast), which stays for a box
     /// that knows none (its relay is for neighbours not heard yet). It still never prunes on the
-    /// table, and a copy cancels it (see ``fallbackKeptOnRepeatedCopies``). Off: the rule before (the simulator's
-    /// `--learning-relays-flooding`). A mesh started together — after a power cut, a camp
-    /// switched on in the morning — spends its first hello period learning, and there
-    /// flooding's delay was every hop's (docs/mesh-simulation.md, "The first hello period").
+    /// table, and a copy cancels it (see ``fallbackKeptOnRepeatedCopies``). Off: the rule
+    /// before (the simulator's `--learning-relays-flooding`). A mesh started together — after a
+    /// power cut, a camp switched on in the morning — spends its first hello period learning,
+    /// and there flooding's delay was every hop's (docs/mesh-simulation.md, "The first hello
+    /// period").
     public var learningRelaysRanked = true
     /// A fallback relay (learning, or nobody known) is cancelled by a copy from a box whose copy
     /// was heard already — the origin's retry 8 s on (`implicitAckTimeout`), which says no relay
