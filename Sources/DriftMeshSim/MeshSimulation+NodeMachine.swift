@@ -20,6 +20,9 @@ struct MachineRecord {
     var repairDataUnneeded = 0
     /// Digests and requests sent before the first message (every box meeting its neighbours), µs.
     var warmUpSyncAirUs: Int64 = 0
+    /// Hellos sent before the first message, and their airtime, µs.
+    var warmUpHelloTx = 0
+    var warmUpHelloAirUs: Int64 = 0
 }
 
 /// `SimParameters.nodeMachine`: each box is a `MeshNodeMachine` on in-memory memory, driven
@@ -225,6 +228,9 @@ extension Engine {
             if now >= measuredFromUs {
                 helloTx += 1
                 helloAirUsTotal += airUs
+            } else {
+                machines.warmUpHelloTx += 1
+                machines.warmUpHelloAirUs += airUs
             }
         } else if header.kind == .topology {
             // Counted as the router-only runs count adverts: every frame, and its airtime from
@@ -324,6 +330,9 @@ extension Engine {
         result.digestTransmissions = digestTx
         result.digestAirtimeMs = Double(digestAirUsTotal) / 1000
         result.warmUpSyncAirtimeMs = Double(machines.warmUpSyncAirUs) / 1000
+        result.warmUpHelloTransmissions = machines.warmUpHelloTx
+        result.warmUpHelloAirtimeMs = Double(machines.warmUpHelloAirUs) / 1000
+        result.followUpHellos = nodes.reduce(0) { $0 + ($1.machine?.routerCounters.followUpHellos ?? 0) }
         result.catchUpDataFrames = machines.repairDataTx
         result.catchUpReceptions = nodes.reduce(0) { $0 + $1.repairHeld.count }
         result.catchUpUnneededFrames = machines.repairDataUnneeded

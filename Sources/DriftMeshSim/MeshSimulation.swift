@@ -839,7 +839,7 @@ struct Engine {
                 if header.hopsTaken > 0, case .ours(let router) = nodes[n].router, let reason = router.relayReason(header.key) {
                     relayReasons[n, default: [:]][header.key] = reason
                 }
-            case .sendHello:
+            case .sendHello, .sendFollowUpHello:
                 let key = nodes[n].key
                 let payload = nodes[n].router.helloPayload(publicKey: key, now: Engine.duration(now))
                 nodes[n].queue.append(.hello(payload))

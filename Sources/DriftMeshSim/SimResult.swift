@@ -154,6 +154,12 @@ public struct SimResult: Sendable, Hashable, Codable {
     /// and sending each its full digest, what a mesh costs once. Left out of `syncAirtimeMs` and
     /// `totalAirtimeMs`, as the warm-up's hellos are.
     public var warmUpSyncAirtimeMs: Double?
+    /// Hellos sent before the first message and their airtime, ms, left out of
+    /// `helloTransmissions` and `totalAirtimeMs` like the digests above; and the follow-up hellos
+    /// of the boxes' starts, sent at any time (``MeshRouterConfiguration/helloFollowsUpStart``).
+    public var warmUpHelloTransmissions: Int?
+    public var warmUpHelloAirtimeMs: Double?
+    public var followUpHellos: Int?
     /// The data frames that were not the flood's (`floodDataAirtimeMs` leaves them out), and the
     /// boxes that got a broadcast first from one of them: what catch-up and paced repair sent,
     /// and how much of it a box needed.

@@ -282,6 +282,9 @@ extension SimCommand {
         @Flag(help: "Our router: a box in its first hello period (its neighbour table maybe incomplete) relays as flooding, a long random delay (the rule before; default: one that knows an uncovered neighbour places it as a box past learning does; never pruned, cancelled by a copy).")
         var learningRelaysFlooding = false
 
+        @Flag(help: "With --node-machine: a box's second hello comes a hello period after its first (the rule before; default: one more, a first-hello spread after it started plus up to another, when it has heard neighbours its first hello did not list).")
+        var noHelloFollowUp = false
+
         @Flag(help: "Our router: a fallback relay (a box learning its neighbours) is cancelled by any copy, the origin's retry too (the rule before; default: only by a copy from a box not heard with this packet yet).")
         var fallbackCancelledByAnyCopy = false
 
@@ -519,6 +522,7 @@ extension SimCommand {
                     parameters.ourConfiguration.cancelAfterCopiesOnlyWhenBusy = !cancelAlways
                     parameters.ourConfiguration.learningRelaysRanked = !learningRelaysFlooding
                     parameters.ourConfiguration.fallbackKeptOnRepeatedCopies = !fallbackCancelledByAnyCopy
+                    parameters.ourConfiguration.helloFollowsUpStart = !noHelloFollowUp
                     if let busyUtilisation { parameters.busyUtilisation = busyUtilisation }
                     if collisionFree { parameters.collisionFree = true }
                     if let repairImin { parameters.repairMinimumInterval = .seconds(max(1, repairImin)) }
@@ -631,6 +635,7 @@ extension SimCommand {
                 + "p50 \(r.directedLatencyP50Ms.map { String(format: "%.0f ms", $0) } ?? "-"), outbox retries \(r.outboxRetries ?? 0), catch-up frames \(r.catchUpFrames ?? 0), "
             + "flood data air \(r.floodDataAirtimeMs.map { String(format: "%.1f s", $0 / 1000) } ?? "-"), "
             + "warm-up sync air \(r.warmUpSyncAirtimeMs.map { String(format: "%.1f s", $0 / 1000) } ?? "-"), "
+            + "warm-up hellos \(r.warmUpHelloTransmissions ?? 0) (\(r.warmUpHelloAirtimeMs.map { String(format: "%.1f s", $0 / 1000) } ?? "-")), follow-up hellos \(r.followUpHellos ?? 0), "
             + "neighbours \(o(r.neighboursKnownMean, 1)) of \(String(format: "%.1f", r.meanDegree)) (lowest minute \(o(r.neighboursKnownLowest, 1)))"
             + (r.returnedLacking.map { ", back on: lacked \($0), within 5 min \(o(r.returnedCaughtUpWithinRepairWindow)), "
                 + "p50 \(r.returnedCatchUpP50Ms.map { String(format: "%.0f s", $0 / 1000) } ?? "-")" } ?? "")
@@ -735,6 +740,9 @@ extension SimCommand {
                 m.catchUpFrames = Int(avg { Double($0.catchUpFrames ?? 0) }.rounded())
                 m.floodDataAirtimeMs = optionalMean(\.floodDataAirtimeMs)
                 m.warmUpSyncAirtimeMs = optionalMean(\.warmUpSyncAirtimeMs)
+                m.warmUpHelloTransmissions = optionalCount(\.warmUpHelloTransmissions)
+                m.warmUpHelloAirtimeMs = optionalMean(\.warmUpHelloAirtimeMs)
+                m.followUpHellos = optionalCount(\.followUpHellos)
                 m.catchUpDataFrames = optionalCount(\.catchUpDataFrames)
                 m.catchUpReceptions = optionalCount(\.catchUpReceptions)
                 m.catchUpUnneededFrames = optionalCount(\.catchUpUnneededFrames)

@@ -367,25 +367,29 @@ struct NodeMachineSimulationTests {
     /// just before them; with Imax 8 minutes (4 doublings) their next came 4–12 minutes later,
     /// and within 5 minutes a tenth of the connected boxes still lacked a message (the tables
     /// started the messages at 10 minutes, a lucky phase). With the daemon's 4 minutes (3
-    /// doublings) they get it in time (docs/mesh-simulation.md, "Repair within 5 minutes").
+    /// doublings) they get it in time (docs/mesh-simulation.md, "Repair within 5 minutes"). With
+    /// the start's follow-up hellos (`helloFollowsUpStart`) the phases are less in step: on seeds
+    /// 1…4 Imax 8 minutes left 2.9 % of the boxes short (11.5 % before them), on 1…8 3.3 %; so
+    /// eight seeds, and the share of runs left short.
     @Test("paced repair reaches the connected boxes within 5 minutes when the messages come late in the boxes' Trickle intervals: Imax 4 minutes, not 8")
     func repairWithinFiveMinutesAtAnyPhase() async {
         #expect(SimParameters(nodes: 15, seed: 1, router: .ours).nodeRepairDoublings == MeshNodeMachine<InMemoryNodeMemory>.PacedRepair().doublings)
         #expect(MeshNodeMachine<InMemoryNodeMemory>.PacedRepair().doublings == 3)
-        func runs(doublings: Int) async -> Double {
-            let results = await simulate((1...4).map { seed in
+        func runs(doublings: Int) async -> (mean: Double, short: Int) {
+            let results = await simulate((1...8).map { seed in
                 var p = SimParameters(nodes: 15, seed: UInt64(seed), router: .ours)
                 p.nodeMachine = true
                 p.warmUp = .seconds(1_800)
                 p.nodeRepairDoublings = doublings
                 return p
             })
-            return results.map(\.connectedReachWithinRepairWindow).reduce(0, +) / Double(results.count)
+            let within = results.map(\.connectedReachWithinRepairWindow)
+            return (within.reduce(0, +) / Double(within.count), within.filter { $0 < 0.99 }.count)
         }
         async let fourMinutes = runs(doublings: 3), eightMinutes = runs(doublings: 4)
         let (now, before) = await (fourMinutes, eightMinutes)
-        #expect(now >= 0.98, "\(now)")
-        #expect(before < now - 0.03, "Imax 8 minutes: \(before) against \(now)")
+        #expect(now.mean >= 0.98 && now.short <= 1, "\(now)")
+        #expect(before.mean < now.mean - 0.02 && before.short >= 4, "Imax 8 minutes: \(before) against \(now)")
     }
 
     @Test("boxes switched on one by one over 15 of the warm-up's 25 minutes, at the daemon's own hello pace: all are on and know their neighbours by the first message, router alone and node alike; not the run of boxes started together", arguments: [true, false])
@@ -497,8 +501,9 @@ struct NodeMachineSimulationTests {
     /// Five boxes in a line, 1.5 km apart (each hears only the next), switched on together at
     /// the daemon's pace (hellos every 300 s ± 30 s, the first spread over 30 s; each box
     /// learns for 330 s), and one broadcast from the end at `sentAt`; `ranked` and `kept`: the
-    /// two rules for a relay while learning (`learningRelaysRanked`, `fallbackKeptOnRepeatedCopies`).
-    static func togetherStart(sentAt: Duration, ranked: Bool = true, kept: Bool = true) -> SimParameters {
+    /// two rules for a relay while learning (`learningRelaysRanked`, `fallbackKeptOnRepeatedCopies`);
+    /// `followUp`: the follow-up hellos of the start (`helloFollowsUpStart`), which go within 61 s.
+    static func togetherStart(sentAt: Duration, ranked: Bool = true, kept: Bool = true, followUp: Bool = true) -> SimParameters {
         let line = (0..<5).map { (x: Double($0) * 1_500, y: 0.0) }
         var p = Self.parameters(line, script: [SimMessage(at: .zero, from: 0)])
         p.warmUpAtDaemonPace = true
@@ -506,15 +511,19 @@ struct NodeMachineSimulationTests {
         p.warmUp = sentAt
         p.ourConfiguration.learningRelaysRanked = ranked
         p.ourConfiguration.fallbackKeptOnRepeatedCopies = kept
+        p.ourConfiguration.helloFollowsUpStart = followUp
         return p
     }
 
     @Test("a line switched on together: a broadcast in the first hello period crosses it about as fast as one after it; flooding's delay while learning took 7–22 s a hop, and the origin's retry cancelled the first relay (the rules before)")
     func learningRelaysRanked() async {
-        let runs = await simulate([Self.togetherStart(sentAt: .seconds(60)),
-                                   Self.togetherStart(sentAt: .seconds(60), ranked: false),
-                                   Self.togetherStart(sentAt: .seconds(60), ranked: false, kept: false),
-                                   Self.togetherStart(sentAt: .seconds(400))])
+        // The hellos without the start's follow-up, so that only the relay rules differ: with it
+        // one follow-up hello goes at 60 s and collides with this broadcast (the origin's retry
+        // 8 s on), and the draws of the runs before differ (`followUpHellos` below).
+        let runs = await simulate([Self.togetherStart(sentAt: .seconds(60), followUp: false),
+                                   Self.togetherStart(sentAt: .seconds(60), ranked: false, followUp: false),
+                                   Self.togetherStart(sentAt: .seconds(60), ranked: false, kept: false, followUp: false),
+                                   Self.togetherStart(sentAt: .seconds(400), followUp: false)])
         let (learning, flooding, before, learnt) = (runs[0], runs[1], runs[2], runs[3])
         for r in runs { #expect(r.reachability == 1, "\(Self.json(r))") }
         // The median box is two hops or more from the origin: flooding's 96 slots (7.4 s) a hop
@@ -526,6 +535,19 @@ struct NodeMachineSimulationTests {
         // The origin's retry at 8 s cancelled box 1's relay: the flood went on by repair.
         #expect(before.relaysCancelled == 1 && flooding.relaysCancelled == 0, "\(Self.json(before)) \(Self.json(flooding))")
         #expect(before.latencyP50Ms > 2 * flooding.latencyP50Ms, "\(Self.json(before))")
+    }
+
+    @Test("a line switched on together: a box whose first hello went before a neighbour's sends one more within two first-hello spreads of its start (the last of the line does not); with the rule off none")
+    func followUpHellos() async {
+        let runs = await simulate([Self.togetherStart(sentAt: .seconds(100)), Self.togetherStart(sentAt: .seconds(100), followUp: false),
+                                   Self.togetherStart(sentAt: .seconds(400))])
+        let followUps = runs[0].followUpHellos ?? -1
+        #expect((1...4).contains(followUps), "\(Self.json(runs[0]))")
+        #expect(runs[0].warmUpHelloTransmissions == 5 + followUps, "\(Self.json(runs[0]))")
+        #expect(runs[1].followUpHellos == 0 && runs[1].warmUpHelloTransmissions == 5, "\(Self.json(runs[1]))")
+        for r in runs { #expect(r.reachability == 1, "\(Self.json(r))") }
+        // A broadcast after the follow-ups crosses the line about as fast as one after learning.
+        #expect(runs[0].latencyP50Ms < 2 * runs[2].latencyP50Ms, "\(Self.json(runs[0])) \(Self.json(runs[2]))")
     }
 
     @Test("the boxes of an older build: the first ones, or with olderBuildClustered one area — box 0 and the boxes nearest to it")

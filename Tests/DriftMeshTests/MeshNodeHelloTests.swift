@@ -175,4 +175,49 @@ struct MeshNodeHelloTests {
         #expect(quiet.sent.count >= 5 && quiet.promoted == 0, "\(quiet)")
         #expect(quiet.sent.allSatisfy { $0.priority == .background })
     }
+
+    /// A box whose first hello waits out the router's spread (30 s), a neighbour heard before
+    /// that hello and one after it, a third after the follow-up: the box's hellos up to 400 s
+    /// (when, keyed, whom they list) and its full digests.
+    static func startHellos(followUp: Bool) throws -> (hellos: [(at: Duration, keyed: Bool, listed: Set<NodeID>)], digests: [Duration], box: MachineBox, wake: Duration) {
+        var router = MeshRouterConfiguration.standard
+        router.firstHelloSpread = .seconds(30)
+        router.helloFollowsUpStart = followUp
+        let keyPair = try BoxKeyPair(rawPrivateKey: Array(repeating: 7, count: 32))
+        var box = try MachineBox(keyPair: keyPair, router: router, seed: 1)
+        let wake = box.timer(at: .zero)
+        let (before, after, late) = (BoxKeyPair(), BoxKeyPair(), BoxKeyPair())
+        box.hear(try hello(from: before, keyed: true, listing: [], packetID: 1, at: .seconds(1)), at: .seconds(1))
+        var sent = MeshNodeRepairTests.run(&box, from: .seconds(1), until: wake + .milliseconds(500))
+        box.hear(try hello(from: after, keyed: true, listing: [box.me], packetID: 1, at: wake + .milliseconds(500)), at: wake + .milliseconds(500))
+        sent += MeshNodeRepairTests.run(&box, from: wake + .milliseconds(500), until: .seconds(70))
+        box.hear(try hello(from: late, keyed: true, listing: [box.me], packetID: 1, at: .seconds(70)), at: .seconds(70))
+        sent += MeshNodeRepairTests.run(&box, from: .seconds(70), until: .seconds(400))
+        var hellos: [(at: Duration, keyed: Bool, listed: Set<NodeID>)] = []
+        for (at, frame) in sent {
+            let (header, plaintext) = try sealer.open(frame.bytes)
+            guard header.kind == .hello else { continue }
+            let payload = try HelloPayload(decoding: plaintext)
+            hellos.append((at, payload.publicKey != nil, Set(payload.neighbours.map(\.id))))
+        }
+        return (hellos, try MeshNodeCatchUpTests.fullDigests(sent), box, wake)
+    }
+
+    @Test("boxes started together: after its first hello the box sends one more, without its key, listing the neighbour heard since; the hello after it still carries the key, and a neighbour that lists the box after the follow-up still shares the start digest")
+    func followUpHello() throws {
+        let (hellos, digests, box, wake) = try Self.startHellos(followUp: true)
+        try #require(wake + .milliseconds(500) < .seconds(30), "this key's first hello goes at \(wake)")
+        try #require(hellos.count == 3, "\(hellos)")
+        #expect(hellos[0].at == wake && hellos[0].keyed && hellos[0].listed.count == 1, "\(hellos)")
+        #expect(hellos[1].at >= .seconds(30) && hellos[1].at <= .seconds(60), "\(hellos)")
+        #expect(!hellos[1].keyed && hellos[1].listed.count == 2, "the follow-up: keyless, both neighbours \(hellos)")
+        #expect(hellos[2].keyed && hellos[2].at >= wake + .seconds(270), "the second counted hello carries the key \(hellos)")
+        #expect(box.counters.followUpHellos == 1 && box.counters.sentKeylessHellos == 1)
+        // The start digest only: the neighbour heard after the first hello, and the one heard
+        // after the follow-up, list the box (they heard its first hello and the digest after it).
+        #expect(digests == [wake], "\(digests)")
+        let (without, withoutDigests, plain, _) = try Self.startHellos(followUp: false)
+        #expect(without.map(\.keyed) == [true, true] && plain.counters.followUpHellos == 0, "\(without)")
+        #expect(withoutDigests == [wake], "\(withoutDigests)")
+    }
 }

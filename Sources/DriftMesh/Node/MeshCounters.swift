@@ -30,6 +30,9 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     /// one was due (``MeshNodeMachine/Settings/hellosWaitOnePeriodAtMost``); the one before was
     /// taken off the queue.
     public var hellosPromoted = 0
+    /// The follow-up hello after this box's first, sent because it had heard neighbours that
+    /// hello did not list (``MeshRouterConfiguration/helloFollowsUpStart``; the router counts it).
+    public var followUpHellos = 0
     /// Messages handed to this box's applications.
     public var delivered = 0
     /// Frames sent: our own, relays, hellos, sync.

@@ -38,6 +38,25 @@ extension MeshNodeMachine {
         lastHelloQueuedAt = now.monotonic
     }
 
+    /// The follow-up hello of our start (``MeshRouterConfiguration/helloFollowsUpStart``): whom
+    /// we hear now, for the neighbours that heard our first hello, which listed fewer. Without
+    /// our key — those neighbours have it, and a box that does not know it learns this box from
+    /// our next keyed hello, as it would have without the follow-up — so it is not counted among
+    /// the hellos that decide the key (``helloCarriesKey(at:)``), nor as our last hello for the
+    /// digests we share (``fullDigestShared(with:)``): a neighbour that lists us heard our first
+    /// hello, and the start digest after it. When our first hello still waits for the radio,
+    /// this one goes in its place, with the key.
+    mutating func sendFollowUpHello(at now: MeshNodeTime) {
+        var keyed = false
+        if let first = queuedHello {
+            queue.remove(id: first.id)
+            keyed = first.keyed
+        }
+        let hello = router.helloPayload(publicKey: keyed ? keyPair.publicKeyBytes : nil, now: now.monotonic)
+        if !keyed { counters.sentKeylessHellos += 1 }
+        queuedHello = sendControl(.hello, payload: hello.encoded(), priority: .background, at: now).map { ($0, keyed) }
+    }
+
     /// Whether our next hello carries our key; counts the hello.
     mutating func helloCarriesKey(at t: Duration) -> Bool {
         let n = hellosSent

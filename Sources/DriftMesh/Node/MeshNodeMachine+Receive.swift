@@ -420,6 +420,8 @@ extension MeshNodeMachine {
                     // Taken back off the queue when another box's copy is heard first.
                     track(enqueue(frame, priority: .background, counter: \.sentSync), header.key, catchUp: true)
                 }
+            case .sendFollowUpHello:
+                sendFollowUpHello(at: now)
             case .sendHello:
                 sendHello(at: now)
                 if !announced {

@@ -605,6 +605,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         all.topologyRequests = router.counters.topologyRequests
         all.topologyAnswers = router.counters.topologyAnswers
         all.topologyAnswersHeldOff = router.counters.topologyAnswersHeldOff
+        all.followUpHellos = router.counters.followUpHellos
         return all
     }
 

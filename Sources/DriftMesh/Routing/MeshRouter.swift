@@ -29,6 +29,11 @@ public struct MeshRouter: Sendable {
     private var table: [NodeID: Neighbour] = [:]
     private var packets: [PacketKey: PacketState] = [:]
     private var nextHelloAt: Duration?
+    /// When this start's follow-up hello is due (``MeshRouterConfiguration/helloFollowsUpStart``);
+    /// `nil` once it went or was skipped.
+    private var followUpHelloAt: Duration?
+    /// The neighbours our last hello listed (the follow-up goes only when we know more).
+    private var listedInLastHello: Set<NodeID> = []
     /// When the router started (its first `due`, which sends its first hello or, with
     /// `firstHelloSpread`, sets when it goes).
     private var startedAt: Duration?
@@ -107,6 +112,10 @@ public struct MeshRouter: Sendable {
         public var topologyListsAsked = 0
         public var topologyAnswers = 0
         public var topologyAnswersHeldOff = 0
+        /// Follow-up hellos of a start (``MeshRouterConfiguration/helloFollowsUpStart``): sent,
+        /// and skipped because our first hello already listed every neighbour we knew.
+        public var followUpHellos = 0
+        public var followUpHellosSkipped = 0
     }
 
     struct PlannedRelay: Sendable {
@@ -186,6 +195,11 @@ public struct MeshRouter: Sendable {
         let live = table.values.filter { !isExpired($0, now: now) }
             .sorted { ($0.bucket, $1.id) > ($1.bucket, $0.id) }
         return HelloPayload(publicKey: publicKey, neighbours: live.map { HelloPayload.Entry(id: $0.id, bucket: $0.bucket) })
+    }
+
+    /// The neighbours our hello would list now.
+    private func liveNeighbourIDs(now: Duration) -> Set<NodeID> {
+        Set(table.values.lazy.filter { !self.isExpired($0, now: now) }.map(\.id))
     }
 
     /// A neighbour's hello: refreshes our 1- and 2-hop knowledge.
@@ -705,6 +719,7 @@ public struct MeshRouter: Sendable {
     public var nextDeadline: Duration? {
         guard let hello = nextHelloAt else { return .zero }
         var earliest = hello
+        if let followUp = followUpHelloAt, followUp < earliest { earliest = followUp }
         if let advert = nextTopologyAt, advert < earliest { earliest = advert }
         for at in advertAnswers.values where at < earliest { earliest = at }
         for lacked in lackedLists.values where lacked.nextAskAt < earliest { earliest = lacked.nextAskAt }
@@ -727,13 +742,29 @@ public struct MeshRouter: Sendable {
         if startedAt == nil { startedAt = now }
         if nextHelloAt == nil, c.firstHelloSpread > .zero {
             // Just started: the first hello waits its turn (``MeshRouterConfiguration/firstHelloSpread``).
-            nextHelloAt = now + .milliseconds(rng.int(in: 0...Int(Self.milliseconds(c.firstHelloSpread))))
+            let spread = Int(Self.milliseconds(c.firstHelloSpread))
+            nextHelloAt = now + .milliseconds(rng.int(in: 0...spread))
+            if c.helloFollowsUpStart {
+                // After every first hello of boxes started with us (``MeshRouterConfiguration/helloFollowsUpStart``).
+                followUpHelloAt = now + c.firstHelloSpread + .milliseconds(rng.int(in: 0...spread))
+            }
         }
         if nextHelloAt.map({ now >= $0 }) ?? true {
             actions.append(.sendHello)
+            listedInLastHello = liveNeighbourIDs(now: now)
             let jitter = Self.milliseconds(c.helloJitter)
             let offset = jitter > 0 ? rng.int(in: Int(-jitter)...Int(jitter)) : 0
             nextHelloAt = now + c.helloPeriod + .milliseconds(offset)
+        } else if let followUp = followUpHelloAt, now >= followUp {
+            followUpHelloAt = nil
+            let live = liveNeighbourIDs(now: now)
+            if live.isSubset(of: listedInLastHello) {
+                counters.followUpHellosSkipped += 1
+            } else {
+                actions.append(.sendFollowUpHello)
+                listedInLastHello = live
+                counters.followUpHellos += 1
+            }
         }
         for (id, n) in table where isExpired(n, now: now) {
             table[id] = nil

@@ -186,6 +186,16 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     /// boxes between them. The daemon waits up to the hello jitter (a tenth of the hello
     /// period: 30 s at 300 s; docs/mesh.md, "Catch-up").
     public var firstHelloSpread: Duration = .zero
+    /// With a ``firstHelloSpread``: one more hello after it, a spread after the router started
+    /// plus a random time up to another spread, when the neighbour table then holds a box our
+    /// first hello did not list (else it is skipped; counted either way). Boxes started together
+    /// — a mesh back from a power cut, a camp switched on in the morning — send their first
+    /// hellos within one spread, and each lists only the neighbours heard before it went: the
+    /// first box's lists nobody. Until the next hellos, a hello period later, a copy from that box
+    /// covers only itself, and its neighbours think themselves needed where they are not.
+    /// `false`: the next hello a hello period after the first (the rule before, the simulator's
+    /// `--no-hello-follow-up`).
+    public var helloFollowsUpStart = true
 
     /// The learning period in force (``neighbourLearningPeriod`` or its default).
     public var effectiveNeighbourLearningPeriod: Duration {

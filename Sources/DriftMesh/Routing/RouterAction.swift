@@ -12,6 +12,10 @@ public enum RouterAction: Sendable, Equatable {
     case cancelled(PacketKey)
     /// Time for our hello beacon: the caller builds it from `helloPayload(publicKey:now:)`.
     case sendHello
+    /// Time for the follow-up hello of our start (``MeshRouterConfiguration/helloFollowsUpStart``):
+    /// built the same way, it leaves the hello schedule as it is; the node sends it without its
+    /// key (see `MeshNodeMachine.sendFollowUpHello(at:)`).
+    case sendFollowUpHello
     /// Time for our topology advert (``MeshRouterConfiguration/topologyPlan``): flood the
     /// payload of `topologyAdvert(now:)` as a `topology` packet of our own.
     case sendTopology
