@@ -32,10 +32,15 @@ extension MeshNodeMachine {
             priority = .normal
             counters.hellosPromoted += 1
         }
+        queueHello(keyed: keyed, priority: priority, at: now)
+        lastHelloQueuedAt = now.monotonic
+    }
+
+    /// Builds our hello (whom we hear now, with or without our key) and queues it.
+    private mutating func queueHello(keyed: Bool, priority: TransmitPriority, at now: MeshNodeTime) {
         let hello = router.helloPayload(publicKey: keyed ? keyPair.publicKeyBytes : nil, now: now.monotonic)
         if !keyed { counters.sentKeylessHellos += 1 }
         queuedHello = sendControl(.hello, payload: hello.encoded(), priority: priority, at: now).map { ($0, keyed) }
-        lastHelloQueuedAt = now.monotonic
     }
 
     /// The follow-up hello of our start (``MeshRouterConfiguration/helloFollowsUpStart``): whom
@@ -52,9 +57,7 @@ extension MeshNodeMachine {
             queue.remove(id: first.id)
             keyed = first.keyed
         }
-        let hello = router.helloPayload(publicKey: keyed ? keyPair.publicKeyBytes : nil, now: now.monotonic)
-        if !keyed { counters.sentKeylessHellos += 1 }
-        queuedHello = sendControl(.hello, payload: hello.encoded(), priority: .background, at: now).map { ($0, keyed) }
+        queueHello(keyed: keyed, priority: .background, at: now)
     }
 
     /// Whether our next hello carries our key; counts the hello.

@@ -32,7 +32,8 @@ public struct MeshRouter: Sendable {
     /// When this start's follow-up hello is due (``MeshRouterConfiguration/helloFollowsUpStart``);
     /// `nil` once it went or was skipped.
     private var followUpHelloAt: Duration?
-    /// The neighbours our last hello listed (the follow-up goes only when we know more).
+    /// The neighbours our last hello listed, until the follow-up is due (it goes only when we
+    /// know more).
     private var listedInLastHello: Set<NodeID> = []
     /// When the router started (its first `due`, which sends its first hello or, with
     /// `firstHelloSpread`, sets when it goes).
@@ -192,14 +193,14 @@ public struct MeshRouter: Sendable {
 
     /// Our next hello's payload: our neighbours, best links first, at most `HelloPayload.maxNeighbours`.
     public func helloPayload(publicKey: [UInt8]?, now: Duration) -> HelloPayload {
-        let live = table.values.filter { !isExpired($0, now: now) }
+        let live = liveNeighbours(now: now)
             .sorted { ($0.bucket, $1.id) > ($1.bucket, $0.id) }
         return HelloPayload(publicKey: publicKey, neighbours: live.map { HelloPayload.Entry(id: $0.id, bucket: $0.bucket) })
     }
 
-    /// The neighbours our hello would list now.
-    private func liveNeighbourIDs(now: Duration) -> Set<NodeID> {
-        Set(table.values.lazy.filter { !self.isExpired($0, now: now) }.map(\.id))
+    /// The neighbours our hello lists now: those not expired.
+    private func liveNeighbours(now: Duration) -> [Neighbour] {
+        table.values.filter { !isExpired($0, now: now) }
     }
 
     /// A neighbour's hello: refreshes our 1- and 2-hop knowledge.
@@ -751,20 +752,20 @@ public struct MeshRouter: Sendable {
         }
         if nextHelloAt.map({ now >= $0 }) ?? true {
             actions.append(.sendHello)
-            listedInLastHello = liveNeighbourIDs(now: now)
+            // Kept only while a follow-up may still compare against it.
+            if followUpHelloAt != nil { listedInLastHello = Set(liveNeighbours(now: now).map(\.id)) }
             let jitter = Self.milliseconds(c.helloJitter)
             let offset = jitter > 0 ? rng.int(in: Int(-jitter)...Int(jitter)) : 0
             nextHelloAt = now + c.helloPeriod + .milliseconds(offset)
         } else if let followUp = followUpHelloAt, now >= followUp {
             followUpHelloAt = nil
-            let live = liveNeighbourIDs(now: now)
-            if live.isSubset(of: listedInLastHello) {
+            if liveNeighbours(now: now).allSatisfy({ listedInLastHello.contains($0.id) }) {
                 counters.followUpHellosSkipped += 1
             } else {
                 actions.append(.sendFollowUpHello)
-                listedInLastHello = live
                 counters.followUpHellos += 1
             }
+            listedInLastHello = []
         }
         for (id, n) in table where isExpired(n, now: now) {
             table[id] = nil
