@@ -15,6 +15,8 @@
 #   HELLO [300]    mesh.hello_interval_s: the board's; the process tests use 3
 #   DISTANCE [500] metres between the boxes (their radio range is twice that)
 #   TEXT_BYTES [120]  the bottle's text
+#   LINE [0]       1: three boxes A — B — C, the bottles go A → C across B (two hops)
+#   LOSS [0]       probability a frame in range is lost at a receiver (sim.radio_loss)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/fail-loudly.sh"   # a failure names its line and command
 cd "$(dirname "$0")/.."
@@ -25,4 +27,5 @@ fi
 [ -x "$DRIFTD" ] || { echo "bench-mesh-pair: no driftd at $DRIFTD" >&2; exit 2; }
 
 exec python3 tools/mesh-pair.py --driftd "$DRIFTD" --board-dir "$PWD/board" --runs "${RUNS:-20}" --max-p95 "${MAX_P95:-5}" \
-    --sf "${SF:-11}" --hello "${HELLO:-300}" --distance "${DISTANCE:-500}" --text-bytes "${TEXT_BYTES:-120}" "$@"
+    --sf "${SF:-11}" --hello "${HELLO:-300}" --distance "${DISTANCE:-500}" --text-bytes "${TEXT_BYTES:-120}" \
+    --loss "${LOSS:-0}" $([ "${LINE:-0}" = 1 ] && echo --line) "$@"

@@ -11,6 +11,11 @@ polled every 20 ms); the confirmation latency until A lists it as `delivered` (B
 acknowledgement came back). The next bottle waits for the confirmation (at most 120 s) and a
 random 0.5-2 s, so runs do not line up with the boxes' timers.
 
+With `--line` a third box stands beyond B: A — B — C, `--distance` apart with a radio range of
+1.5 × that, so A and C hear only B, and the bottles go from A to "Box C" across B (two hops).
+`--loss P` loses each frame in range with probability P at every receiver (`sim.radio_loss`), so
+what a lost frame costs shows in a few runs.
+
 Prints the latencies (p50, p95 by nearest rank, max) and each box's mesh counters (retries,
 frames lost to half duplex); exits 1 when the delivery p95 is above `--max-p95` seconds or a
 bottle never arrives, 2 when the boxes could not be started. Used by
@@ -57,7 +62,7 @@ class Box:
     def data(self):
         return os.path.join(self.directory, "data")
 
-    def write_config(self, peer_port):
+    def write_config(self, peer_ports):
         longitude = 13.4019 + self.east_m / (111_320 * math.cos(52.4731 * math.pi / 180))
         text = f"""[box]
 board = "sim"
@@ -81,8 +86,9 @@ spreading_factor = {self.args.sf}
 latitude = 52.4731
 longitude = {longitude:.7f}
 radio_udp_port = {self.radio}
-radio_peers = ["127.0.0.1:{peer_port}"]
-radio_range_m = {self.args.distance * 2}
+radio_peers = [{", ".join(f'"127.0.0.1:{port}"' for port in peer_ports)}]
+radio_range_m = {self.args.distance * (1.5 if self.args.line else 2):.0f}
+radio_loss = {self.args.loss}
 """
         with open(os.path.join(self.directory, "driftd.toml"), "w") as f:
             f.write(text)
@@ -141,6 +147,8 @@ def main():
     parser.add_argument("--hello", type=int, default=300, help="mesh.hello_interval_s (the board's 300)")
     parser.add_argument("--distance", type=int, default=500, help="metres between the boxes (range: twice that)")
     parser.add_argument("--text-bytes", type=int, default=120, help="the bottle's text length")
+    parser.add_argument("--line", action="store_true", help="three boxes A — B — C; the bottles go A → C across B")
+    parser.add_argument("--loss", type=float, default=0.0, help="probability a frame in range is lost (sim.radio_loss)")
     parser.add_argument("--max-p95", type=float, default=5.0, help="seconds; above it the benchmark fails")
     parser.add_argument("--keep", action="store_true", help="keep the boxes' directories (configs, data, logs)")
     parser.add_argument("--json", action="store_true")
@@ -149,22 +157,26 @@ def main():
     work = tempfile.mkdtemp(prefix="bench-mesh-pair.")
     a = Box("A", os.path.join(work, "A"), 0, args, args.board_dir)
     b = Box("B", os.path.join(work, "B"), args.distance, args, args.board_dir)
-    a.write_config(b.radio)
-    b.write_config(a.radio)
+    boxes = [a, b]
+    if args.line:
+        boxes.append(Box("C", os.path.join(work, "C"), 2 * args.distance, args, args.board_dir))
+    for box in boxes:
+        box.write_config([other.radio for other in boxes if other is not box])
+    target = boxes[-1]  # the box the bottles go to: B, or C beyond it
     status = 0
     try:
         try:
-            a.start(args.driftd)
-            b.start(args.driftd)
-            alice, bob = a.visitor(), b.visitor()
+            for box in boxes:
+                box.start(args.driftd)
+            alice, bob = a.visitor(), target.visitor()
         except (RuntimeError, OSError) as error:
             print(f"bench-mesh-pair: {error}", file=sys.stderr)
             return 2
         started = time.monotonic()
-        known = eventually(300, lambda: True if any(box.get("name") == "Box B" for box in
+        known = eventually(300, lambda: True if any(box.get("name") == f"Box {target.name}" for box in
                                                     a.request("GET", "/api/v1/mesh/boxes", alice)[1].get("boxes", [])) else None, 0.2)
         if not known:
-            print("bench-mesh-pair: A never heard of Box B (its box-info broadcast)", file=sys.stderr)
+            print(f"bench-mesh-pair: A never heard of Box {target.name} (its box-info broadcast)", file=sys.stderr)
             return 2
         known_after = time.monotonic() - started
 
@@ -174,14 +186,14 @@ def main():
             text = (f"bottle {i + 1} " + "the tide brought this one in " * 20)[: args.text_bytes]
             t0 = time.monotonic()
             code, sent = a.request("POST", "/api/v1/bottles", alice, {
-                "text": text, "hint": "from the next box", "lifetimeSeconds": 1800, "placement": "manual", "to": "Box B"})
+                "text": text, "hint": "from the next box", "lifetimeSeconds": 1800, "placement": "manual", "to": f"Box {target.name}"})
             if code != 202:
                 print(f"bench-mesh-pair: run {i + 1}: the drop was refused ({code} {sent})", file=sys.stderr)
                 return 1
             bottle = sent["id"]
-            arrived = eventually(120, lambda: time.monotonic() if b.request("GET", f"/api/v1/bottles/{bottle}", bob)[0] == 200 else None)
+            arrived = eventually(120, lambda: time.monotonic() if target.request("GET", f"/api/v1/bottles/{bottle}", bob)[0] == 200 else None)
             if arrived is None:
-                print(f"bench-mesh-pair: run {i + 1}: the bottle never arrived at B within 120 s", file=sys.stderr)
+                print(f"bench-mesh-pair: run {i + 1}: the bottle never arrived at {target.name} within 120 s", file=sys.stderr)
                 runs.append({"run": i + 1, "delivered": None, "confirmed": None})
                 status = 1
                 continue
@@ -197,7 +209,7 @@ def main():
         latencies = [r["delivered"] for r in runs if r["delivered"] is not None]
         confirmations = [r["confirmed"] for r in runs if r["confirmed"] is not None]
         result = {
-            "runs": args.runs, "spreadingFactor": args.sf, "helloIntervalS": args.hello, "textBytes": args.text_bytes,
+            "runs": args.runs, "line": args.line, "loss": args.loss, "spreadingFactor": args.sf, "helloIntervalS": args.hello, "textBytes": args.text_bytes,
             "arrived": len(latencies), "knownAfterS": round(known_after, 1),
             "deliveredP50S": round(percentile(latencies, 50), 3) if latencies else None,
             "deliveredP95S": round(percentile(latencies, 95), 3) if latencies else None,
@@ -209,11 +221,11 @@ def main():
             "maxP95S": args.max_p95,
         }
         counters = {}
-        for box in (a, b):
+        for box in boxes:
             mesh = box.mesh_status(args.driftd)
             c = mesh.get("counters", {})
             counters[box.name] = {key: c.get(key) for key in ("sentOwn", "sentRelays", "sentHellos", "sentSync", "framesResent",
-                                                              "duplicates", "answerWaits", "quickRetries", "retriesRelayed", "acksReceived", "radioErrors")}
+                                                              "duplicates", "answerWaits", "quickRetries", "retriesRelayed", "lastHopRetries", "acksReceived", "radioErrors")}
             counters[box.name]["outbox"] = mesh.get("outbox")
             counters[box.name]["neighbours"] = len(mesh.get("neighbours", []))
             counters[box.name]["radioDeaf"] = mesh.get("radioDeaf")
@@ -226,11 +238,13 @@ def main():
         if args.json:
             print(json.dumps(result, indent=2, sort_keys=True))
         else:
-            print(f"bench-mesh-pair: {args.runs} bottles of {args.text_bytes} characters A → B (neighbours, {args.distance} m), "
-                  f"SF{args.sf} at 250 kHz, hello every {args.hello} s; A knew B after {known_after:.1f} s")
+            path = f"A → C across B ({args.distance} m apart each)" if args.line else f"A → B (neighbours, {args.distance} m)"
+            print(f"bench-mesh-pair: {args.runs} bottles of {args.text_bytes} characters {path}, "
+                  f"SF{args.sf} at 250 kHz, hello every {args.hello} s, frames lost {args.loss:.0%}; "
+                  f"A knew {target.name} after {known_after:.1f} s")
             print("| | p50 (s) | p95 (s) | max (s) |")
             print("| --- | ---: | ---: | ---: |")
-            print(f"| delivered at B | {result['deliveredP50S']} | {result['deliveredP95S']} | {result['deliveredMaxS']} |")
+            print(f"| delivered at {target.name} | {result['deliveredP50S']} | {result['deliveredP95S']} | {result['deliveredMaxS']} |")
             print(f"| confirmed at A | {result['confirmedP50S']} | {result['confirmedP95S']} | {result['confirmedMaxS']} |")
             print("each run (s): " + " ".join("-" if x is None else f"{x:.2f}" for x in result["latenciesS"]))
             for name, c in counters.items():
@@ -238,8 +252,8 @@ def main():
             print(f"delivered p95 {result['deliveredP95S']} s against at most {args.max_p95} s: {'PASS' if status == 0 else 'FAIL'}")
         return status
     finally:
-        a.stop()
-        b.stop()
+        for box in boxes:
+            box.stop()
         if args.keep or status != 0:
             print(f"bench-mesh-pair: configs, data and logs kept in {work}", file=sys.stderr)
         else:

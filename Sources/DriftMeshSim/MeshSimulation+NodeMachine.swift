@@ -75,6 +75,10 @@ extension Engine {
         settings.backgroundBusyThreshold = rules.backgroundBusyThreshold
         settings.hellosWaitOnePeriodAtMost = rules.hellosWaitOnePeriodAtMost
         settings.compactDigestWindowShrinks = rules.compactDigestWindowShrinks
+        settings.lastHopRetry = rules.lastHopRetry
+        settings.lastHopRetryOnlyWhenQuiet = rules.lastHopRetryOnlyWhenQuiet
+        settings.acksRepeatedForRetriesOnly = rules.acksRepeatedForRetriesOnly
+        settings.retryRelaysJittered = rules.retryRelaysJittered
         settings.repairAnswersRenewed = p.repairAnswersRenewed
         settings.repairAnswersRenewedWhenHeard = p.nodeRepairAnswersRenewedWhenHeard
         settings.answerWindowFrames = rules.answerWindowFrames
@@ -315,6 +319,7 @@ extension Engine {
         result.directedConfirmed = directed == 0 ? nil : Double(machines.confirmed.intersection(machines.directed.keys).count) / Double(directed)
         let latencies = machines.deliveredAt.compactMap { key, at in machines.directed[key].map { at - $0.at } }.sorted()
         result.directedLatencyP50Ms = latencies.isEmpty ? nil : Double(latencies[(latencies.count - 1) / 2]) / 1000
+        result.directedLatencyP95Ms = latencies.isEmpty ? nil : Double(latencies[max(0, Int((0.95 * Double(latencies.count)).rounded(.up)) - 1)]) / 1000
         var retries = 0
         var catchUp = 0
         for node in nodes {
@@ -325,6 +330,8 @@ extension Engine {
             }
         }
         result.outboxRetries = retries
+        result.lastHopRetries = nodes.reduce(0) { $0 + ($1.machine?.allCounters.lastHopRetries ?? 0) }
+        result.acksRepeated = nodes.reduce(0) { $0 + ($1.machine?.allCounters.acksRepeated ?? 0) }
         result.catchUpFrames = catchUp
         result.floodDataAirtimeMs = Double(dataAirUsTotal - machines.repairDataAirUs) / 1000
         result.digestTransmissions = digestTx

@@ -341,6 +341,17 @@ public struct SimCatchUpRules: Sendable, Hashable {
     /// A compact digest of more packets than fit shrinks its window
     /// (`MeshNodeMachine.Settings.compactDigestWindowShrinks`).
     public var compactDigestWindowShrinks = true
+    /// A box that relayed a directed message to its destination, a neighbour, sends it once
+    /// more when no acknowledgement is heard in time (`MeshNodeMachine.Settings.lastHopRetry`).
+    public var lastHopRetry = true
+    /// …only while the channel is not busy (`MeshNodeMachine.Settings.lastHopRetryOnlyWhenQuiet`).
+    public var lastHopRetryOnlyWhenQuiet = true
+    /// A destination acknowledges again only copies that are retries
+    /// (`MeshNodeMachine.Settings.acksRepeatedForRetriesOnly`).
+    public var acksRepeatedForRetriesOnly = true
+    /// A relay passes a directed message's retry on after a random delay
+    /// (`MeshNodeMachine.Settings.retryRelaysJittered`).
+    public var retryRelaysJittered = true
 
     public init() {}
 }

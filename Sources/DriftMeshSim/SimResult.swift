@@ -139,10 +139,18 @@ public struct SimResult: Sendable, Hashable, Codable {
     public var directedMessages: Int?
     public var directedDelivered: Double?
     public var directedConfirmed: Double?
-    /// Median time from sending to delivery at the destination, ms.
+    /// Median and 95th percentile (nearest rank) of the time from sending to delivery at the
+    /// destination, ms, over the directed messages delivered.
     public var directedLatencyP50Ms: Double?
+    public var directedLatencyP95Ms: Double?
     /// End-to-end retries of directed messages from the outboxes (transmissions after the first).
     public var outboxRetries: Int?
+    /// Directed messages of other boxes that relays sent once more to their destination, a
+    /// neighbour, for want of its acknowledgement (`MeshCounters.lastHopRetries`).
+    public var lastHopRetries: Int?
+    /// Acknowledgements destinations sent again on hearing another copy of a message they had
+    /// acknowledged (`MeshCounters.acksRepeated`).
+    public var acksRepeated: Int?
     /// Catch-up copies sent for neighbours that lacked a held frame (counted as data frames too).
     public var catchUpFrames: Int?
     /// Airtime of the flood's data frames alone, ms: `dataAirtimeMs` less the catch-up copies

@@ -285,6 +285,18 @@ extension SimCommand {
         @Flag(help: "With --node-machine: a box's second hello comes a hello period after its first (the rule before; default: one more, a first-hello spread after it started plus up to another, when it has heard neighbours its first hello did not list).")
         var noHelloFollowUp = false
 
+        @Flag(help: "With --node-machine: only the origin sends a directed message again (the rule before; default: a box that relayed it to its destination, a neighbour, sends it once more when no acknowledgement is heard in time).")
+        var noLastHopRetry = false
+
+        @Flag(help: "With --node-machine: a relay's last-hop retry goes whether or not the channel is busy (default: not while it is busy).")
+        var lastHopRetryWhenBusy = false
+
+        @Flag(help: "With --node-machine: a destination acknowledges again every copy it hears of a directed message it has acknowledged (the rule before; default: only copies that are retries — from the origin, from a box heard with it before, or 15 s or more after its last acknowledgement).")
+        var acksForEveryCopy = false
+
+        @Flag(help: "With --node-machine: a relay passes a directed message's retry on at once (the rule before; default: after a random delay of up to the router's jitter).")
+        var retryRelaysAtOnce = false
+
         @Flag(help: "Our router: a fallback relay (a box learning its neighbours) is cancelled by any copy, the origin's retry too (the rule before; default: only by a copy from a box not heard with this packet yet).")
         var fallbackCancelledByAnyCopy = false
 
@@ -504,6 +516,10 @@ extension SimCommand {
                     parameters.catchUp.backgroundBusyThreshold = backgroundBusyThreshold
                     parameters.catchUp.hellosWaitOnePeriodAtMost = !hellosBackgroundOnly
                     parameters.catchUp.compactDigestWindowShrinks = !compactDigestNewest
+                    parameters.catchUp.lastHopRetry = !noLastHopRetry
+                    parameters.catchUp.lastHopRetryOnlyWhenQuiet = !lastHopRetryWhenBusy
+                    parameters.catchUp.acksRepeatedForRetriesOnly = !acksForEveryCopy
+                    parameters.catchUp.retryRelaysJittered = !retryRelaysAtOnce
                     parameters.repairAnswersBounded = !repairAnswersUnbounded
                     parameters.repairAnswersRenewed = !repairAnswersNotRenewed
                     if noRepairAnswersRenewedWhenHeard { parameters.nodeRepairAnswersRenewedWhenHeard = false }
@@ -632,7 +648,8 @@ extension SimCommand {
             guard r.nodeMachine == true else { return nil }
             func o(_ x: Double?, _ digits: Int = 3) -> String { x.map { String(format: "%.\(digits)f", $0) } ?? "-" }
             return "  node machine: directed \(r.directedMessages ?? 0), delivered \(o(r.directedDelivered)), confirmed \(o(r.directedConfirmed)), "
-                + "p50 \(r.directedLatencyP50Ms.map { String(format: "%.0f ms", $0) } ?? "-"), outbox retries \(r.outboxRetries ?? 0), catch-up frames \(r.catchUpFrames ?? 0), "
+                + "p50 \(r.directedLatencyP50Ms.map { String(format: "%.0f ms", $0) } ?? "-"), p95 \(r.directedLatencyP95Ms.map { String(format: "%.0f ms", $0) } ?? "-"), "
+                + "outbox retries \(r.outboxRetries ?? 0), last-hop retries \(r.lastHopRetries ?? 0), acks repeated \(r.acksRepeated ?? 0), catch-up frames \(r.catchUpFrames ?? 0), "
             + "flood data air \(r.floodDataAirtimeMs.map { String(format: "%.1f s", $0 / 1000) } ?? "-"), "
             + "warm-up sync air \(r.warmUpSyncAirtimeMs.map { String(format: "%.1f s", $0 / 1000) } ?? "-"), "
             + "warm-up hellos \(r.warmUpHelloTransmissions ?? 0) (\(r.warmUpHelloAirtimeMs.map { String(format: "%.1f s", $0 / 1000) } ?? "-")), follow-up hellos \(r.followUpHellos ?? 0), "
@@ -736,7 +753,10 @@ extension SimCommand {
                 m.directedDelivered = optionalMean(\.directedDelivered)
                 m.directedConfirmed = optionalMean(\.directedConfirmed)
                 m.directedLatencyP50Ms = optionalMean(\.directedLatencyP50Ms)
+                m.directedLatencyP95Ms = optionalMean(\.directedLatencyP95Ms)
                 m.outboxRetries = Int(avg { Double($0.outboxRetries ?? 0) }.rounded())
+                m.lastHopRetries = optionalCount(\.lastHopRetries)
+                m.acksRepeated = optionalCount(\.acksRepeated)
                 m.catchUpFrames = Int(avg { Double($0.catchUpFrames ?? 0) }.rounded())
                 m.floodDataAirtimeMs = optionalMean(\.floodDataAirtimeMs)
                 m.warmUpSyncAirtimeMs = optionalMean(\.warmUpSyncAirtimeMs)

@@ -162,30 +162,63 @@ struct MeshNodeMachineTests {
         #expect(box.counters.resendsSuppressed == 1)
     }
 
-    /// A box that relayed a directed message for two other boxes once, at 50 ms, and that frame.
+    /// A box that relayed a directed message for two other boxes once, by 50 ms (by 300 slots
+    /// with a slot longer than 10 µs), and that frame.
     /// The frame as the box heard it (one hop taken: an upstream relay's copy) and as its
     /// origin sends it (no hops taken).
-    static func relayedOnce(retrySpacing: Duration) throws -> (box: MachineBox, frame: [UInt8], original: [UInt8]) {
+    static func relayedOnce(retrySpacing: Duration, slot: Duration = .microseconds(10), seed: UInt64 = 1,
+                            origin: BoxKeyPair = BoxKeyPair(), destination: NodeID = BoxKeyPair().nodeID,
+                            configure: (inout MeshNodeMachine<InMemoryNodeMemory>.Settings) -> Void = { _ in })
+        throws -> (box: MachineBox, frame: [UInt8], original: [UInt8]) {
         var fastRelays = MeshRouterConfiguration.standard
-        fastRelays.slot = .microseconds(10)  // a relay waits at most 288 slots: under 3 ms
-        var box = try MachineBox(router: fastRelays, retrySpacing: retrySpacing)
-        let original = try MachineBox.frame("onwards", kind: .directed, packetID: 11, origin: BoxKeyPair(),
-                                            destination: BoxKeyPair().nodeID, hopStart: 3)
+        fastRelays.slot = slot  // at 10 µs a relay waits at most 288 slots: under 3 ms
+        var box = try MachineBox(router: fastRelays, retrySpacing: retrySpacing, seed: seed, configure: configure)
+        let original = try MachineBox.frame("onwards", kind: .directed, packetID: 11, origin: origin,
+                                            destination: destination, hopStart: 3)
         let frame = try MeshFrameCodec.relay(original, by: BoxKeyPair().nodeID)
         box.hear(frame, at: .zero)
-        box.timer(at: .milliseconds(50))
+        box.timer(at: max(.milliseconds(50), slot * 300))  // past the longest relay delay
         #expect(box.counters.sentRelays == 1)
         return (box, frame, original)
     }
 
-    @Test("a copy straight from its origin, heard again, is relayed again at once: the origin sent it again")
+    @Test("a copy straight from its origin, heard again, is relayed again whenever it comes: the origin sent it again")
     func originsCopyRelayedAgain() throws {
         var (box, frame, original) = try Self.relayedOnce(retrySpacing: .seconds(15))
         box.hear(frame, at: .seconds(1))  // another relay's copy: a duplicate
         #expect(box.counters.retriesRelayed == 0)
         box.hear(original, at: .seconds(9))  // the origin's quick retry, 9 s later
         #expect(box.counters.retriesRelayed == 1)
+        box.timer(at: .seconds(9) + .milliseconds(1))  // its random delay: at most 64 slots of 10 µs
         #expect(box.counters.sentRelays == 2)
+    }
+
+    @Test("the boxes that relayed a directed message pass its retry on after a random delay within the router's jitter, not together at once")
+    func retryRelaysJittered() throws {
+        let slot = MeshRouterConfiguration.standard.slot
+        let window = slot * MeshRouterConfiguration.standard.jitterSlots
+        let origin = BoxKeyPair(), destination = BoxKeyPair().nodeID
+        var instants: [Duration] = []
+        for seed: UInt64 in 1...4 {
+            var (box, _, original) = try Self.relayedOnce(retrySpacing: .seconds(15), slot: slot, seed: seed,
+                                                          origin: origin, destination: destination)
+            while box.radioIdle(at: .seconds(30)).frame != nil {}
+            let heard = Duration.seconds(40)
+            box.hear(original, at: heard)  // the origin's retry, heard by every relay at once
+            var t = heard
+            var passedOn: Duration?
+            while passedOn == nil, t <= heard + window {
+                let next = box.timer(at: t)
+                if box.counters.sentRelays == 2 { passedOn = t } else { t = next }
+            }
+            let at = try #require(passedOn, "not passed on within the jitter (\(window))")
+            instants.append(at - heard)
+        }
+        #expect(Set(instants).count > 1, "every relay passed the retry on at the same instant: \(instants)")
+        // The rule before: at once.
+        var (atOnce, _, original) = try Self.relayedOnce(retrySpacing: .seconds(15)) { $0.retryRelaysJittered = false }
+        atOnce.hear(original, at: .seconds(40))
+        #expect(atOnce.counters.sentRelays == 2)
     }
 
     @Test("a relay passes a directed message's end-to-end retry on when heard retrySpacing later, not a nanosecond earlier")
@@ -199,6 +232,7 @@ struct MeshNodeMachineTests {
         #expect(box.counters.duplicates == 2)
         box.hear(frame, at: relayedAt + spacing)
         #expect(box.counters.retriesRelayed == 1)
+        box.timer(at: relayedAt + spacing + .milliseconds(1))
         #expect(box.counters.sentRelays == 2)
         #expect(box.counters.delivered == 0)  // not for this box
     }

@@ -111,6 +111,19 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     /// Our directed messages to a neighbour sent again because its acknowledgement did not
     /// come when it should have (instead of after the outbox's 30 s).
     public var quickRetries = 0
+    /// Directed messages of other boxes relayed here to their destination, a neighbour, and
+    /// sent once more because its acknowledgement was not heard when it should have been
+    /// (``MeshNodeMachine/Settings/lastHopRetry``).
+    public var lastHopRetries = 0
+    /// …and those left to the origin because the channel was busy when the retry was due
+    /// (``MeshNodeMachine/Settings/lastHopRetryOnlyWhenQuiet``).
+    public var lastHopRetriesBusy = 0
+    /// Acknowledgements sent again for a directed message this box had already acknowledged,
+    /// on hearing another copy of it.
+    public var acksRepeated = 0
+    /// …and copies of such a message heard from another relay of the same flood, not a retry,
+    /// that got no acknowledgement again (``MeshNodeMachine/Settings/acksRepeatedForRetriesOnly``).
+    public var acksNotRepeated = 0
     /// Frames the transmit queue refused (budget) or dropped (full).
     public var queueRefused = 0
     public var queueDropped = 0

@@ -117,10 +117,24 @@ extension MeshNodeMachine {
         } else if header.origin != me, dropDeferredResend(header.key) {
             counters.resendsSuppressed += 1
         }
-        if !firstTime, header.kind == .directed, header.destination == me, header.wantsAck {
-            // The sender retried: our ack was lost on the way back. Acknowledge again.
+        if header.kind == .ack, let destination = header.destination, destination != me, plaintext.count == 4 {
+            // Another box's message got to its destination: no last-hop retry for it.
+            heardAck(for: PacketKey(origin: destination, packetID: plaintext.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }), from: header.origin)
+        }
+        if header.kind == .directed, header.destination == me, header.wantsAck {
             let first = PacketKey(origin: header.origin, packetID: header.packetID &- UInt32(header.fragment?.index ?? 0))
-            if acknowledged.contains(first) {
+            let heard = copiesToMe[first]
+            // A retry: the origin's own copy again, a box sending its copy again, or an
+            // end-to-end retry by any path (``Settings/acksRepeatedForRetriesOnly``).
+            let retry = header.hopsTaken == 0 || heard?.senders.contains(header.relayer) == true
+                || heard?.ackedAt.map { t - $0 >= settings.retrySpacing } ?? true
+            copiesToMe[first, default: ([], t, nil)].senders.insert(header.relayer)
+            if !firstTime, acknowledged.contains(first), !retry, settings.acksRepeatedForRetriesOnly {
+                // Another relay's copy of the same flood: our acknowledgement is on its way.
+                counters.acksNotRepeated += 1
+            } else if !firstTime, acknowledged.contains(first) {
+                // The sender retried: our ack was lost on the way back. Acknowledge again.
+                counters.acksRepeated += 1
                 acknowledge(first, at: now)
             } else if header.fragment != nil {
                 // A retry of a fragmented message not delivered yet: its pieces go to the
@@ -142,11 +156,17 @@ extension MeshNodeMachine {
             // hello yet): one hop delivers it. A copy heard straight from its origin (no hops
             // taken) is the origin sending it again whenever it comes — each transmission is
             // heard once — so it needs no spacing: the quick retry to a box two hops away
-            // comes after 9 s at SF7, and the 15 s spacing swallowed it here.
+            // comes after 9 s at SF7, and the 15 s spacing swallowed it here. After a random
+            // delay (``Settings/retryRelaysJittered``): every box that relayed the message hears
+            // the retry at the same instant, and at once they all went on air together.
             relayedDirected[header.key] = t
             heardDirected[header.key] = nil
             counters.retriesRelayed += 1
-            enqueue(frame, priority: .normal, counter: \.sentRelays)
+            if settings.retryRelaysJittered {
+                retryRelaysDue.append((t + settings.router.slot * rng.int(in: 0...settings.router.jitterSlots), frame))
+            } else {
+                enqueue(frame, priority: .normal, counter: \.sentRelays)
+            }
         }
         if header.kind == .directed, header.destination == me, firstTime,
            case .forged = sealer.verifyOrigin(bytes, me: keyPair, keyring: keyring) {

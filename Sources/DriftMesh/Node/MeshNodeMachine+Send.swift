@@ -97,6 +97,7 @@ extension MeshNodeMachine {
 
     /// Sends the end-to-end acknowledgement of a directed message (its first packet id) back to its origin.
     mutating func acknowledge(_ message: PacketKey, at now: MeshNodeTime) {
+        copiesToMe[message, default: ([], now.monotonic, nil)].ackedAt = now.monotonic
         var ack: [UInt8] = []
         withUnsafeBytes(of: message.packetID.bigEndian) { ack.append(contentsOf: $0) }
         sendControl(.ack, payload: ack, destination: message.origin, hopStart: settings.hopLimit, priority: .interactive, at: now)

@@ -91,7 +91,10 @@ extension MeshNodeMachine {
         let answerBy = now + frame.airtime + settings.answerTurnaround + answer
         quietUntil = max(quietUntil, answerBy)
         counters.answerWaits += 1
-        guard header.origin == me else { return }
+        guard header.origin == me else {
+            awaitLastHopAnswer(to: frame, header, at: now)
+            return
+        }
         let id = PacketKey(origin: me, packetID: header.packetID &- UInt32(header.fragment?.index ?? 0))
         guard awaitingAck[id] != nil else { return }
         if let destination = header.destination, let hops = hops(to: destination, at: now) {
@@ -137,6 +140,53 @@ extension MeshNodeMachine {
             log(.info, "mesh message sent again: no acknowledgement in time", ["id": "\(id)"])
             sendOutgoing(entry, at: now)
         }
+    }
+
+    /// A directed message of another box went out from here (relayed, or sent back as held)
+    /// to a destination we hear: if no acknowledgement from it is heard by the time one would
+    /// have come from a neighbour, its frames go once more (``Settings/lastHopRetry``).
+    private mutating func awaitLastHopAnswer(to frame: OutgoingFrame, _ header: MeshHeader, at now: Duration) {
+        guard settings.lastHopRetry, let destination = header.destination, destination != me,
+              hops(to: destination, at: now) == 1 else { return }
+        let id = PacketKey(origin: header.origin, packetID: header.packetID &- UInt32(header.fragment?.index ?? 0))
+        guard lastHopRetryAt[id] == nil, !lastHopRetried.contains(id), !acksHeard.contains(id) else { return }
+        let wait = quickRetryDelay(lastFrame: frame.airtime, hops: 1) + settings.quickRetryMargin
+        lastHopRetryAt[id] = (now + wait, destination, frame.bytes, Int(header.fragment?.count ?? 1))
+    }
+
+    /// Relayed directed messages whose destination's acknowledgement was not heard in time:
+    /// their frames go once more (counted as `lastHopRetries`), earliest first — the pieces
+    /// before the last as this box would relay them from what it heard, the last as it went.
+    /// The destination delivers a piece it lacked, or acknowledges again a message it had.
+    mutating func lastHopRetryDue(at now: MeshNodeTime) {
+        let t = now.monotonic
+        let due = lastHopRetryAt.filter { $0.value.due <= t }.sorted { ($0.value.due, $0.key) < ($1.value.due, $1.key) }
+        for (id, pending) in due {
+            lastHopRetryAt[id] = nil
+            lastHopRetried.insert(id)
+            if lastHopRetried.count > 1_024 { lastHopRetried.removeFirst() }
+            if settings.lastHopRetryOnlyWhenQuiet, router.channelBusy {
+                // Frames lost on a busy channel are lost to collisions: another frame adds to them.
+                counters.lastHopRetriesBusy += 1
+                continue
+            }
+            counters.lastHopRetries += 1
+            log(.info, "mesh relay sent again: no acknowledgement from its destination", ["id": "\(id)", "to": "\(pending.destination)"])
+            for index in 0..<max(0, pending.frames - 1) {
+                let key = PacketKey(origin: id.origin, packetID: id.packetID &+ UInt32(index))
+                guard let heard = relayable[key], let frame = try? MeshFrameCodec.relay(heard.frame, by: me) else { continue }
+                enqueue(frame, priority: .normal, counter: \.sentRelays)
+            }
+            enqueue(pending.lastFrame, priority: .normal, counter: \.sentRelays)
+        }
+    }
+
+    /// An acknowledgement heard for `id`, a message of another box, from its destination: its
+    /// last-hop retry is not needed.
+    mutating func heardAck(for id: PacketKey, from destination: NodeID) {
+        if lastHopRetryAt[id]?.destination == destination { lastHopRetryAt[id] = nil }
+        acksHeard.insert(id)
+        if acksHeard.count > 1_024 { acksHeard.removeFirst() }
     }
 
     /// A directed message of ours was acknowledged: no quick retry.

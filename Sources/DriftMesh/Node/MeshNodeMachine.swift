@@ -208,6 +208,37 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// A quick retry that would wait this long or longer is left to the outbox's schedule
         /// (its first wait: 30 s).
         public var quickRetryUnder: Duration = RetrySchedule.standard.initialDelay
+        /// A box that relays a directed message to its destination's neighbourhood — the
+        /// destination is a neighbour it hears — and hears no acknowledgement from it when one
+        /// should have come (``MeshNodeMachine/quickRetryDelay(lastFrame:hops:)`` for one hop,
+        /// plus ``quickRetryMargin``) sends the message's frames once more
+        /// (``MeshCounters/lastHopRetries``). Only the origin retried before (`false`), and for a
+        /// box two hops away it waited out the longest relay delay there and back: 9.4 s at SF7,
+        /// and the outbox's 30 s at LongFast, where that wait is 51 s. The destination
+        /// acknowledges a copy it already had again, so a lost acknowledgement is mended the
+        /// same way (docs/mesh.md, "Quick retry").
+        public var lastHopRetry = true
+        /// …but not while the router counts the channel as busy (``MeshRouter/channelBusy``).
+        public var lastHopRetryOnlyWhenQuiet = true
+        /// A directed message this box has acknowledged is acknowledged again only for a copy
+        /// that is a retry: one straight from its origin, one from a box whose copy was heard
+        /// before (it sent the message again: a last-hop retry, or the origin's retry passed on
+        /// along the same path), or one heard ``retrySpacing`` or longer after the last
+        /// acknowledgement (an end-to-end retry on the outbox's schedule, by any path). The
+        /// other copies are the flood's own — a directed message is flooded, and a box in the
+        /// middle of the mesh hears it from several relays — and each acknowledgement is a new
+        /// packet flooded back (`false`: every copy is acknowledged again, the rule before: in
+        /// the simulator 4.5 acknowledgements more per directed message at 30 boxes;
+        /// docs/mesh.md, "Quick retry").
+        public var acksRepeatedForRetriesOnly = true
+        /// A relay passes a directed message's retry on after a random delay of up to the
+        /// router's jitter (``MeshRouterConfiguration/jitterSlots`` slots: 4.9 s at LongFast),
+        /// not at once (`false`, the rule before). The boxes that relayed the message hear the
+        /// retry at the same instant: two of them side by side between origin and destination
+        /// went on air together and collided at the destination at every retry — in the
+        /// simulator's four-box line a message whose first acknowledgement was lost was never
+        /// confirmed (docs/mesh.md, "Quick retry").
+        public var retryRelaysJittered = true
 
         public init(hopLimit: UInt8, messageLifetime: TimeInterval, modulation: LoRaModulation,
                     router: MeshRouterConfiguration, maximumFrameBytes: Int = MeshFrame.maxBytes,
@@ -360,6 +391,10 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     var queuedCopyKeys: [UInt64: (key: PacketKey, catchUp: Bool)] = [:]
     /// Directed messages delivered here, by first packet key: a retry of one is acknowledged again.
     var acknowledged = OrderedKeys()
+    /// Directed messages for this box, by first packet key: the short ids of the boxes whose
+    /// copies were heard, when the first was, and when this box last acknowledged the message
+    /// (``Settings/acksRepeatedForRetriesOnly``); forgotten after the outbox's hour.
+    var copiesToMe: [PacketKey: (senders: Set<UInt8>, since: Duration, ackedAt: Duration?)] = [:]
     /// When each neighbour was last sent our digest.
     var lastDigestTo: [NodeID: Duration] = [:]
     /// When the digest sent for a returning neighbour is repeated once: the exchange is single
@@ -444,6 +479,19 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     var quickRetryAt: [PacketKey: Duration] = [:]
     /// Messages that had their quick retry (one each).
     var quickRetried = OrderedKeys()
+    /// Directed messages of other boxes that we relayed to their destination, a neighbour, by
+    /// their first key: when their frames go once more if no acknowledgement from the
+    /// destination is heard (``Settings/lastHopRetry``), to whom, the last frame as it went
+    /// on air, and how many frames the message has.
+    var lastHopRetryAt: [PacketKey: (due: Duration, destination: NodeID, lastFrame: [UInt8], frames: Int)] = [:]
+    /// Messages that had their last-hop retry (one each), and acknowledgements heard for
+    /// messages of other boxes (their first keys): a relay going out after the destination
+    /// answered waits for nothing.
+    var lastHopRetried = OrderedKeys()
+    var acksHeard = OrderedKeys()
+    /// Retries of directed messages to pass on, each when its random delay is over
+    /// (``Settings/retryRelaysJittered``).
+    var retryRelaysDue: [(at: Duration, frame: [UInt8])] = []
     /// How far each box is, from the frames it originated that we heard (hops taken + 1, the
     /// fewest lately), and when that was: a box heard straight from it is in range even when
     /// its hello was lost (one hello per 5 minutes on the board); the quick retry waits for the
@@ -539,6 +587,11 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         catchUpDue(at: now)
         repairDue(at: now)
         quickRetryDue(at: now)
+        lastHopRetryDue(at: now)
+        if retryRelaysDue.contains(where: { $0.at <= t }) {
+            for relay in retryRelaysDue where relay.at <= t { enqueue(relay.frame, priority: .normal, counter: \.sentRelays) }
+            retryRelaysDue.removeAll { $0.at <= t }
+        }
         var outboxWaiting: Bool?
         if t >= nextOutboxCheck {
             outboxWaiting = false
@@ -555,6 +608,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
             relayable = relayable.filter { $0.value.expires > t }
             relayedDirected = relayedDirected.filter { t - $0.value < .seconds(4_000) }  // the outbox gives up after ~57 min
             heardDirected = heardDirected.filter { t - $0.value < .seconds(4_000) }
+            copiesToMe = copiesToMe.filter { t - $0.value.since < .seconds(4_000) }
             awaitingAck = awaitingAck.filter { t - $0.value.since < .seconds(600) }  // never went out (the budget)
             distances = distances.filter { t - $0.value.at < neighbourMemory }
             compactDigestHeardAt = compactDigestHeardAt.filter { t - $0.value < neighbourMemory }
@@ -584,6 +638,8 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         if let repeatAt = digestRepeatAt { next = min(next, repeatAt) }
         if let catchUp = catchUpDeadline { next = min(next, catchUp) }
         if let quick = quickRetryAt.values.min() { next = min(next, quick) }
+        if let lastHop = lastHopRetryAt.values.map(\.due).min() { next = min(next, lastHop) }
+        if let relay = retryRelaysDue.map(\.at).min() { next = min(next, relay) }
         if let repair = repairTimer?.nextDeadline, !repairTimerSleeps(at: t) { next = min(next, repair) }
         return max(next, t + .milliseconds(5))
     }
