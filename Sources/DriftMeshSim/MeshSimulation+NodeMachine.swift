@@ -79,6 +79,7 @@ extension Engine {
         settings.lastHopRetryOnlyWhenQuiet = rules.lastHopRetryOnlyWhenQuiet
         settings.acksRepeatedForRetriesOnly = rules.acksRepeatedForRetriesOnly
         settings.retryRelaysJittered = rules.retryRelaysJittered
+        settings.retryRelaysSuppressed = rules.retryRelaysSuppressed
         settings.repairAnswersRenewed = p.repairAnswersRenewed
         settings.repairAnswersRenewedWhenHeard = p.nodeRepairAnswersRenewedWhenHeard
         settings.answerWindowFrames = rules.answerWindowFrames

@@ -344,7 +344,7 @@ public struct SimCatchUpRules: Sendable, Hashable {
     /// A box that relayed a directed message to its destination, a neighbour, sends it once
     /// more when no acknowledgement is heard in time (`MeshNodeMachine.Settings.lastHopRetry`).
     public var lastHopRetry = true
-    /// …only while the channel is not busy (`MeshNodeMachine.Settings.lastHopRetryOnlyWhenQuiet`).
+    /// …only while the channel is not crowded (`MeshNodeMachine.Settings.lastHopRetryOnlyWhenQuiet`).
     public var lastHopRetryOnlyWhenQuiet = true
     /// A destination acknowledges again only copies that are retries
     /// (`MeshNodeMachine.Settings.acksRepeatedForRetriesOnly`).
@@ -352,6 +352,8 @@ public struct SimCatchUpRules: Sendable, Hashable {
     /// A relay passes a directed message's retry on after a random delay
     /// (`MeshNodeMachine.Settings.retryRelaysJittered`).
     public var retryRelaysJittered = true
+    /// …dropped when another box passes it on first (`MeshNodeMachine.Settings.retryRelaysSuppressed`).
+    public var retryRelaysSuppressed = true
 
     public init() {}
 }

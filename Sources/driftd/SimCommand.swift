@@ -288,7 +288,7 @@ extension SimCommand {
         @Flag(help: "With --node-machine: only the origin sends a directed message again (the rule before; default: a box that relayed it to its destination, a neighbour, sends it once more when no acknowledgement is heard in time).")
         var noLastHopRetry = false
 
-        @Flag(help: "With --node-machine: a relay's last-hop retry goes whether or not the channel is busy (default: not while it is busy).")
+        @Flag(help: "With --node-machine: a relay's last-hop retry goes however crowded the channel (default: not while it was busier than 25 % over the last minute).")
         var lastHopRetryWhenBusy = false
 
         @Flag(help: "With --node-machine: a destination acknowledges again every copy it hears of a directed message it has acknowledged (the rule before; default: only copies that are retries — from the origin, from a box heard with it before, or 15 s or more after its last acknowledgement).")
@@ -296,6 +296,9 @@ extension SimCommand {
 
         @Flag(help: "With --node-machine: a relay passes a directed message's retry on at once (the rule before; default: after a random delay of up to the router's jitter).")
         var retryRelaysAtOnce = false
+
+        @Flag(help: "With --node-machine: every relay of a directed message passes its retry on (default: one whose destination is not its neighbour drops its copy when it hears another box pass the retry on first).")
+        var retryRelaysUnsuppressed = false
 
         @Flag(help: "Our router: a fallback relay (a box learning its neighbours) is cancelled by any copy, the origin's retry too (the rule before; default: only by a copy from a box not heard with this packet yet).")
         var fallbackCancelledByAnyCopy = false
@@ -520,6 +523,7 @@ extension SimCommand {
                     parameters.catchUp.lastHopRetryOnlyWhenQuiet = !lastHopRetryWhenBusy
                     parameters.catchUp.acksRepeatedForRetriesOnly = !acksForEveryCopy
                     parameters.catchUp.retryRelaysJittered = !retryRelaysAtOnce
+                    parameters.catchUp.retryRelaysSuppressed = !retryRelaysUnsuppressed
                     parameters.repairAnswersBounded = !repairAnswersUnbounded
                     parameters.repairAnswersRenewed = !repairAnswersNotRenewed
                     if noRepairAnswersRenewedWhenHeard { parameters.nodeRepairAnswersRenewedWhenHeard = false }

@@ -221,6 +221,29 @@ struct MeshNodeMachineTests {
         #expect(atOnce.counters.sentRelays == 2)
     }
 
+    @Test("a relay that hears another box pass the retry on first drops its own — unless the destination is its neighbour")
+    func retryRelaysSuppressed() throws {
+        let slot = MeshRouterConfiguration.standard.slot
+        let window = slot * MeshRouterConfiguration.standard.jitterSlots
+        for neighbour in [false, true] {
+            let origin = BoxKeyPair(), destination = BoxKeyPair()
+            var (box, _, original) = try Self.relayedOnce(retrySpacing: .seconds(15), slot: slot, origin: origin, destination: destination.nodeID)
+            if neighbour {
+                let hello = MeshHeader(kind: .hello, origin: destination.nodeID, packetID: 1, hopStart: 0,
+                                       expiresAtMinute: MeshHeader.expiryMinute(now: MachineBox.epoch, lifetime: 600))
+                box.hear(try MeshSealer(networkKey: MachineBox.networkKey).seal(
+                    header: hello, plaintext: HelloPayload(publicKey: destination.publicKeyBytes, neighbours: []).encoded()), at: .seconds(30))
+            }
+            box.hear(original, at: .seconds(40))  // the origin's retry
+            #expect(box.counters.retriesRelayed == 1)
+            box.hear(try MeshFrameCodec.relay(original, by: BoxKeyPair().nodeID), at: .seconds(40))  // another relay, first
+            var t = Duration.seconds(40)
+            while t <= .seconds(40) + window { t = box.timer(at: t) }
+            #expect(box.counters.sentRelays == (neighbour ? 2 : 1), neighbour ? "the destination's neighbour kept its copy" : "passed on although another box did")
+            #expect(box.counters.retryRelaysSuppressed == (neighbour ? 0 : 1))
+        }
+    }
+
     @Test("a relay passes a directed message's end-to-end retry on when heard retrySpacing later, not a nanosecond earlier")
     func retriesRelayedAgain() throws {
         let spacing = Duration.seconds(15)
@@ -400,8 +423,10 @@ struct MeshNodeMachineTests {
         }
         #expect(delivered == 1)
         #expect(box.counters.delivered == 1)
-        // The ack, and another for the retry's last piece (a repeat of a delivered message).
-        #expect(box.counters.sentOwn == 2)
+        // The ack, and none for the retry's last piece: 2 s after that ack, within the margin,
+        // it is the same retry (`acksRepeatedForRetriesOnly`).
+        #expect(box.counters.sentOwn == 1)
+        #expect(box.counters.acksNotRepeated == 1)
     }
 
     @Test("fragment loss: a broadcast missing a piece is never delivered, and its partial expires")

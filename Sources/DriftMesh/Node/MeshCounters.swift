@@ -115,7 +115,7 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     /// sent once more because its acknowledgement was not heard when it should have been
     /// (``MeshNodeMachine/Settings/lastHopRetry``).
     public var lastHopRetries = 0
-    /// …and those left to the origin because the channel was busy when the retry was due
+    /// …and those left to the origin because the channel was crowded when the retry was due
     /// (``MeshNodeMachine/Settings/lastHopRetryOnlyWhenQuiet``).
     public var lastHopRetriesBusy = 0
     /// Acknowledgements sent again for a directed message this box had already acknowledged,
@@ -124,6 +124,9 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     /// …and copies of such a message heard from another relay of the same flood, not a retry,
     /// that got no acknowledgement again (``MeshNodeMachine/Settings/acksRepeatedForRetriesOnly``).
     public var acksNotRepeated = 0
+    /// Retries of directed messages this box would have passed on but heard another box pass
+    /// on first (``MeshNodeMachine/Settings/retryRelaysSuppressed``).
+    public var retryRelaysSuppressed = 0
     /// Frames the transmit queue refused (budget) or dropped (full).
     public var queueRefused = 0
     public var queueDropped = 0

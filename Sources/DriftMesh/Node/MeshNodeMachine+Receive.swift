@@ -126,8 +126,9 @@ extension MeshNodeMachine {
             let heard = copiesToMe[first]
             // A retry: the origin's own copy again, a box sending its copy again, or an
             // end-to-end retry by any path (``Settings/acksRepeatedForRetriesOnly``).
-            let retry = header.hopsTaken == 0 || heard?.senders.contains(header.relayer) == true
-                || heard?.ackedAt.map { t - $0 >= settings.retrySpacing } ?? true
+            let sinceAck = heard?.ackedAt.map { t - $0 }
+            let retry = (header.hopsTaken == 0 || heard?.senders.contains(header.relayer) == true || sinceAck.map { $0 >= settings.retrySpacing } ?? true)
+                && (sinceAck.map { $0 >= settings.quickRetryMargin } ?? true)
             copiesToMe[first, default: ([], t, nil)].senders.insert(header.relayer)
             if !firstTime, acknowledged.contains(first), !retry, settings.acksRepeatedForRetriesOnly {
                 // Another relay's copy of the same flood: our acknowledgement is on its way.
@@ -143,6 +144,13 @@ extension MeshNodeMachine {
                 // never complete: every piece of every retry would be a duplicate here.
                 deliver(header, plaintext, at: now)
             }
+        }
+        if !firstTime, header.kind == .directed, header.hopsTaken > 0, settings.retryRelaysSuppressed,
+           retryRelaysDue.contains(where: { $0.key == header.key && !$0.nextToDestination }) {
+            // Another box passed the retry on while ours waited: leave it to that one, unless
+            // the destination is our neighbour (the other box may not reach it).
+            retryRelaysDue.removeAll { $0.key == header.key && !$0.nextToDestination }
+            counters.retryRelaysSuppressed += 1
         }
         if !firstTime, header.kind == .directed, header.destination != me, header.origin != me,
            let last = relayedDirected[header.key] ?? heardDirected[header.key],
@@ -163,7 +171,8 @@ extension MeshNodeMachine {
             heardDirected[header.key] = nil
             counters.retriesRelayed += 1
             if settings.retryRelaysJittered {
-                retryRelaysDue.append((t + settings.router.slot * rng.int(in: 0...settings.router.jitterSlots), frame))
+                let nextToDestination = header.destination.flatMap { hops(to: $0, at: t) } == 1
+                retryRelaysDue.append((t + settings.router.slot * rng.int(in: 0...settings.router.jitterSlots), header.key, frame, nextToDestination))
             } else {
                 enqueue(frame, priority: .normal, counter: \.sentRelays)
             }

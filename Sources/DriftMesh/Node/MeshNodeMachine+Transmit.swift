@@ -165,8 +165,8 @@ extension MeshNodeMachine {
             lastHopRetryAt[id] = nil
             lastHopRetried.insert(id)
             if lastHopRetried.count > 1_024 { lastHopRetried.removeFirst() }
-            if settings.lastHopRetryOnlyWhenQuiet, router.channelBusy {
-                // Frames lost on a busy channel are lost to collisions: another frame adds to them.
+            if settings.lastHopRetryOnlyWhenQuiet, queue.backgroundBusyFraction(now: t) > settings.backgroundBusyThreshold {
+                // Frames lost on a crowded channel are lost to collisions: another frame adds to them.
                 counters.lastHopRetriesBusy += 1
                 continue
             }
