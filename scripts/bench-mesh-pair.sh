@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The mesh pair benchmark: two real driftd processes on the loopback radio, neighbours; a
-# visitor at box A sends a bottle to box B 20 times; tools/mesh-pair.py reports the delivery
+# The mesh pair benchmark: two real driftd processes on the loopback radio, neighbours (or with
+# LINE=1 three in a line, the bottles across the middle one); a visitor at box A sends a bottle
+# to box B (C) 20 times; tools/mesh-pair.py reports the delivery
 # latency (p50, p95, max: from the drop at A until B's visitor API serves the bottle) and the
 # confirmation latency (until A lists it as delivered), with each box's mesh counters; exit
 # status 1 when the delivery p95 is above MAX_P95 seconds or a bottle never arrives

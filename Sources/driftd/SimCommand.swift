@@ -291,7 +291,7 @@ extension SimCommand {
         @Flag(help: "With --node-machine: a relay's last-hop retry goes however crowded the channel (default: not while it was busier than 25 % over the last minute).")
         var lastHopRetryWhenBusy = false
 
-        @Flag(help: "With --node-machine: a destination acknowledges again every copy it hears of a directed message it has acknowledged (the rule before; default: only copies that are retries — from the origin, from a box heard with it before, or 15 s or more after its last acknowledgement).")
+        @Flag(help: "With --node-machine: a destination acknowledges again every copy it hears of a directed message it has acknowledged (the rule before; default: only copies that are retries — from the origin, from a box heard with it before, or 15 s or more after its last acknowledgement — and none within the quick-retry margin of it).")
         var acksForEveryCopy = false
 
         @Flag(help: "With --node-machine: a relay passes a directed message's retry on at once (the rule before; default: after a random delay of up to the router's jitter).")

@@ -93,7 +93,8 @@ struct MeshNodeTests {
         let directory = try TemporaryDirectory(prefix: "mesh-node-ack")
         defer { directory.remove() }
         let me = BoxKeyPair()
-        let node = try Self.node(database: try DriftDatabase.open(path: directory.appending("drift.sqlite")), keyPair: me)
+        let clock = ManualClock()
+        let node = try Self.node(database: try DriftDatabase.open(path: directory.appending("drift.sqlite")), keyPair: me, clock: clock)
         let other = BoxKeyPair()
         let header = MeshHeader(kind: .directed, origin: other.nodeID, packetID: 99, destination: me.nodeID, hopStart: 3, wantsAck: true,
                                 expiresAtMinute: MeshHeader.expiryMinute(now: Date(), lifetime: 3_600))
@@ -101,6 +102,7 @@ struct MeshNodeTests {
         await node.receive(Self.reception(frame))
         #expect(node.inbox.all.map(\.text) == ["for you"])
         #expect(await node.status().counters.sentOwn == 1)  // the ack
+        clock.advance(by: .seconds(30))  // the sender's outbox retry
         await node.receive(Self.reception(frame))
         let counters = await node.status().counters
         #expect(counters.sentOwn == 2)
@@ -182,6 +184,8 @@ struct MeshNodeTests {
         #expect(await node.status().counters.retriesRelayed == 0)
         clock.advance(by: .milliseconds(3_200))
         await node.receive(Self.reception(frame))  // the origin's retry, later
+        clock.advance(by: .milliseconds(1))  // passed on after a random delay: at most 64 slots of 10 µs
+        _ = await node.tick()
         let counters = await node.status().counters
         #expect(counters.retriesRelayed == 1)
         #expect(counters.sentRelays == 2)
@@ -202,6 +206,8 @@ struct MeshNodeTests {
         #expect(counters.duplicates == 1)
         clock.advance(by: .nanoseconds(1))
         await node.receive(Self.reception(frame))
+        clock.advance(by: .milliseconds(1))  // passed on after a random delay: at most 64 slots of 10 µs
+        _ = await node.tick()
         counters = await node.status().counters
         #expect(counters.retriesRelayed == 1)
         #expect(counters.sentRelays == 2)

@@ -125,7 +125,9 @@ extension MeshNodeMachine {
             let first = PacketKey(origin: header.origin, packetID: header.packetID &- UInt32(header.fragment?.index ?? 0))
             let heard = copiesToMe[first]
             // A retry: the origin's own copy again, a box sending its copy again, or an
-            // end-to-end retry by any path (``Settings/acksRepeatedForRetriesOnly``).
+            // end-to-end retry by any path — but none within the margin of our last
+            // acknowledgement, when the relays passing one retry on come together
+            // (``Settings/acksRepeatedForRetriesOnly``).
             let sinceAck = heard?.ackedAt.map { t - $0 }
             let retry = (header.hopsTaken == 0 || heard?.senders.contains(header.relayer) == true || sinceAck.map { $0 >= settings.retrySpacing } ?? true)
                 && (sinceAck.map { $0 >= settings.quickRetryMargin } ?? true)

@@ -220,9 +220,9 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         public var lastHopRetry = true
         /// …but not while the channel was busier than ``backgroundBusyThreshold`` (25 %) over
         /// the last minute, the background frames' measure: there frames are lost to
-        /// collisions. (The router's busy flag — 10 % over 30 s — is no measure for it: a
-        /// bottle's two frames and their relay keep it raised at LongFast, and on three real
-        /// daemons at LongFast the relay retried once in 20 bottles.)
+        /// collisions. (The router's busy flag — 10 % over 30 s — was tried first: a single
+        /// flood raises it; in the simulator the minute's 25 % let ten times as many retries
+        /// go at 30 boxes for no measurable cost.)
         public var lastHopRetryOnlyWhenQuiet = true
         /// A directed message this box has acknowledged is acknowledged again only for a copy
         /// that is a retry: one straight from its origin, one from a box whose copy was heard
