@@ -54,7 +54,8 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     public var topologyRequests = 0
     public var topologyAnswers = 0
     public var topologyAnswersHeldOff = 0
-    /// End-to-end retries of directed messages this box relayed again.
+    /// End-to-end retries of directed messages this box passed on again (counted when heard;
+    /// some are then dropped for another box's copy, ``retryRelaysSuppressed``).
     public var retriesRelayed = 0
     /// Acknowledgements received for our directed messages.
     public var acksReceived = 0

@@ -216,7 +216,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// box two hops away it waited out the longest relay delay there and back: 9.4 s at SF7,
         /// and the outbox's 30 s at LongFast, where that wait is 51 s. The destination
         /// acknowledges a copy it already had again, so a lost acknowledgement is mended the
-        /// same way (docs/mesh.md, "Quick retry").
+        /// same way (docs/mesh.md, "Last-hop retry").
         public var lastHopRetry = true
         /// …but not while the channel was busier than ``backgroundBusyThreshold`` (25 %) over
         /// the last minute, the background frames' measure: there frames are lost to
