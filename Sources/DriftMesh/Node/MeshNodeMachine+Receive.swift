@@ -117,12 +117,12 @@ extension MeshNodeMachine {
         } else if header.origin != me, dropDeferredResend(header.key) {
             counters.resendsSuppressed += 1
         }
-        if header.kind == .ack, let destination = header.destination, destination != me, plaintext.count == 4 {
+        if header.kind == .ack, let destination = header.destination, destination != me, let acked = Self.ackedPacketID(plaintext) {
             // Another box's message got to its destination: no last-hop retry for it.
-            heardAck(for: PacketKey(origin: destination, packetID: plaintext.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }), from: header.origin)
+            heardAck(for: PacketKey(origin: destination, packetID: acked), from: header.origin)
         }
         if header.kind == .directed, header.destination == me, header.wantsAck {
-            let first = PacketKey(origin: header.origin, packetID: header.packetID &- UInt32(header.fragment?.index ?? 0))
+            let first = header.messageKey
             let heard = copiesToMe[first]
             // A retry: the origin's own copy again, a box sending its copy again, or an
             // end-to-end retry by any path — but none within the margin of our last
@@ -467,10 +467,15 @@ extension MeshNodeMachine {
         }
     }
 
+    /// The first packet id an acknowledgement's payload names (``acknowledge(_:at:)``), `nil`
+    /// when it is not four bytes.
+    static func ackedPacketID(_ plaintext: [UInt8]) -> UInt32? {
+        plaintext.count == 4 ? plaintext.reduce(UInt32(0)) { $0 << 8 | UInt32($1) } : nil
+    }
+
     mutating func deliver(_ header: MeshHeader, _ plaintext: [UInt8], at now: MeshNodeTime) {
         if header.kind == .ack {
-            guard header.destination == me, plaintext.count == 4 else { return }
-            let acked = plaintext.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            guard header.destination == me, let acked = Self.ackedPacketID(plaintext) else { return }
             let key = PacketKey(origin: me, packetID: acked)
             acknowledged(key)
             if (try? memory.markDelivered(key)) == true {

@@ -95,7 +95,7 @@ extension MeshNodeMachine {
             awaitLastHopAnswer(to: frame, header, at: now)
             return
         }
-        let id = PacketKey(origin: me, packetID: header.packetID &- UInt32(header.fragment?.index ?? 0))
+        let id = header.messageKey
         guard awaitingAck[id] != nil else { return }
         if let destination = header.destination, let hops = hops(to: destination, at: now) {
             let wait = quickRetryDelay(lastFrame: frame.airtime, hops: hops) + settings.quickRetryMargin
@@ -148,7 +148,7 @@ extension MeshNodeMachine {
     private mutating func awaitLastHopAnswer(to frame: OutgoingFrame, _ header: MeshHeader, at now: Duration) {
         guard settings.lastHopRetry, let destination = header.destination, destination != me,
               hops(to: destination, at: now) == 1 else { return }
-        let id = PacketKey(origin: header.origin, packetID: header.packetID &- UInt32(header.fragment?.index ?? 0))
+        let id = header.messageKey
         guard lastHopRetryAt[id] == nil, !lastHopRetried.contains(id), !acksHeard.contains(id) else { return }
         let wait = quickRetryDelay(lastFrame: frame.airtime, hops: 1) + settings.quickRetryMargin
         lastHopRetryAt[id] = (now + wait, destination, frame.bytes, Int(header.fragment?.count ?? 1))
@@ -179,6 +179,14 @@ extension MeshNodeMachine {
             }
             enqueue(pending.lastFrame, priority: .normal, counter: \.sentRelays)
         }
+    }
+
+    /// Retries of directed messages whose random delay is over go to the radio
+    /// (``Settings/retryRelaysJittered``).
+    mutating func passRetriesOn(at t: Duration) {
+        guard retryRelaysDue.contains(where: { $0.at <= t }) else { return }
+        for relay in retryRelaysDue where relay.at <= t { enqueue(relay.frame, priority: .normal, counter: \.sentRelays) }
+        retryRelaysDue.removeAll { $0.at <= t }
     }
 
     /// An acknowledgement heard for `id`, a message of another box, from its destination: its

@@ -597,10 +597,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         repairDue(at: now)
         quickRetryDue(at: now)
         lastHopRetryDue(at: now)
-        if retryRelaysDue.contains(where: { $0.at <= t }) {
-            for relay in retryRelaysDue where relay.at <= t { enqueue(relay.frame, priority: .normal, counter: \.sentRelays) }
-            retryRelaysDue.removeAll { $0.at <= t }
-        }
+        passRetriesOn(at: t)
         var outboxWaiting: Bool?
         if t >= nextOutboxCheck {
             outboxWaiting = false
@@ -647,8 +644,8 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         if let repeatAt = digestRepeatAt { next = min(next, repeatAt) }
         if let catchUp = catchUpDeadline { next = min(next, catchUp) }
         if let quick = quickRetryAt.values.min() { next = min(next, quick) }
-        if let lastHop = lastHopRetryAt.values.map(\.due).min() { next = min(next, lastHop) }
-        if let relay = retryRelaysDue.map(\.at).min() { next = min(next, relay) }
+        if let lastHop = lastHopRetryAt.values.lazy.map(\.due).min() { next = min(next, lastHop) }
+        if let relay = retryRelaysDue.lazy.map(\.at).min() { next = min(next, relay) }
         if let repair = repairTimer?.nextDeadline, !repairTimerSleeps(at: t) { next = min(next, repair) }
         return max(next, t + .milliseconds(5))
     }

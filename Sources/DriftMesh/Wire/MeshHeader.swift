@@ -61,6 +61,12 @@ public struct MeshHeader: Hashable, Sendable {
 
     public var key: PacketKey { PacketKey(origin: origin, packetID: packetID) }
 
+    /// The key of the message this frame is part of: its first piece's (fragments take
+    /// consecutive packet ids), the frame's own when it is whole. Acknowledgements name it.
+    public var messageKey: PacketKey {
+        PacketKey(origin: origin, packetID: packetID &- UInt32(fragment?.index ?? 0))
+    }
+
     /// Hops this copy may still travel.
     public var hopsLeft: Int { max(0, Int(hopStart) - Int(hopsTaken)) }
 
