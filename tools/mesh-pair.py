@@ -225,7 +225,7 @@ def main():
             mesh = box.mesh_status(args.driftd)
             c = mesh.get("counters", {})
             counters[box.name] = {key: c.get(key) for key in ("sentOwn", "sentRelays", "sentHellos", "sentSync", "framesResent",
-                                                              "duplicates", "answerWaits", "quickRetries", "retriesRelayed", "lastHopRetries", "acksReceived", "radioErrors")}
+                                                              "duplicates", "answerWaits", "quickRetries", "retriesRelayed", "lastHopRetries", "piecesResent", "acksReceived", "radioErrors")}
             counters[box.name]["outbox"] = mesh.get("outbox")
             counters[box.name]["neighbours"] = len(mesh.get("neighbours", []))
             counters[box.name]["radioDeaf"] = mesh.get("radioDeaf")

@@ -119,6 +119,9 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     /// …and those left to the origin because the channel was crowded when the retry was due
     /// (``MeshNodeMachine/Settings/lastHopRetryOnlyWhenQuiet``).
     public var lastHopRetriesBusy = 0
+    /// Pieces of our directed messages sent again at once because the relay passed the
+    /// message's other pieces on and not these (``MeshNodeMachine/Settings/missingPiecesResent``).
+    public var piecesResent = 0
     /// Acknowledgements sent again for a directed message this box had already acknowledged,
     /// on hearing another copy of it.
     public var acksRepeated = 0

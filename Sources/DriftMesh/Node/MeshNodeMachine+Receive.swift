@@ -100,10 +100,18 @@ extension MeshNodeMachine {
         let t = now.monotonic
         if !firstTime && header.origin != me { counters.duplicates += 1 }
         if let fragment = header.fragment, fragment.index + 1 < fragment.count {
-            // The sender sends the remaining pieces back to back: stay quiet for them.
-            let remaining = Double(fragment.count - fragment.index - 1)
-            let piece = LoRaAirtime.duration(payloadBytes: bytes.count, modulation: settings.modulation)
-            quietUntil = max(quietUntil, t + piece * remaining + settings.router.slot * 2)
+            // The sender sends the remaining pieces back to back: stay quiet for them — with
+            // ``Settings/missingPiecesResent``, up to the last one this box lacks: an origin
+            // sends again only the pieces its relay lacked, and the relay and the destination
+            // hold the others (they waited two seconds at LongFast for a piece that never came).
+            let index = Int(fragment.index)
+            let last = settings.missingPiecesResent
+                ? (index + 1..<Int(fragment.count)).last { router.firstSeen(PacketKey(origin: header.origin, packetID: header.packetID &+ UInt32($0 - index))) == nil }
+                : Int(fragment.count) - 1
+            if let last {
+                let piece = LoRaAirtime.duration(payloadBytes: bytes.count, modulation: settings.modulation)
+                quietUntil = max(quietUntil, t + piece * (last - index) + settings.router.slot * 2)
+            }
         }
         // A packet we asked for came (from whoever sent it).
         requests.heard(header.key)
@@ -120,6 +128,10 @@ extension MeshNodeMachine {
         if header.kind == .ack, let destination = header.destination, destination != me, let acked = Self.ackedPacketID(plaintext) {
             // Another box's message got to its destination: no last-hop retry for it.
             heardAck(for: PacketKey(origin: destination, packetID: acked), from: header.origin)
+        }
+        if header.origin == me, header.kind == .directed, header.hopsTaken > 0 {
+            // A relay passing a piece of ours on (``Settings/missingPiecesResent``).
+            heardPiecePassedOn(header, at: t)
         }
         if header.kind == .directed, header.destination == me, header.wantsAck {
             let first = header.messageKey

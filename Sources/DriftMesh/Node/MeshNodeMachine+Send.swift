@@ -93,6 +93,7 @@ extension MeshNodeMachine {
         } catch {
             log(.error, "mesh outbox update failed", ["id": "\(entry.id)", "error": "\(error)"])
         }
+        listenForPieces(of: entry, at: now.monotonic)
     }
 
     /// Sends the end-to-end acknowledgement of a directed message (its first packet id) back to its origin.

@@ -150,8 +150,12 @@ extension MeshNodeMachine {
               hops(to: destination, at: now) == 1 else { return }
         let id = header.messageKey
         guard lastHopRetryAt[id] == nil, !lastHopRetried.contains(id), !acksHeard.contains(id) else { return }
+        let pieces = Int(header.fragment?.count ?? 1)
+        // A piece this box never got: its frames again could not complete the message (the
+        // origin sends the piece again, ``Settings/missingPiecesResent``).
+        guard (0..<(pieces - 1)).allSatisfy({ relayable[PacketKey(origin: id.origin, packetID: id.packetID &+ UInt32($0))] != nil }) else { return }
         let wait = quickRetryDelay(lastFrame: frame.airtime, hops: 1) + settings.quickRetryMargin
-        lastHopRetryAt[id] = (now + wait, destination, frame.bytes, Int(header.fragment?.count ?? 1))
+        lastHopRetryAt[id] = (now + wait, destination, frame.bytes, pieces)
     }
 
     /// Relayed directed messages whose destination's acknowledgement was not heard in time:
@@ -201,5 +205,6 @@ extension MeshNodeMachine {
     mutating func acknowledged(_ id: PacketKey) {
         awaitingAck[id] = nil
         quickRetryAt[id] = nil
+        if piecesPassedOn[id] != nil { stopListeningForPieces(id) }
     }
 }

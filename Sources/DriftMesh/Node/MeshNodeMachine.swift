@@ -248,6 +248,17 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// …and a relay whose destination is not its neighbour drops its copy of the retry
         /// when it hears another box pass it on first (`retryRelaysSuppressed` counts them).
         public var retryRelaysSuppressed = true
+        /// The origin of a directed message of several pieces to a box beyond its neighbours
+        /// listens for its relay passing the pieces on — back to back
+        /// (``MeshRouterConfiguration/relayPiecesTogether``) — and sends once more, at once, a
+        /// piece it did not hear passed on by the time it should have followed the others
+        /// (their airtime and turnaround, plus ``quickRetryMargin``; ``MeshCounters/piecesResent``).
+        /// A piece lost between the origin and the relay left the relay holding half a bottle
+        /// that it never passed on whole, so nobody answered and the origin waited for the
+        /// outbox's 30 s (at LongFast; the two-hop quick retry's 9.4 s at SF7), and then sent
+        /// every piece again (`false`, the rule before). Once per message, on its first sending
+        /// (docs/mesh.md, "Missing pieces").
+        public var missingPiecesResent = true
 
         public init(hopLimit: UInt8, messageLifetime: TimeInterval, modulation: LoRaModulation,
                     router: MeshRouterConfiguration, maximumFrameBytes: Int = MeshFrame.maxBytes,
@@ -498,6 +509,14 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     /// answered waits for nothing.
     var lastHopRetried = OrderedKeys()
     var acksHeard = OrderedKeys()
+    /// Our directed messages of several pieces whose relay we listen for
+    /// (``Settings/missingPiecesResent``), by their first key: their frames, the pieces heard
+    /// passed on, when those not heard are sent again (once a piece was), and when the message
+    /// went out.
+    var piecesPassedOn: [PacketKey: OwnPieces] = [:]
+    /// Messages that had their pieces sent again or were sent again whole (their relays pass
+    /// retries on each after its own delay, not back to back): not listened for again.
+    var piecesDone = OrderedKeys()
     /// Retries of directed messages to pass on, each when its random delay is over
     /// (``Settings/retryRelaysJittered``).
     var retryRelaysDue: [(at: Duration, key: PacketKey, frame: [UInt8], nextToDestination: Bool)] = []
@@ -597,6 +616,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         repairDue(at: now)
         quickRetryDue(at: now)
         lastHopRetryDue(at: now)
+        missingPiecesDue(at: now)
         passRetriesOn(at: t)
         var outboxWaiting: Bool?
         if t >= nextOutboxCheck {
@@ -616,6 +636,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
             heardDirected = heardDirected.filter { t - $0.value < .seconds(4_000) }
             copiesToMe = copiesToMe.filter { t - $0.value.since < .seconds(4_000) }
             awaitingAck = awaitingAck.filter { t - $0.value.since < .seconds(600) }  // never went out (the budget)
+            piecesPassedOn = piecesPassedOn.filter { t - $0.value.sentAt < .seconds(600) }
             distances = distances.filter { t - $0.value.at < neighbourMemory }
             compactDigestHeardAt = compactDigestHeardAt.filter { t - $0.value < neighbourMemory }
             lackingSince = lackingSince.filter { compactDigestHeardAt[$0.key] != nil }
@@ -646,6 +667,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         if let quick = quickRetryAt.values.min() { next = min(next, quick) }
         if let lastHop = lastHopRetryAt.values.lazy.map(\.due).min() { next = min(next, lastHop) }
         if let relay = retryRelaysDue.lazy.map(\.at).min() { next = min(next, relay) }
+        if let pieces = piecesPassedOn.values.lazy.compactMap(\.due).min() { next = min(next, pieces) }
         if let repair = repairTimer?.nextDeadline, !repairTimerSleeps(at: t) { next = min(next, repair) }
         return max(next, t + .milliseconds(5))
     }

@@ -483,6 +483,7 @@ public struct MeshRouter: Sendable {
                 return actions
             }
             planRelay(header, link: link, transmitters: transmitters, state: &state, now: now)
+            if configuration.relayPiecesTogether { relayBehindEarlierPiece(header, state: &state, now: now) }
         } else if let relay = state.relay, !relay.planned,
                   relay.fallback ? fromNewTransmitter || !configuration.fallbackKeptOnRepeatedCopies : !stillNeeded(state) {
             // Redundant now. If it was already handed out, the caller drops it when it is
@@ -551,6 +552,24 @@ public struct MeshRouter: Sendable {
         state.relay = PlannedRelay(header: relayed, powerDbm: nil, at: now + c.slot * slots, emitted: false, fallback: learning,
                                    deferred: deferSteps > 0)
         counters.relaysPlanned += 1
+    }
+
+    /// A later piece of a fragmented message goes out right behind the piece before it
+    /// (``MeshRouterConfiguration/relayPiecesTogether``): at the moment planned for that piece
+    /// — ``due(now:)`` hands out packets in key order, and pieces take consecutive ids — or at
+    /// once when this box relayed that piece already (it is still queued behind the quiet rule
+    /// while this one was on the air, or this piece is one the origin sent again because this
+    /// box lacked it: the destination holds the others and waits for it). A piece whose
+    /// predecessor this box neither relayed nor plans to (pruned, cancelled by a copy, never
+    /// heard) keeps its own delay.
+    private func relayBehindEarlierPiece(_ header: MeshHeader, state: inout PacketState, now: Duration) {
+        guard let fragment = header.fragment, fragment.index > 0, state.relay != nil,
+              let earlier = packets[PacketKey(origin: header.origin, packetID: header.packetID &- 1)] else { return }
+        if let relay = earlier.relay, !relay.emitted {
+            state.relay?.at = relay.at
+        } else if earlier.sent != nil {
+            state.relay?.at = now
+        }
     }
 
     /// Whether a box we do not hear may be relaying this packet to some of the same `missing`

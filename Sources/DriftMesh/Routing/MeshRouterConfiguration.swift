@@ -118,6 +118,16 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     /// jitter: 144 slots, 11.1 s at LongFast) plus a frame and some queueing, so a retry does
     /// not go out while the neighbour's relay is still pending — it would cancel it as a copy.
     public var relayImplicitAckTimeout: Duration = .seconds(16)
+    /// A later piece of a fragmented message is relayed right behind the piece before it — at
+    /// the moment planned for that piece, or at once when it went out already — instead of
+    /// after a delay of its own (`false`, the rule before). Its sender sends the pieces back to
+    /// back and every box that hears one stays quiet for the rest, which was true of a relay's
+    /// pieces only by chance: each drew its own delay and its own place among the relays, so a
+    /// bottle's two pieces crossed a relay seconds apart, often by different boxes. Back to
+    /// back, the origin can tell a piece its relay lacks: it heard the others passed on and
+    /// not this one (`MeshNodeMachine.Settings.missingPiecesResent`; docs/mesh.md, "Missing
+    /// pieces"). Unfragmented messages — all the simulator's — are not touched.
+    public var relayPiecesTogether = true
     /// Also cancel a planned relay once this many copies were overheard, even if some
     /// neighbours look uncovered (counter-based suppression on top of coverage); 0 = off.
     /// Default 2 copies with at most 1 neighbour uncovered: in the simulator this cut
