@@ -192,6 +192,38 @@ struct MeshNodeMissingPiecesTests {
         #expect(apart >= 4, "with a delay each, the pieces went apart on \(apart) of 12 seeds")
     }
 
+    @Test("a relay that passed the last piece on hears the first late (the origin sent it again): it passes it on at once, not after a delay of its own")
+    func latePieceAtOnce() throws {
+        var delayed = 0
+        for seed in UInt64(1)...12 {
+            for together in [true, false] {
+                let a = try Self.keyPair(seed, 1), d = try Self.keyPair(seed, 2)
+                var router = MeshRouterConfiguration.standard
+                router.relayPiecesTogether = together
+                router.slot = .milliseconds(300)
+                var box = try MachineBox(keyPair: try Self.keyPair(seed, 3), router: router, seed: seed)
+                box.timer(at: .zero)
+                while box.radioIdle(at: .zero).frame != nil {}
+                let hello = MeshHeader(kind: .hello, origin: d.nodeID, packetID: 1, hopStart: 0,
+                                       expiresAtMinute: MeshHeader.expiryMinute(now: MachineBox.epoch, lifetime: 600))
+                box.hear(try Self.sealer.seal(header: hello, plaintext: HelloPayload(publicKey: d.publicKeyBytes, neighbours: []).encoded()),
+                         at: .seconds(1))
+                let message = try MeshNodeLastHopRetryTests.message(from: a, to: d.nodeID, packetID: 100, bytes: 200)
+                #expect(message.count == 2)
+                box.hear(message[1], at: .seconds(10))
+                #expect(try Self.drain(&box, from: .seconds(10), until: .seconds(20)).count == 1, "the last piece passed on")
+                box.hear(message[0], at: .seconds(30))
+                let late = try #require(try Self.drain(&box, from: .seconds(30), until: .seconds(40)).first)
+                if together {
+                    #expect(late.at == .seconds(30), "seed \(seed)")
+                } else if late.at > .seconds(30) {
+                    delayed += 1
+                }
+            }
+        }
+        #expect(delayed >= 10, "with a delay of its own, the late piece waited on \(delayed) of 12 seeds")
+    }
+
     /// A — B — C at LongFast, their hellos exchanged; A sends `long` to C and its second piece
     /// is lost at B, the first time only. Returns when C delivered the message and when A had
     /// its acknowledgement, in seconds after the send, and A's and B's counters.

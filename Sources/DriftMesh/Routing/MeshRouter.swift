@@ -483,7 +483,7 @@ public struct MeshRouter: Sendable {
                 return actions
             }
             planRelay(header, link: link, transmitters: transmitters, state: &state, now: now)
-            if configuration.relayPiecesTogether { relayBehindEarlierPiece(header, state: &state, now: now) }
+            if configuration.relayPiecesTogether { relayWithOtherPieces(header, state: &state, now: now) }
         } else if let relay = state.relay, !relay.planned,
                   relay.fallback ? fromNewTransmitter || !configuration.fallbackKeptOnRepeatedCopies : !stillNeeded(state) {
             // Redundant now. If it was already handed out, the caller drops it when it is
@@ -554,20 +554,23 @@ public struct MeshRouter: Sendable {
         counters.relaysPlanned += 1
     }
 
-    /// A later piece of a fragmented message goes out right behind the piece before it
-    /// (``MeshRouterConfiguration/relayPiecesTogether``): at the moment planned for that piece
-    /// — ``due(now:)`` hands out packets in key order, and pieces take consecutive ids — or at
-    /// once when this box relayed that piece already (it is still queued behind the quiet rule
-    /// while this one was on the air, or this piece is one the origin sent again because this
-    /// box lacked it: the destination holds the others and waits for it). A piece whose
-    /// predecessor this box neither relayed nor plans to (pruned, cancelled by a copy, never
-    /// heard) keeps its own delay.
-    private func relayBehindEarlierPiece(_ header: MeshHeader, state: inout PacketState, now: Duration) {
-        guard let fragment = header.fragment, fragment.index > 0, state.relay != nil,
-              let earlier = packets[PacketKey(origin: header.origin, packetID: header.packetID &- 1)] else { return }
-        if let relay = earlier.relay, !relay.emitted {
+    /// A piece of a fragmented message goes out with the others
+    /// (``MeshRouterConfiguration/relayPiecesTogether``): right behind the piece before it, at
+    /// the moment planned for that one — ``due(now:)`` hands out packets in key order, and
+    /// pieces take consecutive ids — or at once when this box passed another piece of the
+    /// message on already (the piece before is still queued behind the quiet rule while this
+    /// one was on the air; or this is a piece the origin sent again because this box lacked
+    /// it, and the destination holds the others and waits for it). A piece of a message this
+    /// box has passed nothing of on yet, and whose predecessor it does not plan to relay
+    /// (pruned, cancelled by a copy, never heard), keeps its own delay.
+    private func relayWithOtherPieces(_ header: MeshHeader, state: inout PacketState, now: Duration) {
+        guard let fragment = header.fragment, state.relay != nil else { return }
+        func piece(_ index: UInt8) -> PacketState? {
+            packets[PacketKey(origin: header.origin, packetID: header.packetID &- UInt32(fragment.index) &+ UInt32(index))]
+        }
+        if fragment.index > 0, let relay = piece(fragment.index - 1)?.relay, !relay.emitted {
             state.relay?.at = relay.at
-        } else if earlier.sent != nil {
+        } else if (0..<fragment.count).contains(where: { $0 != fragment.index && piece($0)?.sent != nil }) {
             state.relay?.at = now
         }
     }

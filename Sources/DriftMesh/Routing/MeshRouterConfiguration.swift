@@ -119,8 +119,9 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     /// not go out while the neighbour's relay is still pending — it would cancel it as a copy.
     public var relayImplicitAckTimeout: Duration = .seconds(16)
     /// A later piece of a fragmented message is relayed right behind the piece before it — at
-    /// the moment planned for that piece, or at once when it went out already — instead of
-    /// after a delay of its own (`false`, the rule before). Its sender sends the pieces back to
+    /// the moment planned for that piece — and any piece at once when this box passed another
+    /// piece of the message on already, instead of after a delay of its own (`false`, the rule
+    /// before). Its sender sends the pieces back to
     /// back and every box that hears one stays quiet for the rest, which was true of a relay's
     /// pieces only by chance: each drew its own delay and its own place among the relays, so a
     /// bottle's two pieces crossed a relay seconds apart, often by different boxes. Back to
