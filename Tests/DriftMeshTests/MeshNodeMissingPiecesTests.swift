@@ -154,25 +154,30 @@ struct MeshNodeMissingPiecesTests {
         #expect(try Self.piecesOut(&off.box, from: off.sentAt + .seconds(20)).isEmpty)
     }
 
+    /// A relay (its key pair, id and draws from `seed`) that has heard the destination's hello
+    /// at 1 s, with relay delays longer than the pieces (at LongFast the quiet rule alone keeps
+    /// a leader's pieces together more often than not), and a message of `bytes` to that
+    /// destination from a box further back.
+    static func relay(seed: UInt64, together: Bool, bytes: Int) throws -> (box: MachineBox, message: [[UInt8]]) {
+        let a = try keyPair(seed, 1), d = try keyPair(seed, 2)
+        var router = MeshRouterConfiguration.standard
+        router.relayPiecesTogether = together
+        router.slot = .milliseconds(300)
+        var box = try MachineBox(keyPair: try keyPair(seed, 3), router: router, seed: seed)
+        box.timer(at: .zero)
+        while box.radioIdle(at: .zero).frame != nil {}
+        let hello = MeshHeader(kind: .hello, origin: d.nodeID, packetID: 1, hopStart: 0,
+                               expiresAtMinute: MeshHeader.expiryMinute(now: MachineBox.epoch, lifetime: 600))
+        box.hear(try sealer.seal(header: hello, plaintext: HelloPayload(publicKey: d.publicKeyBytes, neighbours: []).encoded()), at: .seconds(1))
+        return (box, try MeshNodeLastHopRetryTests.message(from: a, to: d.nodeID, packetID: 100, bytes: bytes))
+    }
+
     @Test("a relay passes a message's pieces on back to back, at the instant drawn for the first; each drew its own delay before")
     func relayedBackToBack() throws {
         var apart = 0
         for seed in UInt64(1)...12 {
             for together in [true, false] {
-                let a = try Self.keyPair(seed, 1), d = try Self.keyPair(seed, 2)
-                var router = MeshRouterConfiguration.standard
-                router.relayPiecesTogether = together
-                // Relay delays longer than the pieces (at LongFast the quiet rule alone keeps
-                // a leader's pieces together more often than not).
-                router.slot = .milliseconds(300)
-                var box = try MachineBox(keyPair: try Self.keyPair(seed, 3), router: router, seed: seed)
-                box.timer(at: .zero)
-                while box.radioIdle(at: .zero).frame != nil {}
-                let hello = MeshHeader(kind: .hello, origin: d.nodeID, packetID: 1, hopStart: 0,
-                                       expiresAtMinute: MeshHeader.expiryMinute(now: MachineBox.epoch, lifetime: 600))
-                box.hear(try Self.sealer.seal(header: hello, plaintext: HelloPayload(publicKey: d.publicKeyBytes, neighbours: []).encoded()),
-                         at: .seconds(1))
-                let message = try MeshNodeLastHopRetryTests.message(from: a, to: d.nodeID, packetID: 100, bytes: 400)
+                var (box, message) = try Self.relay(seed: seed, together: together, bytes: 400)
                 var t = Duration.seconds(10)
                 for piece in message {
                     box.hear(piece, at: t)
@@ -197,18 +202,7 @@ struct MeshNodeMissingPiecesTests {
         var delayed = 0
         for seed in UInt64(1)...12 {
             for together in [true, false] {
-                let a = try Self.keyPair(seed, 1), d = try Self.keyPair(seed, 2)
-                var router = MeshRouterConfiguration.standard
-                router.relayPiecesTogether = together
-                router.slot = .milliseconds(300)
-                var box = try MachineBox(keyPair: try Self.keyPair(seed, 3), router: router, seed: seed)
-                box.timer(at: .zero)
-                while box.radioIdle(at: .zero).frame != nil {}
-                let hello = MeshHeader(kind: .hello, origin: d.nodeID, packetID: 1, hopStart: 0,
-                                       expiresAtMinute: MeshHeader.expiryMinute(now: MachineBox.epoch, lifetime: 600))
-                box.hear(try Self.sealer.seal(header: hello, plaintext: HelloPayload(publicKey: d.publicKeyBytes, neighbours: []).encoded()),
-                         at: .seconds(1))
-                let message = try MeshNodeLastHopRetryTests.message(from: a, to: d.nodeID, packetID: 100, bytes: 200)
+                var (box, message) = try Self.relay(seed: seed, together: together, bytes: 200)
                 #expect(message.count == 2)
                 box.hear(message[1], at: .seconds(10))
                 #expect(try Self.drain(&box, from: .seconds(10), until: .seconds(20)).count == 1, "the last piece passed on")
