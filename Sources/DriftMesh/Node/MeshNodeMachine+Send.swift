@@ -74,7 +74,7 @@ extension MeshNodeMachine {
 
     /// Hands an outbox message's frames to the router and records the transmission (a directed
     /// message's next attempt waits on the retry schedule). A directed message is kept until
-    /// its last frame is on the air, for the quick retry (``awaitAnswer(to:at:)``).
+    /// its last frame is on the air, for the quick retry (``awaitAnswer(to:relayed:at:)``).
     mutating func sendOutgoing(_ entry: MeshDueMessage, at now: MeshNodeTime) {
         let priority = TransmitPriority(rawValue: entry.priority) ?? .normal
         for (index, frame) in entry.frames.enumerated() {

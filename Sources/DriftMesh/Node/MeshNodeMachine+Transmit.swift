@@ -60,10 +60,11 @@ extension MeshNodeMachine {
         refreshQueuedSync(at: time)
         switch queue.next(now: now) {
         case .send(let frame):
-            if let copy = queuedCopyKeys.removeValue(forKey: frame.id) { queuedCopies[copy.key] = nil }
+            let copy = queuedCopyKeys.removeValue(forKey: frame.id)
+            if let copy { queuedCopies[copy.key] = nil }
             queuedSync[frame.id] = nil
             if frame.id == queuedHello?.id { queuedHello = nil }
-            awaitAnswer(to: frame, at: now)
+            awaitAnswer(to: frame, relayed: copy.map { !$0.catchUp } ?? false, at: now)
             actions.append(.transmit(frame))
         case .wait(let until):
             actions.append(.wake(at: until))
@@ -83,9 +84,15 @@ extension MeshNodeMachine {
     /// then (plus ``Settings/quickRetryMargin``), the message is sent again once, instead of
     /// after the outbox's 30 s (``quickRetryDue(at:)``), unless that wait would be as long. A
     /// lost frame used to cost a bottle to the next box 30 s.
-    private mutating func awaitAnswer(to frame: OutgoingFrame, at now: Duration) {
+    ///
+    /// `relayed`: the frame is the router's relay of a packet heard (not a retry or a catch-up
+    /// copy), which may be the last piece this box passes on though not the message's last
+    /// (``completesRelay(_:_:)``).
+    private mutating func awaitAnswer(to frame: OutgoingFrame, relayed: Bool, at now: Duration) {
         guard let header = try? MeshFrameCodec.parse(frame.bytes).header, header.kind == .directed, header.wantsAck else { return }
-        if let fragment = header.fragment, fragment.index + 1 < fragment.count { return }  // the rest follows first
+        if let fragment = header.fragment, fragment.index + 1 < fragment.count, !(relayed && completesRelay(header, fragment)) {
+            return  // the rest follows first
+        }
         let ackBytes = MeshFrameCodec.overheadBytes(hasDestination: true, fragmented: false, originTagged: false) + 4
         let answer = LoRaAirtime.duration(payloadBytes: ackBytes, modulation: settings.modulation)
         let answerBy = now + frame.airtime + settings.answerTurnaround + answer
@@ -142,6 +149,19 @@ extension MeshNodeMachine {
         }
     }
 
+    /// Whether `header`, a piece of another box's message that is not its last, is the last
+    /// this box passes on: every other piece went on the air from here already (relayed, and
+    /// no longer queued: this one came late — the origin sent it again because this box
+    /// lacked it, ``Settings/missingPiecesResent``), so the destination may answer now.
+    private func completesRelay(_ header: MeshHeader, _ fragment: MeshHeader.Fragment) -> Bool {
+        guard settings.missingPiecesResent, header.origin != me else { return false }
+        let id = header.messageKey
+        return (0..<fragment.count).allSatisfy {
+            let key = PacketKey(origin: id.origin, packetID: id.packetID &+ UInt32($0))
+            return $0 == fragment.index || (relayedDirected[key] != nil && queuedCopies[key] == nil)
+        }
+    }
+
     /// A directed message of another box went out from here (relayed, or sent back as held)
     /// to a destination we hear: if no acknowledgement from it is heard by the time one would
     /// have come from a neighbour, its frames go once more (``Settings/lastHopRetry``).
@@ -150,18 +170,19 @@ extension MeshNodeMachine {
               hops(to: destination, at: now) == 1 else { return }
         let id = header.messageKey
         guard lastHopRetryAt[id] == nil, !lastHopRetried.contains(id), !acksHeard.contains(id) else { return }
-        let pieces = Int(header.fragment?.count ?? 1)
+        let pieces = Int(header.fragment?.count ?? 1), index = Int(header.fragment?.index ?? 0)
         // A piece this box never got: its frames again could not complete the message (the
         // origin sends the piece again, ``Settings/missingPiecesResent``).
-        guard (0..<(pieces - 1)).allSatisfy({ relayable[PacketKey(origin: id.origin, packetID: id.packetID &+ UInt32($0))] != nil }) else { return }
+        guard (0..<pieces).allSatisfy({ $0 == index || relayable[PacketKey(origin: id.origin, packetID: id.packetID &+ UInt32($0))] != nil }) else { return }
         let wait = quickRetryDelay(lastFrame: frame.airtime, hops: 1) + settings.quickRetryMargin
-        lastHopRetryAt[id] = (now + wait, destination, frame.bytes, pieces)
+        lastHopRetryAt[id] = (now + wait, destination, frame.bytes, index, pieces)
     }
 
     /// Relayed directed messages whose destination's acknowledgement was not heard in time:
-    /// their frames go once more (counted as `lastHopRetries`), earliest first — the pieces
-    /// before the last as this box would relay them from what it heard, the last as it went.
-    /// The destination delivers a piece it lacked, or acknowledges again a message it had.
+    /// their frames go once more (counted as `lastHopRetries`), earliest first — every piece in
+    /// order, the one this box passed on last as it went, the others as it would relay them
+    /// from what it heard. The destination delivers a piece it lacked, or acknowledges again a
+    /// message it had.
     mutating func lastHopRetryDue(at now: MeshNodeTime) {
         let t = now.monotonic
         let due = lastHopRetryAt.filter { $0.value.due <= t }.sorted { ($0.value.due, $0.key) < ($1.value.due, $1.key) }
@@ -176,12 +197,15 @@ extension MeshNodeMachine {
             }
             counters.lastHopRetries += 1
             log(.info, "mesh relay sent again: no acknowledgement from its destination", ["id": "\(id)", "to": "\(pending.destination)"])
-            for index in 0..<max(0, pending.frames - 1) {
+            for index in 0..<pending.frames {
+                if index == pending.lastIndex {
+                    enqueue(pending.lastFrame, priority: .normal, counter: \.sentRelays)
+                    continue
+                }
                 let key = PacketKey(origin: id.origin, packetID: id.packetID &+ UInt32(index))
                 guard let heard = relayable[key], let frame = try? MeshFrameCodec.relay(heard.frame, by: me) else { continue }
                 enqueue(frame, priority: .normal, counter: \.sentRelays)
             }
-            enqueue(pending.lastFrame, priority: .normal, counter: \.sentRelays)
         }
     }
 

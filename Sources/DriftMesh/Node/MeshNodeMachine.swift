@@ -501,9 +501,9 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     var quickRetried = OrderedKeys()
     /// Directed messages of other boxes that we relayed to their destination, a neighbour, by
     /// their first key: when their frames go once more if no acknowledgement from the
-    /// destination is heard (``Settings/lastHopRetry``), to whom, the last frame as it went
-    /// on air, and how many frames the message has.
-    var lastHopRetryAt: [PacketKey: (due: Duration, destination: NodeID, lastFrame: [UInt8], frames: Int)] = [:]
+    /// destination is heard (``Settings/lastHopRetry``), to whom, the last frame this box
+    /// passed on as it went on air and which piece it is, and how many frames the message has.
+    var lastHopRetryAt: [PacketKey: (due: Duration, destination: NodeID, lastFrame: [UInt8], lastIndex: Int, frames: Int)] = [:]
     /// Messages that had their last-hop retry (one each), and acknowledgements heard for
     /// messages of other boxes (their first keys): a relay going out after the destination
     /// answered waits for nothing.
