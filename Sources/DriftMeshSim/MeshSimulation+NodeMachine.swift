@@ -77,6 +77,7 @@ extension Engine {
         settings.compactDigestWindowShrinks = rules.compactDigestWindowShrinks
         settings.lastHopRetry = rules.lastHopRetry
         settings.lastHopRetryOnlyWhenQuiet = rules.lastHopRetryOnlyWhenQuiet
+        settings.firstHopRetry = rules.firstHopRetry
         settings.acksRepeatedForRetriesOnly = rules.acksRepeatedForRetriesOnly
         settings.retryRelaysJittered = rules.retryRelaysJittered
         settings.retryRelaysSuppressed = rules.retryRelaysSuppressed
@@ -332,6 +333,7 @@ extension Engine {
         }
         result.outboxRetries = retries
         result.lastHopRetries = nodes.reduce(0) { $0 + ($1.machine?.allCounters.lastHopRetries ?? 0) }
+        result.firstHopRetries = nodes.reduce(0) { $0 + ($1.machine?.allCounters.firstHopRetries ?? 0) }
         result.acksRepeated = nodes.reduce(0) { $0 + ($1.machine?.allCounters.acksRepeated ?? 0) }
         result.catchUpFrames = catchUp
         result.floodDataAirtimeMs = Double(dataAirUsTotal - machines.repairDataAirUs) / 1000

@@ -148,6 +148,9 @@ public struct SimResult: Sendable, Hashable, Codable {
     /// Directed messages of other boxes that relays sent once more to their destination, a
     /// neighbour, for want of its acknowledgement (`MeshCounters.lastHopRetries`).
     public var lastHopRetries: Int?
+    /// Directed messages their origins sent again because no neighbour was heard passing them
+    /// on (`MeshCounters.firstHopRetries`).
+    public var firstHopRetries: Int?
     /// Acknowledgements destinations sent again on hearing another copy of a message they had
     /// acknowledged (`MeshCounters.acksRepeated`).
     public var acksRepeated: Int?

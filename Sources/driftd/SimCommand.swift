@@ -291,6 +291,9 @@ extension SimCommand {
         @Flag(help: "With --node-machine: a relay's last-hop retry goes however crowded the channel (default: not while it was busier than 25 % over the last minute).")
         var lastHopRetryWhenBusy = false
 
+        @Flag(help: "With --node-machine: the origin of a directed message to a box two hops away waits for the outbox (or the quick retry) when no neighbour was heard passing it on (the rule before; default: it sends the message once more when the slowest neighbour that hears the destination would have passed it on).")
+        var noFirstHopRetry = false
+
         @Flag(help: "With --node-machine: a destination acknowledges again every copy it hears of a directed message it has acknowledged (the rule before; default: only copies that are retries — from the origin, from a box heard with it before, or 15 s or more after its last acknowledgement — and none within the quick-retry margin of it).")
         var acksForEveryCopy = false
 
@@ -521,6 +524,7 @@ extension SimCommand {
                     parameters.catchUp.compactDigestWindowShrinks = !compactDigestNewest
                     parameters.catchUp.lastHopRetry = !noLastHopRetry
                     parameters.catchUp.lastHopRetryOnlyWhenQuiet = !lastHopRetryWhenBusy
+                    parameters.catchUp.firstHopRetry = !noFirstHopRetry
                     parameters.catchUp.acksRepeatedForRetriesOnly = !acksForEveryCopy
                     parameters.catchUp.retryRelaysJittered = !retryRelaysAtOnce
                     parameters.catchUp.retryRelaysSuppressed = !retryRelaysUnsuppressed
@@ -653,7 +657,7 @@ extension SimCommand {
             func o(_ x: Double?, _ digits: Int = 3) -> String { x.map { String(format: "%.\(digits)f", $0) } ?? "-" }
             return "  node machine: directed \(r.directedMessages ?? 0), delivered \(o(r.directedDelivered)), confirmed \(o(r.directedConfirmed)), "
                 + "p50 \(r.directedLatencyP50Ms.map { String(format: "%.0f ms", $0) } ?? "-"), p95 \(r.directedLatencyP95Ms.map { String(format: "%.0f ms", $0) } ?? "-"), "
-                + "outbox retries \(r.outboxRetries ?? 0), last-hop retries \(r.lastHopRetries ?? 0), acks repeated \(r.acksRepeated ?? 0), catch-up frames \(r.catchUpFrames ?? 0), "
+                + "outbox retries \(r.outboxRetries ?? 0), last-hop retries \(r.lastHopRetries ?? 0), first-hop retries \(r.firstHopRetries ?? 0), acks repeated \(r.acksRepeated ?? 0), catch-up frames \(r.catchUpFrames ?? 0), "
             + "flood data air \(r.floodDataAirtimeMs.map { String(format: "%.1f s", $0 / 1000) } ?? "-"), "
             + "warm-up sync air \(r.warmUpSyncAirtimeMs.map { String(format: "%.1f s", $0 / 1000) } ?? "-"), "
             + "warm-up hellos \(r.warmUpHelloTransmissions ?? 0) (\(r.warmUpHelloAirtimeMs.map { String(format: "%.1f s", $0 / 1000) } ?? "-")), follow-up hellos \(r.followUpHellos ?? 0), "
@@ -760,6 +764,7 @@ extension SimCommand {
                 m.directedLatencyP95Ms = optionalMean(\.directedLatencyP95Ms)
                 m.outboxRetries = Int(avg { Double($0.outboxRetries ?? 0) }.rounded())
                 m.lastHopRetries = optionalCount(\.lastHopRetries)
+                m.firstHopRetries = optionalCount(\.firstHopRetries)
                 m.acksRepeated = optionalCount(\.acksRepeated)
                 m.catchUpFrames = Int(avg { Double($0.catchUpFrames ?? 0) }.rounded())
                 m.floodDataAirtimeMs = optionalMean(\.floodDataAirtimeMs)

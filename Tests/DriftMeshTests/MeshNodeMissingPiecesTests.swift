@@ -256,6 +256,73 @@ struct MeshNodeMissingPiecesTests {
         #expect(waited >= 30, "without the rule the outbox sent it again after 30 s: \(waited) s")
     }
 
+    /// A started box that has heard the hellos of `relays` (at 1 s), each listing
+    /// `destination`, and sends a one-frame message to it at 10 s; returns the frame as it
+    /// went and the instant its airtime ended.
+    static func firstHop(relays: [BoxKeyPair], listing destination: NodeID,
+                         configure: (inout MeshNodeMachine<InMemoryNodeMemory>.Settings) -> Void = { _ in }) throws
+        -> (box: MachineBox, frame: OutgoingFrame, end: Duration) {
+        var box = try MachineBox(configure: configure)
+        box.timer(at: .zero)
+        while box.radioIdle(at: .zero).frame != nil {}
+        for relay in relays {
+            let hello = MeshHeader(kind: .hello, origin: relay.nodeID, packetID: 1, hopStart: 0,
+                                   expiresAtMinute: MeshHeader.expiryMinute(now: MachineBox.epoch, lifetime: 600))
+            let payload = HelloPayload(publicKey: relay.publicKeyBytes, neighbours: [.init(id: destination, bucket: 3)])
+            box.hear(try sealer.seal(header: hello, plaintext: payload.encoded()), at: .seconds(1))
+        }
+        _ = try box.send("for you", to: destination, at: .seconds(10))
+        box.timer(at: .seconds(10))
+        let out = try MeshNodeLastHopRetryTests.out(&box, from: .seconds(10))
+        let sent = try #require(out.first)
+        #expect(out.count == 1)
+        return (box, sent.frame, sent.at + sent.frame.airtime)
+    }
+
+    /// The wait before a first-hop retry with `relays` neighbours hearing the destination: one
+    /// rank step behind each other and the widest jitter (64 slots: 4.9 s at LongFast), then
+    /// the frame passed on, the turnaround and the margin.
+    static func firstHopWait(relays: Int, frame: OutgoingFrame) -> Duration {
+        let c = MeshRouterConfiguration.standard
+        return c.slot * ((relays - 1) * c.slotsPerRank + 64) + frame.airtime + turnaround + margin
+    }
+
+    @Test("no neighbour heard passing a message on to a box two hops away: sent again once, when the slowest neighbour that hears it would have passed it on plus the margin, to the nanosecond")
+    func firstHopRetried() throws {
+        for relays in [1, 2] {
+            let c = BoxKeyPair()
+            var (box, frame, end) = try Self.firstHop(relays: (0..<relays).map { _ in BoxKeyPair() }, listing: c.nodeID)
+            let due = end + Self.firstHopWait(relays: relays, frame: frame)
+            box.timer(at: due - .nanoseconds(1))
+            #expect(box.counters.firstHopRetries == 0)
+            #expect(try Self.piecesOut(&box, from: due - .nanoseconds(1)).isEmpty)
+            box.timer(at: due)
+            #expect(box.counters.firstHopRetries == 1)
+            #expect(try Self.piecesOut(&box, from: due) == [frame.bytes], "the message as it went")
+            #expect(try Self.drain(&box, from: due + .seconds(1), until: .seconds(39)).isEmpty, "once, then the outbox's 30 s")
+            #expect(box.counters.quickRetries == 0)
+        }
+    }
+
+    @Test("no first-hop retry when a neighbour was heard passing the message on, for a box no neighbour's hello lists, or with the rule off")
+    func firstHopNotRetried() throws {
+        let b = BoxKeyPair(), c = BoxKeyPair()
+        var heard = try Self.firstHop(relays: [b], listing: c.nodeID)
+        let due = heard.end + Self.firstHopWait(relays: 1, frame: heard.frame)
+        heard.box.hear(try MeshFrameCodec.relay(heard.frame.bytes, by: b.nodeID), at: due - .milliseconds(1))
+        heard.box.timer(at: due + .seconds(5))
+        #expect(heard.box.counters.firstHopRetries == 0)
+        // A second message, to c, whom b's hello does not list: where c is, nobody knows.
+        var unknown = try Self.firstHop(relays: [b], listing: BoxKeyPair().nodeID)
+        _ = try unknown.box.send("for c", to: c.nodeID, at: .seconds(11))
+        unknown.box.timer(at: .seconds(30))
+        #expect(unknown.box.counters.firstHopRetries == 1, "only the message to the box b lists")
+        var off = try Self.firstHop(relays: [b], listing: c.nodeID) { $0.firstHopRetry = false }
+        off.box.timer(at: .seconds(30))
+        #expect(off.box.counters.firstHopRetries == 0)
+        #expect(try Self.drain(&off.box, from: .seconds(30), until: .seconds(39)).isEmpty)
+    }
+
     /// A — B — C at LongFast with a tenth of every frame lost at each receiver (hellos
     /// excepted, so each run starts from the same tables): 100 bottles of two pieces, one per
     /// run, seeds 1…100. Returns the seconds from the send until C had each (999: never) and
@@ -266,7 +333,10 @@ struct MeshNodeMissingPiecesTests {
         for seed in UInt64(1)...100 {
             var router = MeshRouterConfiguration.standard
             router.relayPiecesTogether = rules
-            var line = try MachineLine(count: 3, router: router) { $0.missingPiecesResent = rules }
+            var line = try MachineLine(count: 3, router: router) {
+                $0.missingPiecesResent = rules
+                $0.firstHopRetry = rules
+            }
             line.run(until: .seconds(900))
             let before = line.boxes.map { $0.counters.sentOwn + $0.counters.sentRelays + $0.counters.sentSync }
             let sendAt = line.now
@@ -285,12 +355,12 @@ struct MeshNodeMissingPiecesTests {
         return (latencies, frames)
     }
 
-    @Test("A — B — C with a tenth of the frames lost: 92 of 100 bottles at C within 20 s, the slowest in 39 s (79 of 100, and 121 s, without the rules), for no more frames")
+    @Test("A — B — C with a tenth of the frames lost: 95 of 100 bottles at C within 20 s, the slowest in 39 s (79 of 100, and 121 s, without the rules), for no more frames")
     func lossyLineBottles() throws {
         let now = try Self.lossyLine(rules: true)
         let before = try Self.lossyLine(rules: false)
         let slow = now.latencies.filter { $0 > 20 }.count, slowBefore = before.latencies.filter { $0 > 20 }.count
-        #expect(slow <= 10, "\(slow) of 100 over 20 s: \(now.latencies.sorted())")
+        #expect(slow <= 7, "\(slow) of 100 over 20 s: \(now.latencies.sorted())")
         #expect((now.latencies.max() ?? 999) < 45, "every one a second frame lost, then the outbox's 30 s: \(now.latencies.sorted())")
         #expect(slowBefore >= 15, "\(slowBefore) of 100 over 20 s without the rules: \(before.latencies.sorted())")
         #expect(now.frames <= before.frames, "\(now.frames) frames against \(before.frames)")

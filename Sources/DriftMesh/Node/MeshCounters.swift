@@ -122,6 +122,11 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     /// Pieces of our directed messages sent again at once because the relay passed the
     /// message's other pieces on and not these (``MeshNodeMachine/Settings/missingPiecesResent``).
     public var piecesResent = 0
+    /// Our directed messages to a box two hops away sent again because no neighbour was heard
+    /// passing any piece on in time (``MeshNodeMachine/Settings/firstHopRetry``), and those
+    /// left to the outbox because the channel was crowded then.
+    public var firstHopRetries = 0
+    public var firstHopRetriesBusy = 0
     /// Acknowledgements sent again for a directed message this box had already acknowledged,
     /// on hearing another copy of it.
     public var acksRepeated = 0

@@ -12,6 +12,9 @@ extension MeshNodeMachine {
         /// When the pieces not heard by then are sent again: set when the first piece is heard
         /// passed on.
         var due: Duration?
+        /// When the whole message is sent again if no piece was heard passed on by then
+        /// (``Settings/firstHopRetry``): set when its last piece goes on the air.
+        var firstHopDue: Duration?
         var sentAt: Duration
     }
 
@@ -21,7 +24,8 @@ extension MeshNodeMachine {
     /// after its own delay.
     mutating func listenForPieces(of entry: MeshDueMessage, at now: Duration) {
         let id = entry.id
-        guard settings.missingPiecesResent, !entry.isBroadcast, entry.frames.count > 1, !piecesDone.contains(id) else { return }
+        guard settings.missingPiecesResent && entry.frames.count > 1 || settings.firstHopRetry,
+              !entry.isBroadcast, !piecesDone.contains(id) else { return }
         guard piecesPassedOn[id] == nil else {
             stopListeningForPieces(id)
             return
@@ -35,13 +39,13 @@ extension MeshNodeMachine {
     /// pieces not heard passed on are due again once the first of them should have been heard,
     /// plus ``Settings/quickRetryMargin``.
     mutating func heardPiecePassedOn(_ header: MeshHeader, at t: Duration) {
-        guard let fragment = header.fragment, header.hopsTaken > 0 else { return }
+        guard header.hopsTaken > 0 else { return }
         let id = header.messageKey
         guard var own = piecesPassedOn[id] else { return }
-        let index = Int(fragment.index)
+        let index = Int(header.fragment?.index ?? 0)
         own.heard.insert(index)
-        if own.heard.count >= own.frames.count {
-            stopListeningForPieces(id)  // every piece is on its way
+        if own.heard.count >= own.frames.count || !settings.missingPiecesResent {
+            stopListeningForPieces(id)  // every piece is on its way (or some, and that is all we listen for)
             return
         }
         var wait = Duration.zero
@@ -55,20 +59,54 @@ extension MeshNodeMachine {
         piecesPassedOn[id] = own
     }
 
+    /// The last piece of our message `id` went on the air: with ``Settings/firstHopRetry``, when
+    /// its destination is two hops away, the moment by which a neighbour should have passed a
+    /// piece on.
+    mutating func awaitFirstHop(_ id: PacketKey, to destination: NodeID, lastFrameEnds end: Duration) {
+        guard settings.firstHopRetry, var own = piecesPassedOn[id], own.heard.isEmpty, own.firstHopDue == nil,
+              let bound = firstRelayBound(toward: destination) else { return }
+        let first = LoRaAirtime.duration(payloadBytes: own.frames[0].count, modulation: settings.modulation)
+        own.firstHopDue = end + bound + first + settings.answerTurnaround + settings.quickRetryMargin
+        piecesPassedOn[id] = own
+    }
+
+    /// The longest a neighbour that hears `destination` waits before passing a packet for it
+    /// on: behind the others that hear it too (one rank step each, at most ``MeshRouterConfiguration/rankCap``
+    /// − 1) and the widest relay jitter; `nil` when `destination` is our neighbour or no
+    /// neighbour's hello lists it. 4.9 s at LongFast with one such neighbour, 0.6 s at SF7.
+    func firstRelayBound(toward destination: NodeID) -> Duration? {
+        let neighbours = router.neighbours
+        guard !neighbours.contains(where: { $0.id == destination }) else { return nil }
+        let relays = neighbours.filter { $0.neighbours[destination] != nil }.count
+        guard relays > 0 else { return nil }
+        let c = settings.router
+        let jitter = max(c.jitterSlots, c.busyJitterSlots ?? 0, c.leaderJitterSlots ?? 0, c.busyLeaderJitterSlots ?? 0)
+        return c.slot * ((min(relays, c.rankCap) - 1) * c.slotsPerRank + jitter)
+    }
+
     /// Our messages whose relay passed some pieces on and not the others in time: the others
-    /// go once more (``MeshCounters/piecesResent``), earliest first.
+    /// go once more (``MeshCounters/piecesResent``); and those of which no piece was heard
+    /// passed on in time: every piece goes once more (``MeshCounters/firstHopRetries``).
+    /// Earliest first.
     mutating func missingPiecesDue(at now: MeshNodeTime) {
         let t = now.monotonic
-        let due = piecesPassedOn.filter { $0.value.due.map { $0 <= t } ?? false }
-            .sorted { ($0.value.due!, $0.key) < ($1.value.due!, $1.key) }
-        for (id, own) in due {
+        func dueAt(_ own: OwnPieces) -> Duration? { own.heard.isEmpty ? own.firstHopDue : own.due }
+        let due = piecesPassedOn.compactMap { id, own in dueAt(own).flatMap { $0 <= t ? ($0, id, own) : nil } }.sorted { ($0.0, $0.1) < ($1.0, $1.1) }
+        for (_, id, own) in due {
             stopListeningForPieces(id)
             let missing = own.frames.indices.filter { !own.heard.contains($0) }
-            log(.info, "mesh pieces sent again: the relay passed the others on", ["id": "\(id)", "pieces": "\(missing)"])
-            for index in missing {
-                counters.piecesResent += 1
-                enqueue(own.frames[index], priority: own.priority, counter: \.sentOwn)
+            if own.heard.isEmpty {
+                if settings.lastHopRetryOnlyWhenQuiet, queue.backgroundBusyFraction(now: t) > settings.backgroundBusyThreshold {
+                    counters.firstHopRetriesBusy += 1  // lost to collisions, most likely: the outbox decides
+                    continue
+                }
+                counters.firstHopRetries += 1
+                log(.info, "mesh message sent again: no neighbour passed it on", ["id": "\(id)"])
+            } else {
+                log(.info, "mesh pieces sent again: the relay passed the others on", ["id": "\(id)", "pieces": "\(missing)"])
+                counters.piecesResent += missing.count
             }
+            for index in missing { enqueue(own.frames[index], priority: own.priority, counter: \.sentOwn) }
         }
     }
 

@@ -103,6 +103,7 @@ extension MeshNodeMachine {
             return
         }
         let id = header.messageKey
+        if let destination = header.destination { awaitFirstHop(id, to: destination, lastFrameEnds: now + frame.airtime) }
         guard awaitingAck[id] != nil else { return }
         if let destination = header.destination, let hops = hops(to: destination, at: now) {
             let wait = quickRetryDelay(lastFrame: frame.airtime, hops: hops) + settings.quickRetryMargin

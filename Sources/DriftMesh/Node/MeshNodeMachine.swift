@@ -259,6 +259,17 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// every piece again (`false`, the rule before). Once per message, on its first sending
         /// (docs/mesh.md, "Missing pieces").
         public var missingPiecesResent = true
+        /// …and the origin of a directed message to a box two hops away — a neighbour's hello
+        /// lists it — that hears no piece passed on by the time the slowest of those neighbours
+        /// would have passed the first on (its place in the relay order and the relay jitter:
+        /// ``MeshNodeMachine/firstRelayBound(toward:)``, then that piece's airtime, the
+        /// turnaround and ``quickRetryMargin``) sends the message once more
+        /// (``MeshCounters/firstHopRetries``): nobody got it, or this box lost every copy passed
+        /// on. Not while the channel is busier than ``backgroundBusyThreshold`` over the last
+        /// minute (``lastHopRetryOnlyWhenQuiet``, the last-hop retry's gate). Before (`false`),
+        /// a message lost on its first hop waited for the outbox's 30 s at LongFast (for the
+        /// two-hop quick retry's 9.4 s at SF7). Once per message, on its first sending.
+        public var firstHopRetry = true
 
         public init(hopLimit: UInt8, messageLifetime: TimeInterval, modulation: LoRaModulation,
                     router: MeshRouterConfiguration, maximumFrameBytes: Int = MeshFrame.maxBytes,
@@ -667,7 +678,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         if let quick = quickRetryAt.values.min() { next = min(next, quick) }
         if let lastHop = lastHopRetryAt.values.lazy.map(\.due).min() { next = min(next, lastHop) }
         if let relay = retryRelaysDue.lazy.map(\.at).min() { next = min(next, relay) }
-        if let pieces = piecesPassedOn.values.lazy.compactMap(\.due).min() { next = min(next, pieces) }
+        if let pieces = piecesPassedOn.values.lazy.compactMap({ $0.heard.isEmpty ? $0.firstHopDue : $0.due }).min() { next = min(next, pieces) }
         if let repair = repairTimer?.nextDeadline, !repairTimerSleeps(at: t) { next = min(next, repair) }
         return max(next, t + .milliseconds(5))
     }
