@@ -150,6 +150,8 @@ def main():
     parser.add_argument("--line", action="store_true", help="three boxes A — B — C; the bottles go A → C across B")
     parser.add_argument("--loss", type=float, default=0.0, help="probability a frame in range is lost (sim.radio_loss)")
     parser.add_argument("--max-p95", type=float, default=5.0, help="seconds; above it the benchmark fails")
+    parser.add_argument("--gap", type=float, default=0.0,
+                        help="seconds more between one bottle's confirmation and the next (default 0: 0.5–2 s, the channel kept busy)")
     parser.add_argument("--keep", action="store_true", help="keep the boxes' directories (configs, data, logs)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -204,12 +206,12 @@ def main():
 
             confirmed = eventually(120, delivered, 0.05)
             runs.append({"run": i + 1, "delivered": arrived - t0, "confirmed": None if confirmed is None else confirmed - t0})
-            time.sleep(rng.uniform(0.5, 2.0))
+            time.sleep(rng.uniform(0.5, 2.0) + args.gap)
 
         latencies = [r["delivered"] for r in runs if r["delivered"] is not None]
         confirmations = [r["confirmed"] for r in runs if r["confirmed"] is not None]
         result = {
-            "runs": args.runs, "line": args.line, "loss": args.loss, "spreadingFactor": args.sf, "helloIntervalS": args.hello, "textBytes": args.text_bytes,
+            "runs": args.runs, "line": args.line, "loss": args.loss, "gapS": args.gap, "spreadingFactor": args.sf, "helloIntervalS": args.hello, "textBytes": args.text_bytes,
             "arrived": len(latencies), "knownAfterS": round(known_after, 1),
             "deliveredP50S": round(percentile(latencies, 50), 3) if latencies else None,
             "deliveredP95S": round(percentile(latencies, 95), 3) if latencies else None,
@@ -225,7 +227,7 @@ def main():
             mesh = box.mesh_status(args.driftd)
             c = mesh.get("counters", {})
             counters[box.name] = {key: c.get(key) for key in ("sentOwn", "sentRelays", "sentHellos", "sentSync", "framesResent",
-                                                              "duplicates", "answerWaits", "quickRetries", "retriesRelayed", "lastHopRetries", "piecesResent", "acksReceived", "radioErrors")}
+                                                              "duplicates", "answerWaits", "quickRetries", "retriesRelayed", "lastHopRetries", "lastHopRetriesBusy", "piecesResent", "firstHopRetries", "firstHopRetriesBusy", "acksReceived", "radioErrors")}
             counters[box.name]["outbox"] = mesh.get("outbox")
             counters[box.name]["neighbours"] = len(mesh.get("neighbours", []))
             counters[box.name]["radioDeaf"] = mesh.get("radioDeaf")
