@@ -1,9 +1,10 @@
-/// Missing pieces: the origin of a directed message of several pieces hears its relay pass them
-/// on back to back, and sends again at once a piece the relay did not pass on
-/// (``Settings/missingPiecesResent``).
+/// The first hop of our directed messages: the origin hears its relay pass a message's pieces
+/// on back to back and sends again at once a piece the relay did not pass on
+/// (``Settings/missingPiecesResent``), or the whole message when no neighbour passed any of it
+/// on in time (``Settings/firstHopRetry``).
 extension MeshNodeMachine {
-    /// A directed message of ours in several pieces, on its first sending, while we listen for
-    /// its relay passing the pieces on.
+    /// A directed message of ours, on its first sending, while we listen for a relay passing
+    /// its pieces on.
     struct OwnPieces: Sendable {
         var frames: [[UInt8]]
         var priority: TransmitPriority
@@ -18,10 +19,10 @@ extension MeshNodeMachine {
         var sentAt: Duration
     }
 
-    /// The outbox hands `entry` to the router: on its first sending, a directed message of
-    /// several pieces to a box that is not our neighbour is listened for; on a later one (the
-    /// quick retry, the outbox's schedule) no longer — the relays pass a retry's pieces on each
-    /// after its own delay.
+    /// The outbox hands `entry` to the router: on its first sending, a directed message to a box
+    /// that is not our neighbour is listened for (of several pieces, or of one for the
+    /// first-hop retry); on a later one (the quick retry, the outbox's schedule) no longer — the
+    /// relays pass a retry's pieces on each after its own delay.
     mutating func listenForPieces(of entry: MeshDueMessage, at now: Duration) {
         let id = entry.id
         guard settings.missingPiecesResent && entry.frames.count > 1 || settings.firstHopRetry,

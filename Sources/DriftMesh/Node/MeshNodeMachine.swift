@@ -520,10 +520,10 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     /// answered waits for nothing.
     var lastHopRetried = OrderedKeys()
     var acksHeard = OrderedKeys()
-    /// Our directed messages of several pieces whose relay we listen for
-    /// (``Settings/missingPiecesResent``), by their first key: their frames, the pieces heard
-    /// passed on, when those not heard are sent again (once a piece was), and when the message
-    /// went out.
+    /// Our directed messages whose relay we listen for (``Settings/missingPiecesResent``,
+    /// ``Settings/firstHopRetry``), by their first key: their frames, the pieces heard passed
+    /// on, when those not heard are sent again (once a piece was) or the whole message (while
+    /// none was), and when the message went out.
     var piecesPassedOn: [PacketKey: OwnPieces] = [:]
     /// Messages that had their pieces sent again or were sent again whole (their relays pass
     /// retries on each after its own delay, not back to back): not listened for again.
