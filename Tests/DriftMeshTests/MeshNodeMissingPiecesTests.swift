@@ -218,6 +218,20 @@ struct MeshNodeMissingPiecesTests {
         #expect(delayed >= 10, "with a delay of its own, the late piece waited on \(delayed) of 12 seeds")
     }
 
+    @Test("a relay that lacked a piece arms no last-hop retry; once it passes the late piece on, it waits for the answer then and sends every piece again, in order")
+    func lastHopAfterTheLatePiece() throws {
+        var (box, message) = try Self.relay(seed: 1, together: true, bytes: 200)
+        box.hear(message[1], at: .seconds(10))
+        #expect(try Self.drain(&box, from: .seconds(10), until: .seconds(35)).count == 1, "the last piece passed on, and no retry: the first is missing")
+        #expect(box.counters.lastHopRetries == 0)
+        box.hear(message[0], at: .seconds(40))
+        let out = try Self.drain(&box, from: .seconds(40), until: .seconds(70))
+        let pieces = try out.map { try #require(try MeshFrameCodec.parse($0.frame.bytes).header.fragment).index }
+        #expect(pieces == [0, 0, 1], "the late piece at once, then the retry's pieces in order")
+        #expect(out.first?.at == .seconds(40))
+        #expect(box.counters.lastHopRetries == 1)
+    }
+
     /// A — B — C at LongFast, their hellos exchanged; A sends `long` to C and its second piece
     /// is lost at B, the first time only. Returns when C delivered the message and when A had
     /// its acknowledgement, in seconds after the send, and A's and B's counters.
