@@ -10,7 +10,6 @@ import Testing
 /// whole, and the bottle waited for the outbox's 30 s. Explicit instants, no clock, no sleep.
 @Suite("Mesh node machine: a message's pieces passed on together, and the missing ones sent again by the origin")
 struct MeshNodeMissingPiecesTests {
-    static let sealer = MeshNodeQuickRetryTests.sealer
     static let margin = MeshNodeQuickRetryTests.margin
     static let turnaround = Duration.milliseconds(500)
 
@@ -38,9 +37,7 @@ struct MeshNodeMissingPiecesTests {
         var box = try MachineBox(configure: configure)
         box.timer(at: .zero)
         while box.radioIdle(at: .zero).frame != nil {}
-        let hello = MeshHeader(kind: .hello, origin: b.nodeID, packetID: 1, hopStart: 0,
-                               expiresAtMinute: MeshHeader.expiryMinute(now: MachineBox.epoch, lifetime: 600))
-        box.hear(try sealer.seal(header: hello, plaintext: HelloPayload(publicKey: b.publicKeyBytes, neighbours: []).encoded()), at: .seconds(1))
+        box.hear(try MeshNodeHelloTests.hello(from: b, keyed: true, listing: [], packetID: 1), at: .seconds(1))
         let t = Duration.seconds(10)
         _ = try box.send(long, to: destination, at: t)
         box.timer(at: t)
@@ -166,9 +163,7 @@ struct MeshNodeMissingPiecesTests {
         var box = try MachineBox(keyPair: try keyPair(seed, 3), router: router, seed: seed)
         box.timer(at: .zero)
         while box.radioIdle(at: .zero).frame != nil {}
-        let hello = MeshHeader(kind: .hello, origin: d.nodeID, packetID: 1, hopStart: 0,
-                               expiresAtMinute: MeshHeader.expiryMinute(now: MachineBox.epoch, lifetime: 600))
-        box.hear(try sealer.seal(header: hello, plaintext: HelloPayload(publicKey: d.publicKeyBytes, neighbours: []).encoded()), at: .seconds(1))
+        box.hear(try MeshNodeHelloTests.hello(from: d, keyed: true, listing: [], packetID: 1), at: .seconds(1))
         return (box, try MeshNodeLastHopRetryTests.message(from: a, to: d.nodeID, packetID: 100, bytes: bytes))
     }
 
@@ -280,10 +275,7 @@ struct MeshNodeMissingPiecesTests {
         box.timer(at: .zero)
         while box.radioIdle(at: .zero).frame != nil {}
         for relay in relays {
-            let hello = MeshHeader(kind: .hello, origin: relay.nodeID, packetID: 1, hopStart: 0,
-                                   expiresAtMinute: MeshHeader.expiryMinute(now: MachineBox.epoch, lifetime: 600))
-            let payload = HelloPayload(publicKey: relay.publicKeyBytes, neighbours: [.init(id: destination, bucket: 3)])
-            box.hear(try sealer.seal(header: hello, plaintext: payload.encoded()), at: .seconds(1))
+            box.hear(try MeshNodeHelloTests.hello(from: relay, keyed: true, listing: [destination], packetID: 1), at: .seconds(1))
         }
         _ = try box.send("for you", to: destination, at: .seconds(10))
         box.timer(at: .seconds(10))

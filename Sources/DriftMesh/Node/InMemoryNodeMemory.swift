@@ -112,7 +112,7 @@ public struct InMemoryNodeMemory: MeshNodeMemory {
                               state: .queued, attempts: 0, nextAttemptAt: now, createdAt: now, expiresAt: expiresAt)
         guard destination == nil else { return }
         for (index, frame) in frames.enumerated() {
-            insertHeld(PacketKey(origin: id.origin, packetID: id.packetID &+ UInt32(index)),
+            insertHeld(id.piece(index),
                        Held(frame: frame, receivedAt: now, expiresAt: expiresAt, fromMe: true))
         }
     }
@@ -156,7 +156,7 @@ public struct InMemoryNodeMemory: MeshNodeMemory {
         entry.frames = []
         outbox[id] = entry
         for index in 0..<entry.fragmentCount {
-            removeHeld(PacketKey(origin: id.origin, packetID: id.packetID &+ UInt32(index)))
+            removeHeld(id.piece(index))
         }
         return true
     }

@@ -106,7 +106,7 @@ extension MeshNodeMachine {
             // hold the others (they waited two seconds at LongFast for a piece that never came).
             let index = Int(fragment.index)
             let last = settings.missingPiecesResent
-                ? (index + 1..<Int(fragment.count)).last { router.firstSeen(PacketKey(origin: header.origin, packetID: header.packetID &+ UInt32($0 - index))) == nil }
+                ? (index + 1..<Int(fragment.count)).last { router.firstSeen(header.messageKey.piece($0)) == nil }
                 : Int(fragment.count) - 1
             if let last {
                 let piece = LoRaAirtime.duration(payloadBytes: bytes.count, modulation: settings.modulation)

@@ -30,7 +30,7 @@ extension MeshNodeMachine {
         try memory.storeOutgoing(id, destination: destination, frames: frames, priority: message.priority.rawValue,
                                  now: wallNow, expiresAt: expiresAt)
         for index in frames.indices {
-            let key = PacketKey(origin: me, packetID: id.packetID &+ UInt32(index))
+            let key = id.piece(index)
             _ = try memory.markSeen(key, expiresAt: expiresAt, now: wallNow)
             noteRecent(key, listed: destination == nil, at: now.monotonic)  // a broadcast is held; a directed message is not
         }
@@ -79,7 +79,7 @@ extension MeshNodeMachine {
         let priority = TransmitPriority(rawValue: entry.priority) ?? .normal
         for (index, frame) in entry.frames.enumerated() {
             guard let header = try? MeshFrameCodec.parse(frame).header else { continue }
-            let key = PacketKey(origin: entry.id.origin, packetID: entry.id.packetID &+ UInt32(index))
+            let key = entry.id.piece(index)
             ownFrames[key] = (frame, entry.id, priority)
             apply(router.originate(header, now: now.monotonic), at: now)
         }

@@ -157,9 +157,8 @@ extension MeshNodeMachine {
     private func completesRelay(_ header: MeshHeader, _ fragment: MeshHeader.Fragment) -> Bool {
         guard settings.missingPiecesResent, header.origin != me else { return false }
         let id = header.messageKey
-        return (0..<fragment.count).allSatisfy {
-            let key = PacketKey(origin: id.origin, packetID: id.packetID &+ UInt32($0))
-            return $0 == fragment.index || (relayedDirected[key] != nil && queuedCopies[key] == nil)
+        return (0..<Int(fragment.count)).allSatisfy {
+            $0 == Int(fragment.index) || (relayedDirected[id.piece($0)] != nil && queuedCopies[id.piece($0)] == nil)
         }
     }
 
@@ -174,7 +173,7 @@ extension MeshNodeMachine {
         let pieces = Int(header.fragment?.count ?? 1), index = Int(header.fragment?.index ?? 0)
         // A piece this box never got: its frames again could not complete the message (the
         // origin sends the piece again, ``Settings/missingPiecesResent``).
-        guard (0..<pieces).allSatisfy({ $0 == index || relayable[PacketKey(origin: id.origin, packetID: id.packetID &+ UInt32($0))] != nil }) else { return }
+        guard (0..<pieces).allSatisfy({ $0 == index || relayable[id.piece($0)] != nil }) else { return }
         let wait = quickRetryDelay(lastFrame: frame.airtime, hops: 1) + settings.quickRetryMargin
         lastHopRetryAt[id] = (now + wait, destination, frame.bytes, index, pieces)
     }
@@ -203,8 +202,7 @@ extension MeshNodeMachine {
                     enqueue(pending.lastFrame, priority: .normal, counter: \.sentRelays)
                     continue
                 }
-                let key = PacketKey(origin: id.origin, packetID: id.packetID &+ UInt32(index))
-                guard let heard = relayable[key], let frame = try? MeshFrameCodec.relay(heard.frame, by: me) else { continue }
+                guard let heard = relayable[id.piece(index)], let frame = try? MeshFrameCodec.relay(heard.frame, by: me) else { continue }
                 enqueue(frame, priority: .normal, counter: \.sentRelays)
             }
         }

@@ -565,12 +565,10 @@ public struct MeshRouter: Sendable {
     /// (pruned, cancelled by a copy, never heard), keeps its own delay.
     private func relayWithOtherPieces(_ header: MeshHeader, state: inout PacketState, now: Duration) {
         guard let fragment = header.fragment, state.relay != nil else { return }
-        func piece(_ index: UInt8) -> PacketState? {
-            packets[PacketKey(origin: header.origin, packetID: header.packetID &- UInt32(fragment.index) &+ UInt32(index))]
-        }
-        if fragment.index > 0, let relay = piece(fragment.index - 1)?.relay, !relay.emitted {
+        let index = Int(fragment.index), message = header.messageKey
+        if index > 0, let relay = packets[message.piece(index - 1)]?.relay, !relay.emitted {
             state.relay?.at = relay.at
-        } else if (0..<fragment.count).contains(where: { $0 != fragment.index && piece($0)?.sent != nil }) {
+        } else if (0..<Int(fragment.count)).contains(where: { $0 != index && packets[message.piece($0)]?.sent != nil }) {
             state.relay?.at = now
         }
     }

@@ -14,6 +14,12 @@ public struct PacketKey: Hashable, Sendable, Comparable, CustomStringConvertible
 
     public var description: String { "\(origin)#\(packetID)" }
 
+    /// The key of piece `index` of the message whose first piece this is: a message's pieces
+    /// take consecutive packet ids (``MeshHeader/messageKey`` goes the other way).
+    public func piece(_ index: Int) -> PacketKey {
+        PacketKey(origin: origin, packetID: packetID &+ UInt32(truncatingIfNeeded: index))
+    }
+
     public static func < (lhs: PacketKey, rhs: PacketKey) -> Bool {
         (lhs.origin.rawValue, lhs.packetID) < (rhs.origin.rawValue, rhs.packetID)
     }
