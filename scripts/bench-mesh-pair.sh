@@ -18,6 +18,8 @@
 #   TEXT_BYTES [120]  the bottle's text
 #   LINE [0]       1: three boxes A — B — C, the bottles go A → C across B (two hops)
 #   LOSS [0]       probability a frame in range is lost at a receiver (sim.radio_loss)
+#   LOG_LEVEL [info]  daemon.log_level; trace logs each frame heard and sent (with --keep: each box's
+#                  driftd.log traces a slow bottle's path)
 #   GAP [0]        seconds more between a bottle's confirmation and the next (by default the next
 #                  goes 0.5–2 s after: the channel stays busy, and the retries' busy gate with it)
 set -euo pipefail
@@ -31,4 +33,4 @@ fi
 
 exec python3 tools/mesh-pair.py --driftd "$DRIFTD" --board-dir "$PWD/board" --runs "${RUNS:-20}" --max-p95 "${MAX_P95:-5}" \
     --sf "${SF:-11}" --hello "${HELLO:-300}" --distance "${DISTANCE:-500}" --text-bytes "${TEXT_BYTES:-120}" \
-    --loss "${LOSS:-0}" --gap "${GAP:-0}" $([ "${LINE:-0}" = 1 ] && echo --line) "$@"
+    --loss "${LOSS:-0}" --gap "${GAP:-0}" --log-level "${LOG_LEVEL:-info}" $([ "${LINE:-0}" = 1 ] && echo --line) "$@"

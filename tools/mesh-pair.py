@@ -64,7 +64,10 @@ class Box:
 
     def write_config(self, peer_ports):
         longitude = 13.4019 + self.east_m / (111_320 * math.cos(52.4731 * math.pi / 180))
-        text = f"""[box]
+        text = f"""[daemon]
+log_level = "{self.args.log_level}"
+
+[box]
 board = "sim"
 board_dir = "{self.board_dir}"
 name = "Box {self.name}"
@@ -153,6 +156,8 @@ def main():
     parser.add_argument("--gap", type=float, default=0.0,
                         help="seconds more between one bottle's confirmation and the next (default 0: 0.5–2 s, the channel kept busy)")
     parser.add_argument("--keep", action="store_true", help="keep the boxes' directories (configs, data, logs)")
+    parser.add_argument("--log-level", default="info",
+                        help="daemon.log_level of the boxes; trace logs every frame heard and sent (with --keep, a slow bottle's path)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 

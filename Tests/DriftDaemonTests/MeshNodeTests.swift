@@ -19,12 +19,13 @@ struct MeshNodeTests {
     /// A node whose time is `clock` (standing still unless the test moves it); its wall clock
     /// reads `start` at the clock's zero.
     static func node(database: DriftDatabase, keyPair: BoxKeyPair = BoxKeyPair(), router: MeshRouterConfiguration = .standard,
-                     retrySpacing: Duration = .seconds(15), clock: ManualClock = ManualClock(), start: Date = Date()) throws -> MeshNode {
+                     retrySpacing: Duration = .seconds(15), clock: ManualClock = ManualClock(), start: Date = Date(),
+                     logger: Logger = Logger(label: "test")) throws -> MeshNode {
         let settings = MeshNode.Settings(hopLimit: 3, messageLifetime: 3_600, modulation: .longFast, router: router,
                                          retrySpacing: retrySpacing)
         return try MeshNode(keyPair: keyPair, networkKey: networkKey, store: MeshStore(database: database),
                             budget: AirtimeBudget(window: .seconds(3_600), limit: .seconds(360)), settings: settings,
-                            logger: Logger(label: "test"), clock: clock, now: clock.wallClock(startingAt: start))
+                            logger: logger, clock: clock, now: clock.wallClock(startingAt: start))
     }
 
     /// A broadcast text frame from another box, sealed with `key`.
@@ -233,6 +234,40 @@ struct MeshNodeTests {
         // clock stands still.
         #expect(sent == 1)
         #expect(try MeshStore(database: database).counts().sent == 1)
+    }
+
+    @Test("at trace level the node logs each message stored and each frame heard and handed to the radio, by header; below it nothing", arguments: [Logger.Level.trace, .debug])
+    func traceLines(level: Logger.Level) async throws {
+        let directory = try TemporaryDirectory(prefix: "mesh-node-trace")
+        defer { directory.remove() }
+        let (sink, lines) = JournalLogHandler.Sink.collecting()
+        var logger = Logger(label: "mesh") { JournalLogHandler(label: $0, level: level, style: .text, sink: sink) }
+        logger.logLevel = level
+        let me = BoxKeyPair()
+        let node = try Self.node(database: try DriftDatabase.open(path: directory.appending("drift.sqlite")), keyPair: me, logger: logger)
+        let other = BoxKeyPair()
+        let receipt = try await node.send(.text(String(repeating: "long text ", count: 30)), to: other.nodeID)
+        #expect(receipt.frames == 2)
+        _ = await node.tick()
+        let first = try #require(await node.nextTransmission().frame)
+        await node.receive(Self.reception(try Self.frame(text: "hello", packetID: 7, origin: other)))
+        await node.receive(Self.reception([0xff, 0x00, 0x01]))
+
+        let traced = lines().filter { $0.contains(" trace ") }
+        guard level == .trace else {
+            #expect(traced.isEmpty, "\(traced)")
+            return
+        }
+        let message = "\(me.nodeID)#\(receipt.packetID)"
+        #expect(traced.count == 4, "\(traced)")
+        #expect(traced.contains { $0.contains("mesh message stored") && $0.contains("message=\(message)") && $0.contains("frames=2")
+            && $0.contains("to=\(other.nodeID)") }, "\(traced)")
+        #expect(traced.contains { $0.contains("mesh frame to the radio") && $0.contains("kind=directed") && $0.contains("message=\(message)")
+            && $0.contains("piece=1/2") && $0.contains("hops=0/3") && $0.contains("wants_ack=true")
+            && $0.contains("bytes=\(first.bytes.count)") && $0.contains("airtime_ms=\(first.airtime / .milliseconds(1))") }, "\(traced)")
+        #expect(traced.contains { $0.contains("mesh frame heard") && $0.contains("kind=broadcast") && $0.contains("message=\(other.nodeID)#7")
+            && $0.contains("rssi=-90.0") && $0.contains("snr=5.0") }, "\(traced)")
+        #expect(traced.contains { $0.contains("mesh frame heard") && $0.contains("malformed=true") && $0.contains("bytes=3") }, "\(traced)")
     }
 
     @Test("checkFits refuses what send would refuse for its size, and stores nothing either way")

@@ -106,8 +106,16 @@ public actor MeshNode {
         case .send, .heard, .bridged: workQueued.ring()  // the scheduler looks at the timers and the queue again
         case .timer, .radioIdle, .transmitFailed, .channelBusy, .channelUtilisation: break
         }
+        let tracing = logger.logLevel == .trace
+        if tracing, case .heard(let bytes, let rssi, let snr) = input {
+            var metadata = MeshFrameTrace.metadata(of: bytes)
+            metadata["rssi"] = "\(rssi)"
+            metadata["snr"] = "\(snr)"
+            logger.trace("mesh frame heard", metadata: metadata)
+        }
         var answers: [MeshNodeAction] = []
         for action in machine.handle(input, at: instant) {
+            if tracing { trace(action) }
             switch action {
             case .deliver(let delivery):
                 deliver(delivery)
@@ -122,6 +130,24 @@ public actor MeshNode {
             }
         }
         return answers
+    }
+
+    /// The trace line of an action (``MeshFrameTrace``): frames handed to the radio, messages
+    /// stored and confirmed (a delivery has its debug line).
+    private func trace(_ action: MeshNodeAction) {
+        switch action {
+        case .transmit(let frame):
+            var metadata = MeshFrameTrace.metadata(of: frame.bytes)
+            metadata["airtime_ms"] = "\(frame.airtime / .milliseconds(1))"
+            logger.trace("mesh frame to the radio", metadata: metadata)
+        case .stored(let receipt):
+            logger.trace("mesh message stored", metadata: ["message": "\(me)#\(receipt.packetID)", "frames": "\(receipt.frames)",
+                                                           "to": "\(receipt.destination ?? "all")"])
+        case .confirmed(let key):
+            logger.trace("mesh message confirmed", metadata: ["message": "\(key)"])
+        case .deliver, .bridge, .log, .wake, .refused, .verdict:
+            break  // a delivery has its own line (debug)
+        }
     }
 
     private func deliver(_ delivery: MeshNodeDelivery) {
