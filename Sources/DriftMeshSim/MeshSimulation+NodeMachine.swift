@@ -77,6 +77,7 @@ extension Engine {
         settings.compactDigestWindowShrinks = rules.compactDigestWindowShrinks
         settings.lastHopRetry = rules.lastHopRetry
         settings.lastHopRetryOnlyWhenQuiet = rules.lastHopRetryOnlyWhenQuiet
+        settings.lastHopRetryRounds = rules.lastHopRetryRounds
         settings.firstHopRetry = rules.firstHopRetry
         settings.acksRepeatedForRetriesOnly = rules.acksRepeatedForRetriesOnly
         settings.retryRelaysJittered = rules.retryRelaysJittered

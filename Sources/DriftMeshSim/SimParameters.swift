@@ -346,6 +346,9 @@ public struct SimCatchUpRules: Sendable, Hashable {
     public var lastHopRetry = true
     /// …only while the channel is not crowded (`MeshNodeMachine.Settings.lastHopRetryOnlyWhenQuiet`).
     public var lastHopRetryOnlyWhenQuiet = true
+    /// …at most this many times, waiting for the answer again after each
+    /// (`MeshNodeMachine.Settings.lastHopRetryRounds`).
+    public var lastHopRetryRounds = 3
     /// The origin of a directed message to a box two hops away sends it once more when no
     /// neighbour was heard passing it on in time (`MeshNodeMachine.Settings.firstHopRetry`).
     public var firstHopRetry = true

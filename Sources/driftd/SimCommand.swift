@@ -291,6 +291,9 @@ extension SimCommand {
         @Flag(help: "With --node-machine: a relay's last-hop retry goes however crowded the channel (default: not while it was busier than 25 % over the last minute).")
         var lastHopRetryWhenBusy = false
 
+        @Option(help: "With --node-machine: how many times at most a relay retries the last hop, waiting for the answer again after each (1: the rule before).")
+        var lastHopRetryRounds = 3
+
         @Flag(help: "With --node-machine: the origin of a directed message to a box two hops away waits for the outbox (or the quick retry) when no neighbour was heard passing it on (the rule before; default: it sends the message once more when the slowest neighbour that hears the destination would have passed it on).")
         var noFirstHopRetry = false
 
@@ -419,6 +422,7 @@ extension SimCommand {
             }
             guard kinds != nil else { throw ValidationError("--router must be ours, meshtastic or both") }
             guard (0...1).contains(directedShare) else { throw ValidationError("--directed-share must be 0…1") }
+            guard (1...10).contains(lastHopRetryRounds) else { throw ValidationError("--last-hop-retry-rounds must be 1…10") }
             guard (6...65_535).contains(preamble ?? 16) else { throw ValidationError("--preamble must be 6…65535 symbols") }
             guard !(cancelOnlyWhenBusy && cancelAlways) else { throw ValidationError("--cancel-only-when-busy and --cancel-always contradict each other") }
             guard directedShare == 0 || nodeMachine else { throw ValidationError("--directed-share needs --node-machine") }
@@ -524,6 +528,7 @@ extension SimCommand {
                     parameters.catchUp.compactDigestWindowShrinks = !compactDigestNewest
                     parameters.catchUp.lastHopRetry = !noLastHopRetry
                     parameters.catchUp.lastHopRetryOnlyWhenQuiet = !lastHopRetryWhenBusy
+                    parameters.catchUp.lastHopRetryRounds = lastHopRetryRounds
                     parameters.catchUp.firstHopRetry = !noFirstHopRetry
                     parameters.catchUp.acksRepeatedForRetriesOnly = !acksForEveryCopy
                     parameters.catchUp.retryRelaysJittered = !retryRelaysAtOnce

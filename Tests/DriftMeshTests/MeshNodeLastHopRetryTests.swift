@@ -82,30 +82,61 @@ struct MeshNodeLastHopRetryTests {
         return (last.at, out.map(\.frame))
     }
 
-    @Test("no acknowledgement from the destination: the relay sends the message once more when the answer was due plus the margin, to the nanosecond, and never again")
-    func retriedOnce() throws {
+    @Test("no acknowledgement from the destination: the relay sends the message once more when the answer was due plus the margin, to the nanosecond; again after each retry, three times, and never again")
+    func retriedThreeTimes() throws {
         let a = BoxKeyPair(), d = BoxKeyPair()
         var box = try Self.relay(hearing: d)
         let (relayedAt, frames) = try Self.relayed(&box, try Self.message(from: a, to: d.nodeID))
         #expect(frames.count == 1)
-        let due = relayedAt + frames[0].airtime + .milliseconds(500) + Self.ackAirtime + Self.margin
-        box.timer(at: due - .nanoseconds(1))
-        #expect(box.counters.lastHopRetries == 0)
-        #expect(try Self.out(&box, from: due - .nanoseconds(1), horizon: .zero).isEmpty)
-        box.timer(at: due)
-        #expect(box.counters.lastHopRetries == 1)
-        let again = try Self.out(&box, from: due)
-        #expect(again.map(\.frame.bytes) == [frames[0].bytes], "the frame as it went the first time")
-        // Once only, however long the destination stays silent.
-        var t = due
-        var more = 0
-        while t < due + .seconds(60) {
-            t = min(box.timer(at: t), t + .seconds(1))
-            more += try Self.out(&box, from: t, horizon: .zero).count
+        var due = relayedAt + frames[0].airtime + .milliseconds(500) + Self.ackAirtime + Self.margin
+        for round in 1...3 {
+            box.timer(at: due - .nanoseconds(1))
+            #expect(box.counters.lastHopRetries == round - 1, "round \(round)")
+            #expect(try Self.out(&box, from: due - .nanoseconds(1), horizon: .zero).isEmpty, "round \(round)")
+            box.timer(at: due)
+            #expect(box.counters.lastHopRetries == round, "round \(round)")
+            let again = try Self.out(&box, from: due)
+            #expect(again.map(\.frame.bytes) == [frames[0].bytes], "round \(round): the frame as it went the first time")
+            let sent = try #require(again.last)
+            due = sent.at + sent.frame.airtime + .milliseconds(500) + Self.ackAirtime + Self.margin
         }
-        #expect(more == 0)
-        #expect(box.counters.lastHopRetries == 1)
+        // Three times only, however long the destination stays silent.
+        #expect(Self.silentMinute(&box, from: due) == 0)
+        #expect(box.counters.lastHopRetries == 3)
         #expect(box.counters.quickRetries == 0, "the relay's retry is not the origin's")
+
+        // One round (the rule before): once only.
+        var once = try Self.relay(hearing: d) { $0.lastHopRetryRounds = 1 }
+        let first = try Self.relayed(&once, try Self.message(from: a, to: d.nodeID))
+        let onceDue = first.lastAt + first.frames[0].airtime + .milliseconds(500) + Self.ackAirtime + Self.margin
+        once.timer(at: onceDue)
+        #expect(try Self.out(&once, from: onceDue).count == 1)
+        #expect(Self.silentMinute(&once, from: onceDue) == 0)
+        #expect(once.counters.lastHopRetries == 1)
+    }
+
+    @Test("the acknowledgement heard after the first retry: no second")
+    func ackAfterTheFirstRetry() throws {
+        let a = BoxKeyPair(), d = BoxKeyPair()
+        var box = try Self.relay(hearing: d)
+        let (relayedAt, frames) = try Self.relayed(&box, try Self.message(from: a, to: d.nodeID))
+        let due = relayedAt + frames[0].airtime + .milliseconds(500) + Self.ackAirtime + Self.margin
+        box.timer(at: due)
+        let sent = try #require(try Self.out(&box, from: due).last)
+        box.hear(try Self.ack(of: 40, from: d.nodeID, to: a.nodeID), at: sent.at + sent.frame.airtime + .milliseconds(600))
+        #expect(Self.silentMinute(&box, from: sent.at + sent.frame.airtime + .milliseconds(600)) == 0)
+        #expect(box.counters.lastHopRetries == 1)
+    }
+
+    /// The directed frames `box` sends over the minute from `t`, its timers run at least every second.
+    static func silentMinute(_ box: inout MachineBox, from start: Duration) -> Int {
+        var t = start
+        var more = 0
+        while t < start + .seconds(60) {
+            t = min(box.timer(at: t), t + .seconds(1))
+            more += (try? Self.out(&box, from: t, horizon: .zero).count) ?? 0
+        }
+        return more
     }
 
     @Test("the acknowledgement heard in time, straight from the destination or relayed by another box: no retry")

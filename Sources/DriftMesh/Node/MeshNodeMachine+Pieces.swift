@@ -17,6 +17,11 @@ extension MeshNodeMachine {
         /// (``Settings/firstHopRetry``): set when its last piece goes on the air.
         var firstHopDue: Duration?
         var sentAt: Duration
+        /// How many times pieces were sent again (``Settings/missingPiecesRounds``).
+        var rounds = 0
+        /// The pieces sent again that have not gone on the air yet: when the last of them has,
+        /// ``due`` is set for their relay (``resentPieceWentOut(_:at:)``).
+        var resending: Set<Int> = []
     }
 
     /// The outbox hands `entry` to the router: on its first sending, a directed message to a box
@@ -94,7 +99,8 @@ extension MeshNodeMachine {
         func dueAt(_ own: OwnPieces) -> Duration? { own.heard.isEmpty ? own.firstHopDue : own.due }
         let due = piecesPassedOn.compactMap { id, own in dueAt(own).flatMap { $0 <= t ? ($0, id, own) : nil } }.sorted { ($0.0, $0.1) < ($1.0, $1.1) }
         for (_, id, own) in due {
-            stopListeningForPieces(id)
+            let again = !own.heard.isEmpty && own.rounds + 1 < settings.missingPiecesRounds
+            if !again { stopListeningForPieces(id) }
             let missing = own.frames.indices.filter { !own.heard.contains($0) }
             if own.heard.isEmpty {
                 if settings.lastHopRetryOnlyWhenQuiet, queue.backgroundBusyFraction(now: t) > settings.backgroundBusyThreshold {
@@ -104,11 +110,34 @@ extension MeshNodeMachine {
                 counters.firstHopRetries += 1
                 log(.info, "mesh message sent again: no neighbour passed it on", ["id": "\(id)"])
             } else {
-                log(.info, "mesh pieces sent again: the relay passed the others on", ["id": "\(id)", "pieces": "\(missing)"])
+                log(.info, "mesh pieces sent again: the relay passed the others on", ["id": "\(id)", "pieces": "\(missing)",
+                                                                                     "round": "\(own.rounds + 1)"])
                 counters.piecesResent += missing.count
+                if again {
+                    // Listened for again: the relay passes a late piece on at once.
+                    var next = own
+                    next.rounds += 1
+                    next.due = nil
+                    next.resending = Set(missing)
+                    piecesPassedOn[id] = next
+                }
             }
             for index in missing { enqueue(own.frames[index], priority: own.priority, counter: \.sentOwn) }
         }
+    }
+
+    /// A frame of ours went on the air: when it is the last of the pieces of `header`'s message
+    /// sent again (``Settings/missingPiecesRounds``), the pieces not heard passed on by the end of
+    /// the relay's copy of it — its airtime again — the turnaround and
+    /// ``Settings/quickRetryMargin`` go once more.
+    mutating func resentPieceWentOut(_ frame: OutgoingFrame, _ header: MeshHeader, at now: Duration) {
+        let id = header.messageKey
+        guard var own = piecesPassedOn[id], own.rounds > 0, own.due == nil,
+              own.resending.remove(Int(header.fragment?.index ?? 0)) != nil else { return }
+        if own.resending.isEmpty {
+            own.due = now + frame.airtime + frame.airtime + settings.answerTurnaround + settings.quickRetryMargin
+        }
+        piecesPassedOn[id] = own
     }
 
     /// No more listening for `id`'s pieces (done, acknowledged, or sent again whole).

@@ -90,6 +90,7 @@ extension MeshNodeMachine {
     /// (``completesRelay(_:_:)``).
     private mutating func awaitAnswer(to frame: OutgoingFrame, relayed: Bool, at now: Duration) {
         guard let header = try? MeshFrameCodec.parse(frame.bytes).header, header.kind == .directed, header.wantsAck else { return }
+        if header.origin == me, !piecesPassedOn.isEmpty { resentPieceWentOut(frame, header, at: now) }
         if let fragment = header.fragment, fragment.index + 1 < fragment.count, !(relayed && completesRelay(header, fragment)) {
             return  // the rest follows first
         }
@@ -179,7 +180,8 @@ extension MeshNodeMachine {
     }
 
     /// Relayed directed messages whose destination's acknowledgement was not heard in time:
-    /// their frames go once more (counted as `lastHopRetries`), earliest first — every piece in
+    /// their frames go once more (counted as `lastHopRetries`; up to
+    /// ``Settings/lastHopRetryRounds`` times, each waiting for the answer again), earliest first — every piece in
     /// order, the one this box passed on last as it went, the others as it would relay them
     /// from what it heard. The destination delivers a piece it lacked, or acknowledges again a
     /// message it had.
@@ -188,15 +190,24 @@ extension MeshNodeMachine {
         let due = lastHopRetryAt.filter { $0.value.due <= t }.sorted { ($0.value.due, $0.key) < ($1.value.due, $1.key) }
         for (id, pending) in due {
             lastHopRetryAt[id] = nil
-            lastHopRetried.insert(id)
-            if lastHopRetried.count > 1_024 { lastHopRetried.removeFirst() }
-            if settings.lastHopRetryOnlyWhenQuiet, queue.backgroundBusyFraction(now: t) > settings.backgroundBusyThreshold {
+            let round = (lastHopRounds.removeValue(forKey: id) ?? 0) + 1
+            let busy = settings.lastHopRetryOnlyWhenQuiet && queue.backgroundBusyFraction(now: t) > settings.backgroundBusyThreshold
+            if round < settings.lastHopRetryRounds, !busy {
+                // Its last frame going on the air arms the next round (``awaitLastHopAnswer``).
+                if lastHopRounds.count >= 1_024 { lastHopRounds.removeAll() }  // bounded: those left over had no next round
+                lastHopRounds[id] = round
+            } else {
+                lastHopRetried.insert(id)
+                if lastHopRetried.count > 1_024 { lastHopRetried.removeFirst() }
+            }
+            if busy {
                 // Frames lost on a crowded channel are lost to collisions: another frame adds to them.
                 counters.lastHopRetriesBusy += 1
                 continue
             }
             counters.lastHopRetries += 1
-            log(.info, "mesh relay sent again: no acknowledgement from its destination", ["id": "\(id)", "to": "\(pending.destination)"])
+            log(.info, "mesh relay sent again: no acknowledgement from its destination", ["id": "\(id)", "to": "\(pending.destination)",
+                                                                                         "round": "\(round)"])
             for index in 0..<pending.frames {
                 if index == pending.lastIndex {
                     enqueue(pending.lastFrame, priority: .normal, counter: \.sentRelays)
@@ -220,6 +231,7 @@ extension MeshNodeMachine {
     /// last-hop retry is not needed.
     mutating func heardAck(for id: PacketKey, from destination: NodeID) {
         if lastHopRetryAt[id]?.destination == destination { lastHopRetryAt[id] = nil }
+        lastHopRounds[id] = nil
         acksHeard.insert(id)
         if acksHeard.count > 1_024 { acksHeard.removeFirst() }
     }

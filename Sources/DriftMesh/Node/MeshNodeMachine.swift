@@ -218,6 +218,11 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// acknowledges a copy it already had again, so a lost acknowledgement is mended the
         /// same way (docs/mesh.md, "Last-hop retry").
         public var lastHopRetry = true
+        /// …and how many times at most: after each retry the relay waits for the answer again.
+        /// With one (the rule before) a frame lost twice between the relay and the destination
+        /// waited for the origin's outbox (30 s at LongFast): the slowest of 100 bottles on the
+        /// node machines' lossy line.
+        public var lastHopRetryRounds = 3
         /// …but not while the channel was busier than ``backgroundBusyThreshold`` (25 %) over
         /// the last minute, the background frames' measure: there frames are lost to
         /// collisions. (The router's busy flag — 10 % over 30 s — was tried first: a single
@@ -256,9 +261,16 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// A piece lost between the origin and the relay left the relay holding half a bottle
         /// that it never passed on whole, so nobody answered and the origin waited for the
         /// outbox's 30 s (at LongFast; the two-hop quick retry's 9.4 s at SF7), and then sent
-        /// every piece again (`false`, the rule before). Once per message, on its first sending
-        /// (docs/mesh.md, "Missing pieces").
+        /// every piece again (`false`, the rule before). On a message's first sending only
+        /// (docs/mesh.md, "Missing pieces"), at most ``missingPiecesRounds`` times.
         public var missingPiecesResent = true
+        /// …and how many times at most: a piece sent again is listened for in turn — the relay
+        /// passes a late piece on at once — and sent once more when it was not heard passed on
+        /// by the end of its frame, the relay's copy, the turnaround and ``quickRetryMargin``.
+        /// With one round (the rule before) a piece lost twice between the origin and the relay
+        /// (two of 40 bottles on the real daemons' line at 10 % loss) waited for the two-hop
+        /// quick retry (9.4 s at SF7) or the outbox (30 s at LongFast).
+        public var missingPiecesRounds = 3
         /// …and the origin of a directed message to a box two hops away — a neighbour's hello
         /// lists it — that hears no piece passed on by the time the slowest of those neighbours
         /// would have passed the first on (its place in the relay order and the relay jitter:
@@ -519,6 +531,10 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     /// messages of other boxes (their first keys): a relay going out after the destination
     /// answered waits for nothing.
     var lastHopRetried = OrderedKeys()
+    /// The last-hop retries made so far of messages that may have more
+    /// (``Settings/lastHopRetryRounds``); a message leaves when it has none left, or its
+    /// acknowledgement is heard.
+    var lastHopRounds: [PacketKey: Int] = [:]
     var acksHeard = OrderedKeys()
     /// Our directed messages whose relay we listen for (``Settings/missingPiecesResent``,
     /// ``Settings/firstHopRetry``), by their first key: their frames, the pieces heard passed
