@@ -348,7 +348,7 @@ public struct SimCatchUpRules: Sendable, Hashable {
     public var lastHopRetryOnlyWhenQuiet = true
     /// …at most this many times, waiting for the answer again after each
     /// (`MeshNodeMachine.Settings.lastHopRetryRounds`).
-    public var lastHopRetryRounds = 3
+    public var lastHopRetryRounds = 1
     /// The origin of a directed message to a box two hops away sends it once more when no
     /// neighbour was heard passing it on in time (`MeshNodeMachine.Settings.firstHopRetry`).
     public var firstHopRetry = true

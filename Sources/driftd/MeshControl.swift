@@ -66,6 +66,9 @@ struct MeshStatusCommand: ParsableCommand {
             if let waits = status["radioBusyWaits"] as? Int, waits > 0 {
                 lines.append("radio: \(waits) transmissions held back while another was on the air (listen before talk)")
             }
+            if let waits = status["radioQuietWaits"] as? Int, waits > 0 {
+                lines.append("radio: \(waits) transmissions ready as the channel turned quiet, drawn a back-off first")
+            }
             if let boxes = status["topologyBoxes"] as? Int {
                 var line = "topology plan: on, \(boxes) boxes' neighbour lists known"
                 if let lacking = status["topologyListsLacking"] as? Int, lacking > 0 {

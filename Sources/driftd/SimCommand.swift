@@ -291,8 +291,8 @@ extension SimCommand {
         @Flag(help: "With --node-machine: a relay's last-hop retry goes however crowded the channel (default: not while it was busier than 25 % over the last minute).")
         var lastHopRetryWhenBusy = false
 
-        @Option(help: "With --node-machine: how many times at most a relay retries the last hop, waiting for the answer again after each (1: the rule before).")
-        var lastHopRetryRounds = 3
+        @Option(help: "With --node-machine: how many times at most a relay retries the last hop, waiting for the answer again after each (default 1, the daemon's).")
+        var lastHopRetryRounds = 1
 
         @Flag(help: "With --node-machine: the origin of a directed message to a box two hops away waits for the outbox (or the quick retry) when no neighbour was heard passing it on (the rule before; default: it sends the message once more when the slowest neighbour that hears the destination would have passed it on).")
         var noFirstHopRetry = false

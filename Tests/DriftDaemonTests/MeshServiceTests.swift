@@ -16,6 +16,8 @@ private final class RecordingRadio: MeshRadio {
     let maximumFrameBytes = MeshFrame.maxBytes
     let busy = Mutex<Duration?>(nil)
     var channelBusyUntil: Duration? { busy.withLock { $0 } }
+    let quiet = Mutex<Duration?>(nil)
+    var channelQuietSince: Duration? { quiet.withLock { $0 } }
     /// The frames transmitted, in order.
     let transmitted: AsyncStream<[UInt8]>
     private let transmittedFeed: AsyncStream<[UInt8]>.Continuation
@@ -47,11 +49,13 @@ private final class RecordingRadio: MeshRadio {
 @Suite("Mesh service: scheduler on the node's clock")
 struct MeshServiceTests {
     /// A node on a manual clock and a fresh database in `directory`, and its service on a recording radio.
-    private static func service(in directory: TemporaryDirectory) throws -> (ManualClock, MeshNode, RecordingRadio, MeshService) {
+    private static func service(in directory: TemporaryDirectory, monotonicNow: @escaping @Sendable () -> Duration = { MonotonicTime.now() })
+        throws -> (ManualClock, MeshNode, RecordingRadio, MeshService) {
         let clock = ManualClock()
         let node = try MeshNodeTests.node(database: try DriftDatabase.open(path: directory.appending("drift.sqlite")), clock: clock)
         let radio = RecordingRadio()
-        return (clock, node, radio, MeshService(node: node, radio: radio, health: HealthRegistry(), logger: Logger(label: "test")))
+        return (clock, node, radio, MeshService(node: node, radio: radio, health: HealthRegistry(), logger: Logger(label: "test"),
+                                                monotonicNow: monotonicNow))
     }
 
     @Test("the scheduler sleeps on the node's clock: the second directed frame goes when the answer's time has passed, not before",
@@ -108,5 +112,33 @@ struct MeshServiceTests {
 
         running.cancel()
         try await running.value
+    }
+
+    @Test("a frame ready less than a slot after the channel turned quiet draws 1…8 slots first; one ready a slot or more after goes at once",
+          .timeLimit(.minutes(1)))
+    func quietChannelBacksOff() async throws {
+        for (since, waits) in [(Duration.milliseconds(1), 1), (MeshRouterConfiguration.standard.slot, 0)] {
+            let directory = try TemporaryDirectory(prefix: "mesh-service-quiet")
+            defer { directory.remove() }
+            let now = Mutex(Duration.seconds(1_000))  // the radio's clock, standing still
+            let (clock, node, radio, service) = try Self.service(in: directory, monotonicNow: { now.withLock { $0 } })
+            #expect(node.contentionSlot == MeshRouterConfiguration.standard.slot)
+            radio.quiet.withLock { $0 = .seconds(1_000) - since }  // a frame heard ended `since` ago
+            _ = try await node.send(.text("right after"), to: BoxKeyPair().nodeID, priority: .interactive)
+            let running = Task { try await service.run() }
+            var transmitted = radio.transmitted.makeAsyncIterator()
+            if waits > 0 {
+                await clock.waitForSleepers(1)  // the scheduler, backing off
+                #expect(await service.status().radioQuietWaits == 1)
+                now.withLock { $0 += node.contentionSlot * 8 }
+                clock.advance(by: node.contentionSlot * 8)  // the longest back-off
+            }
+            let first = try #require(await transmitted.next())
+            #expect(try MeshFrameCodec.parse(first).header.kind == .directed)
+            #expect(await service.status().radioQuietWaits == waits, "quiet since \(since)")
+            #expect(await service.status().radioBusyWaits == 0)
+            running.cancel()
+            try await running.value
+        }
     }
 }

@@ -125,10 +125,14 @@ struct SimulatedRadioTests {
         let near = try Self.radio(at: 0, peers: [receiver.port])
         defer { near.close() }
         #expect(receiver.channelBusyUntil == nil)
+        #expect(receiver.channelQuietSince == nil, "nothing heard yet")
         let listening = Task { try await Self.next(receiver, timeout: .seconds(30)) }
         try await near.transmit([1, 2, 3], airtime: .milliseconds(50))
         #expect(try await listening.value?.bytes == [1, 2, 3])
         #expect(receiver.counters.carriers == 1)
+        let quietSince = try #require(receiver.channelQuietSince, "the frame heard ended")
+        #expect(quietSince <= MonotonicTime.now())
+        #expect(receiver.channelBusyUntil == nil)
         // Carriers as datagrams (each followed by a frame that shows it was read: one socket's
         // datagrams arrive in order). From 1.9 km, out of the 1 km range: nothing.
         let stray = try UDPSocket.bind(host: "127.0.0.1", port: 0)
@@ -143,12 +147,14 @@ struct SimulatedRadioTests {
         #expect(try await Self.next(receiver, timeout: .seconds(30))?.bytes == [9])
         #expect(receiver.counters.carriers == 1)
         #expect(receiver.channelBusyUntil == nil, "a carrier from out of range made the channel busy")
+        #expect(receiver.channelQuietSince == quietSince)
         // In range: busy until that frame's end.
         try send(SimulatedRadioDatagram(sender: Self.at(500), frame: [], airEnd: later, airtime: .seconds(1)).carrier)
         try send(SimulatedRadioDatagram(sender: Self.at(500), frame: [10], airEnd: ended, airtime: .milliseconds(1)))
         #expect(try await Self.next(receiver, timeout: .seconds(30))?.bytes == [10])
         #expect(receiver.counters.carriers == 2)
         #expect(receiver.channelBusyUntil == later)
+        #expect(receiver.channelQuietSince == later, "quiet when that frame ends")
     }
 
     @Test("datagrams round-trip and hostile bytes never decode into nonsense")

@@ -50,4 +50,7 @@ public struct MeshStatus: Sendable, Codable, Equatable {
     /// Transmissions held back because the radio heard another on the air (listen before talk;
     /// radios with carrier sense only).
     public var radioBusyWaits = 0
+    /// Transmissions that came ready within a contention slot of the channel turning quiet and
+    /// drew a back-off first (radios with carrier sense only).
+    public var radioQuietWaits = 0
 }

@@ -22,6 +22,10 @@ public protocol MeshRadio: AnyObject, Sendable {
     /// ``MonotonicTime``'s scale; `nil` when it hears none (or cannot tell). The mesh's scheduler
     /// listens before it talks.
     var channelBusyUntil: Duration? { get }
+    /// Carrier sense: when the last transmission it heard on the air ended, on
+    /// ``MonotonicTime``'s scale (past or still to come); `nil` when it heard none (or cannot
+    /// tell). A frame that comes ready just as the channel turns quiet draws a back-off first.
+    var channelQuietSince: Duration? { get }
 }
 
 extension MeshRadio {
@@ -38,4 +42,5 @@ extension MeshRadio {
 
     /// Radios without carrier sense: never busy.
     public var channelBusyUntil: Duration? { nil }
+    public var channelQuietSince: Duration? { nil }
 }

@@ -128,6 +128,11 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
         return state.withLock { state in state.busyUntil.flatMap { $0 > now ? $0 : nil } }
     }
 
+    /// When the last transmission this radio heard (its carrier datagram) ends or ended, or `nil`.
+    public var channelQuietSince: Duration? {
+        state.withLock { $0.busyUntil }
+    }
+
     public func receive() async throws -> RadioReception? {
         while true {
             if state.withLock({ $0.closed }) { return nil }
