@@ -237,6 +237,7 @@ def main():
             counters[box.name]["neighbours"] = len(mesh.get("neighbours", []))
             counters[box.name]["radioDeaf"] = mesh.get("radioDeaf")
             counters[box.name]["radioBusyWaits"] = mesh.get("radioBusyWaits")
+            counters[box.name]["radioQuietWaits"] = mesh.get("radioQuietWaits")
         result["counters"] = counters
         if result["deliveredP95S"] is None or result["deliveredP95S"] > args.max_p95 or len(latencies) < args.runs:
             status = 1

@@ -221,10 +221,10 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// …and how many times at most: after each retry the relay waits for the answer again.
         /// One by default: with three, a frame lost twice between the relay and the destination
         /// no longer waited for the origin's outbox (on the node machines' lossy line the slowest
-        /// of 100 bottles took 25 s, not 35 s), but in the simulator under load each later round
-        /// drew an acknowledgement flooded back to the origin — +39 ± 17 s of airtime per run at
-        /// 30 boxes, −1.4 ± 0.7 points of broadcast reach at 50 — for confirmations within the
-        /// spread (docs/mesh-simulation.md, "A bottle's pieces and the first hop").
+        /// of 100 bottles took 25 s, not 39 s), but in the simulator under load they cost
+        /// +39 ± 17 s of airtime per run at 30 boxes and −1.4 ± 0.7 points of broadcast reach at
+        /// 50, for confirmations within the spread (docs/mesh-simulation.md, "A bottle's pieces
+        /// and the first hop").
         public var lastHopRetryRounds = 1
         /// …but not while the channel was busier than ``backgroundBusyThreshold`` (25 %) over
         /// the last minute, the background frames' measure: there frames are lost to
