@@ -78,6 +78,7 @@ extension Engine {
         settings.lastHopRetry = rules.lastHopRetry
         settings.lastHopRetryOnlyWhenQuiet = rules.lastHopRetryOnlyWhenQuiet
         settings.lastHopRetryRounds = rules.lastHopRetryRounds
+        settings.quickRetryKeepsSchedule = rules.quickRetryKeepsSchedule
         settings.firstHopRetry = rules.firstHopRetry
         settings.acksRepeatedForRetriesOnly = rules.acksRepeatedForRetriesOnly
         settings.retryRelaysJittered = rules.retryRelaysJittered

@@ -349,6 +349,8 @@ public struct SimCatchUpRules: Sendable, Hashable {
     /// …at most this many times, waiting for the answer again after each
     /// (`MeshNodeMachine.Settings.lastHopRetryRounds`).
     public var lastHopRetryRounds = 1
+    /// The quick retry is not an outbox attempt (`MeshNodeMachine.Settings.quickRetryKeepsSchedule`).
+    public var quickRetryKeepsSchedule = true
     /// The origin of a directed message to a box two hops away sends it once more when no
     /// neighbour was heard passing it on in time (`MeshNodeMachine.Settings.firstHopRetry`).
     public var firstHopRetry = true

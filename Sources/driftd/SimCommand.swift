@@ -294,6 +294,9 @@ extension SimCommand {
         @Option(help: "With --node-machine: how many times at most a relay retries the last hop, waiting for the answer again after each (default 1, the daemon's).")
         var lastHopRetryRounds = 1
 
+        @Flag(help: "With --node-machine: the quick retry counts as an outbox attempt, so the next waits 45 s after it (the rule before; default: the outbox's next attempt stays 30 s after the first sending).")
+        var quickRetryCountsAsAttempt = false
+
         @Flag(help: "With --node-machine: the origin of a directed message to a box two hops away waits for the outbox (or the quick retry) when no neighbour was heard passing it on (the rule before; default: it sends the message once more when the slowest neighbour that hears the destination would have passed it on).")
         var noFirstHopRetry = false
 
@@ -529,6 +532,7 @@ extension SimCommand {
                     parameters.catchUp.lastHopRetry = !noLastHopRetry
                     parameters.catchUp.lastHopRetryOnlyWhenQuiet = !lastHopRetryWhenBusy
                     parameters.catchUp.lastHopRetryRounds = lastHopRetryRounds
+                    parameters.catchUp.quickRetryKeepsSchedule = !quickRetryCountsAsAttempt
                     parameters.catchUp.firstHopRetry = !noFirstHopRetry
                     parameters.catchUp.acksRepeatedForRetriesOnly = !acksForEveryCopy
                     parameters.catchUp.retryRelaysJittered = !retryRelaysAtOnce

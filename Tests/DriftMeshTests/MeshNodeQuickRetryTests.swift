@@ -14,8 +14,9 @@ struct MeshNodeQuickRetryTests {
     static let margin = LoRaAirtime.duration(payloadBytes: MeshFrame.maxBytes, modulation: .longFast) + .milliseconds(500)
 
     /// A started box that has heard `neighbour`'s hello (at 1 s) and drained its radio.
-    static func box(hearing neighbour: BoxKeyPair) throws -> MachineBox {
-        var box = try MachineBox()
+    static func box(hearing neighbour: BoxKeyPair,
+                    configure: (inout MeshNodeMachine<InMemoryNodeMemory>.Settings) -> Void = { _ in }) throws -> MachineBox {
+        var box = try MachineBox(configure: configure)
         box.timer(at: .zero)
         while box.radioIdle(at: .zero).frame != nil {}
         let hello = MeshHeader(kind: .hello, origin: neighbour.nodeID, packetID: 1, hopStart: 0,
@@ -52,10 +53,11 @@ struct MeshNodeQuickRetryTests {
         }
     }
 
-    @Test("no acknowledgement from the neighbour: sent again once, when the answer was due plus the margin, to the nanosecond")
-    func quickRetry() throws {
+    @Test("no acknowledgement from the neighbour: sent again once, when the answer was due plus the margin, to the nanosecond; the outbox's next attempt stays 30 s after the first sending (45 s after the quick retry when it counted as an attempt)",
+          arguments: [true, false])
+    func quickRetry(keepsSchedule: Bool) throws {
         let neighbour = BoxKeyPair()
-        var box = try Self.box(hearing: neighbour)
+        var box = try Self.box(hearing: neighbour) { $0.quickRetryKeepsSchedule = keepsSchedule }
         let (sentAt, frame) = try Self.send(&box, to: neighbour.nodeID)
         let retryAt = sentAt + frame.airtime + .milliseconds(500) + Self.ackAirtime + Self.margin
         box.timer(at: retryAt - .nanoseconds(1))
@@ -64,17 +66,27 @@ struct MeshNodeQuickRetryTests {
         box.timer(at: retryAt)
         #expect(box.counters.quickRetries == 1)
         #expect(try Self.directedOut(&box, at: retryAt) == 1)
-        // Once only: the next attempt waits on the outbox's schedule (45 s after this one).
+        // Once only: the next attempt waits on the outbox's schedule.
+        let id = try MeshFrameCodec.parse(frame.bytes).header.key
+        #expect(box.machine.memory.outbox[id]?.attempts == (keepsSchedule ? 1 : 2))
+        let next = keepsSchedule ? sentAt + .seconds(30) : retryAt + .seconds(45)
         var t = retryAt
         var more = 0
-        while t < retryAt + .seconds(44) {
+        while t < next {
+            t = min(box.timer(at: t), t + .seconds(1), next)
+            if t < next { more += try Self.directedOut(&box, at: t) }
+        }
+        #expect(more == 0, "sent again before the outbox's next attempt")
+        #expect(box.counters.quickRetries == 1)
+        // The outbox looks every 5 s while something waits: the attempt within 5 s of its time.
+        while t <= next + .seconds(5), more == 0 {
             t = min(box.timer(at: t), t + .seconds(1))
             more += try Self.directedOut(&box, at: t)
         }
-        #expect(more == 0)
+        #expect(more == 1, "the outbox's attempt")
+        #expect(t <= next + .seconds(5), "at \(t), due \(next)")
+        #expect(box.machine.memory.outbox[id]?.attempts == (keepsSchedule ? 2 : 3))
         #expect(box.counters.quickRetries == 1)
-        let id = try MeshFrameCodec.parse(frame.bytes).header.key
-        #expect(box.machine.memory.outbox[id]?.attempts == 2)
     }
 
     @Test("a box heard directly counts as in range without its hello (one hello per 5 minutes, easily lost)")

@@ -73,9 +73,10 @@ extension MeshNodeMachine {
     }
 
     /// Hands an outbox message's frames to the router and records the transmission (a directed
-    /// message's next attempt waits on the retry schedule). A directed message is kept until
-    /// its last frame is on the air, for the quick retry (``awaitAnswer(to:relayed:at:)``).
-    mutating func sendOutgoing(_ entry: MeshDueMessage, at now: MeshNodeTime) {
+    /// message's next attempt waits on the retry schedule; not for a quick retry that keeps the
+    /// schedule, `attempt` false). A directed message is kept until its last frame is on the
+    /// air, for the quick retry (``awaitAnswer(to:relayed:at:)``).
+    mutating func sendOutgoing(_ entry: MeshDueMessage, attempt: Bool = true, at now: MeshNodeTime) {
         let priority = TransmitPriority(rawValue: entry.priority) ?? .normal
         for (index, frame) in entry.frames.enumerated() {
             guard let header = try? MeshFrameCodec.parse(frame).header else { continue }
@@ -87,7 +88,7 @@ extension MeshNodeMachine {
             if entry.isBroadcast {
                 try memory.markSent(entry.id, now: now.wall)
             } else {
-                try memory.recordOutgoingAttempt(entry.id, now: now.wall)
+                if attempt { try memory.recordOutgoingAttempt(entry.id, now: now.wall) }
                 if !quickRetried.contains(entry.id) { awaitingAck[entry.id] = (entry, now.monotonic) }
             }
         } catch {

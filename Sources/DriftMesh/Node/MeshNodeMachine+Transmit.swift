@@ -135,7 +135,8 @@ extension MeshNodeMachine {
     }
 
     /// Our directed messages whose acknowledgement did not come when it should have: each is
-    /// sent again, once (counted as `quickRetries` and as an outbox attempt), earliest first
+    /// sent again, once (counted as `quickRetries`; not as an outbox attempt,
+    /// ``Settings/quickRetryKeepsSchedule``), earliest first
     /// (in key order at the same instant, so a simulated run does not depend on hashing).
     mutating func quickRetryDue(at now: MeshNodeTime) {
         let t = now.monotonic
@@ -147,7 +148,7 @@ extension MeshNodeMachine {
             if quickRetried.count > 1_024 { quickRetried.removeFirst() }
             counters.quickRetries += 1
             log(.info, "mesh message sent again: no acknowledgement in time", ["id": "\(id)"])
-            sendOutgoing(entry, at: now)
+            sendOutgoing(entry, attempt: !settings.quickRetryKeepsSchedule, at: now)
         }
     }
 

@@ -208,6 +208,12 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// A quick retry that would wait this long or longer is left to the outbox's schedule
         /// (its first wait: 30 s).
         public var quickRetryUnder: Duration = RetrySchedule.standard.initialDelay
+        /// The quick retry is not an outbox attempt: the outbox's next attempt stays where its
+        /// schedule put it, 30 s after the first sending. Before (`false`) the quick retry counted
+        /// as the second attempt and the third waited 45 s after it, so a message whose quick
+        /// retry was lost too came after 50–60 s: the bottles of 55–61 s on the real daemons'
+        /// lossy line at SF7 (one in 20–40 runs, issue 19's seventh and eighth sessions).
+        public var quickRetryKeepsSchedule = true
         /// A box that relays a directed message to its destination's neighbourhood — the
         /// destination is a neighbour it hears — and hears no acknowledgement from it when one
         /// should have come (``MeshNodeMachine/quickRetryDelay(lastFrame:hops:)`` for one hop,
