@@ -212,7 +212,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// schedule put it, 30 s after the first sending. Before (`false`) the quick retry counted
         /// as the second attempt and the third waited 45 s after it, so a message whose quick
         /// retry was lost too came after 50–60 s: the bottles of 55–61 s on the real daemons'
-        /// lossy line at SF7 (one in 20–40 runs, issue 19's seventh and eighth sessions).
+        /// lossy line at SF7 (one in some 20–160 bottles, issue 19's seventh and eighth sessions).
         public var quickRetryKeepsSchedule = true
         /// A box that relays a directed message to its destination's neighbourhood — the
         /// destination is a neighbour it hears — and hears no acknowledgement from it when one
