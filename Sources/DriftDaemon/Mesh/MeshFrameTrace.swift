@@ -17,7 +17,7 @@ enum MeshFrameTrace {
             return metadata
         }
         let header = wire.header
-        metadata["kind"] = "\(name(of: header.kind))"
+        metadata["kind"] = "\(header.kind)"  // the case's name
         metadata["message"] = "\(header.messageKey)"
         metadata["hops"] = "\(header.hopsTaken)/\(header.hopStart)"
         metadata["relayer"] = "\(String(header.relayer, radix: 16))"
@@ -25,17 +25,5 @@ enum MeshFrameTrace {
         if let fragment = header.fragment { metadata["piece"] = "\(fragment.index + 1)/\(fragment.count)" }
         if header.wantsAck { metadata["wants_ack"] = "true" }
         return metadata
-    }
-
-    static func name(of kind: FrameKind) -> String {
-        switch kind {
-        case .hello: "hello"
-        case .broadcast: "broadcast"
-        case .directed: "directed"
-        case .ack: "ack"
-        case .digest: "digest"
-        case .request: "request"
-        case .topology: "topology"
-        }
     }
 }

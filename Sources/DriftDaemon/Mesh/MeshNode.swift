@@ -141,7 +141,7 @@ public actor MeshNode {
             metadata["airtime_ms"] = "\(frame.airtime / .milliseconds(1))"
             logger.trace("mesh frame to the radio", metadata: metadata)
         case .stored(let receipt):
-            logger.trace("mesh message stored", metadata: ["message": "\(me)#\(receipt.packetID)", "frames": "\(receipt.frames)",
+            logger.trace("mesh message stored", metadata: ["message": "\(receipt.id)", "frames": "\(receipt.frames)",
                                                            "to": "\(receipt.destination ?? "all")"])
         case .confirmed(let key):
             logger.trace("mesh message confirmed", metadata: ["message": "\(key)"])

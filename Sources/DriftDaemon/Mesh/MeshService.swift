@@ -132,16 +132,18 @@ public final class MeshService: Service, Sendable {
     private func listenBeforeTalk() async {
         for _ in 0..<8 {
             let now = monotonicNow()
+            let backoff = node.contentionSlot * Int.random(in: 1...8)
+            let wait: Duration
             if let busyUntil = radio.channelBusyUntil, busyUntil > now {
                 busyWaits.withLock { $0 += 1 }
-                let backoff = node.contentionSlot * Int.random(in: 1...8)
-                do { try await node.clock.sleep(for: busyUntil - now + backoff, tolerance: nil) } catch { return }
-                continue
+                wait = busyUntil - now + backoff
+            } else if let quiet = radio.channelQuietSince, now - quiet < node.contentionSlot {
+                quietWaits.withLock { $0 += 1 }
+                wait = backoff
+            } else {
+                return
             }
-            guard let quiet = radio.channelQuietSince, now - quiet < node.contentionSlot else { return }
-            quietWaits.withLock { $0 += 1 }
-            let backoff = node.contentionSlot * Int.random(in: 1...8)
-            do { try await node.clock.sleep(for: backoff, tolerance: nil) } catch { return }
+            do { try await node.clock.sleep(for: wait, tolerance: nil) } catch { return }
         }
     }
 

@@ -135,7 +135,7 @@ extension MeshNodeMachine {
         guard var own = piecesPassedOn[id], own.rounds > 0, own.due == nil,
               own.resending.remove(Int(header.fragment?.index ?? 0)) != nil else { return }
         if own.resending.isEmpty {
-            own.due = now + frame.airtime + frame.airtime + settings.answerTurnaround + settings.quickRetryMargin
+            own.due = now + frame.airtime * 2 + settings.answerTurnaround + settings.quickRetryMargin  // ours, then the relay's copy
         }
         piecesPassedOn[id] = own
     }

@@ -122,8 +122,8 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     /// the moment planned for that piece — and any piece at once when this box passed another
     /// piece of the message on already, instead of after a delay of its own (`false`, the rule
     /// before). Its sender sends the pieces back to back and every box that hears one stays
-    /// quiet for the rest, which was true of a relay's pieces only by chance: each drew its own delay and its own place among the relays, so a
-    /// bottle's two pieces crossed a relay seconds apart, often by different boxes. Back to
+    /// quiet for the rest, which was true of a relay's pieces only by chance: each drew its own
+    /// delay and its own place among the relays, so a bottle's two pieces crossed a relay seconds apart, often by different boxes. Back to
     /// back, the origin can tell a piece its relay lacks: it heard the others passed on and
     /// not this one (`MeshNodeMachine.Settings.missingPiecesResent`; docs/mesh.md, "Missing
     /// pieces"). Unfragmented messages — all the simulator's — are not touched.
