@@ -122,6 +122,9 @@ struct Engine {
         var queue: [Frame] = []
         var transmitting: Int?
         var macScheduled = false
+        /// When the last frame of another box this one sensed ended (µs), for the quiet
+        /// back-off (``SimParameters/quietBackOff``).
+        var quietSince: Int64?
         var timerAt: Int64?
         var nextPacketID: UInt32 = 1
         var key: [UInt8]
@@ -245,6 +248,8 @@ struct Engine {
     var collisions = 0
     /// Of ``collisions``, those from `measuredFromUs` on.
     var collisionsMeasured = 0
+    /// Frames held back 1…8 slots for a frame end just sensed (``SimParameters/quietBackOff``).
+    var quietWaits = 0
     /// First copies lost, by cause (counts; per message in the result).
     var losses = UsefulLosses()
     /// Why each box's relay of a packet went (our router), and the figures by reason (counts).
@@ -875,15 +880,36 @@ struct Engine {
         schedule(at, .timer(n))
     }
 
+    /// The power at or above which our boxes' carrier sense (the baseline's CAD) hears a frame, dBm.
+    var senseThresholdDbm: Double {
+        p.router == .ours ? p.carrierSenseThresholdDbm ?? channel.cadThresholdDbm : channel.cadThresholdDbm
+    }
+
+    /// Whether our box `n` sensed a frame end less than a slot ago: its next frame waits
+    /// 1…8 slots (``SimParameters/quietBackOff``).
+    func justQuiet(_ n: Int) -> Bool {
+        p.router == .ours && p.carrierSense && p.quietBackOff && nodes[n].quietSince.map { now - $0 < slotUs } == true
+    }
+
     mutating func channelBusy(_ n: Int) -> Bool {
         guard p.carrierSense || p.router == .meshtastic else { return false }
         if p.meshtasticatorScenario, macRng.int(in: 0...9) == 0 { return true }
-        let threshold = p.router == .ours ? p.carrierSenseThresholdDbm ?? channel.cadThresholdDbm : channel.cadThresholdDbm
+        let threshold = senseThresholdDbm
         for tx in onAir {
             let t = transmissions[tx]
             if t.sender != n, topology.rssi[t.sender][n] - t.reductionDb >= threshold, t.start + cadUs <= now { return true }
         }
         return false
+    }
+
+    /// The mesh header of a data frame (the router's, or the node's sealed bytes); `nil` for
+    /// the simulator's control frames, which are the box's own.
+    func header(of frame: Frame) -> MeshHeader? {
+        switch frame {
+        case .data(let header, _), .repair(let header, _), .topology(let header): return header
+        case .sealed(let bytes, _): return try? MeshFrameCodec.parse(bytes).header
+        default: return nil
+        }
     }
 
     mutating func tryTransmit(_ n: Int) {
@@ -902,6 +928,13 @@ struct Engine {
                 wait = nodes[n].router.with { $0.channelBusyDelay(for: header, now: nowD) }.map(Engine.micros)
             }
             schedule(now + max(1, wait ?? slotUs * Int64(macRng.int(in: 1...(1 << 3)))), .mac(n))
+            return
+        }
+        if justQuiet(n), p.quietBackOffRelays || QuietBackOff.applies(to: header(of: nodes[n].queue[0]), me: nodes[n].id) {
+            // Ready as a frame ended: 1…8 slots first, as the daemon (`radioQuietWaits`).
+            nodes[n].macScheduled = true
+            quietWaits += 1
+            schedule(now + slotUs * Int64(macRng.int(in: 1...(1 << 3))), .mac(n))
             return
         }
         let frame = nodes[n].queue.removeFirst()
@@ -1048,6 +1081,12 @@ struct Engine {
         let tx = transmissions[index]
         nodes[tx.sender].transmitting = nil
         onAir.removeAll { $0 == index }
+        if p.router == .ours, p.carrierSense, p.quietBackOff {
+            let threshold = senseThresholdDbm
+            for m in nodes.indices where m != tx.sender && topology.rssi[tx.sender][m] - tx.reductionDb >= threshold {
+                nodes[m].quietSince = now
+            }
+        }
         let nowD = Engine.duration(now)
         if case .repair(let h, let relay) = tx.frame {
             repairs.relayed += relay ? 1 : 0
@@ -1228,6 +1267,7 @@ struct Engine {
             reachabilityBound: Double(plan.reached) / Double(m * (n - 1)),
             usefulnessBound: plan.receptions == 0 ? 1 : Double(plan.reached) / Double(plan.receptions))
         if !p.collisionFree { result.collisionsMeasured = collisionsMeasured }
+        if p.router == .ours, p.carrierSense, p.quietBackOff { result.quietWaits = quietWaits }
         if nodes.first?.machine == nil, !p.collisionFree { result.usefulLosses = losses.perMessage(m) }
         if p.router == .ours, nodes.first?.machine == nil {
             var byReason: [String: RelayFigures] = [:]

@@ -97,6 +97,15 @@ public struct SimParameters: Sendable {
     /// (energy detection, dBm, as a radio that can only read the channel's RSSI would) instead
     /// of every frame above the CAD threshold. `nil`: CAD.
     public var carrierSenseThresholdDbm: Double?
+    /// With `carrierSense`, our boxes: a frame that comes ready less than a slot after a frame
+    /// the box sensed ended waits 1…8 slots first, as the daemon's listen before talk does
+    /// (`MeshService`, `radioQuietWaits`, ``QuietBackOff``: not a relay of another box's data,
+    /// which keeps its slot). `false` (`--no-quiet-back-off`): such frames start at once, as the
+    /// daemon's did before issue 19's eighth session.
+    public var quietBackOff = true
+    /// With ``quietBackOff``: relays wait too (`--quiet-back-off-relays`; the daemon's rule of
+    /// issue 19's eighth session).
+    public var quietBackOffRelays = false
     /// Repair under contention (our router only): from the first message on, every box runs a
     /// Trickle timer (RFC 6206) and broadcasts its `SyncDigest`s when it fires; a box that
     /// hears a digest lacking packets it has held for `repairSettle` sends them again after a

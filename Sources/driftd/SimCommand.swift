@@ -243,6 +243,12 @@ extension SimCommand {
         @Flag(inversion: .prefixedNo, help: "Our boxes listen before they talk (the daemon on radios that report a carrier). --no-carrier-sense: they transmit when their turn comes, as E22 boxes do (the module reports no carrier).")
         var carrierSense = true
 
+        @Flag(inversion: .prefixedNo, help: "With carrier sense, our boxes hold a frame that comes ready less than a slot after a frame they sensed ended for 1…8 slots, as the daemon does (radioQuietWaits), unless it relays another box's data. --no-quiet-back-off: it starts at once (the daemon before issue 19's eighth session).")
+        var quietBackOff = true
+
+        @Flag(help: "With the quiet back-off: relays of other boxes' data wait too (the daemon's rule of issue 19's eighth session).")
+        var quietBackOffRelays = false
+
         @Option(help: "Our boxes sense only frames at or above this power, dBm (energy detection, e.g. by reading the channel's RSSI) instead of channel-activity detection.")
         var carrierSenseDbm: Double?
 
@@ -439,6 +445,7 @@ extension SimCommand {
             guard !pairedLatency || (router == "both" && !nodeMachine) else {
                 throw ValidationError("--paired-latency needs --router both, without --node-machine")
             }
+            guard !quietBackOffRelays || quietBackOff else { throw ValidationError("--quiet-back-off-relays and --no-quiet-back-off contradict each other") }
             guard carrierSenseDbm == nil || carrierSense else { throw ValidationError("--carrier-sense-dbm and --no-carrier-sense contradict each other") }
             guard (-200...0).contains(carrierSenseDbm ?? -100) else { throw ValidationError("--carrier-sense-dbm must be −200…0") }
             guard (-10...40).contains(txPowerDbm ?? 30) else { throw ValidationError("--tx-power-dbm must be −10…40") }
@@ -488,6 +495,8 @@ extension SimCommand {
                     if kind == .ours, let preamble { parameters.channel.modulation.preambleSymbols = preamble }
                     parameters.carrierSense = carrierSense
                     parameters.carrierSenseThresholdDbm = carrierSenseDbm
+                    parameters.quietBackOff = quietBackOff
+                    parameters.quietBackOffRelays = quietBackOffRelays
                     if let txPowerDbm { parameters.channel.txPowerDbm = txPowerDbm }
                     if let frequencyMhz { parameters.channel.frequencyHz = frequencyMhz * 1e6 }
                     if kind == .ours, let rate = airRateKbps.flatMap(E22AirRate.init(kilobitsPerSecond:)) {
@@ -742,6 +751,7 @@ extension SimCommand {
             }
             m.digestAirtimeMs = optionalMean(\.digestAirtimeMs)
             m.collisionsMeasured = optionalMean { $0.collisionsMeasured.map(Double.init) }.map { Int($0.rounded()) }
+            m.quietWaits = optionalMean { $0.quietWaits.map(Double.init) }.map { Int($0.rounded()) }
             m.txDutyMean = optionalMean(\.txDutyMean)
             m.txDutyMax = optionalMean(\.txDutyMax)
             m.neighboursKnownMean = optionalMean(\.neighboursKnownMean)

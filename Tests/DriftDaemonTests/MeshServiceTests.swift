@@ -29,7 +29,11 @@ private final class RecordingRadio: MeshRadio {
         (closed, closedFeed) = AsyncStream.makeStream()
     }
 
+    /// The same frames, for a test that drives the clock until one comes.
+    let sent = Mutex<[[UInt8]]>([])
+
     func transmit(_ frame: [UInt8], airtime: Duration) async throws {
+        sent.withLock { $0.append(frame) }
         transmittedFeed.yield(frame)
     }
 
@@ -110,6 +114,36 @@ struct MeshServiceTests {
         #expect(try MeshFrameCodec.parse(first).header.kind == .directed)
         #expect(await service.status().radioBusyWaits == 1)
 
+        running.cancel()
+        try await running.value
+    }
+
+    @Test("a relay of another box's broadcast ready as the channel turns quiet keeps its slot; the box's own frames draw 1…8 slots",
+          .timeLimit(.minutes(1)))
+    func relayKeepsItsSlotAsTheChannelTurnsQuiet() async throws {
+        let directory = try TemporaryDirectory(prefix: "mesh-service-quiet-relay")
+        defer { directory.remove() }
+        let now = Duration.seconds(1_000)  // the radio's clock, standing still: every frame is ready just as a frame ended
+        let (clock, node, radio, service) = try Self.service(in: directory, monotonicNow: { now })
+        radio.quiet.withLock { $0 = now - .milliseconds(1) }
+        let other = BoxKeyPair()
+        await node.receive(MeshNodeTests.reception(try MeshNodeTests.frame(text: "pass me on", packetID: 5, origin: other, hopStart: 3)))
+        let running = Task { try await service.run() }
+        func isTheRelay(_ frame: [UInt8]) -> Bool {
+            guard let header = try? MeshFrameCodec.parse(frame).header else { return false }
+            return header.kind == .broadcast && header.origin == other.nodeID
+        }
+        // Time passes until the relay has gone: the node's hello and start digest first, each
+        // backing off (8 rounds, the radio's clock standing still), the relay at the end of its delay.
+        for _ in 0..<2_000 where !radio.sent.withLock({ $0.contains(where: isTheRelay) }) {
+            await clock.waitForSleepers(1)
+            clock.advance(by: .milliseconds(250))
+        }
+        let sent = radio.sent.withLock { $0 }
+        let relay = try #require(sent.firstIndex(where: isTheRelay), "the relay went")
+        #expect(try MeshFrameCodec.parse(sent[relay]).header.hopsTaken == 1)
+        let ownBefore = sent[..<relay].count
+        #expect(await service.status().radioQuietWaits == 8 * ownBefore, "\(ownBefore) own frames before the relay, 8 rounds each; none for the relay")
         running.cancel()
         try await running.value
     }

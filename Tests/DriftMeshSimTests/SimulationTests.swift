@@ -254,11 +254,38 @@ private func ratio(_ rs: [SimResult]) -> Double { mean(rs, \.totalAirtimeMs) / m
             p.carrierSenseThresholdDbm = threshold
             return p
         })
-        #expect(thresholds[0] == deaf[0] && thresholds[1] == sensing[0])
+        var sensingNothing = thresholds[0]
+        #expect(sensingNothing.quietWaits == 0, "no frame end sensed, so no quiet back-off either")
+        sensingNothing.quietWaits = nil
+        #expect(sensingNothing == deaf[0] && thresholds[1] == sensing[0])
         let baseline = await runs(.meshtastic, carrierSense: true)
         let baselineFlagOff = await runs(.meshtastic, carrierSense: false)
         #expect(baseline.map(\.collisions) == baselineFlagOff.map(\.collisions))
         #expect(baseline.map(\.reachability) == baselineFlagOff.map(\.reachability))
+    }
+
+    /// The quiet back-off, as the daemon's listen before talk: our boxes hold a frame of their
+    /// own that comes ready less than a slot after a frame they sensed ended for 1…8 slots
+    /// (`quietWaits`); relays keep their slot unless `quietBackOffRelays`, so fewer frames wait
+    /// than with it. Off, no frame waits and the run is the rule before's. The baseline's MAC is
+    /// the firmware's: untouched by the flag.
+    @Test func quietBackOffHoldsOwnFramesAsTheChannelTurnsQuiet() async {
+        func run(_ router: SimRouterKind, _ configure: (inout SimParameters) -> Void = { _ in }) async -> SimResult {
+            var p = SimParameters(nodes: 20, seed: 1, router: router)
+            p.reconcile = false
+            configure(&p)
+            return await simulate(p)
+        }
+        #expect(SimParameters(nodes: 20, seed: 1, router: .ours).quietBackOff, "on by default")
+        let own = await run(.ours), relaysToo = await run(.ours) { $0.quietBackOffRelays = true }
+        let off = await run(.ours) { $0.quietBackOff = false }
+        let waits = own.quietWaits ?? 0, allWaits = relaysToo.quietWaits ?? 0
+        #expect(waits > 0 && allWaits > waits, "own frames \(waits), relays too \(allWaits)")
+        #expect(off.quietWaits == nil && off != own)
+        let deaf = await run(.ours) { $0.carrierSense = false }
+        #expect(deaf.quietWaits == nil, "no carrier sense, no back-off")
+        let baseline = await run(.meshtastic), baselineOff = await run(.meshtastic) { $0.quietBackOff = false }
+        #expect(baseline.quietWaits == nil && baseline == baselineOff)
     }
 
     /// Relay retries on a busy channel (off by default) buy reach with frames: seeds 1…6 at 30

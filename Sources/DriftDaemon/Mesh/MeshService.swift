@@ -99,7 +99,8 @@ public final class MeshService: Service, Sendable {
             let deadline = await node.tick()
             let (frame, wakeAt) = await node.nextTransmission()
             if let frame {
-                await listenBeforeTalk()
+                let header = try? MeshFrameCodec.parse(frame.bytes).header
+                await listenBeforeTalk(quietBackOff: QuietBackOff.applies(to: header, me: node.me))
                 do {
                     activity()
                     try await radio.transmit(frame.bytes, airtime: frame.airtime)
@@ -124,12 +125,13 @@ public final class MeshService: Service, Sendable {
     /// sense are never busy.
     ///
     /// A frame that comes ready less than a slot after the channel turned quiet
-    /// (``MeshRadio/channelQuietSince``) draws the same 1…8 slots first: the frame just heard is
-    /// what made it ready (an acknowledgement, a catch-up copy let through, a late piece passed
-    /// on), and its sender's next frame goes at once. Without it the two started together — each
-    /// deaf to the other, and their neighbours hearing neither: on the real daemons' lossy line at
-    /// SF7, 2 of every 100 frames, and one bottle whose piece sent again was lost so waited 10 s.
-    private func listenBeforeTalk() async {
+    /// (``MeshRadio/channelQuietSince``) draws the same 1…8 slots first (`quietBackOff`,
+    /// ``QuietBackOff``): the frame just heard is what made it ready (an acknowledgement, a
+    /// digest's answer), and its sender's next frame goes at once. Without it the two started
+    /// together — each deaf to the other, and their neighbours hearing neither: on the real
+    /// daemons' lossy line at SF7, 2 of every 100 frames. A relay of another box's packet keeps
+    /// its slot (its delay orders it among the relays).
+    private func listenBeforeTalk(quietBackOff: Bool) async {
         for _ in 0..<8 {
             let now = monotonicNow()
             let backoff = node.contentionSlot * Int.random(in: 1...8)
@@ -137,7 +139,7 @@ public final class MeshService: Service, Sendable {
             if let busyUntil = radio.channelBusyUntil, busyUntil > now {
                 busyWaits.withLock { $0 += 1 }
                 wait = busyUntil - now + backoff
-            } else if let quiet = radio.channelQuietSince, now - quiet < node.contentionSlot {
+            } else if quietBackOff, let quiet = radio.channelQuietSince, now - quiet < node.contentionSlot {
                 quietWaits.withLock { $0 += 1 }
                 wait = backoff
             } else {
