@@ -199,6 +199,7 @@ struct NodeMachineSimulationTests {
             p.nodeFullDigestWhenLackingAfter = nil
             p.outages = SimOutage.drawn(count: 3, of: 50, seed: 7324, from: .zero, until: .seconds(720))
             p.catchUp.startAsBeforePowerCutRules()
+            p.quietBackOff = false  // as found: before the simulator modelled the daemon's quiet back-off
             p.repairAnswersRenewed = renewed
             return await simulate(p)
         }
@@ -279,6 +280,7 @@ struct NodeMachineSimulationTests {
                 p.catchUp.outboxLooksWithHousekeeping = false  // and an idle outbox woke it apart
                 p.ourConfiguration.learningRelaysRanked = false  // a box learning relayed as flooding,
                 p.ourConfiguration.fallbackKeptOnRepeatedCopies = false  // cancelled by any copy
+                p.quietBackOff = false  // as found: before the simulator modelled the daemon's quiet back-off
             }
             return await simulate(p)
         }
@@ -497,6 +499,7 @@ struct NodeMachineSimulationTests {
             p.warmUpAtDaemonPace = true
             p.startSpread = .seconds(1_200)
             p.warmUp = .seconds(14_400)
+            p.quietBackOff = false  // as found: before the simulator modelled the daemon's quiet back-off
             return p
         }
         #expect(MeshRouterConfiguration().topologyFloodWhileLacking)
@@ -640,6 +643,7 @@ struct NodeMachineSimulationTests {
             p.nodeDigestsWhileAlone = true  // as found: a box alone still digested,
             p.catchUp.outboxLooksWithHousekeeping = false  // and an idle outbox woke it apart
             p.nodeRepairSuppressionCoversNeighbours = rule
+            p.quietBackOff = false  // as found: before the simulator modelled the daemon's quiet back-off
             return p
         }
         #expect(SimParameters(nodes: 30, seed: 1, router: .ours).nodeRepairSuppressionCoversNeighbours)
@@ -666,6 +670,7 @@ struct NodeMachineSimulationTests {
             p.catchUp.compactLacksAskAgain = false
             p.catchUp.startAsBeforePowerCutRules()
             p.nodeRepairAnswersRenewedWhenHeard = rule
+            p.quietBackOff = false  // as found: before the simulator modelled the daemon's quiet back-off
             return p
         }
         let results = await simulate([run(true), run(false)])

@@ -169,6 +169,7 @@ private func ratio(_ rs: [SimResult]) -> Double { mean(rs, \.totalAirtimeMs) / m
             await simulate((1...6).map { seed in
                 var p = SimParameters(nodes: 30, seed: UInt64(seed), router: .ours)
                 p.ourConfiguration.snrJitterFloorShare = nil
+                p.quietBackOff = false  // as measured: before the simulator modelled the daemon's quiet back-off
                 p.repairHoldOff = holdOff
                 return p
             })
@@ -297,6 +298,7 @@ private func ratio(_ rs: [SimResult]) -> Double { mean(rs, \.totalAirtimeMs) / m
                 var p = SimParameters(nodes: 30, seed: UInt64(seed), router: .ours)
                 p.periodPerNode = .seconds(period)
                 p.ourConfiguration.retryRelaysWhenBusy = retries
+                p.quietBackOff = false  // as measured: before the simulator modelled the daemon's quiet back-off
                 return p
             })
         }
@@ -371,6 +373,7 @@ private func ratio(_ rs: [SimResult]) -> Double { mean(rs, \.totalAirtimeMs) / m
             await simulate((1...4).map { seed in
                 var p = SimParameters(nodes: 30, seed: UInt64(seed), router: .ours)
                 p.ourConfiguration.topologyPlan = true
+                p.quietBackOff = false  // as measured: before the simulator modelled the daemon's quiet back-off
                 p.topologyQuietBeforeMessages = quiet
                 return p
             })
