@@ -8,7 +8,7 @@
 /// another box's data packet keeps its slot: its delay, counted from the end of the copy it
 /// heard, already orders it among the other relays (rank, SNR, jitter), and drawing 1…8 slots
 /// again shuffles that order — in the simulator, with every frame waiting, the daemon's node
-/// spent 12–15 % more data airtime at 20–50 boxes under load and reached 5.6 points fewer boxes
+/// spent 9–16 % more data airtime at 20–50 boxes under load and reached 5.6 points fewer boxes
 /// at 50 (issue 19's ninth session, `docs/mesh-simulation.md`).
 public enum QuietBackOff {
     /// Whether the frame with `header`, about to go from box `me`, waits 1…8 slots when it comes
