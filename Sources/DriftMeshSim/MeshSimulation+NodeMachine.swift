@@ -164,7 +164,7 @@ extension Engine {
             olderBuildDrops += 1
             return
         }
-        if let header, Engine.isData(header.kind) {
+        if let header, header.kind.carriesData {
             dataReceptions += 1
             receptionsByKey[header.key, default: 0] += 1
             if repair, !nodes[r].seen.contains(header.key) { gotByRepair = header.key }
@@ -218,7 +218,7 @@ extension Engine {
         let airUs = Int64(LoRaAirtime.seconds(payloadBytes: bytes.count, modulation: channel.modulation) * 1_000_000)
         guard let header = try? MeshFrameCodec.parse(bytes).header else { return (airUs, false) }
         var notFlood = false
-        if Engine.isData(header.kind) {
+        if header.kind.carriesData {
             dataTx += 1
             dataAirUsTotal += airUs
             framesByKey[header.key, default: 0] += 1
@@ -260,10 +260,6 @@ extension Engine {
             }
         }
         return (airUs, notFlood)
-    }
-
-    static func isData(_ kind: FrameKind) -> Bool {
-        kind == .broadcast || kind == .directed || kind == .ack
     }
 
     /// Box `n` is switched off: it hears and sends nothing; what its radio queued is lost.

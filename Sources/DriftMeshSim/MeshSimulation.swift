@@ -885,10 +885,14 @@ struct Engine {
         p.router == .ours ? p.carrierSenseThresholdDbm ?? channel.cadThresholdDbm : channel.cadThresholdDbm
     }
 
+    /// Our boxes hold a frame ready as the channel turns quiet (``SimParameters/quietBackOff``,
+    /// with carrier sense; the baseline's MAC is the firmware's).
+    var modelsQuietBackOff: Bool { p.router == .ours && p.carrierSense && p.quietBackOff }
+
     /// Whether our box `n` sensed a frame end less than a slot ago: its next frame waits
     /// 1…8 slots (``SimParameters/quietBackOff``).
     func justQuiet(_ n: Int) -> Bool {
-        p.router == .ours && p.carrierSense && p.quietBackOff && nodes[n].quietSince.map { now - $0 < slotUs } == true
+        modelsQuietBackOff && nodes[n].quietSince.map { now - $0 < slotUs } == true
     }
 
     mutating func channelBusy(_ n: Int) -> Bool {
@@ -1081,7 +1085,7 @@ struct Engine {
         let tx = transmissions[index]
         nodes[tx.sender].transmitting = nil
         onAir.removeAll { $0 == index }
-        if p.router == .ours, p.carrierSense, p.quietBackOff {
+        if modelsQuietBackOff {
             let threshold = senseThresholdDbm
             for m in nodes.indices where m != tx.sender && topology.rssi[tx.sender][m] - tx.reductionDb >= threshold {
                 nodes[m].quietSince = now
@@ -1267,7 +1271,7 @@ struct Engine {
             reachabilityBound: Double(plan.reached) / Double(m * (n - 1)),
             usefulnessBound: plan.receptions == 0 ? 1 : Double(plan.reached) / Double(plan.receptions))
         if !p.collisionFree { result.collisionsMeasured = collisionsMeasured }
-        if p.router == .ours, p.carrierSense, p.quietBackOff { result.quietWaits = quietWaits }
+        if modelsQuietBackOff { result.quietWaits = quietWaits }
         if nodes.first?.machine == nil, !p.collisionFree { result.usefulLosses = losses.perMessage(m) }
         if p.router == .ours, nodes.first?.machine == nil {
             var byReason: [String: RelayFigures] = [:]

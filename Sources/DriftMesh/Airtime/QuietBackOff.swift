@@ -24,6 +24,6 @@ extension MeshHeader {
     /// A copy of another box's broadcast, directed message or acknowledgement that box `me`
     /// passes on (a relay, a retry passed on, a catch-up copy).
     public func isRelayedData(by me: NodeID) -> Bool {
-        origin != me && (kind == .broadcast || kind == .directed || kind == .ack)
+        origin != me && kind.carriesData
     }
 }

@@ -19,3 +19,11 @@ public enum FrameKind: UInt8, Sendable, Hashable, CaseIterable {
     /// (``MeshRouterConfiguration/topologyPlan``).
     case topology = 6
 }
+
+extension FrameKind {
+    /// A packet of the mesh's data — a broadcast, a directed message or its acknowledgement —
+    /// as opposed to the boxes' own housekeeping (hellos, digests, requests, topology adverts).
+    public var carriesData: Bool {
+        self == .broadcast || self == .directed || self == .ack
+    }
+}
