@@ -898,12 +898,29 @@ struct Engine {
     mutating func channelBusy(_ n: Int) -> Bool {
         guard p.carrierSense || p.router == .meshtastic else { return false }
         if p.meshtasticatorScenario, macRng.int(in: 0...9) == 0 { return true }
+        return sensedBusyUntil(n) != nil
+    }
+
+    /// When the last frame box `n` senses on the air now ends (µs), or `nil` when it senses none.
+    func sensedBusyUntil(_ n: Int) -> Int64? {
         let threshold = senseThresholdDbm
+        var until: Int64?
         for tx in onAir {
             let t = transmissions[tx]
-            if t.sender != n, topology.rssi[t.sender][n] - t.reductionDb >= threshold, t.start + cadUs <= now { return true }
+            if t.sender != n, topology.rssi[t.sender][n] - t.reductionDb >= threshold, t.start + cadUs <= now {
+                until = max(until ?? t.end, t.end)
+            }
         }
-        return false
+        return until
+    }
+
+    /// Our box `n` found the channel busy: when it looks again (µs). As the daemon's listen before
+    /// talk (`MeshService`): 1…8 slots from now, however long the frames it senses last;
+    /// ``SimParameters/listenBeforeTalkWaitsForEnd``: when they end, then 1…8 slots more.
+    mutating func ourBusyWait(_ n: Int) -> Int64 {
+        let backOff = slotUs * Int64(macRng.int(in: 1...(1 << 3)))
+        guard p.listenBeforeTalkWaitsForEnd, let until = sensedBusyUntil(n) else { return now + backOff }
+        return until + backOff
     }
 
     /// The mesh header of a data frame (the router's, or the node's sealed bytes); `nil` for
@@ -931,7 +948,7 @@ struct Engine {
                 let nowD = Engine.duration(now)
                 wait = nodes[n].router.with { $0.channelBusyDelay(for: header, now: nowD) }.map(Engine.micros)
             }
-            schedule(now + max(1, wait ?? slotUs * Int64(macRng.int(in: 1...(1 << 3)))), .mac(n))
+            schedule(wait.map { now + max(1, $0) } ?? ourBusyWait(n), .mac(n))
             return
         }
         if justQuiet(n), p.quietBackOffRelays || QuietBackOff.applies(to: header(of: nodes[n].queue[0]), me: nodes[n].id) {

@@ -106,6 +106,13 @@ public struct SimParameters: Sendable {
     /// With ``quietBackOff``: relays wait too (`--quiet-back-off-relays`; the daemon's rule of
     /// issue 19's eighth session).
     public var quietBackOffRelays = false
+    /// With `carrierSense`, our boxes on a busy channel look again 1…8 slots later, however long
+    /// the frame they sense lasts, as the daemon's listen before talk does (`MeshService`) since
+    /// issue 19's session of 2026-12-06; `true` (`--listen-before-talk-waits-for-end`): they wait
+    /// until the frames they sense end and then 1…8 slots, the daemon's rule before (the daemon's
+    /// node: 8–14 % more data airtime at 20–50 boxes under load, no more reach; our router:
+    /// 0.4–0.5 s more median latency at 30 boxes; `docs/mesh-simulation.md`).
+    public var listenBeforeTalkWaitsForEnd = false
     /// Repair under contention (our router only): from the first message on, every box runs a
     /// Trickle timer (RFC 6206) and broadcasts its `SyncDigest`s when it fires; a box that
     /// hears a digest lacking packets it has held for `repairSettle` sends them again after a

@@ -249,6 +249,9 @@ extension SimCommand {
         @Flag(help: "With the quiet back-off: relays of other boxes' data wait too (the daemon's rule of issue 19's eighth session).")
         var quietBackOffRelays = false
 
+        @Flag(help: "With carrier sense, our boxes on a busy channel wait until the frames they sense end and then 1…8 slots (the daemon's listen before talk until 2026-12-06), instead of looking again 1…8 slots later however long those frames last.")
+        var listenBeforeTalkWaitsForEnd = false
+
         @Option(help: "Our boxes sense only frames at or above this power, dBm (energy detection, e.g. by reading the channel's RSSI) instead of channel-activity detection.")
         var carrierSenseDbm: Double?
 
@@ -497,6 +500,7 @@ extension SimCommand {
                     parameters.carrierSenseThresholdDbm = carrierSenseDbm
                     parameters.quietBackOff = quietBackOff
                     parameters.quietBackOffRelays = quietBackOffRelays
+                    parameters.listenBeforeTalkWaitsForEnd = listenBeforeTalkWaitsForEnd
                     if let txPowerDbm { parameters.channel.txPowerDbm = txPowerDbm }
                     if let frequencyMhz { parameters.channel.frequencyHz = frequencyMhz * 1e6 }
                     if kind == .ours, let rate = airRateKbps.flatMap(E22AirRate.init(kilobitsPerSecond:)) {

@@ -118,6 +118,76 @@ struct MeshServiceTests {
         try await running.value
     }
 
+    @Test("listen before talk looks again every 1…8 slots while another box's frame is on the air, and the frame goes at the first look after it ended",
+          .timeLimit(.minutes(1)))
+    func looksAgainWhileTheChannelIsBusy() async throws {
+        let directory = try TemporaryDirectory(prefix: "mesh-service-lbt-looks")
+        defer { directory.remove() }
+        let now = Mutex(Duration.seconds(1_000))  // the radio's clock, moved with the node's below
+        let (clock, node, radio, service) = try Self.service(in: directory, monotonicNow: { now.withLock { $0 } })
+        let slot = node.contentionSlot
+        let end = Duration.seconds(1_002)  // the frame on the air lasts 2 s more (26 slots at LongFast)
+        radio.busy.withLock { $0 = end }
+        _ = try await node.send(.text("after you"), to: BoxKeyPair().nodeID, priority: .interactive)
+        let running = Task { try await service.run() }
+        var transmitted = radio.transmitted.makeAsyncIterator()
+
+        var looks = 0
+        while now.withLock({ $0 }) < end {
+            await clock.waitForSleepers(1)
+            let begun = clock.sleepsBegun
+            let wait = clock.now.duration(to: try #require(clock.nextDeadline))
+            #expect(wait >= slot && wait <= slot * 8, "look \(looks): \(wait), not 1…8 slots of \(slot)")
+            looks += 1
+            now.withLock { $0 += wait }
+            clock.advance(by: wait)
+            if now.withLock({ $0 }) < end { await clock.waitForSleepsBegun(begun + 1) }  // busy still: another look
+        }
+        // The look after the frame ended found the channel free: the frame went, at most 8 slots after.
+        let first = try #require(await transmitted.next())
+        #expect(try MeshFrameCodec.parse(first).header.kind == .directed)
+        #expect(now.withLock { $0 } - end < slot * 8)
+        #expect(looks >= 4, "2 s are at least 4 looks of at most 8 slots")
+        #expect(await service.status().radioBusyWaits == 1, "one frame waited for, however many looks")
+        running.cancel()
+        try await running.value
+    }
+
+    @Test("listen before talk waits for at most 8 frames, then sends; a frame the radio says never ends holds it for 256 looks at most",
+          .timeLimit(.minutes(1)))
+    func listenBeforeTalkGivesUp() async throws {
+        for endless in [false, true] {
+            let directory = try TemporaryDirectory(prefix: "mesh-service-lbt-cap")
+            defer { directory.remove() }
+            let now = Duration.seconds(1_000)  // the radio's clock, standing still
+            let (clock, node, radio, service) = try Self.service(in: directory, monotonicNow: { now })
+            radio.busy.withLock { $0 = now + .seconds(1) }
+            _ = try await node.send(.text("at last"), to: BoxKeyPair().nodeID, priority: .interactive)
+            let running = Task { try await service.run() }
+            var looks = 0, busyWaits = 0  // read while the scheduler sleeps: the frames after ours wait too
+            for _ in 0..<1_000 {
+                await clock.waitForSleepers(1)
+                if !radio.sent.withLock({ $0.isEmpty }) { break }
+                looks += 1
+                busyWaits = await service.status().radioBusyWaits
+                // Another frame on the air at every look, or the same one that never ends.
+                if !endless { radio.busy.withLock { $0 = now + .seconds(1) + .nanoseconds(looks) } }
+                clock.advanceToNextDeadline()
+            }
+            let first = try #require(radio.sent.withLock { $0.first })
+            #expect(try MeshFrameCodec.parse(first).header.kind == .directed)
+            if endless {
+                #expect(busyWaits == 1)
+                #expect(looks == MeshService.looksAtMost, "endless: \(looks) looks")
+            } else {
+                #expect(busyWaits == MeshService.roundsAtMost)
+                #expect(looks == MeshService.roundsAtMost, "\(looks) looks")
+            }
+            running.cancel()
+            try await running.value
+        }
+    }
+
     @Test("a relay of another box's broadcast ready as the channel turns quiet keeps its slot; the box's own frames draw 1…8 slots",
           .timeLimit(.minutes(1)))
     func relayKeepsItsSlotAsTheChannelTurnsQuiet() async throws {
