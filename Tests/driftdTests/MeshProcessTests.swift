@@ -161,9 +161,9 @@ struct MeshProcessTests {
         // After their first two hellos the boxes may leave their keys out (a run this short sees
         // one or two such hellos): none is dropped for a key its receiver does not know, not
         // even by B, back with its data directory (it keeps the keys it learnt).
-        for box in [a, b, c] {
+        for (name, box) in [("A", a), ("B", b), ("C", c)] {
             let counters = try await Self.mesh(box, ["status"])["counters"] as? [String: Any] ?? [:]
-            #expect(counters["helloKeyUnknown"] as? Int == 0, "a keyless hello from a box whose key was not known: \(counters)")
+            #expect(counters["helloKeyUnknown"] as? Int == 0, "\(name): a keyless hello from a box whose key was not known: \(counters)")
         }
 
         for process in processes {
