@@ -919,7 +919,8 @@ struct Engine {
     /// ``SimParameters/listenBeforeTalkWaitsForEnd``: when they end, then 1…8 slots more.
     mutating func ourBusyWait(_ n: Int) -> Int64 {
         let backOff = slotUs * Int64(macRng.int(in: 1...(1 << 3)))
-        guard p.listenBeforeTalkWaitsForEnd, let until = sensedBusyUntil(n) else { return now + backOff }
+        let relay = p.relaysWaitForEnd && !QuietBackOff.applies(to: header(of: nodes[n].queue[0]), me: nodes[n].id)
+        guard p.listenBeforeTalkWaitsForEnd || relay, let until = sensedBusyUntil(n) else { return now + backOff }
         return until + backOff
     }
 

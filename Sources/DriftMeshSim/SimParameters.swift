@@ -113,6 +113,10 @@ public struct SimParameters: Sendable {
     /// node: 8–14 % more data airtime at 20–50 boxes under load, no more reach; our router:
     /// 0.4–0.5 s more median latency at 30 boxes; `docs/mesh-simulation.md`).
     public var listenBeforeTalkWaitsForEnd = false
+    /// With `carrierSense`: only relays of other boxes' data wait for the end on a busy channel
+    /// (`--relays-wait-for-end`; measured and not kept: the daemon's node lost 1.3–4.4 points of
+    /// reach at 20–50 boxes under load, `docs/mesh-simulation.md`).
+    public var relaysWaitForEnd = false
     /// Repair under contention (our router only): from the first message on, every box runs a
     /// Trickle timer (RFC 6206) and broadcasts its `SyncDigest`s when it fires; a box that
     /// hears a digest lacking packets it has held for `repairSettle` sends them again after a

@@ -252,6 +252,9 @@ extension SimCommand {
         @Flag(help: "With carrier sense, our boxes on a busy channel wait until the frames they sense end and then 1…8 slots (the daemon's listen before talk until 2026-12-06), instead of looking again 1…8 slots later however long those frames last.")
         var listenBeforeTalkWaitsForEnd = false
 
+        @Flag(help: "With carrier sense: only relays of other boxes' data wait for the frame's end and then 1…8 slots on a busy channel (measured, not kept).")
+        var relaysWaitForEnd = false
+
         @Option(help: "Our boxes sense only frames at or above this power, dBm (energy detection, e.g. by reading the channel's RSSI) instead of channel-activity detection.")
         var carrierSenseDbm: Double?
 
@@ -501,6 +504,7 @@ extension SimCommand {
                     parameters.quietBackOff = quietBackOff
                     parameters.quietBackOffRelays = quietBackOffRelays
                     parameters.listenBeforeTalkWaitsForEnd = listenBeforeTalkWaitsForEnd
+                    parameters.relaysWaitForEnd = relaysWaitForEnd
                     if let txPowerDbm { parameters.channel.txPowerDbm = txPowerDbm }
                     if let frequencyMhz { parameters.channel.frequencyHz = frequencyMhz * 1e6 }
                     if kind == .ours, let rate = airRateKbps.flatMap(E22AirRate.init(kilobitsPerSecond:)) {
