@@ -179,9 +179,7 @@ struct MeshNodeHelloTests {
     /// A box whose first hello waits out the router's spread (30 s), a neighbour heard before
     /// that hello and one after it, a third after the follow-up: the box's hellos up to 400 s
     /// (when, keyed, whom they list) and its full digests.
-    /// `afterListsBox` false: the neighbour heard after the first hello leaves the box out (it
-    /// missed that hello).
-    static func startHellos(followUp: Bool, afterListsBox: Bool = true) throws -> (hellos: [(at: Duration, keyed: Bool, listed: Set<NodeID>)], digests: [Duration], box: MachineBox, wake: Duration) {
+    static func startHellos(followUp: Bool) throws -> (hellos: [(at: Duration, keyed: Bool, listed: Set<NodeID>)], digests: [Duration], box: MachineBox, wake: Duration) {
         var router = MeshRouterConfiguration.standard
         router.firstHelloSpread = .seconds(30)
         router.helloFollowsUpStart = followUp
@@ -191,7 +189,7 @@ struct MeshNodeHelloTests {
         let (before, after, late) = (BoxKeyPair(), BoxKeyPair(), BoxKeyPair())
         box.hear(try hello(from: before, keyed: true, listing: [], packetID: 1, at: .seconds(1)), at: .seconds(1))
         var sent = MeshNodeRepairTests.run(&box, from: .seconds(1), until: wake + .milliseconds(500))
-        box.hear(try hello(from: after, keyed: true, listing: afterListsBox ? [box.me] : [], packetID: 1, at: wake + .milliseconds(500)), at: wake + .milliseconds(500))
+        box.hear(try hello(from: after, keyed: true, listing: [box.me], packetID: 1, at: wake + .milliseconds(500)), at: wake + .milliseconds(500))
         sent += MeshNodeRepairTests.run(&box, from: wake + .milliseconds(500), until: .seconds(70))
         box.hear(try hello(from: late, keyed: true, listing: [box.me], packetID: 1, at: .seconds(70)), at: .seconds(70))
         sent += MeshNodeRepairTests.run(&box, from: .seconds(70), until: .seconds(400))
@@ -205,31 +203,21 @@ struct MeshNodeHelloTests {
         return (hellos, try MeshNodeCatchUpTests.fullDigests(sent), box, wake)
     }
 
-    @Test("boxes started together: after its first hello the box sends one more, without its key, listing the neighbour heard since; the hello after it still carries the key, and a neighbour that lists the box after the follow-up still shares the start digest")
+    @Test("boxes started together: after its first hello the box sends one more, with its key (a box switched on after the first lacks it), listing the neighbour heard since; the hello after it still carries the key, and a neighbour that lists the box after the follow-up still shares the start digest")
     func followUpHello() throws {
         let (hellos, digests, box, wake) = try Self.startHellos(followUp: true)
         try #require(wake + .milliseconds(500) < .seconds(30), "this key's first hello goes at \(wake)")
         try #require(hellos.count == 3, "\(hellos)")
         #expect(hellos[0].at == wake && hellos[0].keyed && hellos[0].listed.count == 1, "\(hellos)")
         #expect(hellos[1].at >= .seconds(30) && hellos[1].at <= .seconds(60), "\(hellos)")
-        #expect(!hellos[1].keyed && hellos[1].listed.count == 2, "the follow-up: keyless, both neighbours \(hellos)")
+        #expect(hellos[1].keyed && hellos[1].listed.count == 2, "the follow-up: with the key, both neighbours \(hellos)")
         #expect(hellos[2].keyed && hellos[2].at >= wake + .seconds(270), "the second counted hello carries the key \(hellos)")
-        #expect(box.counters.followUpHellos == 1 && box.counters.sentKeylessHellos == 1)
+        #expect(box.counters.followUpHellos == 1 && box.counters.sentKeylessHellos == 0)
         // The start digest only: the neighbour heard after the first hello, and the one heard
         // after the follow-up, list the box (they heard its first hello and the digest after it).
         #expect(digests == [wake], "\(digests)")
         let (without, withoutDigests, plain, _) = try Self.startHellos(followUp: false)
         #expect(without.map(\.keyed) == [true, true] && plain.counters.followUpHellos == 0, "\(without)")
         #expect(withoutDigests == [wake], "\(withoutDigests)")
-    }
-
-    @Test("the follow-up hello carries the key when a neighbour heard after the first hello leaves the box out: it missed that hello and may lack the key; one heard only before the first hello is no sign")
-    func followUpHelloKeyedForANeighbourThatMissedTheFirst() throws {
-        let (hellos, _, box, wake) = try Self.startHellos(followUp: true, afterListsBox: false)
-        try #require(wake + .milliseconds(500) < .seconds(30), "this key's first hello goes at \(wake)")
-        try #require(hellos.count == 3, "\(hellos)")
-        #expect(hellos[1].at >= .seconds(30) && hellos[1].at <= .seconds(60), "\(hellos)")
-        #expect(hellos[1].keyed && hellos[1].listed.count == 2, "the follow-up, with the key: \(hellos)")
-        #expect(box.counters.followUpHellos == 1 && box.counters.sentKeylessHellos == 0)
     }
 }

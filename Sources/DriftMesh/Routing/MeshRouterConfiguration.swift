@@ -203,7 +203,8 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     /// hellos within one spread, and each lists only the neighbours heard before it went: the
     /// first box's lists nobody. Until the next hellos, a hello period later, a copy from that box
     /// covers only itself, and its neighbours think themselves needed where they are not. The
-    /// node sends it without its key (`MeshNodeMachine.sendFollowUpHello(at:)`). In the
+    /// node sends it with its key (`MeshNodeMachine.sendFollowUpHello(at:)`: a box switched on
+    /// after our first hello lacks it; without it until issue 19's session of 2026-12-06). In the
     /// simulator a flood in the first hello period then sent 7–13 % fewer frames under load, for
     /// 1–3 % more airtime where little traffic comes then (docs/mesh-simulation.md, "The
     /// follow-up hello"). `false`: the next hello a hello period after the first (the rule
