@@ -248,7 +248,7 @@ struct Engine {
     var collisions = 0
     /// Of ``collisions``, those from `measuredFromUs` on.
     var collisionsMeasured = 0
-    /// Frames held back 1…8 slots for a frame end just sensed (``SimParameters/quietBackOff``).
+    /// Frames held back 1…`lookSlots` slots for a frame end just sensed (``SimParameters/quietBackOff``).
     var quietWaits = 0
     /// First copies lost, by cause (counts; per message in the result).
     var losses = UsefulLosses()
@@ -890,7 +890,7 @@ struct Engine {
     var modelsQuietBackOff: Bool { p.router == .ours && p.carrierSense && p.quietBackOff }
 
     /// Whether our box `n` sensed a frame end less than a slot ago: its next frame waits
-    /// 1…8 slots (``SimParameters/quietBackOff``).
+    /// 1…`lookSlots` slots (``SimParameters/quietBackOff``).
     func justQuiet(_ n: Int) -> Bool {
         modelsQuietBackOff && nodes[n].quietSince.map { now - $0 < slotUs } == true
     }
@@ -915,10 +915,11 @@ struct Engine {
     }
 
     /// Our box `n` found the channel busy: when it looks again (µs). As the daemon's listen before
-    /// talk (`MeshService`): 1…8 slots from now, however long the frames it senses last;
-    /// ``SimParameters/listenBeforeTalkWaitsForEnd``: when they end, then 1…8 slots more.
+    /// talk (`MeshService`): 1…``SimParameters/lookSlots`` slots from now, however long the frames
+    /// it senses last; ``SimParameters/listenBeforeTalkWaitsForEnd``: when they end, then as many
+    /// slots more.
     mutating func ourBusyWait(_ n: Int) -> Int64 {
-        let backOff = slotUs * Int64(macRng.int(in: 1...(1 << 3)))
+        let backOff = slotUs * Int64(macRng.int(in: 1...max(1, p.lookSlots)))
         let relay = p.relaysWaitForEnd && !QuietBackOff.applies(to: header(of: nodes[n].queue[0]), me: nodes[n].id)
         guard p.listenBeforeTalkWaitsForEnd || relay, let until = sensedBusyUntil(n) else { return now + backOff }
         return until + backOff
@@ -942,7 +943,7 @@ struct Engine {
         guard nodes[n].transmitting == nil, !nodes[n].queue.isEmpty, !nodes[n].macScheduled, !nodes[n].down else { return }
         if channelBusy(n) {
             // Listen before talk: the router says how long to wait (the baseline re-draws its
-            // whole delay); else back off 1…8 slots.
+            // whole delay); else back off 1…lookSlots slots.
             nodes[n].macScheduled = true
             var wait: Int64?
             if case .data(let header, _) = nodes[n].queue[0] {
@@ -953,10 +954,10 @@ struct Engine {
             return
         }
         if justQuiet(n), p.quietBackOffRelays || QuietBackOff.applies(to: header(of: nodes[n].queue[0]), me: nodes[n].id) {
-            // Ready as a frame ended: 1…8 slots first, as the daemon (`radioQuietWaits`).
+            // Ready as a frame ended: 1…lookSlots slots first, as the daemon (`radioQuietWaits`).
             nodes[n].macScheduled = true
             quietWaits += 1
-            schedule(now + slotUs * Int64(macRng.int(in: 1...(1 << 3))), .mac(n))
+            schedule(now + slotUs * Int64(macRng.int(in: 1...max(1, p.quietBackOffSlots ?? p.lookSlots))), .mac(n))
             return
         }
         let frame = nodes[n].queue.removeFirst()

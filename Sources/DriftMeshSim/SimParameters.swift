@@ -98,7 +98,7 @@ public struct SimParameters: Sendable {
     /// of every frame above the CAD threshold. `nil`: CAD.
     public var carrierSenseThresholdDbm: Double?
     /// With `carrierSense`, our boxes: a frame that comes ready less than a slot after a frame
-    /// the box sensed ended waits 1…8 slots first, as the daemon's listen before talk does
+    /// the box sensed ended waits 1…``lookSlots`` slots first, as the daemon's listen before talk does
     /// (`MeshService`, `radioQuietWaits`, ``QuietBackOff``: not a relay of another box's data,
     /// which keeps its slot). `false` (`--no-quiet-back-off`): such frames start at once, as the
     /// daemon's did before issue 19's eighth session.
@@ -106,7 +106,7 @@ public struct SimParameters: Sendable {
     /// With ``quietBackOff``: relays wait too (`--quiet-back-off-relays`; the daemon's rule of
     /// issue 19's eighth session).
     public var quietBackOffRelays = false
-    /// With `carrierSense`, our boxes on a busy channel look again 1…8 slots later, however long
+    /// With `carrierSense`, our boxes on a busy channel look again 1…``lookSlots`` slots later, however long
     /// the frame they sense lasts, as the daemon's listen before talk does (`MeshService`) since
     /// issue 19's session of 2026-12-06; `true` (`--listen-before-talk-waits-for-end`): they wait
     /// until the frames they sense end and then 1…8 slots, the daemon's rule before (the daemon's
@@ -117,6 +117,15 @@ public struct SimParameters: Sendable {
     /// (`--relays-wait-for-end`; measured and not kept: the daemon's node lost 1.3–4.4 points of
     /// reach at 20–50 boxes under load, `docs/mesh-simulation.md`).
     public var relaysWaitForEnd = false
+    /// With `carrierSense`, our boxes: the looks on a busy channel and the quiet back-off wait
+    /// 1…`lookSlots` slots, as the daemon's listen before talk (`MeshService.lookSlotsAtMost`);
+    /// 8 until issue 19's session of 2026-12-06 (`--look-slots 8`: in the daemon's node 8–11 %
+    /// more data airtime at 30–50 boxes under load, fewer confirmations; `docs/mesh-simulation.md`,
+    /// "Fewer slots a look").
+    public var lookSlots = 4
+    /// The quiet back-off's own window, 1…N slots (`--quiet-back-off-slots`, an experiment);
+    /// `nil`: ``lookSlots``.
+    public var quietBackOffSlots: Int?
     /// Repair under contention (our router only): from the first message on, every box runs a
     /// Trickle timer (RFC 6206) and broadcasts its `SyncDigest`s when it fires; a box that
     /// hears a digest lacking packets it has held for `repairSettle` sends them again after a

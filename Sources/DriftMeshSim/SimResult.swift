@@ -118,7 +118,7 @@ public struct SimResult: Sendable, Hashable, Codable {
     /// warm-up's hellos and, with the topology plan, its adverts left out.
     public var collisionsMeasured: Int?
     /// Our boxes' frames that came ready less than a slot after a frame they sensed ended and
-    /// waited 1…8 slots first (``SimParameters/quietBackOff``; `nil` when off or not ours).
+    /// waited 1…`lookSlots` slots first (``SimParameters/quietBackOff``; `nil` when off or not ours).
     public var quietWaits: Int?
     /// Where first copies went (router runs on a channel that collides; `nil` otherwise).
     public var usefulLosses: UsefulLosses?

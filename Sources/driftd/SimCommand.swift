@@ -255,6 +255,12 @@ extension SimCommand {
         @Flag(help: "With carrier sense: only relays of other boxes' data wait for the frame's end and then 1…8 slots on a busy channel (measured, not kept).")
         var relaysWaitForEnd = false
 
+        @Option(help: "With carrier sense, our boxes draw their looks on a busy channel and the quiet back-off from 1…N slots (default 4, as the daemon; 8: the daemon's rule until 2026-12-06).")
+        var lookSlots: Int?
+
+        @Option(help: "With carrier sense, our boxes draw the quiet back-off alone from 1…N slots (default: --look-slots; an experiment).")
+        var quietBackOffSlots: Int?
+
         @Option(help: "Our boxes sense only frames at or above this power, dBm (energy detection, e.g. by reading the channel's RSSI) instead of channel-activity detection.")
         var carrierSenseDbm: Double?
 
@@ -452,6 +458,8 @@ extension SimCommand {
                 throw ValidationError("--paired-latency needs --router both, without --node-machine")
             }
             guard !quietBackOffRelays || quietBackOff else { throw ValidationError("--quiet-back-off-relays and --no-quiet-back-off contradict each other") }
+            guard (1...64).contains(lookSlots ?? 8) else { throw ValidationError("--look-slots must be 1…64") }
+            guard (1...64).contains(quietBackOffSlots ?? 8) else { throw ValidationError("--quiet-back-off-slots must be 1…64") }
             guard carrierSenseDbm == nil || carrierSense else { throw ValidationError("--carrier-sense-dbm and --no-carrier-sense contradict each other") }
             guard (-200...0).contains(carrierSenseDbm ?? -100) else { throw ValidationError("--carrier-sense-dbm must be −200…0") }
             guard (-10...40).contains(txPowerDbm ?? 30) else { throw ValidationError("--tx-power-dbm must be −10…40") }
@@ -505,6 +513,8 @@ extension SimCommand {
                     parameters.quietBackOffRelays = quietBackOffRelays
                     parameters.listenBeforeTalkWaitsForEnd = listenBeforeTalkWaitsForEnd
                     parameters.relaysWaitForEnd = relaysWaitForEnd
+                    if let lookSlots { parameters.lookSlots = lookSlots }
+                    parameters.quietBackOffSlots = quietBackOffSlots
                     if let txPowerDbm { parameters.channel.txPowerDbm = txPowerDbm }
                     if let frequencyMhz { parameters.channel.frequencyHz = frequencyMhz * 1e6 }
                     if kind == .ours, let rate = airRateKbps.flatMap(E22AirRate.init(kilobitsPerSecond:)) {

@@ -109,7 +109,7 @@ struct MeshServiceTests {
         await clock.waitForSleepers(1)  // the scheduler, listening
         #expect(await service.status().radioBusyWaits == 1)
         radio.busy.withLock { $0 = nil }  // the other frame ended
-        clock.advance(by: .seconds(3_600) + node.contentionSlot * 8)  // its end and the longest back-off
+        clock.advance(by: .seconds(3_600) + node.contentionSlot * MeshService.lookSlotsAtMost)  // its end and the longest back-off
         let first = try #require(await transmitted.next())
         #expect(try MeshFrameCodec.parse(first).header.kind == .directed)
         #expect(await service.status().radioBusyWaits == 1)
@@ -118,7 +118,7 @@ struct MeshServiceTests {
         try await running.value
     }
 
-    @Test("listen before talk looks again every 1…8 slots while another box's frame is on the air, and the frame goes at the first look after it ended",
+    @Test("listen before talk looks again every 1…4 slots while another box's frame is on the air, and the frame goes at the first look after it ended",
           .timeLimit(.minutes(1)))
     func looksAgainWhileTheChannelIsBusy() async throws {
         let directory = try TemporaryDirectory(prefix: "mesh-service-lbt-looks")
@@ -137,17 +137,18 @@ struct MeshServiceTests {
             await clock.waitForSleepers(1)
             let begun = clock.sleepsBegun
             let wait = clock.now.duration(to: try #require(clock.nextDeadline))
-            #expect(wait >= slot && wait <= slot * 8, "look \(looks): \(wait), not 1…8 slots of \(slot)")
+            #expect(wait >= slot && wait <= slot * MeshService.lookSlotsAtMost, "look \(looks): \(wait), not 1…4 slots of \(slot)")
             looks += 1
             now.withLock { $0 += wait }
             clock.advance(by: wait)
             if now.withLock({ $0 }) < end { await clock.waitForSleepsBegun(begun + 1) }  // busy still: another look
         }
-        // The look after the frame ended found the channel free: the frame went, at most 8 slots after.
+        // The look after the frame ended found the channel free: the frame went, at most 4 slots after.
         let first = try #require(await transmitted.next())
         #expect(try MeshFrameCodec.parse(first).header.kind == .directed)
-        #expect(now.withLock { $0 } - end < slot * 8)
-        #expect(looks >= 4, "2 s are at least 4 looks of at most 8 slots")
+        #expect(now.withLock { $0 } - end <= slot * MeshService.lookSlotsAtMost)
+        #expect(MeshService.lookSlotsAtMost == 4)
+        #expect(looks >= 6, "2 s are at least 6 looks of at most 4 slots")
         #expect(await service.status().radioBusyWaits == 1, "one frame waited for, however many looks")
         running.cancel()
         try await running.value
@@ -188,7 +189,7 @@ struct MeshServiceTests {
         }
     }
 
-    @Test("a relay of another box's broadcast ready as the channel turns quiet keeps its slot; the box's own frames draw 1…8 slots",
+    @Test("a relay of another box's broadcast ready as the channel turns quiet keeps its slot; the box's own frames draw 1…4 slots",
           .timeLimit(.minutes(1)))
     func relayKeepsItsSlotAsTheChannelTurnsQuiet() async throws {
         let directory = try TemporaryDirectory(prefix: "mesh-service-quiet-relay")
@@ -218,7 +219,7 @@ struct MeshServiceTests {
         try await running.value
     }
 
-    @Test("a frame ready less than a slot after the channel turned quiet draws 1…8 slots first; one ready a slot or more after goes at once",
+    @Test("a frame ready less than a slot after the channel turned quiet draws 1…4 slots first; one ready a slot or more after goes at once",
           .timeLimit(.minutes(1)))
     func quietChannelBacksOff() async throws {
         for (since, waits) in [(Duration.milliseconds(1), 1), (MeshRouterConfiguration.standard.slot, 0)] {
@@ -234,8 +235,8 @@ struct MeshServiceTests {
             if waits > 0 {
                 await clock.waitForSleepers(1)  // the scheduler, backing off
                 #expect(await service.status().radioQuietWaits == 1)
-                now.withLock { $0 += node.contentionSlot * 8 }
-                clock.advance(by: node.contentionSlot * 8)  // the longest back-off
+                now.withLock { $0 += node.contentionSlot * MeshService.lookSlotsAtMost }
+                clock.advance(by: node.contentionSlot * MeshService.lookSlotsAtMost)  // the longest back-off
             }
             let first = try #require(await transmitted.next())
             #expect(try MeshFrameCodec.parse(first).header.kind == .directed)

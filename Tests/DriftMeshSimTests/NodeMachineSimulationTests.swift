@@ -200,6 +200,7 @@ struct NodeMachineSimulationTests {
             p.outages = SimOutage.drawn(count: 3, of: 50, seed: 7324, from: .zero, until: .seconds(720))
             p.catchUp.startAsBeforePowerCutRules()
             p.quietBackOff = false  // as found: before the simulator modelled the daemon's quiet back-off
+            p.lookSlots = 8  // and its looks and back-off of 1…8 slots (1…4 since issue 19's session of 2026-12-06)
             p.repairAnswersRenewed = renewed
             return await simulate(p)
         }
@@ -281,6 +282,7 @@ struct NodeMachineSimulationTests {
                 p.ourConfiguration.learningRelaysRanked = false  // a box learning relayed as flooding,
                 p.ourConfiguration.fallbackKeptOnRepeatedCopies = false  // cancelled by any copy
                 p.quietBackOff = false  // as found: before the simulator modelled the daemon's quiet back-off
+                p.lookSlots = 8  // and its looks and back-off of 1…8 slots (1…4 since issue 19's session of 2026-12-06)
             }
             return await simulate(p)
         }
@@ -500,6 +502,7 @@ struct NodeMachineSimulationTests {
             p.startSpread = .seconds(1_200)
             p.warmUp = .seconds(14_400)
             p.quietBackOff = false  // as found: before the simulator modelled the daemon's quiet back-off
+            p.lookSlots = 8  // and its looks and back-off of 1…8 slots (1…4 since issue 19's session of 2026-12-06)
             return p
         }
         #expect(MeshRouterConfiguration().topologyFloodWhileLacking)
@@ -644,6 +647,7 @@ struct NodeMachineSimulationTests {
             p.catchUp.outboxLooksWithHousekeeping = false  // and an idle outbox woke it apart
             p.nodeRepairSuppressionCoversNeighbours = rule
             p.quietBackOff = false  // as found: before the simulator modelled the daemon's quiet back-off
+            p.lookSlots = 8  // and its looks and back-off of 1…8 slots (1…4 since issue 19's session of 2026-12-06)
             return p
         }
         #expect(SimParameters(nodes: 30, seed: 1, router: .ours).nodeRepairSuppressionCoversNeighbours)
@@ -671,6 +675,7 @@ struct NodeMachineSimulationTests {
             p.catchUp.startAsBeforePowerCutRules()
             p.nodeRepairAnswersRenewedWhenHeard = rule
             p.quietBackOff = false  // as found: before the simulator modelled the daemon's quiet back-off
+            p.lookSlots = 8  // and its looks and back-off of 1…8 slots (1…4 since issue 19's session of 2026-12-06)
             return p
         }
         let results = await simulate([run(true), run(false)])

@@ -170,6 +170,7 @@ private func ratio(_ rs: [SimResult]) -> Double { mean(rs, \.totalAirtimeMs) / m
                 var p = SimParameters(nodes: 30, seed: UInt64(seed), router: .ours)
                 p.ourConfiguration.snrJitterFloorShare = nil
                 p.quietBackOff = false  // as measured: before the simulator modelled the daemon's quiet back-off
+                p.lookSlots = 8  // and its looks and back-off of 1…8 slots (1…4 since issue 19's session of 2026-12-06)
                 p.repairHoldOff = holdOff
                 return p
             })
@@ -289,8 +290,8 @@ private func ratio(_ rs: [SimResult]) -> Double { mean(rs, \.totalAirtimeMs) / m
         #expect(baseline.quietWaits == nil && baseline == baselineOff)
     }
 
-    /// Our boxes on a busy channel look again 1…8 slots later, however long the frame lasts, as
-    /// the daemon's listen before talk does (`MeshService`). Waiting for the frame's end and then
+    /// Our boxes on a busy channel look again 1…8 slots later (1…4 since, below), however long the
+    /// frame lasts, as the daemon's listen before talk does (`MeshService`). Waiting for the frame's end and then
     /// 1…8 slots (`listenBeforeTalkWaitsForEnd`, the daemon's rule before) holds the floods back:
     /// higher median latency at 30 boxes under load (held-out seeds, eight draws: 7.1 → 7.6 s),
     /// and fewer frames draw the quiet back-off, since no look lands just after a frame ended.
@@ -300,6 +301,7 @@ private func ratio(_ rs: [SimResult]) -> Double { mean(rs, \.totalAirtimeMs) / m
             await simulate((1...6).map { seed in
                 var p = SimParameters(nodes: 30, seed: UInt64(seed), router: router)
                 p.listenBeforeTalkWaitsForEnd = waitsForEnd
+                p.lookSlots = 8  // the two rules as compared, before the looks came down to 1…4 slots
                 return p
             })
         }
@@ -323,6 +325,7 @@ private func ratio(_ rs: [SimResult]) -> Double { mean(rs, \.totalAirtimeMs) / m
                 p.periodPerNode = .seconds(period)
                 p.ourConfiguration.retryRelaysWhenBusy = retries
                 p.quietBackOff = false  // as measured: before the simulator modelled the daemon's quiet back-off
+                p.lookSlots = 8  // and its looks and back-off of 1…8 slots (1…4 since issue 19's session of 2026-12-06)
                 return p
             })
         }
@@ -398,6 +401,7 @@ private func ratio(_ rs: [SimResult]) -> Double { mean(rs, \.totalAirtimeMs) / m
                 var p = SimParameters(nodes: 30, seed: UInt64(seed), router: .ours)
                 p.ourConfiguration.topologyPlan = true
                 p.quietBackOff = false  // as measured: before the simulator modelled the daemon's quiet back-off
+                p.lookSlots = 8  // and its looks and back-off of 1…8 slots (1…4 since issue 19's session of 2026-12-06)
                 p.topologyQuietBeforeMessages = quiet
                 return p
             })

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+@testable import DriftDaemon
 
 @Suite("driftd sim mesh prints the issue-19 fields")
 struct SimMeshCommandTests {
@@ -61,6 +62,23 @@ struct SimMeshCommandTests {
         #expect(objects.last?["nodeMachine"] == nil)
         let refused = try await DriftdProcess.runToCompletion(["sim", "mesh", "--directed-share", "0.5"])
         #expect(refused.status != 0, "--directed-share without --node-machine was accepted")
+    }
+
+    @Test("--look-slots: our boxes' looks on a busy channel and quiet back-off draw 1…4 slots by default, as the daemon's listen before talk; 8 (the rule before) runs otherwise; 0 is refused",
+          .enabled(if: binaryBuilt, "driftd binary not built"))
+    func lookSlots() async throws {
+        #expect(MeshService.lookSlotsAtMost == 4)
+        func run(_ extra: [String]) async throws -> String {
+            let run = try await DriftdProcess.runToCompletion(
+                ["sim", "mesh", "--nodes", "20", "--seed", "7301", "--router", "ours", "--json"] + extra)
+            #expect(run.status == 0, "\(run)")
+            return run.stdout
+        }
+        let byDefault = try await run([])
+        #expect(try await run(["--look-slots", "\(MeshService.lookSlotsAtMost)"]) == byDefault)
+        #expect(try await run(["--look-slots", "8"]) != byDefault)
+        let refused = try await DriftdProcess.runToCompletion(["sim", "mesh", "--look-slots", "0"])
+        #expect(refused.status != 0, "--look-slots 0 was accepted")
     }
 
     @Test("--snr-jitter-floor: 1 turns the SNR weighting off (a later median at low load), 0 and 2 are refused",

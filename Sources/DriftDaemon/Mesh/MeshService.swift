@@ -118,7 +118,7 @@ public final class MeshService: Service, Sendable {
     }
 
     /// Listen before talk: while the radio hears another transmission on the air (carrier sense,
-    /// ``MeshRadio/channelBusyUntil``), look again 1…8 contention slots later, at random, however
+    /// ``MeshRadio/channelBusyUntil``), look again 1…4 contention slots later, at random, however
     /// long that frame lasts — so that boxes waiting for the same frame do not start together,
     /// and one whose look lands soon after the frame ended starts soon. At most 8 frames (and
     /// quiet back-offs, below) are waited for, then the frame goes. Half duplex: a box that starts
@@ -132,7 +132,7 @@ public final class MeshService: Service, Sendable {
     /// (`docs/mesh-simulation.md`, "Listen before talk looks again").
     ///
     /// A frame that comes ready — or looks again — less than a slot after the channel turned quiet
-    /// (``MeshRadio/channelQuietSince``) draws the same 1…8 slots first (`quietBackOff`,
+    /// (``MeshRadio/channelQuietSince``) draws the same 1…4 slots first (`quietBackOff`,
     /// ``QuietBackOff``): the frame just heard is what made it ready (an acknowledgement, a
     /// digest's answer), and its sender's next frame goes at once. Without it the two started
     /// together — each deaf to the other, and their neighbours hearing neither: on the real
@@ -157,14 +157,19 @@ public final class MeshService: Service, Sendable {
             } else {
                 return
             }
-            do { try await node.clock.sleep(for: node.contentionSlot * Int.random(in: 1...8), tolerance: nil) } catch { return }
+            do { try await node.clock.sleep(for: node.contentionSlot * Int.random(in: 1...Self.lookSlotsAtMost), tolerance: nil) } catch { return }
         }
     }
 
     /// Frames waited for and quiet back-offs before a frame goes anyway.
     static let roundsAtMost = 8
+    /// A look on a busy channel, and the quiet back-off, wait 1…this many contention slots.
+    /// 8 until issue 19's session of 2026-12-06; 4 in the simulator's daemon node took data
+    /// airtime down 8–11 % at 30–50 boxes under load and raised reach and confirmations
+    /// (`docs/mesh-simulation.md`, "Fewer slots a look").
+    static let lookSlotsAtMost = 4
     /// Looks at the channel before a frame goes anyway: enough for 8 of the longest frames at
-    /// 4.5 slots a look (a 255-byte frame lasts 25–35 slots at the presets), and a bound should
+    /// 2.5 slots a look (a 255-byte frame lasts 25–35 slots at the presets), and a bound should
     /// the radio's clock stand still.
     static let looksAtMost = 256
 

@@ -1,4 +1,4 @@
-/// Listen before talk as the channel turns quiet: which frames wait 1…8 contention slots when
+/// Listen before talk as the channel turns quiet: which frames wait 1…4 contention slots when
 /// they come ready less than a slot after a frame the radio heard ended.
 ///
 /// The frame just heard is most often what made the next one ready — an acknowledgement, a
@@ -6,12 +6,12 @@
 /// frame at once; without the wait the two start in the same millisecond, each deaf to the
 /// other (the daemon's `radioQuietWaits`; the simulator models the same rule). A relay of
 /// another box's data packet keeps its slot: its delay, counted from the end of the copy it
-/// heard, already orders it among the other relays (rank, SNR, jitter), and drawing 1…8 slots
+/// heard, already orders it among the other relays (rank, SNR, jitter), and drawing 1…4 slots
 /// again shuffles that order — in the simulator, with every frame waiting, the daemon's node
 /// spent 9–16 % more data airtime at 20–50 boxes under load and reached 5.6 points fewer boxes
 /// at 50 (issue 19's ninth session, `docs/mesh-simulation.md`).
 public enum QuietBackOff {
-    /// Whether the frame with `header`, about to go from box `me`, waits 1…8 slots when it comes
+    /// Whether the frame with `header`, about to go from box `me`, waits 1…4 slots when it comes
     /// ready less than a slot after the channel turned quiet. `header` `nil` (a frame that does
     /// not parse): it waits.
     public static func applies(to header: MeshHeader?, me: NodeID) -> Bool {
