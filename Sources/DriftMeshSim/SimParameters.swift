@@ -122,7 +122,7 @@ public struct SimParameters: Sendable {
     /// 8 until issue 19's session of 2026-12-06 (`--look-slots 8`: in the daemon's node 8–11 %
     /// more data airtime at 30–50 boxes under load, fewer confirmations; `docs/mesh-simulation.md`,
     /// "Fewer slots a look").
-    public var lookSlots = 4
+    public var lookSlots = QuietBackOff.windowSlots
     /// The quiet back-off's own window, 1…N slots (`--quiet-back-off-slots`, an experiment);
     /// `nil`: ``lookSlots``.
     public var quietBackOffSlots: Int?

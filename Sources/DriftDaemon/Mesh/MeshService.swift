@@ -163,11 +163,9 @@ public final class MeshService: Service, Sendable {
 
     /// Frames waited for and quiet back-offs before a frame goes anyway.
     static let roundsAtMost = 8
-    /// A look on a busy channel, and the quiet back-off, wait 1…this many contention slots.
-    /// 8 until issue 19's session of 2026-12-06; 4 in the simulator's daemon node took data
-    /// airtime down 8–11 % at 30–50 boxes under load and raised reach and confirmations
-    /// (`docs/mesh-simulation.md`, "Fewer slots a look").
-    static let lookSlotsAtMost = 4
+    /// A look on a busy channel, and the quiet back-off, wait 1…this many contention slots
+    /// (``QuietBackOff/windowSlots``, the simulator's default too).
+    static let lookSlotsAtMost = QuietBackOff.windowSlots
     /// Looks at the channel before a frame goes anyway: enough for 8 of the longest frames at
     /// 2.5 slots a look (a 255-byte frame lasts 25–35 slots at the presets), and a bound should
     /// the radio's clock stand still.

@@ -11,6 +11,13 @@
 /// spent 9–16 % more data airtime at 20–50 boxes under load and reached 5.6 points fewer boxes
 /// at 50 (issue 19's ninth session, `docs/mesh-simulation.md`).
 public enum QuietBackOff {
+    /// The window, in contention slots, that both this back-off and listen before talk's looks on a
+    /// busy channel draw from (1…this many): the daemon's `MeshService` and the simulator's
+    /// `SimParameters.lookSlots` default alike. 8 until issue 19's session of 2026-12-06; 4 took the
+    /// daemon's node's data airtime down 8 % at 30–50 boxes under load in the simulator
+    /// (`docs/mesh-simulation.md`, "Fewer slots a look").
+    public static let windowSlots = 4
+
     /// Whether the frame with `header`, about to go from box `me`, waits 1…4 slots when it comes
     /// ready less than a slot after the channel turned quiet. `header` `nil` (a frame that does
     /// not parse): it waits.
