@@ -94,7 +94,8 @@ extension Engine {
                                          digestsNeighboursInRepair: p.nodeDigestsNeighboursInRepair,
                                          fullDigestWhenLackingAfter: p.nodeFullDigestWhenLackingAfter,
                                          suppressionCoversNeighbours: p.nodeRepairSuppressionCoversNeighbours,
-                                         digestsWhileAlone: p.nodeDigestsWhileAlone)
+                                         digestsWhileAlone: p.nodeDigestsWhileAlone,
+                                         longerAboveBudgetShare: p.nodeRepairLongerAboveBudgetShare)
         }
         return try? SimNodeMachine(keyPair: keyPair, networkKey: machineNetworkKey, memory: memory,
                                    budget: AirtimeBudget(window: .seconds(3_600), limit: p.dutyCycle.map { .seconds(3_600) * $0 }), settings: settings,

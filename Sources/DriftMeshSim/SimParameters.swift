@@ -239,6 +239,9 @@ public struct SimParameters: Sendable {
     /// daemon; `--digests-while-alone` gives the rule before: a digest with no live neighbour
     /// goes out anyway).
     public var nodeDigestsWhileAlone = MeshNodeMachine<InMemoryNodeMemory>.PacedRepair().digestsWhileAlone
+    /// With `nodeRepair`: the node's `PacedRepair.longerAboveBudgetShare` (the daemon's default,
+    /// 0.5; `--repair-longer-above-budget`): only with `dutyCycle` does a box's budget have a limit.
+    public var nodeRepairLongerAboveBudgetShare = MeshNodeMachine<InMemoryNodeMemory>.PacedRepair().longerAboveBudgetShare
     /// The node's paced repair sends its full digest when a neighbour's compact digests keep
     /// listing something it lacks (`PacedRepair.fullDigestWhenLackingAfter`; `nil`: never).
     public var nodeFullDigestWhenLackingAfter = MeshNodeMachine<InMemoryNodeMemory>.PacedRepair().fullDigestWhenLackingAfter

@@ -279,6 +279,12 @@ extension SimCommand {
         @Flag(help: "With --node-machine: a node whose repair timer fires while it counts no live neighbour sends its compact digest anyway (the rule before; default: left out, counted in digestsAlone).")
         var digestsWhileAlone = false
 
+        @Option(help: "With --node-machine in a duty-cycled band (--duty-cycle): a box that has sent more than this share (above 0, at most 1) of its airtime budget's limit over the last hour doubles its repair interval once more (Imax 8 minutes; default 0.5, the daemon's).")
+        var repairLongerAboveBudget: Double?
+
+        @Flag(help: "With --node-machine: the repair interval stays at most 4 minutes however much of its airtime budget a box has used (the rule before).")
+        var noRepairLongerAboveBudget = false
+
         @Flag(help: "With --node-machine: the digest repeated for a returning neighbour and the start digest's follow-ups go out when due, not after a random answer delay (the rule before).")
         var digestRepeatsWhenDue = false
 
@@ -459,6 +465,12 @@ extension SimCommand {
             }
             guard !quietBackOffRelays || quietBackOff else { throw ValidationError("--quiet-back-off-relays and --no-quiet-back-off contradict each other") }
             guard (1...64).contains(lookSlots ?? 8) else { throw ValidationError("--look-slots must be 1…64") }
+            guard repairLongerAboveBudget.map({ $0 > 0 && $0 <= 1 }) ?? true else {
+                throw ValidationError("--repair-longer-above-budget must be above 0 and at most 1")
+            }
+            guard !(noRepairLongerAboveBudget && repairLongerAboveBudget != nil) else {
+                throw ValidationError("--no-repair-longer-above-budget and --repair-longer-above-budget exclude each other")
+            }
             guard (1...64).contains(quietBackOffSlots ?? 8) else { throw ValidationError("--quiet-back-off-slots must be 1…64") }
             guard carrierSenseDbm == nil || carrierSense else { throw ValidationError("--carrier-sense-dbm and --no-carrier-sense contradict each other") }
             guard (-200...0).contains(carrierSenseDbm ?? -100) else { throw ValidationError("--carrier-sense-dbm must be −200…0") }
@@ -536,6 +548,8 @@ extension SimCommand {
                     parameters.nodeRepair = nodeRepair
                     parameters.nodeDigestsNeighboursInRepair = digestNeighboursInRepair
                     parameters.nodeDigestsWhileAlone = digestsWhileAlone
+                    if let repairLongerAboveBudget { parameters.nodeRepairLongerAboveBudgetShare = repairLongerAboveBudget }
+                    if noRepairLongerAboveBudget { parameters.nodeRepairLongerAboveBudgetShare = nil }
                     if let repairSuppressionCoversNeighbours {
                         parameters.repairSuppressionCoversNeighbours = repairSuppressionCoversNeighbours
                         parameters.nodeRepairSuppressionCoversNeighbours = repairSuppressionCoversNeighbours

@@ -13,14 +13,14 @@ struct MachineBox {
     var me: NodeID { keyPair.nodeID }
 
     init(keyPair: BoxKeyPair = BoxKeyPair(), memory: InMemoryNodeMemory = InMemoryNodeMemory(), router: MeshRouterConfiguration = .standard,
-         retrySpacing: Duration = .seconds(15), seed: UInt64 = 1,
+         retrySpacing: Duration = .seconds(15), budgetLimit: Duration = .seconds(360), seed: UInt64 = 1,
          configure: (inout MeshNodeMachine<InMemoryNodeMemory>.Settings) -> Void = { _ in }) throws {
         self.keyPair = keyPair
         var settings = MeshNodeMachine<InMemoryNodeMemory>.Settings(hopLimit: 3, messageLifetime: 3_600, modulation: .longFast,
                                                                      router: router, retrySpacing: retrySpacing)
         configure(&settings)
         machine = try MeshNodeMachine(keyPair: keyPair, networkKey: Self.networkKey, memory: memory,
-                                      budget: AirtimeBudget(window: .seconds(3_600), limit: .seconds(360)), settings: settings, seed: seed)
+                                      budget: AirtimeBudget(window: .seconds(3_600), limit: budgetLimit), settings: settings, seed: seed)
     }
 
     static func time(_ t: Duration) -> MeshNodeTime {

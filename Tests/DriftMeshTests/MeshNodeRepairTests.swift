@@ -88,6 +88,47 @@ struct MeshNodeRepairTests {
         #expect(box.counters.digestsAlone == left)
     }
 
+    /// In a duty-cycled band where the budget binds, the digests every 4 minutes took the airtime
+    /// the catch-up answers waited for (docs/mesh-simulation.md, "Repair within a tight budget").
+    /// A box with 15-minute hellos (what the daemon picks in a 1 % band) and a neighbour saying
+    /// hello every 5 minutes sends 28 long broadcasts at 10 s: over half its budget of 80 s an
+    /// hour until they leave the budget's window, an hour later.
+    @Test("while the box has sent more than half its airtime budget over the last hour its repair intervals double once more (8 minutes), and come back to 4 once that hour has passed; with the rule off, 4 throughout", arguments: [0.5, nil] as [Double?])
+    func longerIntervalsWhileBudgetUsed(_ share: Double?) throws {
+        #expect(MeshNodeMachine<InMemoryNodeMemory>.PacedRepair().longerAboveBudgetShare == 0.5)
+        var router = MeshRouterConfiguration.standard
+        router.helloPeriod = .seconds(900)
+        var box = try MachineBox(router: router, budgetLimit: .seconds(80), seed: 2) {
+            $0.pacedRepair = .init(minimumInterval: .seconds(30), longerAboveBudgetShare: share)
+        }
+        box.timer(at: .zero)
+        _ = MeshNodeCatchUpTests.drain(&box, at: .zero)
+        let neighbour = BoxKeyPair()
+        for i in 0..<28 {
+            _ = try box.send("broadcast \(i) " + String(repeating: "~", count: 160), at: .seconds(10))
+        }
+        var sent = Self.run(&box, from: .seconds(10), until: .seconds(60))
+        let airtime = sent.reduce(Duration.zero) { $0 + $1.frame.airtime }
+        try #require(airtime > .seconds(40) && airtime < .seconds(55), "the premise: over half of 80 s, and room left under its 90 %: \(airtime)")
+        for seconds in stride(from: 60, to: 7_200, by: 300) {
+            let block = Duration.seconds(seconds)
+            box.hear(try MeshNodeHelloTests.hello(from: neighbour, keyed: true, listing: [], packetID: UInt32(seconds), at: block), at: block)
+            sent += Self.run(&box, from: block, until: block + .seconds(300))
+        }
+        let digests = try Self.compactDigests(sent).map(\.at)
+        func count(_ from: Int, _ to: Int) -> Int { digests.filter { $0 >= .seconds(from) && $0 < .seconds(to) }.count }
+        // 1 200…3 400 s: intervals of 8 minutes (a digest each, 4.6 in 2 200 s) or of 4 (9.2).
+        if share != nil {
+            #expect(count(1_200, 3_400) <= 6, "\(digests)")
+            #expect(box.machine.allCounters.repairIntervalsLonger >= 4)
+        } else {
+            #expect(count(1_200, 3_400) >= 8, "\(digests)")
+            #expect(box.machine.allCounters.repairIntervalsLonger == 0)
+        }
+        // 4 800…7 200 s: the broadcasts have left the budget's window, 4 minutes either way.
+        #expect(count(4_800, 7_200) >= 8, "\(digests)")
+    }
+
     /// A digest waits for the radio at background priority, under load while the channel is
     /// busy (in the simulator at 30 boxes a tenth waited 30 s to 2 minutes). It goes out listing
     /// what the box holds when it goes on air, sealed again under a new packet id; before, it

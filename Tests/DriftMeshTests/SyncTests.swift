@@ -142,6 +142,31 @@ import TestSupport
         #expect(few && !judged)
     }
 
+    /// Paced repair in a duty-cycled band asks for a longer ceiling while the box's budget is
+    /// well used (`MeshNodeMachine.PacedRepair.longerAboveBudgetShare`), and for the timer's own
+    /// again when it is not.
+    @Test func trickleCeilingGivenPerCall() {
+        var t = TrickleTimer(minimumInterval: .seconds(10), doublings: 2, redundancy: 1, now: .zero, seed: 1)
+        #expect(t.maximumInterval == .seconds(40))
+        var end = Duration.zero
+        for _ in 0..<4 {
+            end += t.interval
+            _ = t.due(now: end, longest: .seconds(80))
+        }
+        #expect(t.interval == .seconds(80), "10, 20, 40, 80: one doubling past Imax")
+        end += t.interval
+        _ = t.due(now: end, longest: .seconds(80))
+        #expect(t.interval == .seconds(80), "and no further")
+        end += t.interval
+        _ = t.due(now: end)
+        #expect(t.interval == .seconds(40), "the timer's own ceiling again: the next interval is cut to it")
+        end += t.interval
+        _ = t.due(now: end, longest: .seconds(1))
+        #expect(t.interval == .seconds(10), "never below Imin")
+        let fired = t.due(now: t.fireAt, longest: .seconds(1))
+        #expect(fired)
+    }
+
     @Test func trickleMustSendIsNotSuppressedOnce() {
         var t = TrickleTimer(minimumInterval: .seconds(10), doublings: 3, redundancy: 1, now: .zero, seed: 1)
         // Already at Imin: the interval is not restarted, but the next transmission must go.

@@ -81,6 +81,28 @@ struct SimMeshCommandTests {
         #expect(refused.status != 0, "--look-slots 0 was accepted")
     }
 
+    @Test("--repair-longer-above-budget: the node's repair intervals double once more past half the airtime budget by default, in a 1 % band only; --no-repair-longer-above-budget is the rule before; 0, 2 and both flags together are refused",
+          .enabled(if: binaryBuilt, "driftd binary not built"))
+    func repairLongerAboveBudget() async throws {
+        func run(_ extra: [String]) async throws -> String {
+            let run = try await DriftdProcess.runToCompletion(
+                ["sim", "mesh", "--nodes", "20", "--seed", "7301", "--period", "1000", "--messages", "40", "--router", "ours",
+                 "--node-machine", "--json"] + extra)
+            #expect(run.status == 0, "\(run)")
+            return run.stdout
+        }
+        let dutyCycled = try await run(["--duty-cycle", "1"])
+        #expect(try await run(["--duty-cycle", "1", "--repair-longer-above-budget", "0.5"]) == dutyCycled)
+        #expect(try await run(["--duty-cycle", "1", "--no-repair-longer-above-budget"]) != dutyCycled)
+        // No budget limit (the US band): nothing has used a share of it.
+        #expect(try await run(["--no-repair-longer-above-budget"]) == (try await run([])))
+        for bad in [["--repair-longer-above-budget", "0"], ["--repair-longer-above-budget", "2"],
+                    ["--repair-longer-above-budget", "0.5", "--no-repair-longer-above-budget"]] {
+            let refused = try await DriftdProcess.runToCompletion(["sim", "mesh", "--node-machine"] + bad)
+            #expect(refused.status != 0, "\(bad) was accepted")
+        }
+    }
+
     @Test("--snr-jitter-floor: 1 turns the SNR weighting off (a later median at low load), 0 and 2 are refused",
           .enabled(if: binaryBuilt, "driftd binary not built"))
     func snrJitterFloor() async throws {

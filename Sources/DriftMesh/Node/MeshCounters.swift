@@ -107,6 +107,9 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     /// Compact digests the repair timer fired while the router counted no live neighbour, left
     /// out (``MeshNodeMachine/PacedRepair/digestsWhileAlone``).
     public var digestsAlone = 0
+    /// Repair intervals that started twice as long as the timer's Imax, since this box had sent
+    /// over ``MeshNodeMachine/PacedRepair/longerAboveBudgetShare`` of its airtime budget.
+    public var repairIntervalsLonger = 0
     /// Directed frames after which the channel was kept free for the next hop's answer.
     public var answerWaits = 0
     /// Our directed messages to a neighbour sent again because its acknowledgement did not

@@ -108,11 +108,13 @@ extension MeshNodeMachine {
         var timer = repairTimer ?? TrickleTimer(minimumInterval: repair.minimumInterval, doublings: repair.doublings,
                                                 redundancy: repair.redundancy, now: t, seed: rng.next())
         var forUnheard = false
-        let send = timer.due(now: t) { senders in
+        let start = timer.intervalStart
+        let send = timer.due(now: t, longest: repairLongest(timer, repair, at: t)) { senders in
             guard repair.suppressionCoversNeighbours, !self.router.everyNeighbourHears(oneOf: senders, now: t) else { return true }
             forUnheard = true
             return false
         }
+        if timer.intervalStart != start, timer.interval > timer.maximumInterval { counters.repairIntervalsLonger += 1 }
         if router.liveNeighbourCount(now: t) > 0 {
             aloneSince = nil
         } else if aloneSince == nil {
@@ -127,6 +129,14 @@ extension MeshNodeMachine {
             }
         }
         repairTimer = timer
+    }
+
+    /// The longest repair interval for the intervals that start now: twice the timer's Imax
+    /// while this box has sent more than ``PacedRepair/longerAboveBudgetShare`` of its airtime
+    /// budget's limit over the budget's window; otherwise the timer's own.
+    func repairLongest(_ timer: TrickleTimer, _ repair: PacedRepair, at t: Duration) -> Duration? {
+        guard let share = repair.longerAboveBudgetShare, queue.budget.usedFraction(now: t) > share else { return nil }
+        return timer.maximumInterval * 2
     }
 
     /// Whether the box has counted no live neighbour for as long as it remembers one

@@ -364,11 +364,21 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// caught up at the next wake (the housekeeping beat, a minute at most), and a digest
         /// that fell due goes out then if a neighbour has come (``MeshNodeMachine/repairTimerSleeps(at:)``).
         public var digestsWhileAlone: Bool
+        /// In a duty-cycled band: while this box has sent more than this share of its airtime
+        /// budget's limit over the budget's window (an hour), its intervals double once more
+        /// (Imax 8 minutes instead of 4), and back when it has sent less. `nil`: never (the rule
+        /// before). Where the budget binds, the digests every 4 minutes took the airtime the
+        /// catch-up answers waited for: on the E22's 2.4 kbps in a 1 % band at 72–90 messages an
+        /// hour across the mesh, 0.937 / 0.959 / 0.941 of connected boxes held a broadcast within
+        /// 5 minutes at 20 / 30 / 50 boxes (docs/mesh-simulation.md, "Repair within a tight
+        /// budget"). With no budget limit (the US band) the share is 0 and nothing changes.
+        public var longerAboveBudgetShare: Double?
 
         public init(minimumInterval: Duration = .seconds(30), doublings: Int = 3, redundancy: Int = 3,
                     window: Duration = .seconds(30 * 60), lackingUnsuppressed: Bool = false, digestsNeighboursInRepair: Bool = false,
                     fullDigestWhenLackingAfter: Duration? = .seconds(120), suppressionCoversNeighbours: Bool = true,
-                    digestsWhileAlone: Bool = false) {
+                    digestsWhileAlone: Bool = false, longerAboveBudgetShare: Double? = 0.5) {
+            self.longerAboveBudgetShare = longerAboveBudgetShare
             self.digestsWhileAlone = digestsWhileAlone
             self.suppressionCoversNeighbours = suppressionCoversNeighbours
             self.fullDigestWhenLackingAfter = fullDigestWhenLackingAfter

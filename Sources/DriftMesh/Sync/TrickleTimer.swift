@@ -74,7 +74,10 @@ public struct TrickleTimer: Sendable {
     /// True when our digest should be sent now; advances intervals as time passes. With
     /// `suppressedBy`, `redundancy` consistent digests suppress ours only when it says yes to
     /// their senders (``consistentFrom``): for instance, when every neighbour heard one of them.
-    public mutating func due(now: Duration, suppressedBy: (Set<NodeID>) -> Bool = { _ in true }) -> Bool {
+    /// `longest`: the intervals that start now double up to it instead of ``maximumInterval``
+    /// (never below ``minimumInterval``); one longer than it is cut to it when the next starts.
+    public mutating func due(now: Duration, longest: Duration? = nil, suppressedBy: (Set<NodeID>) -> Bool = { _ in true }) -> Bool {
+        let ceiling = max(minimumInterval, longest ?? maximumInterval)
         var send = false
         if !fired, now >= fireAt {
             fired = true
@@ -82,7 +85,7 @@ public struct TrickleTimer: Sendable {
         }
         while now >= intervalStart + interval {
             let end = intervalStart + interval
-            interval = min(interval * 2, maximumInterval)
+            interval = min(interval * 2, ceiling)
             start(now: end)
             if !fired, now >= fireAt {
                 fired = true
