@@ -279,7 +279,7 @@ extension SimCommand {
         @Flag(help: "With --node-machine: a node whose repair timer fires while it counts no live neighbour sends its compact digest anyway (the rule before; default: left out, counted in digestsAlone).")
         var digestsWhileAlone = false
 
-        @Option(help: "With --node-machine in a duty-cycled band (--duty-cycle): a box that has sent more than this share (above 0, at most 1) of its airtime budget's limit over the last hour doubles its repair interval once more (Imax 8 minutes; default 0.5, the daemon's).")
+        @Option(help: "With --node-machine in a duty-cycled band (--duty-cycle): a box that has sent more than this share (above 0, at most 1) of its airtime budget's limit over the last hour doubles its repair interval once more (twice Imax: 8 minutes by default; default share 0.5, the daemon's).")
         var repairLongerAboveBudget: Double?
 
         @Flag(help: "With --node-machine: the repair interval stays at most 4 minutes however much of its airtime budget a box has used (the rule before).")
