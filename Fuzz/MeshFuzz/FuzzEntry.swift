@@ -1,5 +1,5 @@
 // libFuzzer entry point for DriftMesh's crypto-free wire code: header decoding, frame
-// parsing, the relay rewrite, fragment splitting and reassembly.
+// parsing, the relay rewrite, fragment splitting and reassembly, and the compact digest's codec.
 // Built outside SwiftPM by Fuzz/MeshFuzz/run.sh with `swiftc -sanitize=fuzzer,address`.
 
 nonisolated(unsafe) var reassembler = Reassembler(limits: .init(maxPartials: 8, maxBytes: 4096))
@@ -31,6 +31,11 @@ public func fuzzMesh(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
                     == MeshFrameCodec.authenticatedHeader(bytes.prefix(parsed.wire.length)),
                 "relay touched an authenticated byte")
         }
+    }
+    if let digest = try? CompactDigest(decoding: bytes) {
+        // Both codings are canonical: what decodes re-encodes to the same bytes.
+        precondition(digest.encoded() == bytes, "compact digest decode → encode is not the identity")
+        precondition(digest.hashes.allSatisfy { $0 < digest.hashSpace }, "a compact digest hash outside its space")
     }
     if let first = bytes.first {
         let maxChunk = Int(first % 64)

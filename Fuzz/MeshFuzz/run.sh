@@ -10,13 +10,15 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${TMPDIR:-/tmp}/driftbox-mesh-fuzz
 mkdir -p "$out/corpus"
 cp "$root"/Fuzz/MeshFuzz/corpus/* "$out/corpus/"
-# Only the crypto-free wire files: they deliberately do not import Crypto (see README.md).
+# Only the crypto-free wire files (and the compact digest's codec with the generator it hashes
+# with): they deliberately do not import Crypto (see README.md).
 wire="$root/Sources/DriftMesh/Wire"
 if [ "$step" != run ]; then
     swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name MeshFuzz \
         "$wire"/NodeID.swift "$wire"/PacketKey.swift "$wire"/FrameKind.swift "$wire"/MeshHeader.swift \
         "$wire"/MeshHeader+Expiry.swift "$wire"/MeshFrame.swift "$wire"/MeshWireError.swift \
         "$wire"/MeshFrameCodec.swift "$wire"/Fragmenter.swift "$wire"/Reassembler.swift \
+        "$root"/Sources/DriftMesh/Sync/CompactDigest.swift "$root"/Sources/DriftMesh/Routing/MeshRandom.swift \
         "$root"/Fuzz/MeshFuzz/FuzzEntry.swift \
         -o "$out/mesh-fuzz"
 fi

@@ -75,6 +75,7 @@ extension Engine {
         settings.backgroundBusyThreshold = rules.backgroundBusyThreshold
         settings.hellosWaitOnePeriodAtMost = rules.hellosWaitOnePeriodAtMost
         settings.compactDigestWindowShrinks = rules.compactDigestWindowShrinks
+        settings.compactDigestCoding = rules.compactDigestCoding
         settings.lastHopRetry = rules.lastHopRetry
         settings.lastHopRetryOnlyWhenQuiet = rules.lastHopRetryOnlyWhenQuiet
         settings.lastHopRetryRounds = rules.lastHopRetryRounds

@@ -630,7 +630,9 @@ struct Engine {
                 .sorted { (nodes[n].heldAt[$0] ?? 0, $0) > (nodes[n].heldAt[$1] ?? 0, $1) }
             let minutes = UInt8(clamping: Engine.micros(p.repairDigestWindow) / 60_000_000)
             let salt = UInt16(truncatingIfNeeded: macRng.next())
-            nodes[n].queue.append(.compactDigest(CompactDigest(recent: recent, salt: salt, windowMinutes: minutes)))
+            // 16-bit hashes, as every router-model figure in docs/mesh-simulation.md was
+            // measured; the node's own digests are Rice-coded (`--node-machine`).
+            nodes[n].queue.append(.compactDigest(CompactDigest(recent: recent, salt: salt, windowMinutes: minutes, coding: .hashes16)))
         } else {
             for digest in Engine.digests(of: nodes[n].seen) { nodes[n].queue.append(.digest(digest)) }
         }

@@ -373,6 +373,9 @@ public struct SimCatchUpRules: Sendable, Hashable {
     /// A compact digest of more packets than fit shrinks its window
     /// (`MeshNodeMachine.Settings.compactDigestWindowShrinks`).
     public var compactDigestWindowShrinks = true
+    /// How the node's compact digests list their packets
+    /// (`MeshNodeMachine.Settings.compactDigestCoding`).
+    public var compactDigestCoding: CompactDigest.Coding = .riceCoded
     /// A box that relayed a directed message to its destination, a neighbour, sends it once
     /// more when no acknowledgement is heard in time (`MeshNodeMachine.Settings.lastHopRetry`).
     public var lastHopRetry = true

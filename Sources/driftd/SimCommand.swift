@@ -339,6 +339,9 @@ extension SimCommand {
         @Flag(help: "With --node-machine: a box that got more packets in the last 30 minutes than a compact digest lists (88) lists the newest 88, marked incomplete (the rule before; default: those of the last whole minutes that fit, under that shorter window).")
         var compactDigestNewest = false
 
+        @Flag(help: "With --node-machine: compact digests list 16-bit hashes (the coding before; default: Rice-coded, about 9.6 bits a packet).")
+        var compactDigestHashes16 = false
+
         @Option(help: "With --node-machine: a box whose neighbour's compact digests have listed something it lacks for this many seconds sends its full digest, at most once a hello period (0: never, the rule before; default: the daemon's, 120).")
         var fullDigestWhenLacking: Int?
 
@@ -570,6 +573,7 @@ extension SimCommand {
                     parameters.catchUp.backgroundBusyThreshold = backgroundBusyThreshold
                     parameters.catchUp.hellosWaitOnePeriodAtMost = !hellosBackgroundOnly
                     parameters.catchUp.compactDigestWindowShrinks = !compactDigestNewest
+                    parameters.catchUp.compactDigestCoding = compactDigestHashes16 ? .hashes16 : .riceCoded
                     parameters.catchUp.lastHopRetry = !noLastHopRetry
                     parameters.catchUp.lastHopRetryOnlyWhenQuiet = !lastHopRetryWhenBusy
                     parameters.catchUp.lastHopRetryRounds = lastHopRetryRounds

@@ -33,6 +33,48 @@ struct MeshNodeRepairTests {
         }
     }
 
+    @Test("compact digests go out Rice-coded; as 16-bit hashes while a neighbour that sends those (an older build) may still be in range, and again Rice-coded once it is forgotten; 16-bit hashes always with the setting")
+    func compactDigestCodings() throws {
+        /// The codings of the compact digests a repairing box sent, with when, hearing a
+        /// neighbour's compact digest of 16-bit hashes at 100 s when `olderNeighbour`.
+        func codings(olderNeighbour: Bool, setting: CompactDigest.Coding = .riceCoded) throws -> [(at: Duration, coding: CompactDigest.Coding)] {
+            var box = try MachineBox(seed: 1) {
+                $0.pacedRepair = .init(minimumInterval: .seconds(30))
+                $0.compactDigestCoding = setting
+            }
+            box.hear(try MachineBox.frame("from afar", packetID: 5, origin: BoxKeyPair()), at: .zero)
+            // A neighbour of this build says hello every 5 minutes: the box is never alone.
+            let neighbour = BoxKeyPair()
+            let hello = HelloPayload(publicKey: neighbour.publicKeyBytes, neighbours: [.init(id: box.me, bucket: 2)])
+            var sent: [(at: Duration, frame: OutgoingFrame)] = []
+            for minute in stride(from: 0, to: 30, by: 5) {
+                let t = Duration.seconds(60 * minute)
+                box.hear(try MeshNodeCatchUpTests.control(.hello, hello.encoded(), from: neighbour.nodeID, packetID: UInt32(100 + minute), lifetime: 3_600), at: t)
+                if olderNeighbour, minute == 0 {
+                    sent += Self.run(&box, from: t, until: .seconds(100))
+                    let older = CompactDigest(recent: [], salt: 1, windowMinutes: 30, coding: .hashes16)
+                    box.hear(try MeshNodeCatchUpTests.control(.digest, older.encoded(), from: BoxKeyPair().nodeID, packetID: 9, lifetime: 3_600), at: .seconds(100))
+                    sent += Self.run(&box, from: .seconds(100), until: t + .seconds(300))
+                } else {
+                    sent += Self.run(&box, from: t, until: t + .seconds(300))
+                }
+            }
+            return try Self.compactDigests(sent).map { ($0.at, $0.digest.coding) }
+        }
+        let plain = try codings(olderNeighbour: false)
+        #expect(plain.count >= 5 && plain.allSatisfy { $0.coding == .riceCoded })
+        let standard = MeshRouterConfiguration.standard
+        let memory = (standard.helloPeriod + standard.helloJitter) * standard.missedHellosBeforeExpiry
+        #expect(memory == .seconds(990))
+        let mixed = try codings(olderNeighbour: true)
+        #expect(mixed.filter { $0.at < .seconds(100) }.allSatisfy { $0.coding == .riceCoded })
+        let whileRemembered = mixed.filter { $0.at > .seconds(100) && $0.at < .seconds(100) + memory }
+        #expect(!whileRemembered.isEmpty && whileRemembered.allSatisfy { $0.coding == .hashes16 })
+        let after = mixed.filter { $0.at >= .seconds(100) + memory }
+        #expect(!after.isEmpty && after.allSatisfy { $0.coding == .riceCoded })
+        #expect(try codings(olderNeighbour: false, setting: .hashes16).allSatisfy { $0.coding == .hashes16 })
+    }
+
     static func key(_ frame: [UInt8]) throws -> PacketKey {
         try MeshFrameCodec.parse(frame).header.key
     }

@@ -103,6 +103,22 @@ struct SimMeshCommandTests {
         }
     }
 
+    @Test("--compact-digest-hashes16: the node's compact digests as 16-bit hashes, the coding before, take more airtime than the Rice-coded default; the router's own repair model is the same either way",
+          .enabled(if: binaryBuilt, "driftd binary not built"))
+    func compactDigestHashes16() async throws {
+        func run(_ extra: [String]) async throws -> [String: Any] {
+            let run = try await DriftdProcess.runToCompletion(
+                ["sim", "mesh", "--nodes", "20", "--seed", "7301", "--router", "ours", "--json"] + extra)
+            #expect(run.status == 0, "\(run)")
+            return try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        }
+        let rice = try await run(["--node-machine"]), hashes16 = try await run(["--node-machine", "--compact-digest-hashes16"])
+        let riceDigests = try #require(rice["digestAirtimeMs"] as? Double), hashes16Digests = try #require(hashes16["digestAirtimeMs"] as? Double)
+        #expect(riceDigests < hashes16Digests, "\(riceDigests) ms against \(hashes16Digests) ms")
+        let model = try await run([]), modelFlagged = try await run(["--compact-digest-hashes16"])
+        #expect(model["totalAirtimeMs"] as? Double == modelFlagged["totalAirtimeMs"] as? Double)
+    }
+
     @Test("--snr-jitter-floor: 1 turns the SNR weighting off (a later median at low load), 0 and 2 are refused",
           .enabled(if: binaryBuilt, "driftd binary not built"))
     func snrJitterFloor() async throws {

@@ -170,7 +170,17 @@ extension MeshNodeMachine {
             }
         }
         return CompactDigest(recent: listed.map(\.key), salt: UInt16(truncatingIfNeeded: rng.next()),
-                             windowMinutes: UInt8(clamping: minutes)).encoded()
+                             windowMinutes: UInt8(clamping: minutes), coding: compactDigestCoding(at: t)).encoded()
+    }
+
+    /// How our next compact digest lists its packets: ``Settings/compactDigestCoding``, but
+    /// 16-bit hashes while a neighbour that sends those may still be in range (one heard within
+    /// ``neighbourMemory``): it runs an older build that reads nothing else.
+    func compactDigestCoding(at t: Duration) -> CompactDigest.Coding {
+        guard settings.compactDigestCoding == .riceCoded, let heard = hashes16HeardAt, t - heard < neighbourMemory else {
+            return settings.compactDigestCoding
+        }
+        return .hashes16
     }
 
     /// Our compact digest: the held packets got within the window, newest first. None while
@@ -210,6 +220,7 @@ extension MeshNodeMachine {
     mutating func heardCompactDigest(_ header: MeshHeader, _ digest: CompactDigest, at now: MeshNodeTime) {
         let t = now.monotonic
         compactDigestHeardAt[header.origin] = t
+        if digest.coding == .hashes16 { hashes16HeardAt = t }
         // The margin is a third of the window at most: a digest whose window shrank to fit
         // (``Settings/compactDigestWindowShrinks``) is judged on its last two thirds.
         let window = Duration.seconds(60 * Int(digest.windowMinutes))

@@ -149,6 +149,15 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// from which a neighbour learns nothing of what the box lacks. A digest is judged with
         /// a margin of at most a third of its window either way.
         public var compactDigestWindowShrinks = true
+        /// How our compact digests list their packets: Rice-coded (a Golomb-coded set, about
+        /// 9.6 bits a packet), or 16-bit hashes (the coding before; both are read whatever this
+        /// says). Rice-coded ones go out only while no compact digest of 16-bit hashes was
+        /// heard for as long as the box remembers a neighbour: a box of an older build drops
+        /// them as an unsupported version, and in a mesh being upgraded box by box it keeps
+        /// reading ours. In the simulator a compact digest took about a second on air at
+        /// LongFast, two bytes of it for each packet listed; Rice-coded, the digests' airtime
+        /// fell 5–9 % (docs/mesh-simulation.md, "Shorter compact digests").
+        public var compactDigestCoding: CompactDigest.Coding = .riceCoded
         /// …and has held this long (a packet still crossing the mesh is not missing yet).
         public var compactDigestSettle: Duration = .seconds(20)
         /// A packet a neighbour's compact digest lacks is sent to that neighbour at most this
@@ -508,6 +517,9 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     var aloneSince: Duration?
     /// When each neighbour's compact digest was last heard: it runs paced repair with us.
     var compactDigestHeardAt: [NodeID: Duration] = [:]
+    /// When a compact digest of 16-bit hashes was last heard: a neighbour of an older build,
+    /// which cannot read Rice-coded ones (``Settings/compactDigestCoding``).
+    var hashes16HeardAt: Duration?
     /// Since when each neighbour's compact digests have listed something this box lacks
     /// (``PacedRepair/fullDigestWhenLackingAfter``), and when our last full digest for that went out.
     var lackingSince: [NodeID: Duration] = [:]
