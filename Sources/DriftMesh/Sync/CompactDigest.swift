@@ -40,7 +40,7 @@ public struct CompactDigest: Sendable, Hashable {
         case riceCoded = 3
     }
 
-    public var coding: Coding
+    public private(set) var coding: Coding
     /// Drawn by the sender for this digest.
     public var salt: UInt16
     /// The sender lists every packet it first held within this many minutes.
@@ -48,8 +48,9 @@ public struct CompactDigest: Sendable, Hashable {
     /// False when the newest ``maxEntries`` were listed and older recent ones left out.
     public var complete: Bool
     /// The listed hashes, each below ``hashSpace``: in the order sent (16-bit hashes newest
-    /// first, Rice-coded ones ascending).
-    public var hashes: [UInt32]
+    /// first, Rice-coded ones ascending; the coding and the hashes are set together, so that
+    /// both hold).
+    public private(set) var hashes: [UInt32]
 
     /// The digest of `recent` (the packets first held within `windowMinutes`, newest first).
     public init(recent: [PacketKey], salt: UInt16, windowMinutes: UInt8, coding: Coding = .riceCoded) {
