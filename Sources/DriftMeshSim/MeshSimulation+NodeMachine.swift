@@ -23,6 +23,10 @@ struct MachineRecord {
     /// Hellos sent before the first message, and their airtime, µs.
     var warmUpHelloTx = 0
     var warmUpHelloAirUs: Int64 = 0
+    /// Of the digests from the first message on, the full ones (``SyncDigest``) and their
+    /// airtime, µs; the rest are paced repair's compact digests.
+    var fullDigestTx = 0
+    var fullDigestAirUs: Int64 = 0
 }
 
 /// `SimParameters.nodeMachine`: each box is a `MeshNodeMachine` on in-memory memory, driven
@@ -34,6 +38,8 @@ struct MachineRecord {
 extension Engine {
     /// The mesh key every simulated box shares.
     static let machineNetworkKey = [UInt8](repeating: 0x5A, count: 32)
+    /// Opens the boxes' digests to tell full ones from compact ones.
+    static let machineSealer = try! MeshSealer(networkKey: machineNetworkKey)
     /// Wall time at simulated time zero (expiry minutes and the memories' times count from it).
     static let machineEpoch = Date(timeIntervalSince1970: 1_780_000_000)
 
@@ -259,6 +265,10 @@ extension Engine {
             if header.kind == .digest {
                 digestTx += 1
                 digestAirUsTotal += airUs
+                if let opened = try? Self.machineSealer.open(bytes), (try? SyncDigest(decoding: opened.plaintext)) != nil {
+                    machines.fullDigestTx += 1
+                    machines.fullDigestAirUs += airUs
+                }
             }
         }
         return (airUs, notFlood)
@@ -339,6 +349,8 @@ extension Engine {
         result.floodDataAirtimeMs = Double(dataAirUsTotal - machines.repairDataAirUs) / 1000
         result.digestTransmissions = digestTx
         result.digestAirtimeMs = Double(digestAirUsTotal) / 1000
+        result.fullDigestTransmissions = machines.fullDigestTx
+        result.fullDigestAirtimeMs = Double(machines.fullDigestAirUs) / 1000
         result.warmUpSyncAirtimeMs = Double(machines.warmUpSyncAirUs) / 1000
         result.warmUpHelloTransmissions = machines.warmUpHelloTx
         result.warmUpHelloAirtimeMs = Double(machines.warmUpHelloAirUs) / 1000

@@ -174,6 +174,10 @@ public struct SimResult: Sendable, Hashable, Codable {
     public var warmUpHelloTransmissions: Int?
     public var warmUpHelloAirtimeMs: Double?
     public var followUpHellos: Int?
+    /// Of `digestTransmissions` and `digestAirtimeMs`, the full digests (``SyncDigest``: a box
+    /// meeting a neighbour, or lacking what paced repair did not bring); the rest are compact.
+    public var fullDigestTransmissions: Int?
+    public var fullDigestAirtimeMs: Double?
     /// The data frames that were not the flood's (`floodDataAirtimeMs` leaves them out), and the
     /// boxes that got a broadcast first from one of them: what catch-up and paced repair sent,
     /// and how much of it a box needed.

@@ -715,6 +715,7 @@ extension SimCommand {
             + "flood data air \(r.floodDataAirtimeMs.map { String(format: "%.1f s", $0 / 1000) } ?? "-"), "
             + "warm-up sync air \(r.warmUpSyncAirtimeMs.map { String(format: "%.1f s", $0 / 1000) } ?? "-"), "
             + "warm-up hellos \(r.warmUpHelloTransmissions ?? 0) (\(r.warmUpHelloAirtimeMs.map { String(format: "%.1f s", $0 / 1000) } ?? "-")), follow-up hellos \(r.followUpHellos ?? 0), "
+            + "full digests \(r.fullDigestTransmissions ?? 0) (\(r.fullDigestAirtimeMs.map { String(format: "%.1f s", $0 / 1000) } ?? "-")), "
             + "neighbours \(o(r.neighboursKnownMean, 1)) of \(String(format: "%.1f", r.meanDegree)) (lowest minute \(o(r.neighboursKnownLowest, 1)))"
             + (r.returnedLacking.map { ", back on: lacked \($0), within 5 min \(o(r.returnedCaughtUpWithinRepairWindow)), "
                 + "p50 \(r.returnedCatchUpP50Ms.map { String(format: "%.0f s", $0 / 1000) } ?? "-")" } ?? "")
@@ -827,6 +828,8 @@ extension SimCommand {
                 m.warmUpHelloTransmissions = optionalCount(\.warmUpHelloTransmissions)
                 m.warmUpHelloAirtimeMs = optionalMean(\.warmUpHelloAirtimeMs)
                 m.followUpHellos = optionalCount(\.followUpHellos)
+                m.fullDigestTransmissions = optionalCount(\.fullDigestTransmissions)
+                m.fullDigestAirtimeMs = optionalMean(\.fullDigestAirtimeMs)
                 m.catchUpDataFrames = optionalCount(\.catchUpDataFrames)
                 m.catchUpReceptions = optionalCount(\.catchUpReceptions)
                 m.catchUpUnneededFrames = optionalCount(\.catchUpUnneededFrames)

@@ -312,6 +312,11 @@ struct NodeMachineSimulationTests {
         let long = await simulate(p)
         #expect(long.reachabilityAfterSync == 1 && short.reachabilityAfterSync == 1, "\(Self.json(long))")
         #expect((long.digestTransmissions ?? 0) > (short.digestTransmissions ?? 0), "\(String(describing: long.digestTransmissions)) against \(String(describing: short.digestTransmissions))")
+        // B's start digest and its neighbours' repeats for it are full digests, told apart from
+        // the compact ones by opening them.
+        let full = try #require(long.fullDigestTransmissions), fullAir = try #require(long.fullDigestAirtimeMs)
+        #expect(full > 0 && full < (long.digestTransmissions ?? 0), "\(Self.json(long))")
+        #expect(fullAir > 0 && fullAir < (long.digestAirtimeMs ?? 0), "\(Self.json(long))")
     }
 
     @Test("outages drawn by the seed: distinct boxes in range, the same for the same seed, others for another")
@@ -378,6 +383,8 @@ struct NodeMachineSimulationTests {
         let digests = try #require(paced.digestTransmissions)
         #expect(digests > 0 && digests <= paced.syncTransmissions, "\(Self.json(paced))")
         #expect((paced.digestAirtimeMs ?? 0) <= paced.syncAirtimeMs)
+        // A mesh that stayed up: every full digest was the warm-up's, those after are compact.
+        #expect(paced.fullDigestTransmissions == 0 && paced.fullDigestAirtimeMs == 0, "\(Self.json(paced))")
         #expect(abs(paced.totalAirtimeMs - (paced.dataAirtimeMs + paced.helloAirtimeMs + paced.syncAirtimeMs)) < 0.01)
         // The warm-up's full digests are the same; its compact digests add to them.
         #expect((paced.warmUpSyncAirtimeMs ?? 0) >= (quiet.warmUpSyncAirtimeMs ?? 0), "\(Self.json(paced))")

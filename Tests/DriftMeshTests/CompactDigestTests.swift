@@ -57,6 +57,21 @@ struct CompactDigestTests {
         }
     }
 
+    @Test("a fallback salt has the top four bits 1010 and keeps the other twelve; only 16-bit digests carry the mark; one random salt in 16 has it")
+    func fallbackMark() throws {
+        #expect(CompactDigest.fallbackSalt(0x0000) == 0xA000)
+        #expect(CompactDigest.fallbackSalt(0xFFFF) == 0xAFFF)
+        #expect(CompactDigest.fallbackSalt(0x5123) == 0xA123)
+        let held = Self.keys(Self.a, 1...3)
+        let marked = CompactDigest(recent: held, salt: CompactDigest.fallbackSalt(0x1234), windowMinutes: 30, coding: .hashes16)
+        #expect(marked.marksFallback)
+        #expect(try CompactDigest(decoding: marked.encoded()).marksFallback, "the mark survives the air")
+        #expect(!CompactDigest(recent: held, salt: 0x1234, windowMinutes: 30, coding: .hashes16).marksFallback)
+        #expect(!CompactDigest(recent: held, salt: 0xA234, windowMinutes: 30, coding: .riceCoded).marksFallback)
+        let markedSalts = (0...UInt16.max).filter { CompactDigest(recent: [], salt: $0, windowMinutes: 30, coding: .hashes16).marksFallback }
+        #expect(markedSalts.count == 65_536 / 16)
+    }
+
     @Test("a full digest and a compact one tell each other apart by their version byte")
     func versions() {
         let full = SyncDigest(held: Self.keys(Self.a, 1...3)).encoded()

@@ -56,7 +56,7 @@ struct SimMeshCommandTests {
         let objects = run.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(objects.count == 2)
         #expect(objects.first?["nodeMachine"] as? Bool == true)
-        for key in ["directedMessages", "outboxRetries", "catchUpFrames", "floodDataAirtimeMs"] {
+        for key in ["directedMessages", "outboxRetries", "catchUpFrames", "floodDataAirtimeMs", "fullDigestTransmissions", "fullDigestAirtimeMs"] {
             #expect(objects.first?[key] != nil, "missing \(key)")
         }
         #expect(objects.last?["nodeMachine"] == nil)

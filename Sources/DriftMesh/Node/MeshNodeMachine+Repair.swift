@@ -169,13 +169,17 @@ extension MeshNodeMachine {
                 listed = recent.filter { t - $0.value.at < .seconds(60 * fitting) }
             }
         }
-        return CompactDigest(recent: listed.map(\.key), salt: UInt16(truncatingIfNeeded: rng.next()),
-                             windowMinutes: UInt8(clamping: minutes), coding: compactDigestCoding(at: t)).encoded()
+        let coding = compactDigestCoding(at: t)
+        var salt = UInt16(truncatingIfNeeded: rng.next())
+        if coding != settings.compactDigestCoding { salt = CompactDigest.fallbackSalt(salt) }
+        return CompactDigest(recent: listed.map(\.key), salt: salt, windowMinutes: UInt8(clamping: minutes), coding: coding).encoded()
     }
 
     /// How our next compact digest lists its packets: ``Settings/compactDigestCoding``, but
     /// 16-bit hashes while a neighbour that sends those may still be in range (one heard within
-    /// ``neighbourMemory``): it runs an older build that reads nothing else.
+    /// ``neighbourMemory``): it runs an older build that reads nothing else. Such digests carry
+    /// the fallback mark in their salt (``CompactDigest/fallbackSalt(_:)``), and marked ones do
+    /// not count here: otherwise boxes of this build would keep each other falling back.
     func compactDigestCoding(at t: Duration) -> CompactDigest.Coding {
         guard settings.compactDigestCoding == .riceCoded, let heard = hashes16HeardAt, t - heard < neighbourMemory else {
             return settings.compactDigestCoding
@@ -220,7 +224,7 @@ extension MeshNodeMachine {
     mutating func heardCompactDigest(_ header: MeshHeader, _ digest: CompactDigest, at now: MeshNodeTime) {
         let t = now.monotonic
         compactDigestHeardAt[header.origin] = t
-        if digest.coding == .hashes16 { hashes16HeardAt = t }
+        if digest.coding == .hashes16, !digest.marksFallback { hashes16HeardAt = t }
         // The margin is a third of the window at most: a digest whose window shrank to fit
         // (``Settings/compactDigestWindowShrinks``) is judged on its last two thirds.
         let window = Duration.seconds(60 * Int(digest.windowMinutes))

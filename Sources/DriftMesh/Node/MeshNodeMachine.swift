@@ -517,8 +517,9 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     var aloneSince: Duration?
     /// When each neighbour's compact digest was last heard: it runs paced repair with us.
     var compactDigestHeardAt: [NodeID: Duration] = [:]
-    /// When a compact digest of 16-bit hashes was last heard: a neighbour of an older build,
-    /// which cannot read Rice-coded ones (``Settings/compactDigestCoding``).
+    /// When an unmarked compact digest of 16-bit hashes was last heard: a neighbour of an older
+    /// build, which cannot read Rice-coded ones (``Settings/compactDigestCoding``;
+    /// ``CompactDigest/marksFallback``).
     var hashes16HeardAt: Duration?
     /// Since when each neighbour's compact digests have listed something this box lacks
     /// (``PacedRepair/fullDigestWhenLackingAfter``), and when our last full digest for that went out.

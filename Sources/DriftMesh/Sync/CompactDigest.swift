@@ -72,6 +72,21 @@ public struct CompactDigest: Sendable, Hashable {
         }
     }
 
+    /// A box of this build that sends 16-bit hashes only because an older neighbour may be in
+    /// range (`MeshNodeMachine`'s fallback) marks them: its salt's top four bits are `1010`.
+    /// An older build draws its salts at random and reads any salt, so the mark costs it
+    /// nothing; a receiver falls back only for unmarked 16-bit digests — 15 in 16 of an older
+    /// box's. Without the mark two boxes of this build in range of each other kept each other
+    /// in 16-bit hashes for good once one had heard an older box.
+    public static func fallbackSalt(_ random: UInt16) -> UInt16 {
+        0xA000 | (random & 0x0FFF)
+    }
+
+    /// Whether a 16-bit digest comes from a box of this build falling back (``fallbackSalt(_:)``).
+    public var marksFallback: Bool {
+        coding == .hashes16 && salt >> 12 == 0xA
+    }
+
     /// The range this digest's hashes fall in.
     public var hashSpace: UInt32 { Self.hashSpace(coding, count: hashes.count) }
 
