@@ -102,7 +102,8 @@ extension Engine {
                                          fullDigestWhenLackingAfter: p.nodeFullDigestWhenLackingAfter,
                                          suppressionCoversNeighbours: p.nodeRepairSuppressionCoversNeighbours,
                                          digestsWhileAlone: p.nodeDigestsWhileAlone,
-                                         longerAboveBudgetShare: p.nodeRepairLongerAboveBudgetShare)
+                                         longerAboveBudgetShare: p.nodeRepairLongerAboveBudgetShare,
+                                         digestRepeatsForNeighboursInRepair: p.nodeDigestRepeatsForNeighboursInRepair)
         }
         return try? SimNodeMachine(keyPair: keyPair, networkKey: machineNetworkKey, memory: memory,
                                    budget: AirtimeBudget(window: .seconds(3_600), limit: p.dutyCycle.map { .seconds(3_600) * $0 }), settings: settings,

@@ -235,6 +235,10 @@ public struct SimParameters: Sendable {
     /// in the daemon; `--digest-neighbours-in-repair` gives the rule before: a neighbour heard
     /// again gets the full digest even when its compact digest came meanwhile).
     public var nodeDigestsNeighboursInRepair = MeshNodeMachine<InMemoryNodeMemory>.PacedRepair().digestsNeighboursInRepair
+    /// With `nodeRepair`: the node's `PacedRepair.digestRepeatsForNeighboursInRepair` (default
+    /// `false`, as in the daemon; `--digest-repeats-for-neighbours-in-repair` gives the rule
+    /// before: the repeat goes out whatever compact digests came meanwhile).
+    public var nodeDigestRepeatsForNeighboursInRepair = MeshNodeMachine<InMemoryNodeMemory>.PacedRepair().digestRepeatsForNeighboursInRepair
     /// With `nodeRepair`: the node's `PacedRepair.digestsWhileAlone` (default `false`, as in the
     /// daemon; `--digests-while-alone` gives the rule before: a digest with no live neighbour
     /// goes out anyway).

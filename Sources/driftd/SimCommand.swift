@@ -276,6 +276,9 @@ extension SimCommand {
         @Flag(help: "With --node-machine: a neighbour heard again after two hello periods without a hello gets the full digest even when its compact digest came meanwhile (the node's rule before issue 19's last session; default: left to paced repair).")
         var digestNeighboursInRepair = false
 
+        @Flag(help: "With --node-machine: the full digest's repeat three hello periods after a neighbour was heard again goes out even when every neighbour it was for sent a compact digest since (the node's rule before issue 19's session of 2026-12-06; default: left to paced repair).")
+        var digestRepeatsForNeighboursInRepair = false
+
         @Flag(help: "With --node-machine: a node whose repair timer fires while it counts no live neighbour sends its compact digest anyway (the rule before; default: left out, counted in digestsAlone).")
         var digestsWhileAlone = false
 
@@ -550,6 +553,7 @@ extension SimCommand {
                     parameters.repairRelays = !noRepairRelays
                     parameters.nodeRepair = nodeRepair
                     parameters.nodeDigestsNeighboursInRepair = digestNeighboursInRepair
+                    parameters.nodeDigestRepeatsForNeighboursInRepair = digestRepeatsForNeighboursInRepair
                     parameters.nodeDigestsWhileAlone = digestsWhileAlone
                     if let repairLongerAboveBudget { parameters.nodeRepairLongerAboveBudgetShare = repairLongerAboveBudget }
                     if noRepairLongerAboveBudget { parameters.nodeRepairLongerAboveBudgetShare = nil }

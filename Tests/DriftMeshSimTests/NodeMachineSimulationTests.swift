@@ -202,6 +202,7 @@ struct NodeMachineSimulationTests {
             p.quietBackOff = false  // as found: before the simulator modelled the daemon's quiet back-off
             p.lookSlots = 8  // and its looks and back-off of 1…8 slots (1…4 since issue 19's session of 2026-12-06)
             p.catchUp.compactDigestCoding = .hashes16  // and compact digests of 16-bit hashes (Rice-coded since the same session's afternoon)
+            p.nodeDigestRepeatsForNeighboursInRepair = true  // and the full digest's repeat sent whatever compact digests came (left to paced repair since its evening)
             p.repairAnswersRenewed = renewed
             return await simulate(p)
         }
@@ -279,8 +280,10 @@ struct NodeMachineSimulationTests {
             // Both runs as found, with compact digests of 16-bit hashes: Rice-coded, the digests
             // go at other instants, and seed 7347's box back misses 1 of its 17 packets with the
             // rule on — while over 60 held-out seeds boxes back from 30 minutes off missed 25
-            // packets instead of 63 (docs/mesh-simulation.md, "Shorter compact digests").
+            // packets instead of 63 (docs/mesh-simulation.md, "Shorter compact digests"); and
+            // the full digest's repeat sent whatever compact digests came, as before its evening.
             p.catchUp.compactDigestCoding = .hashes16
+            p.nodeDigestRepeatsForNeighboursInRepair = true
             if !on {
                 p.catchUp.startAsBeforePowerCutRules()
                 p.nodeDigestsWhileAlone = true  // as found: a box alone still digested,
@@ -517,6 +520,7 @@ struct NodeMachineSimulationTests {
             p.quietBackOff = false  // as found: before the simulator modelled the daemon's quiet back-off
             p.lookSlots = 8  // and its looks and back-off of 1…8 slots (1…4 since issue 19's session of 2026-12-06)
             p.catchUp.compactDigestCoding = .hashes16  // and compact digests of 16-bit hashes (Rice-coded since the same session's afternoon)
+            p.nodeDigestRepeatsForNeighboursInRepair = true  // and the full digest's repeat sent whatever compact digests came (left to paced repair since its evening)
             return p
         }
         #expect(MeshRouterConfiguration().topologyFloodWhileLacking)
@@ -663,6 +667,7 @@ struct NodeMachineSimulationTests {
             p.quietBackOff = false  // as found: before the simulator modelled the daemon's quiet back-off
             p.lookSlots = 8  // and its looks and back-off of 1…8 slots (1…4 since issue 19's session of 2026-12-06)
             p.catchUp.compactDigestCoding = .hashes16  // and compact digests of 16-bit hashes (Rice-coded since the same session's afternoon)
+            p.nodeDigestRepeatsForNeighboursInRepair = true  // and the full digest's repeat sent whatever compact digests came (left to paced repair since its evening)
             return p
         }
         #expect(SimParameters(nodes: 30, seed: 1, router: .ours).nodeRepairSuppressionCoversNeighbours)
@@ -692,6 +697,7 @@ struct NodeMachineSimulationTests {
             p.quietBackOff = false  // as found: before the simulator modelled the daemon's quiet back-off
             p.lookSlots = 8  // and its looks and back-off of 1…8 slots (1…4 since issue 19's session of 2026-12-06)
             p.catchUp.compactDigestCoding = .hashes16  // and compact digests of 16-bit hashes (Rice-coded since the same session's afternoon)
+            p.nodeDigestRepeatsForNeighboursInRepair = true  // and the full digest's repeat sent whatever compact digests came (left to paced repair since its evening)
             return p
         }
         let results = await simulate([run(true), run(false)])

@@ -123,7 +123,7 @@ struct MeshNodeRepairTests {
         let heard = try MachineBox.frame("from afar", packetID: 5, origin: BoxKeyPair())
         box.hear(heard, at: .zero)
         let own = try box.send("mine", at: .zero)
-        let directed = try box.send("to one", to: BoxKeyPair().nodeID, at: .zero)
+        _ = try box.send("to one", to: BoxKeyPair().nodeID, at: .zero)
         let sent = Self.run(&box, from: .zero, until: .seconds(31))
         let digests = try Self.compactDigests(sent)
         try #require(digests.count == 1, "\(digests.map(\.at))")
@@ -132,7 +132,9 @@ struct MeshNodeRepairTests {
         #expect(d.windowMinutes == 30 && d.complete)
         #expect(d.lists(try Self.key(heard)))
         #expect(d.lists(PacketKey(origin: box.me, packetID: own.packetID)))
-        #expect(!d.lists(PacketKey(origin: box.me, packetID: directed.packetID)), "a directed message is not held")
+        // A directed message is not held: two packets listed. (Whether the directed message's
+        // key hashes to a listed value is chance — 2 in 512 Rice-coded — with random keys.)
+        #expect(d.hashes.count == 2, "a directed message is not held")
         #expect(box.counters.compactDigestsSent == 1)
         // Without paced repair no compact digest goes out.
         var plain = try MachineBox()
@@ -317,7 +319,7 @@ struct MeshNodeRepairTests {
         try #require(digests.count == 1)
         let digest = digests[0].digest
         for p in packets { #expect(digest.lists(try Self.key(p))) }
-        #expect(!digest.lists(try Self.key(old)), "got before the window")
+        #expect(digest.hashes.count == packets.count, "got before the window (whether its key hashes to a listed value is chance)")
         // The neighbour hears that digest: it lacks nothing the neighbour got, so nothing is sent back.
         let frame = try #require(sent.first { item in (try? Self.sealer.open(item.frame.bytes).0.kind) == .digest && (try? CompactDigest(decoding: Self.sealer.open(item.frame.bytes).1)) != nil })
         neighbour.hear(frame.frame.bytes, at: frame.at)
@@ -710,6 +712,55 @@ struct MeshNodeRepairTests {
         let after = try fullDigests(Self.run(&box, from: back, until: back + .seconds(60)))
         #expect(after == (digested ? 1 : 0), "\(after) full digests after its return")
         #expect(box.counters.digestsLeftToRepair == (digested ? 0 : 1))
+    }
+
+    /// The repeat of the full digest three hello periods after a neighbour was heard again (or
+    /// for the first time) — one lost frame must not lose the catch-up — is left out when every
+    /// neighbour it was for has sent a compact digest since: it is in paced repair with us. In
+    /// the simulator at 30 boxes switched on one by one these repeats were 20 of the 21 full
+    /// digests a run after the warm-up (docs/mesh-simulation.md, "The full digest's repeat").
+    enum RepeatCase: String, Sendable, CustomStringConvertible {
+        /// Nothing from the neighbour after it was met.
+        case nothing
+        /// Its compact digest 500 s after it was met.
+        case compactDigest
+        /// Its compact digest at the instant it was met, not after.
+        case compactDigestThen
+        /// The same as `compactDigest`, on a box that keeps the rule before.
+        case compactDigestOldRule
+        /// A second neighbour met 100 s later sent none.
+        case secondNeighbourSilent
+
+        var description: String { rawValue }
+    }
+
+    @Test("the full digest is repeated three hello periods after a neighbour was met, unless every neighbour it was for has sent a compact digest since",
+          arguments: [(RepeatCase.nothing, true), (.compactDigest, false), (.compactDigestThen, true), (.compactDigestOldRule, true),
+                      (.secondNeighbourSilent, true)])
+    func digestRepeatLeftToRepair(_ meanwhile: RepeatCase, repeated: Bool) throws {
+        var box = try MachineBox(seed: 1) {
+            $0.pacedRepair = .init(minimumInterval: .seconds(30), digestRepeatsForNeighboursInRepair: meanwhile == .compactDigestOldRule)
+        }
+        let neighbour = BoxKeyPair(), second = BoxKeyPair()
+        let met = Duration.seconds(1)
+        _ = Self.run(&box, from: .zero, until: met)
+        // Its hello lists nobody: one listing us would have heard our start digest.
+        box.hear(try MeshNodeHelloTests.hello(from: neighbour, keyed: true, listing: [], packetID: 1, at: met), at: met)
+        let compact = try MeshNodeCatchUpTests.control(.digest, CompactDigest(recent: [], salt: 1, windowMinutes: 30).encoded(),
+                                                      from: neighbour.nodeID, packetID: 2, lifetime: 3_600)
+        if meanwhile == .compactDigestThen { box.hear(compact, at: met) }
+        var sent = Self.run(&box, from: met, until: .seconds(101))
+        if meanwhile == .secondNeighbourSilent {
+            box.hear(try MeshNodeHelloTests.hello(from: second, keyed: true, listing: [], packetID: 1, at: .seconds(101)), at: .seconds(101))
+        }
+        sent += Self.run(&box, from: .seconds(101), until: .seconds(501))
+        if [.compactDigest, .compactDigestOldRule, .secondNeighbourSilent].contains(meanwhile) { box.hear(compact, at: .seconds(501)) }
+        sent += Self.run(&box, from: .seconds(501), until: .seconds(1_200))
+        let full = try MeshNodeCatchUpTests.fullDigests(sent)
+        #expect(full.filter { $0 < .seconds(200) }.count == (meanwhile == .secondNeighbourSilent ? 2 : 1), "\(full)")
+        let repeats = full.filter { $0 >= .seconds(900) }
+        #expect(repeats.count == (repeated ? 1 : 0), "\(full)")
+        #expect(box.counters.digestRepeatsLeftToRepair == (repeated ? 0 : 1))
     }
 
     @Test("a box that got more packets in the window than a compact digest lists (88) lists those of the last whole minutes that fit, complete under that shorter window; with the rule off, the newest 88, incomplete",

@@ -119,6 +119,21 @@ struct SimMeshCommandTests {
         #expect(model["totalAirtimeMs"] as? Double == modelFlagged["totalAirtimeMs"] as? Double)
     }
 
+    @Test("--digest-repeats-for-neighbours-in-repair: the node's full digest repeated whatever compact digests came, the rule before, sends more full digests after the boxes' start",
+          .enabled(if: binaryBuilt, "driftd binary not built"))
+    func digestRepeatsForNeighboursInRepair() async throws {
+        func fullDigests(_ extra: [String]) async throws -> Int {
+            let run = try await DriftdProcess.runToCompletion(
+                ["sim", "mesh", "--nodes", "20", "--seed", "7301", "--router", "ours", "--node-machine", "--warm-up-s", "1800",
+                 "--warm-up-at-daemon-pace", "--start-spread-s", "1200", "--json"] + extra)
+            #expect(run.status == 0, "\(run)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+            return try #require(object["fullDigestTransmissions"] as? Int)
+        }
+        let left = try await fullDigests([]), repeated = try await fullDigests(["--digest-repeats-for-neighbours-in-repair"])
+        #expect(left < repeated, "\(left) full digests against \(repeated)")
+    }
+
     @Test("--snr-jitter-floor: 1 turns the SNR weighting off (a later median at low load), 0 and 2 are refused",
           .enabled(if: binaryBuilt, "driftd binary not built"))
     func snrJitterFloor() async throws {

@@ -94,6 +94,9 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     /// Neighbours heard again after two hello periods without a hello that got no full digest:
     /// their compact digest came meanwhile (``MeshNodeMachine/Settings/PacedRepair/digestsNeighboursInRepair``).
     public var digestsLeftToRepair = 0
+    /// Repeats of the full digest left out: every neighbour it was for sent a compact digest
+    /// since (``MeshNodeMachine/Settings/PacedRepair/digestRepeatsForNeighboursInRepair``).
+    public var digestRepeatsLeftToRepair = 0
     /// Neighbours heard for the first time (or again) that got no full digest of their own: one
     /// of ours was on its way, or went after the hello of ours they heard
     /// (``MeshNodeMachine/Settings/newNeighbourDigestsShared``).

@@ -319,6 +319,7 @@ extension MeshNodeMachine {
                 deferAnswer(.digest, at: now)
             }
             digestRepeatAt = t + settings.router.helloPeriod * 3
+            digestRepeatFor[header.origin] = t
         }
     }
 

@@ -56,6 +56,14 @@ extension MeshNodeMachine {
         return t - heard < settings.router.helloPeriod * 2
     }
 
+    /// Whether the full digest's repeat is left out: every neighbour it was for (heard again at
+    /// the instant given) has sent a compact digest since, so it is in paced repair with us
+    /// (``PacedRepair/digestRepeatsForNeighboursInRepair``).
+    func repeatLeftToRepair(for neighbours: [NodeID: Duration]) -> Bool {
+        guard let repair = settings.pacedRepair, !repair.digestRepeatsForNeighboursInRepair, !neighbours.isEmpty else { return false }
+        return neighbours.allSatisfy { id, since in compactDigestHeardAt[id].map { $0 > since } ?? false }
+    }
+
     /// Forgets packets got longer ago than the window.
     mutating func forgetOldRecent(at t: Duration) {
         recentPackets = recentPackets.filter { t - $0.value.at <= recentWindow }

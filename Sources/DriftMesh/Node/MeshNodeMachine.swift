@@ -344,6 +344,12 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// repair with us, only its hellos were lost, and the full digest is left out; see
         /// `MeshNodeMachine.heardHello`). `true` is the rule before, for comparison in the simulator.
         public var digestsNeighboursInRepair: Bool
+        /// The full digest's repeat three hello periods after a neighbour was heard again (or
+        /// for the first time) goes out even when every neighbour it was for has sent a compact
+        /// digest since (`false`, the default: they are in paced repair with us, and the repeat
+        /// is left out and counted, ``MeshCounters/digestRepeatsLeftToRepair``). `true` is the
+        /// rule before, for comparison in the simulator.
+        public var digestRepeatsForNeighboursInRepair: Bool
         /// A box whose neighbour's compact digests have listed something it lacks for this long
         /// sends its full digest (at most once a hello period), which the neighbour answers with
         /// all it lacks — also what compact-digest answers leave out: what the neighbour
@@ -386,7 +392,9 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         public init(minimumInterval: Duration = .seconds(30), doublings: Int = 3, redundancy: Int = 3,
                     window: Duration = .seconds(30 * 60), lackingUnsuppressed: Bool = false, digestsNeighboursInRepair: Bool = false,
                     fullDigestWhenLackingAfter: Duration? = .seconds(120), suppressionCoversNeighbours: Bool = true,
-                    digestsWhileAlone: Bool = false, longerAboveBudgetShare: Double? = 0.5) {
+                    digestsWhileAlone: Bool = false, longerAboveBudgetShare: Double? = 0.5,
+                    digestRepeatsForNeighboursInRepair: Bool = false) {
+            self.digestRepeatsForNeighboursInRepair = digestRepeatsForNeighboursInRepair
             self.longerAboveBudgetShare = longerAboveBudgetShare
             self.digestsWhileAlone = digestsWhileAlone
             self.suppressionCoversNeighbours = suppressionCoversNeighbours
@@ -471,6 +479,8 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     /// When the digest sent for a returning neighbour is repeated once: the exchange is single
     /// frames without acknowledgement, and one lost frame must not lose the catch-up.
     var digestRepeatAt: Duration?
+    /// The neighbours the repeat is for, with when each was heard again.
+    var digestRepeatFor: [NodeID: Duration] = [:]
     /// Catch-up answers waiting out their random delay, in the order they were decided.
     var deferred: [DeferredAnswer] = []
     /// Packets asked for and not heard yet: asked for again when their answer does not come.
@@ -665,7 +675,11 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         apply(router.due(now: t), at: now)
         if let repeatAt = digestRepeatAt, t >= repeatAt {
             digestRepeatAt = nil
-            if settings.digestRepeatsDelayed {
+            let forWhom = digestRepeatFor
+            digestRepeatFor = [:]
+            if repeatLeftToRepair(for: forWhom) {
+                counters.digestRepeatsLeftToRepair += 1
+            } else if settings.digestRepeatsDelayed {
                 deferAnswer(.digest, at: now)
             } else {
                 sendDigest(at: now)
