@@ -455,6 +455,8 @@ struct MachineLine {
     /// What each box delivered and had confirmed, by key, with the instant.
     var delivered: [Int: [PacketKey: Duration]] = [:]
     var confirmed: [Int: [PacketKey: Duration]] = [:]
+    /// Every frame each box put on the air, with the instant.
+    var sent: [(at: Duration, from: Int, frame: OutgoingFrame)] = []
     var trace: [String] = []
     private var timerAt: [Duration]
     private var radioAt: [Duration?]
@@ -480,6 +482,7 @@ struct MachineLine {
             case .confirmed(let key): if confirmed[i]?[key] == nil { confirmed[i, default: [:]][key] = now }
             case .wake(let at): if radio { radioAt[i] = at } else { timerAt[i] = at }
             case .transmit(let frame):
+                sent.append((now, i, frame))
                 onAirSince[i] = now
                 onAirUntil[i] = now + frame.airtime
                 radioAt[i] = onAirUntil[i]
@@ -490,6 +493,14 @@ struct MachineLine {
             default: break
             }
         }
+    }
+
+    /// Box `i` hears `bytes` now (a frame from a neighbour, or from a box beyond the line), and
+    /// looks at its timers and radio.
+    mutating func hear(_ bytes: [UInt8], by i: Int) {
+        note(boxes[i].hear(bytes, at: now), of: i, radio: false)
+        timerAt[i] = now
+        if onAirUntil[i] <= now { radioAt[i] = now }
     }
 
     mutating func run(until end: Duration) {
@@ -506,9 +517,7 @@ struct MachineLine {
                         trace.append("\(RetrySchedule.seconds(now)) lost at box \(r): \(header.kind) #\(header.packetID) from box \(frame.from)")
                         continue
                     }
-                    note(boxes[r].hear(frame.bytes, at: now), of: r, radio: false)
-                    timerAt[r] = now
-                    if onAirUntil[r] <= now { radioAt[r] = now }
+                    hear(frame.bytes, by: r)
                 }
             }
             for i in boxes.indices where timerAt[i] <= now {

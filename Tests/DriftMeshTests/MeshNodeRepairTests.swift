@@ -80,34 +80,20 @@ struct MeshNodeRepairTests {
     /// the other's 16-bit digests every few minutes, and both sent them for good.
     @Test("a box of this build sending 16-bit hashes for an older neighbour does not hold its neighbours of this build in them: once the older box is forgotten, both go back to Rice coding")
     func fallbackIsNotCatching() throws {
-        var boxes = [try Self.repairing(seed: 1), try Self.repairing(seed: 2)]
-        for i in 0..<2 {
-            boxes[i].hear(try MachineBox.frame("held", packetID: 5, origin: BoxKeyPair()), at: .zero)
-        }
-        var digests: [[(at: Duration, digest: CompactDigest)]] = [[], []]
-        var t = Duration.zero
+        var line = try MachineLine(count: 2) { $0.pacedRepair = .init(minimumInterval: .seconds(30)) }
+        for i in 0..<2 { line.hear(try MachineBox.frame("held", packetID: 5, origin: BoxKeyPair()), by: i) }
+        line.run(until: .seconds(100))
         let older = CompactDigest(recent: [], salt: 1, windowMinutes: 30, coding: .hashes16)
-        var olderHeard = false
-        while t < .seconds(4 * 3_600) {
-            if !olderHeard, t >= .seconds(100) {
-                boxes[0].hear(try MeshNodeCatchUpTests.control(.digest, older.encoded(), from: BoxKeyPair().nodeID, packetID: 9, lifetime: 3_600), at: t)
-                olderHeard = true
-            }
-            var next = t + .seconds(60)
-            for i in 0..<2 {
-                next = min(next, boxes[i].timer(at: t))
-                let sent = MeshNodeCatchUpTests.drain(&boxes[i], at: t)
-                digests[i] += try Self.compactDigests(sent.map { (t, $0) })
-                for frame in sent { boxes[1 - i].hear(frame.bytes, at: t) }
-            }
-            t = max(next, t + .milliseconds(1))
-        }
+        let heard = line.now
+        line.hear(try MeshNodeCatchUpTests.control(.digest, older.encoded(), from: BoxKeyPair().nodeID, packetID: 9, lifetime: 3_600), by: 0)
+        line.run(until: .seconds(4 * 3_600))
+        let digests = try (0..<2).map { i in try Self.compactDigests(line.sent.filter { $0.from == i }.map { ($0.at, $0.frame) }) }
         let memory = Duration.seconds(990)
-        let fallback = digests[0].filter { $0.at > .seconds(100) && $0.at < .seconds(100) + memory }
+        let fallback = digests[0].filter { $0.at > heard && $0.at < heard + memory }
         #expect(!fallback.isEmpty && fallback.allSatisfy { $0.digest.coding == .hashes16 && $0.digest.marksFallback },
                 "the box that heard the older one falls back, and marks its digests")
         for i in 0..<2 {
-            let late = digests[i].filter { $0.at > .seconds(100) + memory * 2 }
+            let late = digests[i].filter { $0.at > heard + memory * 2 }
             #expect(late.count >= 10 && late.allSatisfy { $0.digest.coding == .riceCoded },
                     "box \(i): \(late.filter { $0.digest.coding == .hashes16 }.count) of \(late.count) late digests in 16-bit hashes")
         }
