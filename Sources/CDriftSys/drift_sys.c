@@ -36,6 +36,19 @@ int drift_accept_nonblock(int fd) { return accept4(fd, NULL, NULL, SOCK_CLOEXEC 
 
 int drift_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
 
+#ifdef __linux__
+int drift_epoll_wait(int epfd, uint32_t *events, uint64_t *data, int max, int timeout) {
+    struct epoll_event buffer[64];
+    if (max > 64) max = 64;
+    int count = epoll_wait(epfd, buffer, max, timeout);
+    for (int i = 0; i < count; i++) {
+        events[i] = buffer[i].events;
+        data[i] = buffer[i].data.u64;
+    }
+    return count;
+}
+#endif
+
 int drift_pty_open_master(void) {
     int fd = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
     if (fd == -1) return -1;

@@ -427,8 +427,8 @@ public enum Daemon {
         // left mapped later (docs/performance.md, "Giving memory back").
         var housekeeping: [(name: String, job: HousekeepingService.Job)] = [
             ("disk-space", { diskCheck.run() }),
-            // Waits on serial ports, sockets and GPIO lines whose dispatch source libdispatch
-            // lost end here if their descriptor is ready (docs/architecture.md).
+            // Waits on serial ports, sockets and GPIO lines whose epoll registration was lost
+            // end here if their descriptor is ready (docs/architecture.md).
             ("stuck-waits", { ReadinessMonitor.recheckWaits(olderThan: liveness) }),
         ]
         if config.trimsMemory {

@@ -8,46 +8,43 @@ import Musl
 
 /// Waits, without a thread of its own, until a file descriptor is readable.
 ///
-/// Each wait arms a fresh `DispatchSource` read source (epoll on Linux) and
-/// cancels it when the wait ends, so a descriptor with unread data never
-/// spins and no readiness edge can be lost between waits. A non-blocking
-/// `poll(2)` first answers at once when data is already there. Waiting is
-/// cancellable: cancelling the waiting task returns at once with
-/// `CancellationError`. Serial ports, GPIO edge events and sockets use this to
-/// expose their input as async sequences.
+/// Each wait arms a one-shot registration on ``EpollReactor/shared`` (the monitors' own epoll
+/// thread) and cancels it when the wait ends, so a descriptor with unread data never spins and
+/// no readiness edge can be lost between waits. A non-blocking `poll(2)` first answers at once
+/// when data is already there. Waiting is cancellable: cancelling the waiting task returns at
+/// once with `CancellationError`. Serial ports, GPIO edge events and sockets use this to expose
+/// their input as async sequences.
 ///
 /// One waiter at a time: call ``readable(timeout:)`` from a single task.
 ///
-/// ``recheckWaits(olderThan:)`` ends waits whose source never fired although the descriptor
-/// is ready (a registration libdispatch lost); the daemon calls it once per liveness period.
+/// ``recheckWaits(olderThan:)`` ends waits whose registration never fired although the
+/// descriptor is ready (a descriptor closed or replaced under an armed wait); the daemon calls
+/// it once per liveness period.
 ///
-/// Always call ``close()`` before closing the descriptor: it waits until every
-/// read source has been torn down. libdispatch keys its epoll registrations by
-/// descriptor number, so closing a descriptor under a live source and reusing
-/// the number (which the kernel does at once) silently loses events on the new
-/// descriptor.
+/// Always call ``close()`` before closing the descriptor: it returns once the reactor no
+/// longer watches the descriptor for this monitor. A descriptor closed under an armed wait and
+/// its number reused (which the kernel does at once) would leave that wait deaf.
 public final class ReadinessMonitor: SweptWait, @unchecked Sendable {
     // All mutable state is confined to `queue`.
     private let queue: DispatchQueue
     private let descriptor: FileDescriptor
     private var closed = false
     private var waiter: CheckedContinuation<Bool, any Error>?
-    private var source: (any DispatchSourceRead)?
+    private let reactor: EpollReactor
+    private var registration: EpollReactor.Registration?
     private var generation: UInt64 = 0
     /// Identity of each `readable` call, so a cancellation that arrives before
     /// its wait is armed is not lost.
     private var nextCallID: UInt64 = 0
     private var armedCallID: UInt64?
     private var cancelledBeforeArming: Set<UInt64> = []
-    /// Entered for every source created, left by its cancel handler.
-    private let liveSources = DispatchGroup()
-    /// When the armed wait's source was armed; `nil` while no source waits.
+    /// When the armed wait was registered; `nil` while none is.
     private var armedAt: ContinuousClock.Instant?
 
     /// Ends every wait, of every ``ReadinessMonitor`` and ``WritabilityMonitor`` in the
-    /// process, that has waited on its dispatch source for `age` or longer although its
-    /// descriptor is ready now (a non-blocking `poll(2)` each): waits whose source libdispatch
-    /// lost. Each ends as if its source had fired. Call it from any thread but a monitor's own
+    /// process, that has been armed for `age` or longer although its descriptor is ready now (a
+    /// non-blocking `poll(2)` each): waits whose registration was lost. Each ends as if it had
+    /// fired. Call it from any thread but a monitor's own
     /// queue; an armed wait is checked on the calling thread (`sync` on an idle queue), so it
     /// wakes no other thread. Returns how many waits it ended.
     @discardableResult
@@ -60,15 +57,16 @@ public final class ReadinessMonitor: SweptWait, @unchecked Sendable {
     public static var rescuedWaits: Int { WaitSweeps.rescuedWaits }
 
     /// Starts monitoring `descriptor`. The descriptor stays owned by the caller.
-    public init(descriptor: FileDescriptor, label: String = "drift.readiness") {
+    public init(descriptor: FileDescriptor, label: String = "drift.readiness", reactor: EpollReactor = .shared) {
         self.queue = DispatchQueue(label: label)
         self.descriptor = descriptor
+        self.reactor = reactor
         WaitSweeps.register(self)
     }
 
     deinit {
         WaitSweeps.unregister(ObjectIdentifier(self))
-        source?.cancel()
+        if let registration { reactor.cancel(registration) }
     }
 
     /// Suspends until the descriptor is readable (or at end of file / hung up,
@@ -102,7 +100,7 @@ public final class ReadinessMonitor: SweptWait, @unchecked Sendable {
 
     /// Stops monitoring; a pending or later wait throws ``ReadinessMonitorClosed``.
     ///
-    /// Returns once no read source refers to the descriptor any more, so the
+    /// Returns once the reactor no longer watches the descriptor for this monitor, so the
     /// caller may close it. Must not be called from the monitor's own queue.
     public func close() {
         queue.sync {
@@ -110,7 +108,6 @@ public final class ReadinessMonitor: SweptWait, @unchecked Sendable {
             closed = true
             finish(.failure(ReadinessMonitorClosed()))
         }
-        liveSources.wait()
     }
 
     // MARK: - On `queue`
@@ -137,15 +134,14 @@ public final class ReadinessMonitor: SweptWait, @unchecked Sendable {
         armedCallID = callID
         generation &+= 1
         let armedGeneration = generation
-        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor.rawValue, queue: queue)
-        liveSources.enter()
-        source.setCancelHandler { [liveSources] in liveSources.leave() }
-        source.setEventHandler { [weak self] in
-            guard let self, self.generation == armedGeneration else { return }
-            self.finish(.success(true))
+        registration = reactor.register(descriptor.rawValue, for: .readable) { [self] in
+            // Held until the wait ends; its end (fired, timed out, cancelled, closed) cancels
+            // the registration, which lets go of this.
+            queue.async {
+                guard self.generation == armedGeneration else { return }
+                self.finish(.success(true))
+            }
         }
-        self.source = source
-        source.activate()
         if let timeout {
             queue.asyncAfter(deadline: .now() + Self.dispatchInterval(timeout)) { [weak self] in
                 guard let self, self.generation == armedGeneration else { return }
@@ -155,11 +151,11 @@ public final class ReadinessMonitor: SweptWait, @unchecked Sendable {
         armedAt = .now
     }
 
-    /// Whether a wait has armed its dispatch source and not ended yet (a wait answered by its
+    /// Whether a wait has armed its registration and not ended yet (a wait answered by its
     /// first `poll` never arms one).
     public var isWaiting: Bool { queue.sync { armedAt != nil } }
 
-    /// Ends this monitor's wait as ready if its source has been armed for `age` or longer and
+    /// Ends this monitor's wait as ready if it has been armed for `age` or longer and
     /// the descriptor is ready now (see ``recheckWaits(olderThan:)``); returns whether it did.
     @discardableResult
     public func recheckWait(olderThan age: Duration) -> Bool {
@@ -188,8 +184,8 @@ public final class ReadinessMonitor: SweptWait, @unchecked Sendable {
         armedCallID = nil
         armedAt = nil
         generation &+= 1
-        source?.cancel()
-        source = nil
+        if let registration { reactor.cancel(registration) }
+        registration = nil
         waiter.resume(with: result)
     }
 }

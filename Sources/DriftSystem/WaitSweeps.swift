@@ -1,17 +1,18 @@
 import Synchronization
 
 /// The safety net under ``ReadinessMonitor`` and ``WritabilityMonitor``: waits that have lasted
-/// a while without their dispatch source firing can be checked against the descriptor itself
+/// a while without their registration firing can be checked against the descriptor itself
 /// (a non-blocking `poll(2)`), all at once, by ``ReadinessMonitor/recheckWaits(olderThan:)``.
 ///
-/// libdispatch keys its epoll registrations by descriptor number and changes them from its
-/// own threads; a registration lost in its races (a descriptor closed and its number reused
-/// while a source still refers to it, or a delete that comes late — both seen in traces of the
-/// test suite) leaves a source that never fires, and a wait with no deadline (a serial port
-/// waiting for its device) would hang for good, deaf even to a hang-up. The daemon sweeps once
-/// per liveness period, on a wake it has anyway (its housekeeping), so the net costs an idle box
-/// no wake-up of its own; a rescued wait ends at most two periods late and is counted
-/// (``rescuedWaits``, `driftd_readiness_rescued_waits`).
+/// A registration is lost when the descriptor under an armed wait is closed or replaced (`dup2`)
+/// and its number reused: the kernel drops the registration with the old file, and the wait
+/// would never wake, deaf even to a hang-up. The monitors' owners close them first, so this is
+/// not expected; while the monitors ran on libdispatch's sources it happened in libdispatch's
+/// own races too ([architecture](../../docs/architecture.md#io-without-polling-threads)). A wait
+/// with no deadline (a serial port waiting for its device) must not hang for good either way.
+/// The daemon sweeps once per liveness period, on a wake it has anyway (its housekeeping), so
+/// the net costs an idle box no wake-up of its own; a rescued wait ends at most two periods
+/// late and is counted (``rescuedWaits``, `driftd_readiness_rescued_waits`).
 protocol SweptWait: AnyObject, Sendable {
     /// Ends the armed wait as ready if it is `age` old or older and the descriptor is ready;
     /// returns whether it did (and counts it).

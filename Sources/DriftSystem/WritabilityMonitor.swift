@@ -8,58 +8,40 @@ import Musl
 
 /// Waits, without a thread of its own, until a file descriptor is writable.
 ///
-/// The write-side twin of ``ReadinessMonitor``: a `DispatchSource` write source
-/// (epoll on Linux) resumed only while a caller waits, so a descriptor with
-/// room in its buffer does not spin. Used by serial ports when the kernel's
-/// output buffer is full (slow baud rate, RTS/CTS flow control holding).
+/// The write-side twin of ``ReadinessMonitor``: a non-blocking `poll(2)` first, then a one-shot
+/// registration on ``EpollReactor/shared`` for as long as a caller waits, so a descriptor with
+/// room in its buffer never spins. Used by serial ports when the kernel's output buffer is full
+/// (slow baud rate, RTS/CTS flow control holding). A read wait and a write wait on one
+/// descriptor share its registration in the reactor.
 ///
 /// One waiter at a time: call ``writable(timeout:)`` from a single task.
-/// Always call ``close()`` before closing the descriptor: it returns once the source is
-/// unregistered (its cancel handler ran). libdispatch keys its epoll registrations by
-/// descriptor number and unregisters on its own threads some time after `cancel()`; a
-/// descriptor closed before that, its number reused at once, left the new descriptor's
-/// sources registered on nothing, so a serial port opened at that moment never woke for
-/// input or a hang-up. Its waits are checked by ``ReadinessMonitor/recheckWaits(olderThan:)``
-/// too.
+/// Always call ``close()`` before closing the descriptor: it returns once the reactor no longer
+/// watches the descriptor for this monitor (a descriptor closed under an armed wait and its
+/// number reused at once would leave that wait deaf). Its waits are checked by
+/// ``ReadinessMonitor/recheckWaits(olderThan:)`` too.
 public final class WritabilityMonitor: SweptWait, @unchecked Sendable {
     // All mutable state is confined to `queue`.
     private let queue: DispatchQueue
-    private let source: any DispatchSourceWrite
-    private var sourceSuspended = true
+    private let reactor: EpollReactor
+    private var registration: EpollReactor.Registration?
     private var closed = false
     private var waiter: CheckedContinuation<Bool, any Error>?
     private var generation: UInt64 = 0
-    /// Entered at init, left by the source's cancel handler.
-    private let liveSource = DispatchGroup()
     private let descriptor: FileDescriptor
     /// When the armed wait began; `nil` while nobody waits.
     private var armedAt: ContinuousClock.Instant?
 
     /// Starts monitoring `descriptor`. The descriptor stays owned by the caller.
-    public init(descriptor: FileDescriptor, label: String = "drift.writability") {
+    public init(descriptor: FileDescriptor, label: String = "drift.writability", reactor: EpollReactor = .shared) {
         self.queue = DispatchQueue(label: label)
         self.descriptor = descriptor
-        self.source = DispatchSource.makeWriteSource(fileDescriptor: descriptor.rawValue, queue: queue)
-        source.setEventHandler { [unowned self] in
-            self.fire(result: .success(true))
-        }
-        liveSource.enter()
-        source.setCancelHandler { [liveSource] in liveSource.leave() }
-        source.activate()
-        queue.sync {
-            source.suspend()
-            sourceSuspended = true
-        }
+        self.reactor = reactor
         WaitSweeps.register(self)
     }
 
     deinit {
         WaitSweeps.unregister(ObjectIdentifier(self))
-        // A suspended source must be resumed before it is released.
-        if !closed {
-            source.cancel()
-            if sourceSuspended { source.resume() }
-        }
+        if let registration { reactor.cancel(registration) }
     }
 
     /// Suspends until the descriptor is writable (or in error / hung up, which
@@ -84,24 +66,14 @@ public final class WritabilityMonitor: SweptWait, @unchecked Sendable {
 
     /// Stops monitoring; a pending or later wait throws ``ReadinessMonitorClosed``.
     ///
-    /// Returns once the source no longer refers to the descriptor, so the caller may close
-    /// it. Must not be called from the monitor's own queue.
+    /// Returns once the reactor no longer watches the descriptor for this monitor, so the caller
+    /// may close it. Must not be called from the monitor's own queue.
     public func close() {
         queue.sync {
             guard !closed else { return }
             closed = true
-            source.cancel()
-            if sourceSuspended {
-                source.resume()
-                sourceSuspended = false
-            }
-            if let waiter {
-                self.waiter = nil
-                armedAt = nil
-                waiter.resume(throwing: ReadinessMonitorClosed())
-            }
+            fire(result: .failure(ReadinessMonitorClosed()))
         }
-        liveSource.wait()
     }
 
     // MARK: - On `queue`
@@ -114,14 +86,22 @@ public final class WritabilityMonitor: SweptWait, @unchecked Sendable {
         if waiter != nil {
             preconditionFailure("WritabilityMonitor supports one waiter at a time")
         }
+        if isWritableNow() {
+            continuation.resume(returning: true)
+            return
+        }
         waiter = continuation
         generation &+= 1
-        if sourceSuspended {
-            sourceSuspended = false
-            source.resume()
+        let armedGeneration = generation
+        registration = reactor.register(descriptor.rawValue, for: .writable) { [self] in
+            // Held until the wait ends; its end (fired, timed out, cancelled, closed) cancels
+            // the registration, which lets go of this.
+            queue.async {
+                guard self.generation == armedGeneration else { return }
+                self.fire(result: .success(true))
+            }
         }
         if let timeout {
-            let armedGeneration = generation
             queue.asyncAfter(deadline: .now() + ReadinessMonitor.dispatchInterval(timeout)) {
                 guard self.generation == armedGeneration else { return }
                 self.fire(result: .success(false))
@@ -130,17 +110,26 @@ public final class WritabilityMonitor: SweptWait, @unchecked Sendable {
         armedAt = .now
     }
 
+    /// Whether a wait has armed its registration and not ended yet (a wait answered by its
+    /// first `poll` never arms one).
+    public var isWaiting: Bool { queue.sync { armedAt != nil } }
+
     /// Ends this monitor's wait as writable if it has lasted `age` or longer and the descriptor
     /// is writable now (see ``ReadinessMonitor/recheckWaits(olderThan:)``); returns whether it did.
     @discardableResult
     public func recheckWait(olderThan age: Duration) -> Bool {
         queue.sync {
-            guard waiter != nil, !closed, let armedAt, ContinuousClock.now - armedAt >= age else { return false }
-            if let events = try? descriptor.poll(events: Int16(POLLOUT), timeoutMilliseconds: 0), events == 0 { return false }
+            guard waiter != nil, !closed, let armedAt, ContinuousClock.now - armedAt >= age, isWritableNow() else { return false }
             WaitSweeps.countRescue()
             fire(result: .success(true))
             return true
         }
+    }
+
+    /// Whether a `write` would not block now (or would report an error or hang-up).
+    private func isWritableNow() -> Bool {
+        guard let events = try? descriptor.poll(events: Int16(POLLOUT), timeoutMilliseconds: 0) else { return true }
+        return events != 0
     }
 
     private func fire(result: Result<Bool, any Error>) {
@@ -148,10 +137,8 @@ public final class WritabilityMonitor: SweptWait, @unchecked Sendable {
         self.waiter = nil
         armedAt = nil
         generation &+= 1
-        if !sourceSuspended && !closed {
-            source.suspend()
-            sourceSuspended = true
-        }
+        if let registration { reactor.cancel(registration) }
+        registration = nil
         waiter.resume(with: result)
     }
 }

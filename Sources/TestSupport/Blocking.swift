@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Both pools have about as many threads as cores. Blocking the cooperative
 /// pool starves the service under test; blocking Dispatch's workers starves
-/// libdispatch's event delivery, which ``ReadinessMonitor`` relies on.
+/// the queues on which ``ReadinessMonitor``'s waits end.
 public func runBlocking<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
     try await withCheckedThrowingContinuation { continuation in
         let thread = Thread {

@@ -1,6 +1,7 @@
 import DriftSystem
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("Readiness monitor on real pipes")
 struct ReadinessMonitorTests {
@@ -118,21 +119,25 @@ struct ReadinessMonitorRaceTests {
         await #expect(throws: CancellationError.self) { try await task.value }
     }
 
-    /// libdispatch keys its epoll registrations by descriptor number and unregisters a
-    /// cancelled source on its own threads, some time after `cancel()`. A descriptor closed
-    /// before that, and its number reused, leaves the new descriptor's sources dead: a wait
-    /// that never wakes, even for a hang-up (a serial port closed at the moment another
-    /// opened left the other's reads deaf). So `close()` returns only once the descriptor is
-    /// out of every epoll set: checked here in the kernel's own list, `/proc/self/fdinfo`.
-    @Test("close() returns only once the descriptor is out of libdispatch's epoll set", arguments: ["writability", "readiness"])
+    /// A descriptor closed under an armed registration and its number reused at once would
+    /// leave the new descriptor's waits deaf (a serial port closed at the moment another opened
+    /// once did, when the monitors ran on libdispatch, which unregistered on its own threads
+    /// some time after `cancel()`). So `close()` returns only once the descriptor is out of
+    /// every epoll set: checked here in the kernel's own list, `/proc/self/fdinfo`.
+    @Test("close() returns only once the descriptor is out of the kernel's epoll sets", arguments: ["writability", "readiness"])
     func closeUnregisters(monitorKind: String) async throws {
         var stillRegistered = 0
         for _ in 0..<200 {
             let (reader, writer) = try FileDescriptor.pipe()
             if monitorKind == "writability" {
-                // A write source on the write end: writable at once, so it fires and rearms.
+                // The pipe full, so the wait registers; drained, so it fires.
+                try writer.setNonBlocking()
+                let filled = try fill(writer)
                 let monitor = WritabilityMonitor(descriptor: writer)
-                #expect(try await monitor.writable(timeout: .seconds(5)))
+                async let woke = monitor.writable(timeout: .seconds(5))
+                #expect(try await eventually { monitor.isWaiting })
+                try drain(reader, filled)
+                #expect(try await woke)
                 monitor.close()
                 if EpollRegistrations.current().contains(writer.rawValue) { stillRegistered += 1 }
             } else {
@@ -147,6 +152,26 @@ struct ReadinessMonitorRaceTests {
             try writer.close()
         }
         #expect(stillRegistered == 0)
+    }
+
+    /// Writes into a non-blocking `writer` until it would block; returns how many bytes went in.
+    private func fill(_ writer: FileDescriptor) throws -> Int {
+        let chunk = [UInt8](repeating: 0x55, count: 4096)
+        var total = 0
+        while let written = try chunk.withUnsafeBytes({ try writer.write($0) }) {
+            total += written
+        }
+        return total
+    }
+
+    /// Reads `count` bytes out of `reader`.
+    private func drain(_ reader: FileDescriptor, _ count: Int) throws {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        var left = count
+        while left > 0 {
+            let got = try buffer.withUnsafeMutableBytes { try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: $0.prefix(min(left, 65_536)))) } ?? 0
+            left -= got
+        }
     }
 
     @Test("descriptor numbers reused at once after close still deliver events")

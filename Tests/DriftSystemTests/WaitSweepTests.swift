@@ -9,25 +9,21 @@ import Glibc
 #endif
 
 /// Serialized: the process-wide sweep would end the other test's wait.
-@Suite("Wait sweeps: the monitors' safety net for a lost dispatch source", .serialized)
+@Suite("Wait sweeps: the monitors' safety net for a lost registration", .serialized)
 struct WaitSweepTests {
-    /// libdispatch keeps the old source filed under the descriptor number: a descriptor put in
-    /// its place with `dup2` (closed and reused in one step) gets sources that never fire. A
-    /// wait with no timeout on it hangs until a recheck finds the byte there.
-    @Test("a wait whose dispatch source never fires is ended by a recheck once its descriptor is ready, not before")
-    func lostSourceRescued() async throws {
+    /// A descriptor replaced under an armed wait (`dup2`: closed and reused in one step) takes
+    /// the wait's registration with it: the kernel drops a registration with its file. The wait,
+    /// with no timeout, would hang until a recheck finds the byte there.
+    @Test("a wait whose registration never fires is ended by a recheck once its descriptor is ready, not before")
+    func lostRegistrationRescued() async throws {
         let before = ReadinessMonitor.rescuedWaits
-        try await LostSource.withDeadDescriptor { number, writer in
-            let monitor = ReadinessMonitor(descriptor: number)
-            defer { monitor.close() }
-            let wait = Task { try await monitor.readable() }
-            #expect(try await eventually { monitor.isWaiting })
+        try await LostRegistration.withDeafWait { monitor, number, wait, writer in
             // A young wait, or one with nothing to read, is left alone.
             #expect(!monitor.recheckWait(olderThan: .seconds(3600)))
             #expect(!monitor.recheckWait(olderThan: .zero))
             try writer.writeAll([7])
-            // The source is not in the kernel's epoll set: nothing will wake this wait.
-            #expect(!EpollRegistrations.current().contains(number.rawValue))
+            // Nothing in the kernel's epoll sets watches the descriptor: nothing will wake this wait.
+            #expect(!EpollRegistrations.current().contains(number))
             #expect(monitor.isWaiting)
             #expect(monitor.recheckWait(olderThan: .zero))
             #expect(try await withinTimeLimit(.seconds(30)) { try await wait.value } == true)
@@ -38,11 +34,7 @@ struct WaitSweepTests {
 
     @Test("the process-wide sweep reaches every monitor's wait, and leaves young ones alone")
     func sweep() async throws {
-        try await LostSource.withDeadDescriptor { number, writer in
-            let monitor = ReadinessMonitor(descriptor: number)
-            defer { monitor.close() }
-            let wait = Task { try await monitor.readable() }
-            #expect(try await eventually { monitor.isWaiting })
+        try await LostRegistration.withDeafWait { monitor, _, wait, writer in
             try writer.writeAll([7])
             // No wait in this process is an hour old.
             #expect(ReadinessMonitor.recheckWaits(olderThan: .seconds(3600)) == 0)
@@ -53,30 +45,29 @@ struct WaitSweepTests {
     }
 }
 
-/// A descriptor number libdispatch still files under a live source of the file it had before.
-enum LostSource {
-    static func withDeadDescriptor(_ body: (FileDescriptor, FileDescriptor) async throws -> Void) async throws {
+/// A monitor whose armed wait lost its registration.
+enum LostRegistration {
+    /// Arms a wait on a pipe's read end, then puts another pipe's read end in its place with
+    /// `dup2`. `body` gets the monitor, the descriptor's number, the waiting task and the new
+    /// pipe's write end.
+    static func withDeafWait(
+        _ body: (ReadinessMonitor, Int32, Task<Bool, any Error>, FileDescriptor) async throws -> Void
+    ) async throws {
         let (oldReader, oldWriter) = try FileDescriptor.pipe()
-        let oldQueue = DispatchQueue(label: "test.lost-source")
-        let oldSource = DispatchSource.makeReadSource(fileDescriptor: oldReader.rawValue, queue: oldQueue)
-        let oldCancelled = DispatchSemaphore(value: 0)
-        oldSource.setEventHandler {}
-        oldSource.setCancelHandler { oldCancelled.signal() }
-        // The old source is registered on libdispatch's thread: await its registration handler.
-        await withCheckedContinuation { (registered: CheckedContinuation<Void, Never>) in
-            oldSource.setRegistrationHandler { registered.resume() }
-            oldSource.activate()
-        }
-        #expect(EpollRegistrations.current().contains(oldReader.rawValue))
         let (reader, writer) = try FileDescriptor.pipe()
-        #expect(dup2(reader.rawValue, oldReader.rawValue) == oldReader.rawValue)
-        try reader.close()
-        // `oldReader`'s number now reads the new pipe.
+        let monitor = ReadinessMonitor(descriptor: oldReader)
+        let wait = Task { try await monitor.readable() }
         defer {
-            oldSource.cancel()
-            oldCancelled.wait()
+            wait.cancel()
+            monitor.close()
             try? oldReader.close(); try? oldWriter.close(); try? writer.close()
         }
-        try await body(oldReader, writer)
+        #expect(try await eventually { monitor.isWaiting })
+        #expect(EpollRegistrations.current().contains(oldReader.rawValue))
+        #expect(dup2(reader.rawValue, oldReader.rawValue) == oldReader.rawValue)
+        _ = fcntl(oldReader.rawValue, F_SETFD, FD_CLOEXEC)  // dup2 does not carry close-on-exec over
+        try reader.close()
+        try await body(monitor, oldReader.rawValue, wait, writer)
     }
 }
+

@@ -58,6 +58,38 @@ static inline int drift_ioctl_int(int fd, unsigned long request, unsigned long a
 /// ioctl(fd, TIOCOUTQ, &count): bytes still waiting in the output queue.
 static inline int drift_tty_output_queue(int fd, int *count) { return ioctl(fd, TIOCOUTQ, count); }
 
+/* ---- epoll (DriftSystem's EpollReactor: the readiness and writability monitors' one thread) ---- */
+#ifdef __linux__
+#include <stdint.h>
+#include <sys/epoll.h>
+
+/// The epoll event bits the reactor uses (glibc declares them as an enum Swift imports awkwardly).
+static const uint32_t DRIFT_EPOLLIN = EPOLLIN;
+static const uint32_t DRIFT_EPOLLOUT = EPOLLOUT;
+static const uint32_t DRIFT_EPOLLPRI = EPOLLPRI;
+static const uint32_t DRIFT_EPOLLERR = EPOLLERR;
+static const uint32_t DRIFT_EPOLLHUP = EPOLLHUP;
+static const uint32_t DRIFT_EPOLLRDHUP = EPOLLRDHUP;
+static const uint32_t DRIFT_EPOLLONESHOT = EPOLLONESHOT;
+static const int DRIFT_EPOLL_CTL_ADD = EPOLL_CTL_ADD;
+static const int DRIFT_EPOLL_CTL_DEL = EPOLL_CTL_DEL;
+static const int DRIFT_EPOLL_CTL_MOD = EPOLL_CTL_MOD;
+
+/// epoll_create1(EPOLL_CLOEXEC).
+static inline int drift_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+/// epoll_ctl(epfd, op, fd, &{ events, .data.u64 = data }). `struct epoll_event` is packed on
+/// x86-64, which Swift does not import, so it is built here.
+static inline int drift_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data) {
+    struct epoll_event event = { .events = events, .data = { .u64 = data } };
+    return epoll_ctl(epfd, op, fd, &event);
+}
+
+/// epoll_wait(epfd, …, max, timeout) with the events' bits and data (u64) copied into two
+/// arrays of at least `max` entries; the number of events, or -1 and errno.
+int drift_epoll_wait(int epfd, uint32_t *events, uint64_t *data, int max, int timeout);
+#endif /* __linux__ */
+
 /* ---- Pseudo-terminals (tests use them as the far end of a serial port) ---- */
 #include <stdlib.h>
 #include <stddef.h>

@@ -62,7 +62,7 @@ public final class BoxMetrics: Sendable {
     /// Sets every scrape-time gauge from `sources` at `now`.
     public func refresh(from sources: Sources, now: Date = Date()) async {
         gauge("driftd_uptime_seconds", "Seconds since driftd started.").set(now.timeIntervalSince(sources.startedAt))
-        gauge("driftd_readiness_rescued_waits", "Descriptor waits (serial ports, sockets, GPIO) found ready by a recheck although their dispatch source never fired, since start; normally 0.")
+        gauge("driftd_readiness_rescued_waits", "Descriptor waits (serial ports, sockets, GPIO) found ready by a recheck although their epoll registration never fired, since start; normally 0.")
             .set(Double(ReadinessMonitor.rescuedWaits))
         if let weather = sources.weather() {
             gauge("driftd_weather_temperature_celsius", "Latest air temperature reading.").set(weather.celsius)
