@@ -27,8 +27,13 @@ for run in $(seq 1 "$runs"); do
     echo "run $run: $(tail -n 1 "$log")"
   else
     crashes=$((crashes + 1))
-    where="$(grep -m 1 -o '_dispatch_[a-z_]* + [0-9]*' "$log" || true)"
-    echo "run $run: crashed (exit $status) in ${where:-?}; log: $log"
+    # glibc's own message (a corrupted heap) comes first when there is one; then the
+    # backtracer's reason and the first libdispatch frame of the crashed thread.
+    first="$(head -n 1 "$log")"
+    case "$first" in *malloc*|*free*) first="$first; " ;; *) first="" ;; esac
+    reason="$(grep -m 1 -o 'Program crashed: [^*]*' "$log" || true)"
+    where="$(sed -n '/ crashed:/,$p' "$log" | grep -m 1 -o '_dispatch_[a-z_]* + [0-9]*' || true)"
+    echo "run $run: crashed (exit $status): ${first}${reason:-?} in ${where:-?}; log: $log"
   fi
 done
 echo "dispatch-hangup-race: $crashes of $runs runs crashed"

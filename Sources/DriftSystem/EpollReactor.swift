@@ -32,11 +32,11 @@ import Musl
 /// it. Wakes are called on the reactor's thread, outside the lock: they must only hand work on
 /// (the monitors `async` onto their own queue).
 ///
-/// The thread (`drift-epoll`) starts with the first wait and lives as long as the process,
+/// The thread (`epoll`) starts with the first wait and lives as long as the process,
 /// blocked in `epoll_wait` without a timeout: an idle box gains no wake-up.
 public final class EpollReactor: Sendable {
     /// The reactor every monitor uses.
-    public static let shared = EpollReactor(threadName: "drift-epoll")
+    public static let shared = EpollReactor(threadName: "epoll")
 
     /// What a wait waits for.
     public enum Direction: Sendable {
