@@ -99,8 +99,10 @@ public final class EpollReactor: Sendable {
         self.threadName = threadName
     }
 
-    /// Events the kernel delivered for a registration that is no longer current (a descriptor
-    /// closed or replaced while a wait was armed on it): dropped. Normally 0.
+    /// Events the kernel delivered for a registration that is no longer current, dropped: a
+    /// descriptor closed or replaced while a wait was armed on it (normally never), or a
+    /// registration armed again by another wait between the kernel's report and its handling
+    /// (level-triggered, so the report comes again while the descriptor stays ready).
     public var staleEvents: Int { state.withLock { $0.staleEvents } }
 
     /// Descriptors with at least one armed wait.
@@ -226,8 +228,8 @@ public final class EpollReactor: Sendable {
         let tag = UInt32(truncatingIfNeeded: data)
         return state.withLock { state -> [Wake] in
             guard var entry = state.entries[descriptor], entry.registered != 0, entry.tag == tag else {
-                // Armed before a descriptor under it was closed or replaced; one-shot, so it
-                // does not come again.
+                // Armed before a descriptor under it was closed or replaced (one-shot, so it does
+                // not come again), or armed again since with a new tag (then reported again).
                 state.staleEvents += 1
                 return []
             }
