@@ -1,4 +1,5 @@
 import CDriftSys
+import Foundation
 import Synchronization
 
 #if canImport(Glibc)
@@ -193,15 +194,8 @@ public final class EpollReactor: Sendable {
     // MARK: - The reactor's thread
 
     private func startThread() {
-        let box = Unmanaged.passRetained(ThreadStart { [self] in self.run() })
-        var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            Unmanaged<ThreadStart>.fromOpaque(raw).takeRetainedValue().body()
-            return nil
-        }, box.toOpaque())
-        precondition(result == 0, "pthread_create failed: \(result)")
-        pthread_detach(thread)
+        let thread = Thread { [self] in run() }
+        thread.start()
     }
 
     private func run() -> Never {
@@ -250,9 +244,4 @@ public final class EpollReactor: Sendable {
             return woken + arm(descriptor, entry, in: &state)
         }
     }
-}
-
-private final class ThreadStart {
-    let body: () -> Void
-    init(_ body: @escaping () -> Void) { self.body = body }
 }

@@ -74,8 +74,7 @@ struct EpollReactorTests {
         }
         try near.setNonBlocking()
         // Fill the near end's send buffer, so it is not writable.
-        let chunk = [UInt8](repeating: 0, count: 4096)
-        while try chunk.withUnsafeBytes({ try near.write($0) }) != nil {}
+        _ = try ReadinessMonitorRaceTests.fill(near)
         _ = reactor.register(near.rawValue, for: .readable, wake: wakes.wake("read"))
         let write = reactor.register(near.rawValue, for: .writable, wake: wakes.wake("write"))
         #expect(reactor.watchedDescriptors == 1)

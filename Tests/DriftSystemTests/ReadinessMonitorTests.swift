@@ -132,7 +132,7 @@ struct ReadinessMonitorRaceTests {
             if monitorKind == "writability" {
                 // The pipe full, so the wait registers; drained, so it fires.
                 try writer.setNonBlocking()
-                let filled = try fill(writer)
+                let filled = try Self.fill(writer)
                 let monitor = WritabilityMonitor(descriptor: writer)
                 async let woke = monitor.writable(timeout: .seconds(5))
                 #expect(try await eventually { monitor.isWaiting })
@@ -155,7 +155,7 @@ struct ReadinessMonitorRaceTests {
     }
 
     /// Writes into a non-blocking `writer` until it would block; returns how many bytes went in.
-    private func fill(_ writer: FileDescriptor) throws -> Int {
+    static func fill(_ writer: FileDescriptor) throws -> Int {
         let chunk = [UInt8](repeating: 0x55, count: 4096)
         var total = 0
         while let written = try chunk.withUnsafeBytes({ try writer.write($0) }) {
