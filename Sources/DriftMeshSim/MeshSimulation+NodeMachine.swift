@@ -92,7 +92,6 @@ extension Engine {
         settings.retryRelaysSuppressed = rules.retryRelaysSuppressed
         settings.repairAnswersRenewed = p.repairAnswersRenewed
         settings.repairAnswersRenewedWhenHeard = p.nodeRepairAnswersRenewedWhenHeard
-        settings.relaysCountDigestHolders = p.nodeRelaysCountDigestHolders
         settings.answerWindowFrames = rules.answerWindowFrames
         settings.requestAttempts = rules.requestAttempts
         settings.digestFollowUps = rules.digestFollowUps

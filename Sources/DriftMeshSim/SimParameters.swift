@@ -268,10 +268,6 @@ public struct SimParameters: Sendable {
     /// digest shows an earlier answer got there (`MeshNodeMachine.Settings.repairAnswersRenewedWhenHeard`,
     /// the daemon's default).
     public var nodeRepairAnswersRenewedWhenHeard = true
-    /// With `nodeMachine`: a box counts the neighbours whose last compact digest lists a packet
-    /// as holding it when it first hears it (`MeshNodeMachine.Settings.relaysCountDigestHolders`,
-    /// the daemon's default).
-    public var nodeRelaysCountDigestHolders = true
 
     public init(nodes: Int, seed: UInt64, router: SimRouterKind, messages: Int = 20, hopLimit: UInt8? = nil) {
         self.nodes = nodes

@@ -351,9 +351,6 @@ extension SimCommand {
         @Flag(help: "With --node-machine: a packet a neighbour was sent twice is sent it again only two hello periods after the last, also when its digest shows an earlier answer got there (the rule before; default: once more at once then).")
         var noRepairAnswersRenewedWhenHeard = false
 
-        @Flag(help: "With --node-machine: a box relays a packet it first hears for every neighbour no copy covered, also those whose last compact digest lists it (the rule before; default: those count as holding it).")
-        var noRelaysCountDigestHolders = false
-
         @Flag(inversion: .prefixedNo, help: "Repair: consistent digests keep a box's own back only when every neighbour that hears it heard one of them (router-only repair and, with --node-machine, the node's paced repair; default: on in the node, as the daemon, off in the router-only model; --no-…: any k of them, the rule before).")
         var repairSuppressionCoversNeighbours: Bool?
 
@@ -592,7 +589,6 @@ extension SimCommand {
                     parameters.repairAnswersBounded = !repairAnswersUnbounded
                     parameters.repairAnswersRenewed = !repairAnswersNotRenewed
                     if noRepairAnswersRenewedWhenHeard { parameters.nodeRepairAnswersRenewedWhenHeard = false }
-                    if noRelaysCountDigestHolders { parameters.nodeRelaysCountDigestHolders = false }
                     if let dutyCycle { parameters.dutyCycle = dutyCycle / 100 }
                     if let helloPeriod {
                         parameters.helloPeriod = .seconds(helloPeriod)

@@ -795,42 +795,4 @@ struct MeshNodeRepairTests {
         }
         #expect(keys == [try Self.key(recent)])
     }
-
-    @Test("a packet heard for the first time is not relayed when every neighbour no copy covered listed it in its last compact digest; it is when one did not, or with the rule off",
-          arguments: [true, false])
-    func digestHoldersNotRelayedTo(_ rule: Bool) throws {
-        #expect(MeshNodeMachine<InMemoryNodeMemory>.Settings(hopLimit: 3, messageLifetime: 3_600, modulation: .longFast, router: .standard).relaysCountDigestHolders)
-        /// A box with three neighbours that list it; those in `listing` send a compact digest
-        /// listing the packet; then the packet's first copy comes from its origin, a box the
-        /// box does not know (so the copy covers none of the three). Returns the relays sent.
-        func relays(listing: Int) throws -> (relays: Int, holders: Int) {
-            var fastRelays = MeshRouterConfiguration.standard
-            fastRelays.slot = .microseconds(10)  // a relay waits at most 288 slots: under 3 ms
-            var box = try MachineBox(router: fastRelays) { $0.relaysCountDigestHolders = rule }
-            box.timer(at: .zero)
-            let neighbours = [BoxKeyPair(), BoxKeyPair(), BoxKeyPair()]
-            let learnt = fastRelays.effectiveNeighbourLearningPeriod + .seconds(10)
-            for (i, neighbour) in neighbours.enumerated() {
-                for (j, at) in [Duration.seconds(1), learnt].enumerated() {
-                    box.hear(try MeshNodeHelloTests.hello(from: neighbour, keyed: j == 0, listing: [box.me], packetID: UInt32(1 + j), at: at + .milliseconds(i)), at: at + .milliseconds(i))
-                }
-            }
-            let packet = try MachineBox.frame("caught up elsewhere", packetID: 40, origin: BoxKeyPair(), hopStart: 3)
-            let key = try Self.key(packet)
-            for (i, neighbour) in neighbours.enumerated() {
-                let listed = i < listing ? [key] : []
-                let digest = CompactDigest(recent: listed, salt: UInt16(3 + i), windowMinutes: 30)
-                box.hear(try MeshNodeCatchUpTests.control(.digest, digest.encoded(), from: neighbour.nodeID, packetID: 9), at: learnt + .seconds(1 + i))
-            }
-            let heard = learnt + .seconds(10)
-            box.hear(packet, at: heard)
-            box.timer(at: heard + .milliseconds(50))  // past the longest relay delay
-            return (box.counters.sentRelays, box.counters.digestHoldersCounted)
-        }
-        let all = try relays(listing: 3), two = try relays(listing: 2)
-        #expect(all.relays == (rule ? 0 : 1))
-        #expect(all.holders == (rule ? 3 : 0))
-        #expect(two.relays == 1, "the third neighbour lacks it")
-        #expect(two.holders == (rule ? 2 : 0))
-    }
 }

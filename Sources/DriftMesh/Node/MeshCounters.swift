@@ -91,11 +91,6 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     /// Packets renewed for a neighbour whose digest showed an earlier answer got there
     /// (``MeshNodeMachine/Settings/repairAnswersRenewedWhenHeard``).
     public var repairAnswersRenewedWhenHeard = 0
-    /// Neighbours counted as holding a packet heard here for the first time because their last
-    /// compact digest listed it (``MeshNodeMachine/Settings/relaysCountDigestHolders``), and
-    /// the packets for which at least one was.
-    public var digestHoldersCounted = 0
-    public var packetsWithDigestHolders = 0
     /// Neighbours heard again after two hello periods without a hello that got no full digest:
     /// their compact digest came meanwhile (``MeshNodeMachine/Settings/PacedRepair/digestsNeighboursInRepair``).
     public var digestsLeftToRepair = 0

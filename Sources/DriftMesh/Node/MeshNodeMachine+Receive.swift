@@ -220,13 +220,7 @@ extension MeshNodeMachine {
         // Another copy from the broker (a second gateway's) says nothing about who heard
         // it on this mesh's air: it must not cancel the relay planned for the first copy.
         if fromBridge, !firstTime { return .duplicate }
-        // Neighbours whose compact digests list the packet hold it already: no relay for them.
-        let holders = firstTime && header.kind != .ack ? digestHolders(of: header.key) : []
-        if !holders.isEmpty {
-            counters.packetsWithDigestHolders += 1
-            counters.digestHoldersCounted += holders.count
-        }
-        let routed = router.heard(header, link: link, firstTime: firstTime, holders: holders, now: t)
+        let routed = router.heard(header, link: link, firstTime: firstTime, now: t)
         apply(routed, plaintexts: firstTime ? [header.key: (header, plaintext)] : [:], at: now)
         return firstTime ? .accepted : .duplicate
     }

@@ -206,12 +206,6 @@ extension MeshNodeMachine {
         }
     }
 
-    /// The neighbours whose last compact digest lists `key` (``Settings/relaysCountDigestHolders``).
-    func digestHolders(of key: PacketKey) -> Set<NodeID> {
-        guard settings.relaysCountDigestHolders else { return [] }
-        return Set(lastCompactDigest.compactMap { $0.value.lists(key) ? $0.key : nil })
-    }
-
     /// `neighbour`'s compact digest lists something this box lacks: when its digests have
     /// done so for ``PacedRepair/fullDigestWhenLackingAfter``, our full digest goes out (after
     /// an answer delay, at most once a hello period), and the neighbour answers it with what
@@ -238,7 +232,6 @@ extension MeshNodeMachine {
     mutating func heardCompactDigest(_ header: MeshHeader, _ digest: CompactDigest, at now: MeshNodeTime) {
         let t = now.monotonic
         compactDigestHeardAt[header.origin] = t
-        if settings.relaysCountDigestHolders { lastCompactDigest[header.origin] = digest }
         if digest.coding == .hashes16, !digest.marksFallback { hashes16HeardAt = t }
         // The margin is a third of the window at most: a digest whose window shrank to fit
         // (``Settings/compactDigestWindowShrinks``) is judged on its last two thirds.

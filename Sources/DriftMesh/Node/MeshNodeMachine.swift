@@ -198,16 +198,6 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// beyond while its other answers got through, and half the mesh lacked it for the 10
         /// minutes the cap held (docs/mesh-simulation.md, "Boxes switched on one by one").
         public var repairAnswersRenewedWhenHeard = true
-        /// A packet heard for the first time counts the neighbours whose last compact digest
-        /// lists it as holding it already, so the router relays it only for neighbours not
-        /// known to hold it (`false`: only the copies heard count, the rule before). A packet a
-        /// box gets by catch-up is mostly one its neighbours' digests had listed — that is how
-        /// it learnt it lacked it — and its relay went to boxes that held it: in the simulator
-        /// 10.8 of the 20.6 catch-up frames per run at 30 boxes that no box in range lacked
-        /// (docs/mesh-simulation.md, "Relays of packets got by catch-up"). A hash shared by
-        /// another packet (about 1 in 256 Rice-coded) counts a neighbour that lacks it; its own
-        /// next digest asks for it.
-        public var relaysCountDigestHolders = true
 
         /// How long after its last answer a capped packet is sent to the same neighbour
         /// again (``repairAnswersRenewed``): two hello periods, `nil` when not renewed.
@@ -537,9 +527,6 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     var aloneSince: Duration?
     /// When each neighbour's compact digest was last heard: it runs paced repair with us.
     var compactDigestHeardAt: [NodeID: Duration] = [:]
-    /// Each neighbour's last compact digest, kept while ``compactDigestHeardAt`` keeps its
-    /// time: the packets it lists are held there (``Settings/relaysCountDigestHolders``).
-    var lastCompactDigest: [NodeID: CompactDigest] = [:]
     /// When an unmarked compact digest of 16-bit hashes was last heard: a neighbour of an older
     /// build, which cannot read Rice-coded ones (``Settings/compactDigestCoding``;
     /// ``CompactDigest/marksFallback``).
@@ -726,7 +713,6 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
             distances = distances.filter { t - $0.value.at < neighbourMemory }
             compactDigestHeardAt = compactDigestHeardAt.filter { t - $0.value < neighbourMemory }
             lackingSince = lackingSince.filter { compactDigestHeardAt[$0.key] != nil }
-            lastCompactDigest = lastCompactDigest.filter { compactDigestHeardAt[$0.key] != nil }
             requestedBy = requestedBy.compactMapValues { asked in
                 let kept = asked.filter { t - $0.value < settings.router.helloPeriod * 2 }
                 return kept.isEmpty ? nil : kept

@@ -440,13 +440,6 @@ public struct MeshRouter: Sendable {
     /// A decoded, authenticated frame heard on the radio. `firstTime`: not yet in the
     /// box's seen-set. Duplicates matter too: every copy overheard covers its sender's neighbours.
     public mutating func heard(_ header: MeshHeader, link: LinkQuality, firstTime: Bool, now: Duration) -> [RouterAction] {
-        heard(header, link: link, firstTime: firstTime, holders: [], now: now)
-    }
-
-    /// …with `holders`: boxes known to hold the packet already by other means (the node's
-    /// reading of their compact digests), covered as if a copy had reached them.
-    public mutating func heard(_ header: MeshHeader, link: LinkQuality, firstTime: Bool, holders: Set<NodeID>,
-                               now: Duration) -> [RouterAction] {
         let key = header.key
         if header.kind == .topology { heardAdvertCopy(header, firstTime: firstTime) }
         let transmitters = transmitterCandidates(header, link: link)
@@ -471,7 +464,6 @@ public struct MeshRouter: Sendable {
         let fromNewTransmitter = transmitters.isEmpty || !transmitters.allSatisfy(state.heardFrom.contains)
         state.covered.insert(header.origin)
         cover(transmitters, in: &state)
-        state.covered.formUnion(holders)
         state.heardFrom.formUnion(transmitters)
         state.copies += 1
         if configuration.topologyTrustDepth > 0, let relay = state.relay, relay.deferred, !relay.emitted {
