@@ -51,9 +51,10 @@ final class LiveSocket: Sendable {
     static func connect(port: Int, path: String, token: String?, headers: HTTPFields = [:],
                         timeout: Duration = .seconds(20)) async throws -> LiveSocket {
         let query = token.map { "?token=\($0)" } ?? ""
-        var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path + query)
-        head.headers.add(name: "Host", value: "127.0.0.1:\(port)")
-        for field in headers { head.headers.add(name: field.name.rawName, value: field.value) }
+        var request = HTTPRequestHead(version: .http1_1, method: .GET, uri: path + query)
+        request.headers.add(name: "Host", value: "127.0.0.1:\(port)")
+        for field in headers { request.headers.add(name: field.name.rawName, value: field.value) }
+        let head = request  // the channel initializer runs on the event loop: it captures a constant
         let upgrade: EventLoopFuture<Upgrade>
         do {
             upgrade = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
