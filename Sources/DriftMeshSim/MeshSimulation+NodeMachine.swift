@@ -93,7 +93,6 @@ extension Engine {
         settings.repairAnswersRenewed = p.repairAnswersRenewed
         settings.repairAnswersRenewedWhenHeard = p.nodeRepairAnswersRenewedWhenHeard
         settings.answerWindowFrames = rules.answerWindowFrames
-        settings.answerRankShare = rules.answerRankShare
         settings.requestAttempts = rules.requestAttempts
         settings.digestFollowUps = rules.digestFollowUps
         if p.nodeRepair {

@@ -327,8 +327,6 @@ public struct SimCatchUpRules: Sendable, Hashable {
     public var learnNeighbours = true
     /// Answers wait a random time within this many longest frames (0 = at once).
     public var answerWindowFrames = 8
-    /// The share of that window a copy's delay takes from the SNR it was asked at (0 = none).
-    public var answerRankShare = 0.0
     /// Requests per missing packet (1 = never repeated).
     public var requestAttempts = 4
     /// Follow-ups of the start digest (0 = none).

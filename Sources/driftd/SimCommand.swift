@@ -297,9 +297,6 @@ extension SimCommand {
         @Flag(help: "With --node-machine: an answer of more than 32 frames sends the first 32 in key order, those already queued included (the rule before; default: those not queued yet, from a random packet on).")
         var answersInKeyOrder = false
 
-        @Option(help: "With --node-machine: the share (0…1) of the answer window a catch-up copy's delay takes from the SNR of the digest or request it answers, strongest first (default 0: uniform over the window; an experiment).")
-        var answerRankShare: Double?
-
         @Flag(help: "With --node-machine: background frames (digests, requests, catch-up copies) also wait while the channel is busy with catch-up traffic (the rule before; default: only while it is busy with the rest).")
         var backgroundYieldsToBackground = false
 
@@ -576,7 +573,6 @@ extension SimCommand {
                     if let firstHelloSpreadS { parameters.catchUp.firstHelloSpread = .milliseconds(Int64(firstHelloSpreadS * 1000)) }
                     parameters.catchUp.digestOriginsRotate = !digestOriginsByID
                     parameters.catchUp.answersSpread = !answersInKeyOrder
-                    if let answerRankShare { parameters.catchUp.answerRankShare = min(1, max(0, answerRankShare)) }
                     parameters.catchUp.backgroundYieldsToBackground = backgroundYieldsToBackground
                     parameters.catchUp.backgroundBusyThreshold = backgroundBusyThreshold
                     parameters.catchUp.hellosWaitOnePeriodAtMost = !hellosBackgroundOnly

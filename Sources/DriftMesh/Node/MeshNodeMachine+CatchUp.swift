@@ -114,25 +114,10 @@ extension MeshNodeMachine {
         longestFrameAirtime * max(0, settings.answerWindowFrames)
     }
 
-    /// A random answer delay, uniform in 0…``answerWindow`` (microseconds); for a copy that
-    /// answers a frame heard at `snr` with ``Settings/answerRankShare``, that share of the
-    /// window by the SNR (10 dB and above none of it, −20 dB and below all of it) and the rest
-    /// uniform.
-    mutating func answerDelay(snr: Double? = nil) -> Duration {
-        let window = Int(answerWindow / .microseconds(1))
-        let share = min(1, max(0, settings.answerRankShare))
-        guard let snr, share > 0 else { return .microseconds(rng.int(in: 0...window)) }
-        let rank = min(1, max(0, (Self.answerRankStrongSnr - snr) / (Self.answerRankStrongSnr - Self.answerRankWeakSnr)))
-        let ranked = Int((Double(window) * share * rank).rounded())
-        let random = Int((Double(window) * (1 - share)).rounded())
-        return .microseconds(ranked + rng.int(in: 0...random))
+    /// A random answer delay, uniform in 0…``answerWindow`` (microseconds).
+    mutating func answerDelay() -> Duration {
+        .microseconds(rng.int(in: 0...Int(answerWindow / .microseconds(1))))
     }
-
-    /// The SNR from which a ranked answer (``Settings/answerRankShare``) waits nothing for its
-    /// rank, and the one at which it waits the whole ranked share: LongFast's span of
-    /// Meshtastic's SNR-weighted contention window (`RadioInterface::getCWsize`, −20…10 dB).
-    static var answerRankStrongSnr: Double { 10 }
-    static var answerRankWeakSnr: Double { -20 }
 
     /// How long a request of `keys` packets waits for its answers before it is repeated: the
     /// answerers' random delay, then every answer and the request itself at the longest frame's
@@ -201,8 +186,8 @@ extension MeshNodeMachine {
     }
 
     /// Schedules `kind` after a random answer delay.
-    mutating func deferAnswer(_ kind: DeferredAnswer.Kind, snr: Double? = nil, at now: MeshNodeTime) {
-        let at = now.monotonic + answerDelay(snr: snr)
+    mutating func deferAnswer(_ kind: DeferredAnswer.Kind, at now: MeshNodeTime) {
+        let at = now.monotonic + answerDelay()
         if case .request(let keys) = kind {
             // Counted as asked from when it goes out: a digest heard meanwhile does not ask again.
             requests.asked(keys, now: at, timeout: requestTimeout(keys: keys.count))

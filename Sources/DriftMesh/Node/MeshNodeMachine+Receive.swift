@@ -64,10 +64,10 @@ extension MeshNodeMachine {
             if firstTime { heardHello(header, plaintext, link: link, at: now) } else { counters.duplicates += 1 }
             return firstTime ? .accepted : .duplicate
         case .digest:
-            if firstTime { heardDigest(header, plaintext, link: link, at: now) } else { counters.duplicates += 1 }
+            if firstTime { heardDigest(header, plaintext, at: now) } else { counters.duplicates += 1 }
             return firstTime ? .accepted : .duplicate
         case .request:
-            if firstTime { heardRequest(header, plaintext, link: link, at: now) } else { counters.duplicates += 1 }
+            if firstTime { heardRequest(header, plaintext, at: now) } else { counters.duplicates += 1 }
             return firstTime ? .accepted : .duplicate
         case .topology:
             return heardTopology(header, plaintext, bytes: bytes, link: link, firstTime: firstTime, at: now)
@@ -323,10 +323,10 @@ extension MeshNodeMachine {
         }
     }
 
-    private mutating func heardDigest(_ header: MeshHeader, _ plaintext: [UInt8], link: LinkQuality, at now: MeshNodeTime) {
+    private mutating func heardDigest(_ header: MeshHeader, _ plaintext: [UInt8], at now: MeshNodeTime) {
         counters.digestsHeard += 1
         if let compact = try? CompactDigest(decoding: plaintext) {
-            heardCompactDigest(header, compact, link: link, at: now)
+            heardCompactDigest(header, compact, at: now)
             return
         }
         guard let digest = try? SyncDigest(decoding: plaintext) else {
@@ -338,7 +338,7 @@ extension MeshNodeMachine {
         // random delay — its other neighbours answer the same digest — and what it lacked in an
         // earlier digest or request too, whatever copies are heard (``answer(_:askedBy:at:)``).
         let missing = Reconciler.missing(held: held, digest: digest).filter { $0.origin != header.origin }  // never its own back
-        answer(missing, askedBy: header.origin, link: link, at: now)
+        answer(missing, askedBy: header.origin, at: now)
         // What we lack: ask for it (not our own packets, nor what we asked for already and
         // are still waiting for).
         let pending = requests.pending
@@ -347,7 +347,7 @@ extension MeshNodeMachine {
     }
 
     /// A neighbour's request: send it what it asks for (``answer(_:askedBy:at:)``).
-    private mutating func heardRequest(_ header: MeshHeader, _ plaintext: [UInt8], link: LinkQuality, at now: MeshNodeTime) {
+    private mutating func heardRequest(_ header: MeshHeader, _ plaintext: [UInt8], at now: MeshNodeTime) {
         counters.requestsHeard += 1
         if plaintext.first == TopologyRequest.version {
             guard let request = try? TopologyRequest(decoding: plaintext) else {
@@ -361,7 +361,7 @@ extension MeshNodeMachine {
             counters.malformed["bad_request", default: 0] += 1
             return
         }
-        answer(request.keys, askedBy: header.origin, link: link, at: now)
+        answer(request.keys, askedBy: header.origin, at: now)
     }
 
     /// Sends `keys` to `neighbour`, which asked for them (a request) or showed it lacks them (a
@@ -383,8 +383,7 @@ extension MeshNodeMachine {
     /// waits (queued, or out its delay) is not asked again, nor does a copy heard before count:
     /// the neighbour's paced digests come every 30 s to 4 minutes, and under load answers wait
     /// longer than that for a clear channel.
-    mutating func answer(_ keys: [PacketKey], askedBy neighbour: NodeID, link: LinkQuality? = nil, waitingIsNotAgain: Bool = false,
-                         at now: MeshNodeTime) {
+    mutating func answer(_ keys: [PacketKey], askedBy neighbour: NodeID, waitingIsNotAgain: Bool = false, at now: MeshNodeTime) {
         guard !keys.isEmpty else { return }
         let t = now.monotonic
         var asked = requestedBy[neighbour] ?? [:]
@@ -400,10 +399,10 @@ extension MeshNodeMachine {
         }
         requestedBy[neighbour] = asked
         let first = keys.filter { !again.contains($0) }
-        if !first.isEmpty { deferAnswer(.resend(first), snr: link?.snr, at: now) }
+        if !first.isEmpty { deferAnswer(.resend(first), at: now) }
         if !again.isEmpty {
             counters.resendsAskedAgain += again.count
-            deferAnswer(.resendAskedAgain(keys.filter(again.contains)), snr: link?.snr, at: now)
+            deferAnswer(.resendAskedAgain(keys.filter(again.contains)), at: now)
         }
     }
 

@@ -229,7 +229,7 @@ extension MeshNodeMachine {
     /// lacked in an earlier digest or asked for too, whatever copies are heard:
     /// ``Settings/compactLacksAskAgain``), and tell the repair timer whether the neighbourhood
     /// agrees.
-    mutating func heardCompactDigest(_ header: MeshHeader, _ digest: CompactDigest, link: LinkQuality? = nil, at now: MeshNodeTime) {
+    mutating func heardCompactDigest(_ header: MeshHeader, _ digest: CompactDigest, at now: MeshNodeTime) {
         let t = now.monotonic
         compactDigestHeardAt[header.origin] = t
         if digest.coding == .hashes16, !digest.marksFallback { hashes16HeardAt = t }
@@ -253,9 +253,9 @@ extension MeshNodeMachine {
         let answer = answerable(missing, to: header.origin, at: t)
         if settings.repairAnswersRenewedWhenHeard, !answer.isEmpty { answersUnconfirmed[header.origin, default: []].formUnion(answer) }
         if settings.compactLacksAskAgain {
-            self.answer(answer, askedBy: header.origin, link: link, waitingIsNotAgain: true, at: now)
+            self.answer(answer, askedBy: header.origin, waitingIsNotAgain: true, at: now)
         } else if !answer.isEmpty {
-            deferAnswer(.resend(answer), snr: link?.snr, at: now)
+            deferAnswer(.resend(answer), at: now)
         }
         guard var timer = repairTimer else { return }
         if digest.listsMoreThan(Set(heldSet()).union(recentPackets.keys)) {

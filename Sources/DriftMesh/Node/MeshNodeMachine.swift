@@ -118,13 +118,6 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// back and a box back from an outage got one answer's worth per digest; and a
         /// follow-up digest sent while that answer was still queued brought nothing new.
         public var answersSpread = true
-        /// The share of the answer window (``answerWindowFrames``) a catch-up copy's delay takes
-        /// from the SNR of the digest or request it answers: the strongest links (10 dB and above)
-        /// answer at its start, the weakest (−20 dB and below) `share` of the window later, each
-        /// plus a uniform draw over the rest of the window. Neighbours that hear each other then
-        /// leave the answer to the one the asking box hears best, whose copy is likeliest to
-        /// arrive. 0: the whole window uniform (the rule today).
-        public var answerRankShare = 0.0
         /// Whether this box's background frames (hellos, digests, requests, catch-up copies)
         /// also wait while the channel is busy with catch-up traffic — theirs and other
         /// boxes' (``TransmitQueue/Settings/backgroundYieldsToBackground``, the rule before);
