@@ -31,6 +31,7 @@ public final class ReadinessMonitor: SweptWait, @unchecked Sendable {
     private var closed = false
     private var waiter: CheckedContinuation<Bool, any Error>?
     private let reactor: EpollReactor
+    private let timeouts: WaitTimeouts
     private var registration: EpollReactor.Registration?
     private var generation: UInt64 = 0
     /// Identity of each `readable` call, so a cancellation that arrives before
@@ -56,11 +57,14 @@ public final class ReadinessMonitor: SweptWait, @unchecked Sendable {
     /// wait that would otherwise have hung. Normally 0.
     public static var rescuedWaits: Int { WaitSweeps.rescuedWaits }
 
-    /// Starts monitoring `descriptor`. The descriptor stays owned by the caller.
-    public init(descriptor: FileDescriptor, label: String = "drift.readiness", reactor: EpollReactor = .shared) {
+    /// Starts monitoring `descriptor`. The descriptor stays owned by the caller. `timeouts`
+    /// ends timed waits (a Dispatch timer on the monitor's queue; a test's manual schedule).
+    public init(descriptor: FileDescriptor, label: String = "drift.readiness", reactor: EpollReactor = .shared,
+                timeouts: WaitTimeouts = .dispatch) {
         self.queue = DispatchQueue(label: label)
         self.descriptor = descriptor
         self.reactor = reactor
+        self.timeouts = timeouts
         WaitSweeps.register(self)
     }
 
@@ -143,7 +147,7 @@ public final class ReadinessMonitor: SweptWait, @unchecked Sendable {
             }
         }
         if let timeout {
-            queue.asyncAfter(deadline: .now() + Self.dispatchInterval(timeout)) { [weak self] in
+            timeouts.schedule(timeout, queue) { [weak self] in
                 guard let self, self.generation == armedGeneration else { return }
                 self.finish(.success(false))
             }
@@ -165,12 +169,6 @@ public final class ReadinessMonitor: SweptWait, @unchecked Sendable {
             finish(.success(true))
             return true
         }
-    }
-
-    static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
-        let components = duration.components
-        let nanoseconds = max(0, components.seconds) * 1_000_000_000 + components.attoseconds / 1_000_000_000
-        return .nanoseconds(Int(clamping: nanoseconds))
     }
 
     private func isReadyNow() -> Bool {

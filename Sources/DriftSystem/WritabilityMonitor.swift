@@ -23,6 +23,7 @@ public final class WritabilityMonitor: SweptWait, @unchecked Sendable {
     // All mutable state is confined to `queue`.
     private let queue: DispatchQueue
     private let reactor: EpollReactor
+    private let timeouts: WaitTimeouts
     private var registration: EpollReactor.Registration?
     private var closed = false
     private var waiter: CheckedContinuation<Bool, any Error>?
@@ -31,11 +32,14 @@ public final class WritabilityMonitor: SweptWait, @unchecked Sendable {
     /// When the armed wait began; `nil` while nobody waits.
     private var armedAt: ContinuousClock.Instant?
 
-    /// Starts monitoring `descriptor`. The descriptor stays owned by the caller.
-    public init(descriptor: FileDescriptor, label: String = "drift.writability", reactor: EpollReactor = .shared) {
+    /// Starts monitoring `descriptor`. The descriptor stays owned by the caller. `timeouts`
+    /// ends timed waits (a Dispatch timer on the monitor's queue; a test's manual schedule).
+    public init(descriptor: FileDescriptor, label: String = "drift.writability", reactor: EpollReactor = .shared,
+                timeouts: WaitTimeouts = .dispatch) {
         self.queue = DispatchQueue(label: label)
         self.descriptor = descriptor
         self.reactor = reactor
+        self.timeouts = timeouts
         WaitSweeps.register(self)
     }
 
@@ -102,8 +106,8 @@ public final class WritabilityMonitor: SweptWait, @unchecked Sendable {
             }
         }
         if let timeout {
-            queue.asyncAfter(deadline: .now() + ReadinessMonitor.dispatchInterval(timeout)) {
-                guard self.generation == armedGeneration else { return }
+            timeouts.schedule(timeout, queue) { [weak self] in
+                guard let self, self.generation == armedGeneration else { return }
                 self.fire(result: .success(false))
             }
         }

@@ -5,17 +5,46 @@ import TestSupport
 
 @Suite("Readiness monitor on real pipes")
 struct ReadinessMonitorTests {
-    @Test("readable once data is written; timeout when nothing comes")
+    @Test("a timed wait ends false once its time has passed, not a nanosecond before; readable once data is written")
     func readableAndTimeout() async throws {
         let (reader, writer) = try FileDescriptor.pipe()
         defer { try? reader.close(); try? writer.close() }
-        let monitor = ReadinessMonitor(descriptor: reader)
+        let time = ManualWaitTimeouts()
+        let monitor = ReadinessMonitor(descriptor: reader, timeouts: time.timeouts)
         defer { monitor.close() }
-        #expect(try await monitor.readable(timeout: .milliseconds(50)) == false)
+        async let timedOut = monitor.readable(timeout: .seconds(2))
+        await time.waitForScheduled(1)
+        time.advance(by: .seconds(2) - .nanoseconds(1))
+        #expect(monitor.isWaiting, "the wait ended before its time")
+        time.advance(by: .nanoseconds(1))
+        #expect(try await timedOut == false)
+        #expect(!monitor.isWaiting)
         try writer.writeAll(Array("x".utf8))
         #expect(try await monitor.readable(timeout: .seconds(5)) == true)
         // Still readable while the byte is unread (level triggered), and not spinning in between.
         #expect(try await monitor.readable(timeout: .seconds(5)) == true)
+        #expect(time.scheduled == 1, "a wait answered by its first poll arms no timeout")
+    }
+
+    @Test("the timeout of a wait that ended does not end the next wait")
+    func staleTimeout() async throws {
+        let (reader, writer) = try FileDescriptor.pipe()
+        defer { try? reader.close(); try? writer.close() }
+        let time = ManualWaitTimeouts()
+        let monitor = ReadinessMonitor(descriptor: reader, timeouts: time.timeouts)
+        defer { monitor.close() }
+        async let first = monitor.readable(timeout: .seconds(2))
+        await time.waitForScheduled(1)
+        try writer.writeAll([1])
+        #expect(try await first == true)
+        var byte = [UInt8](repeating: 0, count: 1)
+        #expect(try byte.withUnsafeMutableBytes { try reader.read(into: $0) } == 1)
+        async let second = monitor.readable(timeout: .seconds(10))
+        await time.waitForScheduled(2)
+        time.advance(by: .seconds(2))  // the first wait's timeout comes due
+        #expect(monitor.isWaiting, "the first wait's timeout ended the second")
+        time.advance(by: .seconds(8))
+        #expect(try await second == false)
     }
 
     @Test("a waiter is woken by data written later")
@@ -25,7 +54,7 @@ struct ReadinessMonitorTests {
         let monitor = ReadinessMonitor(descriptor: reader)
         defer { monitor.close() }
         async let readable = monitor.readable(timeout: .seconds(10))
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(try await eventually { monitor.isWaiting })
         try writer.writeAll([1, 2, 3])
         #expect(try await readable == true)
     }
@@ -37,7 +66,7 @@ struct ReadinessMonitorTests {
         let monitor = ReadinessMonitor(descriptor: reader)
         defer { monitor.close() }
         let task = Task { try await monitor.readable() }
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(try await eventually { monitor.isWaiting })
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
     }
@@ -48,10 +77,34 @@ struct ReadinessMonitorTests {
         defer { try? reader.close(); try? writer.close() }
         let monitor = ReadinessMonitor(descriptor: reader)
         let task = Task { try await monitor.readable() }
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(try await eventually { monitor.isWaiting })
         monitor.close()
         await #expect(throws: ReadinessMonitorClosed.self) { try await task.value }
         await #expect(throws: ReadinessMonitorClosed.self) { try await monitor.readable() }
+    }
+
+    @Test("a timed write wait on a full pipe ends true once the reader drains it, false at its time, and not on an earlier wait's timeout")
+    func writableTimeout() async throws {
+        let (reader, writer) = try FileDescriptor.pipe()
+        defer { try? reader.close(); try? writer.close() }
+        try writer.setNonBlocking()
+        let time = ManualWaitTimeouts()
+        let monitor = WritabilityMonitor(descriptor: writer, timeouts: time.timeouts)
+        defer { monitor.close() }
+        let filled = try ReadinessMonitorRaceTests.fill(writer)
+        async let drained = monitor.writable(timeout: .seconds(3))
+        await time.waitForScheduled(1)
+        try ReadinessMonitorRaceTests.drain(reader, filled)
+        #expect(try await drained == true)
+        _ = try ReadinessMonitorRaceTests.fill(writer)
+        async let timedOut = monitor.writable(timeout: .seconds(10))
+        await time.waitForScheduled(2)
+        time.advance(by: .seconds(3))  // the first wait's timeout comes due
+        #expect(monitor.isWaiting, "the first wait's timeout ended the second")
+        time.advance(by: .seconds(7) - .nanoseconds(1))
+        #expect(monitor.isWaiting, "the wait ended before its time")
+        time.advance(by: .nanoseconds(1))
+        #expect(try await timedOut == false)
     }
 
     @Test("end of file counts as readable (the read then returns 0)")
@@ -136,7 +189,7 @@ struct ReadinessMonitorRaceTests {
                 let monitor = WritabilityMonitor(descriptor: writer)
                 async let woke = monitor.writable(timeout: .seconds(5))
                 #expect(try await eventually { monitor.isWaiting })
-                try drain(reader, filled)
+                try Self.drain(reader, filled)
                 #expect(try await woke)
                 monitor.close()
                 if EpollRegistrations.current().contains(writer.rawValue) { stillRegistered += 1 }
@@ -165,7 +218,7 @@ struct ReadinessMonitorRaceTests {
     }
 
     /// Reads `count` bytes out of `reader`.
-    private func drain(_ reader: FileDescriptor, _ count: Int) throws {
+    static func drain(_ reader: FileDescriptor, _ count: Int) throws {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         var left = count
         while left > 0 {
@@ -178,10 +231,14 @@ struct ReadinessMonitorRaceTests {
     func reuse() async throws {
         for _ in 0..<30 {
             let (reader, writer) = try FileDescriptor.pipe()
-            let monitor = ReadinessMonitor(descriptor: reader)
-            #expect(try await monitor.readable(timeout: .milliseconds(1)) == false)
+            let time = ManualWaitTimeouts()
+            let monitor = ReadinessMonitor(descriptor: reader, timeouts: time.timeouts)
+            async let timedOut = monitor.readable(timeout: .seconds(1))
+            await time.waitForScheduled(1)
+            time.advance(by: .seconds(1))
+            #expect(try await timedOut == false)
             async let woke = monitor.readable(timeout: .seconds(5))
-            try await Task.sleep(for: .milliseconds(2))
+            #expect(try await eventually { monitor.isWaiting })
             try writer.writeAll([7])
             #expect(try await woke)
             monitor.close()
