@@ -40,9 +40,6 @@ public final class ManualWaitTimeouts: Sendable {
         }
     }
 
-    /// Time since this schedule was made, as the test moved it.
-    public var now: Duration { state.withLock { $0.now } }
-
     /// Timeouts ever scheduled.
     public var scheduled: Int { state.withLock { $0.scheduled } }
 
