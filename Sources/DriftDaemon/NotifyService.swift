@@ -56,7 +56,7 @@ public struct NotifyService: Service {
     public func run() async throws {
         if let readyAfter {
             // Shutdown during start-up (another driftd holds the control socket) ends the wait at once.
-            let opened = await cancelWhenGracefulShutdown { await readyAfter.gate.wait(atMost: readyAfter.limit) }
+            let opened = await cancelWhenGracefulShutdown { await readyAfter.gate.wait(atMost: readyAfter.limit, clock: clock) }
             if !opened, !Task.isShuttingDownGracefully, !Task.isCancelled {
                 logger.warning("ready without the visitor page; it keeps trying to listen", metadata: ["waited": "\(readyAfter.limit)"])
             }

@@ -2,30 +2,74 @@ import Synchronization
 
 /// Something start-up waits for once (the visitor page listening) before `READY=1`.
 ///
-/// ``open()`` may come before or after ``wait(atMost:)``. A gate that never opens (the port
-/// is taken: the `http` fault) lets the waiter go after `atMost`, so the box still reports
-/// ready and systemd does not restart it over a listen problem it retries by itself; a
-/// cancelled waiter (shutdown during start-up) goes at once.
+/// ``open()`` may come before or after ``wait(atMost:clock:)``. A gate that never opens (the
+/// port is taken: the `http` fault) lets the waiter go after `atMost` on the given clock, so the
+/// box still reports ready and systemd does not restart it over a listen problem it retries by
+/// itself; a cancelled waiter (shutdown during start-up) goes at once.
 public final class StartupGate: Sendable {
-    private let opened = Mutex(false)
+    private struct State {
+        var opened = false
+        var nextID = 0
+        /// Waiters between taking an id and parking (a cancellation there lets them go at once).
+        var starting: Set<Int> = []
+        var cancelledEarly: Set<Int> = []
+        var parked: [Int: CheckedContinuation<Void, Never>] = [:]
+    }
+
+    private let state = Mutex(State())
 
     public init() {}
 
     /// Lets every waiter go, now and later.
     public func open() {
-        opened.withLock { $0 = true }
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.opened = true
+            defer { state.parked = [:] }
+            return Array(state.parked.values)
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
-    public var isOpen: Bool { opened.withLock { $0 } }
+    public var isOpen: Bool { state.withLock { $0.opened } }
 
-    /// Returns when the gate opens, after `atMost`, or when the task is cancelled (`true`: it
-    /// opened). Looks every 20 ms: it runs once, during start-up.
+    /// Returns when the gate opens, after `limit` on `clock`, or when the task is cancelled
+    /// (`true`: it opened).
     @discardableResult
-    public func wait(atMost limit: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while !isOpen, ContinuousClock.now < deadline, !Task.isCancelled {
-            try? await Task.sleep(for: .milliseconds(20))
+    public func wait<C: Clock>(atMost limit: Duration, clock: C) async -> Bool where C.Duration == Duration {
+        if isOpen { return true }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.opening() }
+            group.addTask { try? await clock.sleep(for: limit) }
+            await group.next()
+            group.cancelAll()
         }
         return isOpen
+    }
+
+    /// Returns when the gate opens or the task is cancelled.
+    private func opening() async {
+        let id = state.withLock { state -> Int in
+            state.nextID += 1
+            state.starting.insert(state.nextID)
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let goNow = state.withLock { state -> Bool in
+                    state.starting.remove(id)
+                    if state.opened || state.cancelledEarly.remove(id) != nil { return true }
+                    state.parked[id] = continuation
+                    return false
+                }
+                if goNow { continuation.resume() }
+            }
+        } onCancel: {
+            let parked = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                if let parked = state.parked.removeValue(forKey: id) { return parked }
+                if state.starting.contains(id) { state.cancelledEarly.insert(id) }
+                return nil
+            }
+            parked?.resume()
+        }
     }
 }

@@ -101,6 +101,20 @@ public final class PseudoTerminalPair: Sendable {
         }
     }
 
+    /// Waits until the code under test has opened the slave and configured it: a new pty is
+    /// canonical (`ICANON`), and every serial port Drift Box opens is raw. Bytes written before
+    /// that may sit in a canonical line buffer or fill the pty while nobody reads; a test that
+    /// plays a device from the first byte waits for this instead of sleeping. Looks every 10 ms
+    /// for up to `timeout`; whether the slave became raw.
+    public func waitUntilRaw(timeout: Duration = .seconds(30)) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if try slaveAttributes().c_lflag & tcflag_t(ICANON) == 0 { return true }
+            if ContinuousClock.now >= deadline { return false }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     // MARK: - Reading
 
     private enum Chunk {

@@ -54,8 +54,8 @@ struct GPSServiceTests {
         let group = ServiceGroup(services: [service], logger: Logger(label: "test"))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
-            // The port is opened by the service; feed the capture in pieces.
-            try await Task.sleep(for: .milliseconds(300))
+            // The port is opened (and made raw) by the service; then feed the capture in pieces.
+            #expect(try await pty.waitUntilRaw(), "the service never opened the port")
             for chunk in stride(from: 0, to: capture.count, by: 512) {
                 try pty.write(Array(capture[chunk..<min(capture.count, chunk + 512)]))
                 try await Task.sleep(for: .milliseconds(5))

@@ -104,9 +104,10 @@ struct HealthAndNotifyTests {
         func tick(by duration: Duration = .seconds(1)) async throws -> String? {
             await clock.waitForSleepers(1)
             clock.advance(by: duration)
-            // Back asleep: the tick is done and whatever it sends is on the socket.
+            // Back asleep: the tick is done and whatever it sent is on the socket (the send
+            // finishes before the loop sleeps), so one look without waiting tells.
             await clock.waitForSleepers(1)
-            return try await runBlocking { try listener.receive(timeout: .milliseconds(200)) }
+            return try await runBlocking { try listener.receive(timeout: .zero) }
         }
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
@@ -199,19 +200,22 @@ struct HealthAndNotifyTests {
         for opens in [true, false] {
             let listener = try NotifySocketListener.abstract()
             let gate = StartupGate()
+            let clock = ManualClock()
             let service = NotifyService(
                 notifier: try SystemdNotifier(address: listener.address), watchdogInterval: nil, health: HealthRegistry(),
-                logger: Logger(label: "test"), readyAfter: (gate, .seconds(opens ? 60 : 1)), status: { "testing" })
+                logger: Logger(label: "test"), readyAfter: (gate, .seconds(10)), clock: clock, status: { "testing" })
             let group = ServiceGroup(services: [service], logger: Logger(label: "test"))
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
-                if opens {
-                    // Not before the page listens …
-                    #expect(try await runBlocking { try listener.receive(timeout: .milliseconds(700)) } == nil)
-                    gate.open()
-                }
-                // … and then at once; or, when it never listens, after the limit.
+                // Waiting for the page (its limit is the one sleeper), and not ready before it listens …
+                await clock.waitForSleepers(1)
+                #expect(try await runBlocking { try listener.receive(timeout: .zero) } == nil)
+                clock.advance(by: .seconds(9))
+                #expect(try await runBlocking { try listener.receive(timeout: .zero) } == nil)
+                // … then at once, no time passing; or, when it never listens, at the limit.
+                if opens { gate.open() } else { clock.advance(by: .seconds(1)) }
                 #expect(try await runBlocking { try listener.receive(timeout: .seconds(30)) } == "READY=1\nSTATUS=testing")
+                #expect(clock.now == .init(offset: .seconds(opens ? 9 : 10)))
                 await group.triggerGracefulShutdown()
                 try await tasks.waitForAll()
             }
@@ -221,18 +225,19 @@ struct HealthAndNotifyTests {
     @Test("a shutdown while READY waits for the page ends the wait at once (no cancellation timeout)", .timeLimit(.minutes(1)))
     func shutdownWhileWaitingForThePage() async throws {
         let listener = try NotifySocketListener.abstract()
+        let clock = ManualClock()
         let service = NotifyService(
             notifier: try SystemdNotifier(address: listener.address), watchdogInterval: nil, health: HealthRegistry(),
-            logger: Logger(label: "test"), readyAfter: (StartupGate(), .seconds(600)), status: { "testing" })
+            logger: Logger(label: "test"), readyAfter: (StartupGate(), .seconds(600)), clock: clock, status: { "testing" })
         let group = ServiceGroup(services: [service], logger: Logger(label: "test"))
-        let started = ContinuousClock.now
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
-            try await Task.sleep(for: .milliseconds(300))
+            await clock.waitForSleepers(1)  // in the wait for the page
             await group.triggerGracefulShutdown()
+            // Without the time moving on: a wait the shutdown did not end runs into the time limit.
             try await tasks.waitForAll()
         }
-        #expect(ContinuousClock.now - started < .seconds(30), "the wait for the page held up the shutdown")
-        #expect(try await runBlocking { try listener.receive(timeout: .seconds(30)) } != nil)  // READY, STOPPING
+        #expect(try await runBlocking { try listener.receive(until: "STOPPING=1", timeout: .seconds(30)) }.last == "STOPPING=1\nSTATUS=stopping")
     }
 }
+

@@ -199,7 +199,10 @@ struct SimulatedWorldTests {
             try ControlClient.send(rawLine: #"{"command":"sim.press","arguments":{"button":"presence","ms":"120"}}"#, to: socket, timeoutMilliseconds: 60_000)
         }
         #expect(pressed.contains(#""button":"presence""#), "\(pressed)")
-        try await Task.sleep(for: .milliseconds(300))
+        // The press is logged when the pin goes low, the release 120 ms later.
+        for _ in 0..<600 where daemon.stderr.range(of: "button released .*button=presence", options: .regularExpression) == nil {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         #expect(daemon.stderr.range(of: "button pressed .*button=presence", options: .regularExpression) != nil, "\(daemon.stderr)")
         #expect(daemon.stderr.range(of: "button released .*button=presence", options: .regularExpression) != nil)
         var levels = Set<String>()

@@ -13,15 +13,18 @@ public struct ClockSyncService: Service {
     let ambient: AsyncStream<AmbientInput>.Continuation
     let logger: Logger
     let interval: Duration
+    let clock: any Clock<Duration>
     let probe: @Sendable () -> Bool?
 
     public init(
         ambient: AsyncStream<AmbientInput>.Continuation, logger: Logger, interval: Duration = .seconds(60),
+        clock: any Clock<Duration> = ContinuousClock(),
         probe: @escaping @Sendable () -> Bool? = { ClockSync.isSynchronized() }
     ) {
         self.ambient = ambient
         self.logger = logger
         self.interval = interval
+        self.clock = clock
         self.probe = probe
     }
 
@@ -45,7 +48,7 @@ public struct ClockSyncService: Service {
                 }
                 last = synchronized
             }
-            try await Task.sleep(for: interval)
+            try await clock.sleep(for: interval)
         }
     }
 }
