@@ -50,6 +50,9 @@ struct BoxLiveTests {
             let visitor = try await harness.newVisitor()
             let other = try await harness.newVisitor()
             let id = try await harness.createBottleID(creator, json: #"{"text":"press the button","conditions":[{"kind":"presence","withinSeconds":300}]}"#)
+            // A bottle that opens when it is warm: its announcement, to everyone, marks a point
+            // in every socket's stream (the box hub sends its events in order).
+            let warm = try await harness.createBottleID(creator, json: #"{"text":"warm","conditions":[{"kind":"temperature","min":30}]}"#)
             let refused = try await harness.client.post("/api/v1/bottles/\(id)/open", token: visitor, json: "{}")
             ErrorShape.expect(refused, status: 403, code: "locked")
 
@@ -67,7 +70,11 @@ struct BoxLiveTests {
             let proved = await visitorSocket.first(type: "presence", timeout: .seconds(30)) { $0["bottle"].string == id }
             #expect(proved != nil, "no presence event: \(visitorSocket.messages)")
             #expect(proved?["provedAt"].string != nil)
-            try await Task.sleep(for: .milliseconds(500))
+            // A proof misrouted to `other` would reach its socket before anything that comes after
+            // it: the warm bottle's announcement, once the box reads 35 °C.
+            harness.inputs.yield(.reading(.temperature, SensorReading(time: Date(), value: 35)))
+            #expect(await otherSocket.first(type: "bottle", timeout: .seconds(30)) { $0["bottle"].string == warm && $0["event"].string == "openable" } != nil,
+                    "\(otherSocket.messages)")
             #expect(!otherSocket.messages.contains { $0["type"].string == "presence" }, "presence went to another visitor")
 
             let opened = try await harness.client.post("/api/v1/bottles/\(id)/open", token: visitor, json: "{}")

@@ -164,15 +164,23 @@ struct MeshtasticRadioTests {
     func flowControl() async throws {
         let node = try MeshtasticNodeEmulator(settings: .init(queueFree: 0))
         defer { node.stop() }
-        let radio = MeshtasticRadio(configuration: Self.configuration(node.slavePath))
+        // On a manual clock, so the wait for room is a sleeper the test can see.
+        let clock = ManualClock()
+        let radio = MeshtasticRadio(configuration: Self.configuration(node.slavePath), clock: clock)
         async let _ = radio.run()
         defer { radio.close() }
+        await clock.waitForSleepers(1)  // the wake-up pause; the node answers the handshake at once
+        clock.advance(by: .milliseconds(20))
+        #expect(try await Self.eventually { radio.isConnected })
+        // Then only the heartbeat sleeps (the handshake's watchdog is cancelled a moment after).
+        #expect(try await Self.eventually { clock.sleeperCount == 1 && clock.nextDeadline == clock.now.advanced(by: .seconds(300)) })
         try await radio.transmit([1], airtime: .zero)
         #expect(try await Self.eventually { node.packets.count == 1 && radio.nodeQueueFree == 0 })
-        // The node answered free = 0: the next frame waits.
+        // The node answered free = 0: the next frame waits, its limit a second sleeper. Parked
+        // there, it has not been written.
         let second = Task { try await radio.transmit([2], airtime: .zero) }
-        #expect(try await Self.eventually { radio.counters.queueWaits == 1 })
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await Self.eventually { radio.counters.queueWaits == 1 && clock.sleeperCount == 2 })
+        #expect(clock.nextDeadline == clock.now.advanced(by: .seconds(40)))
         #expect(node.packets.count == 1)
         try node.send(.queueStatus(MeshtasticQueueStatus(free: 4, maxlen: 16)))
         try await second.value
