@@ -55,9 +55,12 @@ struct DaemonProcessTests {
             environment: ["NOTIFY_SOCKET": listener.address],
             stderrPath: directory.appending("stderr.log")
         )
-        _ = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(30)) }
-        #expect(try await runBlocking { try listener.receive(timeout: .milliseconds(800)) } == nil)
+        let ready = try await runBlocking { try listener.receive(until: "READY=1", timeout: .seconds(30)) }
         daemon.send(SIGINT)
+        // Everything it said from start to stop: READY, STATUS lines, STOPPING — no ping.
+        let rest = try await runBlocking { try listener.receive(until: "STOPPING=1", timeout: .seconds(30)) }
+        #expect(rest.last?.hasPrefix("STOPPING=1") == true, "\(rest)")
+        #expect(!(ready + rest).contains { $0.contains("WATCHDOG=1") }, "\(ready + rest)")
         #expect(try await daemon.waitForExit(timeout: .seconds(10)) == 0)
     }
 
