@@ -240,4 +240,3 @@ struct HealthAndNotifyTests {
         #expect(try await runBlocking { try listener.receive(until: "STOPPING=1", timeout: .seconds(30)) }.last == "STOPPING=1\nSTATUS=stopping")
     }
 }
-

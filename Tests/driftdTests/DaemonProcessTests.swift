@@ -203,11 +203,10 @@ struct SimulatedWorldTests {
         }
         #expect(pressed.contains(#""button":"presence""#), "\(pressed)")
         // The press is logged when the pin goes low, the release 120 ms later.
-        for _ in 0..<600 where daemon.stderr.range(of: "button released .*button=presence", options: .regularExpression) == nil {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        #expect(try await eventually(within: .seconds(30), every: .milliseconds(50)) {
+            daemon.stderr.range(of: "button released .*button=presence", options: .regularExpression) != nil
+        }, "\(daemon.stderr)")
         #expect(daemon.stderr.range(of: "button pressed .*button=presence", options: .regularExpression) != nil, "\(daemon.stderr)")
-        #expect(daemon.stderr.range(of: "button released .*button=presence", options: .regularExpression) != nil)
         var levels = Set<String>()
         for _ in 0..<60 where levels.count < 2 {
             let answer = try await runBlocking { try ControlClient.send(rawLine: #"{"command":"sim.leds"}"#, to: socket, timeoutMilliseconds: 60_000) }
