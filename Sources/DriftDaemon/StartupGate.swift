@@ -10,9 +10,6 @@ public final class StartupGate: Sendable {
     private struct State {
         var opened = false
         var nextID = 0
-        /// Waiters between taking an id and parking (a cancellation there lets them go at once).
-        var starting: Set<Int> = []
-        var cancelledEarly: Set<Int> = []
         var parked: [Int: CheckedContinuation<Void, Never>] = [:]
     }
 
@@ -46,30 +43,25 @@ public final class StartupGate: Sendable {
         return isOpen
     }
 
-    /// Returns when the gate opens or the task is cancelled.
+    /// Returns when the gate opens or the task is cancelled (as ``Doorbell``'s wait for its ring,
+    /// for any number of waiters).
     private func opening() async {
         let id = state.withLock { state -> Int in
             state.nextID += 1
-            state.starting.insert(state.nextID)
             return state.nextID
         }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                // Cancelled before parking: the handler below found nothing to resume.
                 let goNow = state.withLock { state -> Bool in
-                    state.starting.remove(id)
-                    if state.opened || state.cancelledEarly.remove(id) != nil { return true }
+                    if state.opened || Task.isCancelled { return true }
                     state.parked[id] = continuation
                     return false
                 }
                 if goNow { continuation.resume() }
             }
         } onCancel: {
-            let parked = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                if let parked = state.parked.removeValue(forKey: id) { return parked }
-                if state.starting.contains(id) { state.cancelledEarly.insert(id) }
-                return nil
-            }
-            parked?.resume()
+            state.withLock { $0.parked.removeValue(forKey: id) }?.resume()
         }
     }
 }
