@@ -10,23 +10,28 @@ import Testing
 
 /// A receiver that talks at `actualBaud`: opened at that rate it delivers NMEA, at any
 /// other rate the garbage a UART makes of a mismatched rate (ptys ignore baud, so this is
-/// the one boundary faked).
+/// the one boundary faked). Each read takes `readTime` on the test's manual clock (less when
+/// the read's timeout is shorter), so the detector's window passes without real time.
 final class MismatchedBaudPort: SerialPort {
     let path = "/dev/fake-gps"
     let backend = SerialBackend.termios
     let settings: SerialSettings
     let actualBaud: Int
+    let clock: ManualClock
+    let readTime: Duration
     let closed = Mutex(false)
     let reads = Mutex(0)
 
-    init(baud: Int, actualBaud: Int) {
+    init(baud: Int, actualBaud: Int, clock: ManualClock, readTime: Duration = .milliseconds(250)) {
         settings = SerialSettings(baudRate: baud)
         self.actualBaud = actualBaud
+        self.clock = clock
+        self.readTime = readTime
     }
 
     func read(upTo maxCount: Int, timeout: Duration?) async throws -> [UInt8] {
         let count = reads.withLock { count in count += 1; return count }
-        try await Task.sleep(for: .milliseconds(20))
+        clock.advance(by: min(readTime, timeout ?? readTime))
         if settings.baudRate == actualBaud {
             return Array("$GPGGA,171926.00,4404.14063,N,12118.85478,W,1,12,0.91,1147.2,M,-21.3,M,,*5A\r\n".utf8)
         }
@@ -45,10 +50,11 @@ struct BaudDetectorTests {
     @Test("the rates are tried in order; garbage at a wrong rate is not a sentence; wrong ports are closed")
     func findsRate() async throws {
         for actual in BaudDetector.defaultRates {
+            let clock = ManualClock()
             let opened = Mutex<[MismatchedBaudPort]>([])
-            let detector = BaudDetector(window: .milliseconds(300))
+            let detector = BaudDetector(window: .seconds(3), clock: clock)
             let detected = try await detector.detect(path: "/dev/fake-gps") { rate in
-                let port = MismatchedBaudPort(baud: rate, actualBaud: actual)
+                let port = MismatchedBaudPort(baud: rate, actualBaud: actual, clock: clock)
                 opened.withLock { $0.append(port) }
                 return port
             }
@@ -58,7 +64,22 @@ struct BaudDetectorTests {
             #expect(ports.dropLast().allSatisfy { $0.closed.withLock { $0 } }, "ports at wrong rates are closed")
             #expect(ports.last?.closed.withLock { $0 } == false, "the detected port stays open")
             #expect(!NMEADecoder.decode(detected.bytes).sentences.isEmpty, "the bytes heard are handed on")
+            // Each wrong rate is listened to for its whole window on the detector's clock (12
+            // reads of 250 ms in 3 s), the right one until its first sentence.
+            #expect(ports.dropLast().map { $0.reads.withLock { $0 } }.allSatisfy { $0 == 12 })
+            #expect(ports.last?.reads.withLock { $0 } == 1)
+            #expect(clock.now.offset == .seconds(3) * (ports.count - 1) + .milliseconds(250))
         }
+    }
+
+    @Test("a read that outlasts the window is cut to what is left of it")
+    func windowCutsTheRead() async throws {
+        let clock = ManualClock()
+        let detector = BaudDetector(rates: [9600], window: .seconds(1), clock: clock)
+        let port = MismatchedBaudPort(baud: 9600, actualBaud: 4800, clock: clock, readTime: .milliseconds(400))
+        await #expect(throws: BaudDetector.Failure.self) { try await detector.detect(path: port.path) { _ in port } }
+        #expect(port.reads.withLock { $0 } == 3, "400 + 400 + the 200 ms left")
+        #expect(clock.now.offset == .seconds(1))
     }
 
     @Test("a rate found before is tried first")
@@ -69,9 +90,10 @@ struct BaudDetectorTests {
 
     @Test("no NMEA at any rate: a failure naming the rates tried")
     func nothingFound() async throws {
-        let detector = BaudDetector(window: .milliseconds(100))
+        let clock = ManualClock()
+        let detector = BaudDetector(window: .seconds(3), clock: clock)
         do {
-            _ = try await detector.detect(path: "/dev/fake-gps") { rate in MismatchedBaudPort(baud: rate, actualBaud: 1200) }
+            _ = try await detector.detect(path: "/dev/fake-gps") { rate in MismatchedBaudPort(baud: rate, actualBaud: 1200, clock: clock) }
             Issue.record("detected a rate in garbage")
         } catch let failure as BaudDetector.Failure {
             #expect(failure.tried == BaudDetector.defaultRates)

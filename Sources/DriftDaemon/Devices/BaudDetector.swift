@@ -18,6 +18,8 @@ public struct BaudDetector: Sendable {
     public var rates: [Int]
     /// How long to listen at each rate (a receiver talks at least once a second).
     public var window: Duration
+    /// The clock the window is measured on: the continuous clock on a box, a manual one in tests.
+    public var clock: any Clock<Duration>
 
     /// The port at the detected rate, still open, and the bytes heard there so far.
     public struct Detected: Sendable {
@@ -38,9 +40,10 @@ public struct BaudDetector: Sendable {
         }
     }
 
-    public init(rates: [Int] = BaudDetector.defaultRates, window: Duration = .seconds(3)) {
+    public init(rates: [Int] = BaudDetector.defaultRates, window: Duration = .seconds(3), clock: any Clock<Duration> = ContinuousClock()) {
         self.rates = rates
         self.window = window
+        self.clock = clock
     }
 
     /// The rates in the order they are tried, `preferred` first.
@@ -70,13 +73,14 @@ public struct BaudDetector: Sendable {
         throw Failure(path: path, tried: tried, openError: nil)
     }
 
-    /// Everything read within `window`, once a valid sentence is among it; `nil` otherwise.
+    /// Everything read within `window` (on ``clock``), once a valid sentence is among it;
+    /// `nil` otherwise.
     func listen(_ port: any SerialPort) async throws -> [UInt8]? {
         var framer = NMEAFramer()
         var heard: [UInt8] = []
-        let deadline = ContinuousClock.now + window
-        while ContinuousClock.now < deadline {
-            let chunk = try await port.read(upTo: 1024, timeout: deadline - ContinuousClock.now)
+        let time = ElapsedTime(clock)
+        while time.now < window {
+            let chunk = try await port.read(upTo: 1024, timeout: window - time.now)
             if chunk.isEmpty { break }
             if heard.count < 65_536 { heard += chunk }
             if !framer.push(chunk).isEmpty { return heard }
