@@ -15,6 +15,8 @@ import Testing
 final class MismatchedBaudPort: SerialPort {
     let path = "/dev/fake-gps"
     let backend = SerialBackend.termios
+    /// Its reads never park: each returns after its time on the manual clock.
+    let isWaitingForInput = false
     let settings: SerialSettings
     let actualBaud: Int
     let clock: ManualClock

@@ -235,7 +235,7 @@ struct E22RadioTests {
         defer { other.shutDown() }
         try await e22Within { try await other.radio.start() }
         let pending = Task { try await other.radio.receive() }
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(try await eventually { other.radio.isReceiving })
         other.radio.close()
         let result = try await gpioAwait(pending, within: .seconds(60))
         #expect(result == nil)

@@ -367,7 +367,7 @@ struct MeshtasticRadioTests {
         async let _ = radio.run()
         _ = try await radio.connectedNode(within: .seconds(40))
         let pending = Task { try await radio.receive() }
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(try await Self.eventually { radio.isReceiving })
         radio.close()
         #expect(try await pending.value == nil)
         await #expect(throws: MeshtasticError.closed) { try await radio.transmit([1], airtime: .zero) }

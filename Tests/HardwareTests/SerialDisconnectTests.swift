@@ -14,9 +14,8 @@ struct SerialDisconnectTests {
         defer { port.close() }
 
         let reader = Task { try await port.read(upTo: 64, timeout: nil) }
-        // Give the reader time to park on the readiness monitor (the result is
-        // the same if it has not yet: the read then finds the hang-up at once).
-        try await Task.sleep(for: .milliseconds(50))
+        // The hang-up comes while the read is parked on the readiness monitor.
+        #expect(try await eventually { port.isWaitingForInput })
         pair.closeMaster()
         #expect(try await outcome(of: reader) == .failed(.disconnected(path: pair.slavePath)))
     }
@@ -85,7 +84,7 @@ struct SerialDisconnectTests {
         let port = try SerialPorts.open(path: pair.slavePath)
 
         let reader = Task { try await port.read(upTo: 64, timeout: nil) }
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(try await eventually { port.isWaitingForInput })
         port.close()
         port.close()
         #expect(try await outcome(of: reader) == .failed(.closed(path: pair.slavePath)))
@@ -106,7 +105,7 @@ struct SerialDisconnectTests {
         let port = try SerialPorts.open(path: pair.slavePath)
         defer { port.close() }
         let reader = Task { try await port.read(upTo: 64, timeout: nil) }
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(try await eventually { port.isWaitingForInput })
         reader.cancel()
         let result = try await outcome(of: reader)
         #expect(result == .otherError("\(CancellationError())"))

@@ -175,7 +175,7 @@ struct SimulatedRadioTests {
     func closeEndsReceive() async throws {
         let radio = try Self.radio(at: 0)
         async let pending = radio.receive()
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(try await eventually { radio.isReceiving })
         radio.close()
         #expect(try await pending == nil)
     }

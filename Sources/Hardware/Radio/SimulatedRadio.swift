@@ -91,6 +91,10 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
     /// Frames not heard because this radio was transmitting while they were on the air.
     public var deafReceptions: Int { counters.deafWhileTransmitting }
 
+    /// Whether a ``receive()`` found no datagram and is parked on the socket's readiness (what
+    /// a test acting on a waiting receive checks).
+    public var isReceiving: Bool { readiness.isWaiting }
+
     public func transmit(_ frame: [UInt8], airtime: Duration) async throws {
         let start = clock.now
         let onAirFrom = MonotonicTime.now()

@@ -25,6 +25,7 @@ public final class LibserialportPort: SerialPort {
     public let path: String
     public var backend: SerialBackend { .libserialport }
     public var settings: SerialSettings { channel.settings }
+    public var isWaitingForInput: Bool { channel.isWaitingForInput }
 
     private let channel: SerialChannel
 

@@ -58,6 +58,9 @@ final class SerialChannel: Sendable {
         close()
     }
 
+    /// A read is parked on the descriptor's readiness (``SerialPort/isWaitingForInput``).
+    var isWaitingForInput: Bool { readiness.isWaiting }
+
     // MARK: Reading
 
     func read(upTo maxCount: Int, timeout: Duration?) async throws -> [UInt8] {

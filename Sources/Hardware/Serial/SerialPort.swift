@@ -18,6 +18,9 @@ public protocol SerialPort: AnyObject, Sendable {
     var backend: SerialBackend { get }
     /// The line settings in effect.
     var settings: SerialSettings { get }
+    /// Whether a ``read(upTo:timeout:)`` found nothing buffered and is parked on the
+    /// descriptor's readiness, waiting for input (what a test acting on a waiting read checks).
+    var isWaitingForInput: Bool { get }
 
     /// Waits for input and returns what is there, at most `maxCount` bytes.
     ///

@@ -19,6 +19,7 @@ public final class TermiosSerialPort: SerialPort {
     public let path: String
     public var backend: SerialBackend { .termios }
     public var settings: SerialSettings { channel.settings }
+    public var isWaitingForInput: Bool { channel.isWaitingForInput }
 
     private let channel: SerialChannel
 

@@ -91,6 +91,10 @@ public final class E22Radio: MeshRadio, Sendable {
     /// Whether the module is configured and in normal mode.
     public var isReady: Bool { state.withLock { $0.ready } }
 
+    /// Whether a ``receive()`` is parked, waiting for a packet (what a test acting on a
+    /// waiting receive checks).
+    public var isReceiving: Bool { state.withLock { $0.waiter != nil } }
+
     /// Whether M0/M1 are strapped (no mode lines): registers cannot be written or read.
     public var isStrapped: Bool { lines == nil }
 

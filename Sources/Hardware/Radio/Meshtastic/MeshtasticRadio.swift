@@ -179,6 +179,10 @@ public final class MeshtasticRadio: MeshRadio, Sendable {
     /// Whether a handshake has finished on the current connection.
     public var isConnected: Bool { state.withLock { $0.phase == .connected } }
 
+    /// Whether a ``receive()`` is parked, waiting for a packet (what a test acting on a waiting
+    /// receive checks).
+    public var isReceiving: Bool { state.withLock { $0.receiver != nil } }
+
     public var counters: Counters { state.withLock { $0.counters } }
 
     /// Room in the node's transmit queue as last reported (`QueueStatus.free`, minus
