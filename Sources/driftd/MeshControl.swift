@@ -63,6 +63,9 @@ struct MeshStatusCommand: ParsableCommand {
             if let deaf = status["radioDeaf"] as? Int, deaf > 0 {
                 lines.append("radio: \(deaf) frames not heard while transmitting (half duplex)")
             }
+            if let split = status["radioSplitBursts"] as? Int, split > 0 {
+                lines.append("radio: \(split) bursts held several packets run together, split (the reader was late)")
+            }
             if let waits = status["radioBusyWaits"] as? Int, waits > 0 {
                 lines.append("radio: \(waits) transmissions held back while another was on the air (listen before talk)")
             }

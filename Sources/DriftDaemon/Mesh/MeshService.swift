@@ -33,6 +33,7 @@ public final class MeshService: Service, Sendable {
         var status = await node.status()
         status.radioMalformed = radio.malformedReceptions
         status.radioDeaf = radio.deafReceptions
+        status.radioSplitBursts = radio.splitBursts
         status.radioBusyWaits = busyWaits.withLock { $0 }
         status.radioQuietWaits = quietWaits.withLock { $0 }
         return status

@@ -68,7 +68,8 @@ extension MeshSetup {
         }
         if e22Strapped(config) {
             do {
-                return try E22Radio(configuration: .init(portPath: config.radio.port, registers: registers, band: band), lines: nil)
+                return try E22Radio(configuration: .init(portPath: config.radio.port, registers: registers, band: band), lines: nil,
+                                    splitBurst: burstSplitter(config))
             } catch {
                 throw Problem(description: "\(error)")
             }
@@ -85,10 +86,21 @@ extension MeshSetup {
             throw Problem(description: "E22 lines on \(config.gpio.chip): \(error)")
         }
         do {
-            return try E22Radio(configuration: .init(portPath: config.radio.port, registers: registers, band: band), lines: lines)
+            return try E22Radio(configuration: .init(portPath: config.radio.port, registers: registers, band: band), lines: lines,
+                                    splitBurst: burstSplitter(config))
         } catch {
             throw Problem(description: "\(error)")
         }
+    }
+}
+
+extension MeshSetup {
+    /// Finds the mesh's frames in an E22 burst that several packets ran together in, each
+    /// followed by its RSSI byte (``E22Radio``); `nil` when the network key does not make a
+    /// sealer (the node refuses that key too).
+    static func burstSplitter(_ config: DriftConfiguration) -> (@Sendable ([UInt8]) -> [Range<Int>]?)? {
+        guard let sealer = try? MeshSealer(networkKey: config.mesh.networkKey) else { return nil }
+        return { sealer.framesRunTogether(in: $0, trailerBytes: 1) }
     }
 }
 

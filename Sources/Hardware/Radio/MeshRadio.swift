@@ -18,6 +18,8 @@ public protocol MeshRadio: AnyObject, Sendable {
     var malformedReceptions: Int { get }
     /// Frames this radio could not hear because it was transmitting while they were on the air.
     var deafReceptions: Int { get }
+    /// Bursts of bytes that held several packets run together and were handed on one by one.
+    var splitBursts: Int { get }
     /// Carrier sense: until when another transmission it hears is still on the air, on
     /// ``MonotonicTime``'s scale; `nil` when it hears none (or cannot tell). The mesh's scheduler
     /// listens before it talks.
@@ -39,6 +41,11 @@ extension MeshRadio {
     /// Frames lost to half duplex (this radio was transmitting while they were on the air), for
     /// radios that can tell: shown in `driftd mesh status`. Radios that cannot say 0.
     public var deafReceptions: Int { 0 }
+
+    /// Bursts that held several packets run together (the E22's packet boundary is a UART
+    /// pause, which a reader late by more than the pause does not see), handed on one by one:
+    /// shown in `driftd mesh status`. Radios whose packets come framed say 0.
+    public var splitBursts: Int { 0 }
 
     /// Radios without carrier sense: never busy.
     public var channelBusyUntil: Duration? { nil }

@@ -13,7 +13,10 @@ import Synchronization
 /// above the sub-packet size are refused, never cut). The module prints a received packet as
 /// one burst of bytes followed by its RSSI byte; a burst ends after a UART silence of
 /// ``Configuration/idleGap(baud:)``. A background reader task splits the bursts and answers
-/// ambient-noise reads. Errors (no answer, AUX stuck low, UART gone) are thrown by the next
+/// ambient-noise reads. Packets printed within one idle gap, or found together in the UART's
+/// buffer by a reader late by more than the gap (a busy CPU), arrive as one burst: with a
+/// `splitBurst` (the mesh's own check of its frames) such a burst is handed on as the packets
+/// it holds, each with its RSSI byte (``Counters/split``). Errors (no answer, AUX stuck low, UART gone) are thrown by the next
 /// ``receive()``/``transmit(_:airtime:)``; the call after that starts the module again, so the
 /// mesh service's receive back-off is the recovery loop.
 ///
@@ -28,6 +31,7 @@ public final class E22Radio: MeshRadio, Sendable {
 
     private let lines: Lines?
     private let openPort: @Sendable (SerialSettings) throws -> any SerialPort
+    private let splitBurst: (@Sendable ([UInt8]) -> [Range<Int>]?)?
     private let clock = ContinuousClock()
     /// One start / transmit / query at a time on the UART.
     private let gate = SerialAsyncGate()
@@ -56,6 +60,8 @@ public final class E22Radio: MeshRadio, Sendable {
         public var received = 0
         /// Bursts that cannot be a packet (empty, or longer than sub-packet + RSSI byte).
         public var malformed = 0
+        /// Bursts that held several packets run together, handed on one by one.
+        public var split = 0
         public var starts = 0
     }
 
@@ -63,10 +69,15 @@ public final class E22Radio: MeshRadio, Sendable {
 
     /// A driver over `lines` (`nil`: M0/M1 strapped to normal mode), opening the UART with
     /// `openPort` (default: ``SerialPorts/open(path:settings:logger:)``).
+    /// `splitBurst` finds the packets in a burst that several ran together in: the ranges of
+    /// their bytes, each followed by its RSSI byte, or `nil` for one packet (the mesh passes
+    /// `MeshSealer.framesRunTogether(in:trailerBytes:)` with one trailing byte); without it
+    /// every burst is one packet.
     /// Nothing is sent to the module until ``start()``.
     public init(
         configuration: Configuration, lines: Lines?,
-        openPort: (@Sendable (SerialSettings) throws -> any SerialPort)? = nil
+        openPort: (@Sendable (SerialSettings) throws -> any SerialPort)? = nil,
+        splitBurst: (@Sendable ([UInt8]) -> [Range<Int>]?)? = nil
     ) throws(E22Error) {
         let registers = configuration.effectiveRegisters
         guard SerialSettings.supportedBaudRates.contains(registers.baudRate) else {
@@ -74,6 +85,7 @@ public final class E22Radio: MeshRadio, Sendable {
         }
         self.configuration = configuration
         self.lines = lines
+        self.splitBurst = splitBurst
         let path = configuration.portPath
         self.openPort = openPort ?? { settings in try SerialPorts.open(path: path, settings: settings) }
     }
@@ -84,6 +96,9 @@ public final class E22Radio: MeshRadio, Sendable {
 
     /// Receptions dropped because they did not decode (``MeshRadio/malformedReceptions``).
     public var malformedReceptions: Int { counters.malformed }
+
+    /// Bursts handed on as the several packets they held (``MeshRadio/splitBursts``).
+    public var splitBursts: Int { counters.split }
 
     /// The registers as the module read them back at the last successful start.
     public var registersReadBack: E22Registers? { state.withLock { $0.readBack } }
@@ -445,20 +460,36 @@ public final class E22Radio: MeshRadio, Sendable {
             answerQuery(.success((burst[3], burst[4])))
             return
         }
+        if let packets = splitBurst?(burst), packets.count > 1,
+           packets.allSatisfy({ $0.lowerBound >= 0 && $0.upperBound < burst.count && !$0.isEmpty }) {
+            let receptions = packets.map { self.reception(Array(burst[$0]), rssiByte: burst[$0.upperBound]) }
+            state.withLock {
+                $0.packets += receptions
+                $0.counters.received += receptions.count
+                $0.counters.split += 1
+            }
+            wake()
+            return
+        }
         guard burst.count >= 2, burst.count <= maximumFrameBytes + 1 else {
             state.withLock { $0.counters.malformed += 1 }
             return
         }
-        let rssi = E22Registers.dBm(rssiByte: burst[burst.count - 1])
-        let bandwidth = Double(configuration.registers.airRate.bandwidthHz)
-        // The module reports no SNR: estimate it against the thermal noise floor (+6 dB noise figure).
-        let snr = rssi - (-174 + 10 * log10(bandwidth) + 6)
-        let reception = RadioReception(bytes: Array(burst.dropLast()), rssi: rssi, snr: snr)
+        let heard = reception(Array(burst.dropLast()), rssiByte: burst[burst.count - 1])
         state.withLock {
-            $0.packets.append(reception)
+            $0.packets.append(heard)
             $0.counters.received += 1
         }
         wake()
+    }
+
+    /// A packet as heard, with the RSSI byte the module printed after it.
+    private func reception(_ bytes: [UInt8], rssiByte: UInt8) -> RadioReception {
+        let rssi = E22Registers.dBm(rssiByte: rssiByte)
+        let bandwidth = Double(configuration.registers.airRate.bandwidthHz)
+        // The module reports no SNR: estimate it against the thermal noise floor (+6 dB noise figure).
+        let snr = rssi - (-174 + 10 * log10(bandwidth) + 6)
+        return RadioReception(bytes: bytes, rssi: rssi, snr: snr)
     }
 
     public func close() {

@@ -1,0 +1,80 @@
+import DriftConfig
+@testable import DriftDaemon
+import DriftMesh
+import Foundation
+import Hardware
+import TestSupport
+import Testing
+
+/// The E22 prints each packet it hears followed by its RSSI byte, and a packet ends at a UART
+/// silence. Two packets printed within one idle gap — or found together in the UART's buffer
+/// by a reader a busy CPU kept from reading for longer than the gap — arrive as one burst.
+/// Over a real pseudo-terminal, with the radio the daemon builds for a strapped module.
+@Suite("E22 packets run together in one burst")
+struct E22BurstTests {
+    static func config(port: String) throws -> DriftConfiguration {
+        var config = try ConfigLoader(systemBoardDirectories: []).load(
+            text: DriftConfiguration.embeddedDefaultText, fileName: "test.toml", baseDirectory: nil).configuration
+        config.radio.kind = .e22
+        config.radio.port = port
+        config.e22.m0 = ""
+        config.e22.m1 = ""
+        config.radio.frequencyMHz = 869.125  // an E22 channel in the EU band
+        return config
+    }
+
+    static func frames(_ config: DriftConfiguration) throws -> [[UInt8]] {
+        let sealer = try MeshSealer(networkKey: config.mesh.networkKey)
+        let expiry = UInt32(Date().timeIntervalSince1970 / 60) + 60
+        return try [(1, 40), (2, 120)].map { id, size in
+            try sealer.seal(header: MeshHeader(kind: .broadcast, origin: NodeID(0x0A0B_0C0D), packetID: id, destination: nil,
+                                               hopStart: 3, wantsAck: false, fragment: nil, expiresAtMinute: expiry),
+                            plaintext: (0..<size).map { UInt8(truncatingIfNeeded: $0 * 13 + Int(id)) })
+        }
+    }
+
+    /// Writes `frames`, each followed by its RSSI byte, in one write (no gap between them),
+    /// and returns what `radio` hands on.
+    static func hear(_ frames: [[UInt8]], rssiBytes: [UInt8], on radio: E22Radio, pty: PseudoTerminalPair,
+                     count: Int) async throws -> [RadioReception] {
+        try await radio.start()
+        #expect(try await pty.waitUntilRaw(), "the driver never opened the UART")
+        try pty.write(zip(frames, rssiBytes).flatMap { $0 + [$1] })
+        var heard: [RadioReception] = []
+        for _ in 0..<count {
+            let reception = try await withinTimeLimit(.seconds(30)) { try await radio.receive() }
+            heard.append(try #require(reception ?? nil))
+        }
+        return heard
+    }
+
+    @Test("the daemon's E22 radio hands on each frame of a burst with its own RSSI byte")
+    func split() async throws {
+        let pty = try PseudoTerminalPair()
+        let config = try Self.config(port: pty.slavePath)
+        let radio = try MeshSetup.e22Radio(config)
+        defer { radio.close() }
+        let frames = try Self.frames(config)
+        let heard = try await Self.hear(frames, rssiBytes: [0xB4, 0xA0], on: radio, pty: pty, count: 2)
+        #expect(heard.map(\.bytes) == frames)
+        #expect(heard.map(\.rssi) == [E22Registers.dBm(rssiByte: 0xB4), E22Registers.dBm(rssiByte: 0xA0)])
+        #expect(radio.counters.split == 1)
+        #expect(radio.splitBursts == 1, "shown in mesh status")
+        #expect(radio.counters.received == 2)
+        #expect(radio.counters.malformed == 0)
+    }
+
+    @Test("without the mesh's check the burst is one packet that opens as nothing: both frames lost")
+    func lostWithoutTheCheck() async throws {
+        let pty = try PseudoTerminalPair()
+        let config = try Self.config(port: pty.slavePath)
+        let radio = try E22Radio(configuration: MeshSetup.e22Radio(config).configuration, lines: nil)
+        defer { radio.close() }
+        let frames = try Self.frames(config)
+        let heard = try await Self.hear(frames, rssiBytes: [0xB4, 0xA0], on: radio, pty: pty, count: 1)
+        #expect(heard.first?.bytes == frames[0] + [0xB4] + frames[1])
+        let sealer = try MeshSealer(networkKey: config.mesh.networkKey)
+        #expect(throws: MeshWireError.authenticationFailed) { try sealer.open(heard[0].bytes) }
+        #expect(radio.counters.split == 0)
+    }
+}

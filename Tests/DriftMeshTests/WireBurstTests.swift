@@ -1,0 +1,100 @@
+import DriftMesh
+import Testing
+
+/// Frames run together in one burst of a radio that prints a trailer after each packet (the
+/// E22's RSSI byte): what `MeshSealer.framesRunTogether(in:trailerBytes:)` finds.
+@Suite("Frames run together in one burst")
+struct WireBurstTests {
+    static func frame(_ size: Int, packetID: UInt32, kind: FrameKind = .broadcast, destination: NodeID? = nil,
+                      sealer: MeshSealer) throws -> [UInt8] {
+        let header = WireFixtures.header(kind: kind, destination: destination, packetID: packetID)
+        return try sealer.seal(header: header, plaintext: WireFixtures.payload(size, seed: UInt8(truncatingIfNeeded: packetID)))
+    }
+
+    /// `frames` each followed by one trailer byte, and the ranges of the frames in it.
+    static func burst(_ frames: [[UInt8]], trailers: [UInt8]? = nil) -> (bytes: [UInt8], ranges: [Range<Int>]) {
+        var bytes: [UInt8] = []
+        var ranges: [Range<Int>] = []
+        for (index, frame) in frames.enumerated() {
+            ranges.append(bytes.count..<(bytes.count + frame.count))
+            bytes += frame
+            bytes.append(trailers?[index] ?? UInt8(200 + index))
+        }
+        return (bytes, ranges)
+    }
+
+    @Test("two packets run together are found, each up to its trailer, at every size pair")
+    func twoFrames() throws {
+        let sealer = try WireFixtures.sealer()
+        for first in [0, 1, 17, 60, 120, 201] {
+            for second in [0, 5, 48, 201] {
+                let (bytes, ranges) = Self.burst([try Self.frame(first, packetID: 1, sealer: sealer),
+                                                  try Self.frame(second, packetID: 2, sealer: sealer)])
+                #expect(sealer.framesRunTogether(in: bytes, trailerBytes: 1) == ranges, "\(first) + \(second)")
+            }
+        }
+    }
+
+    @Test("three packets, one of them directed with an origin tag, and a trailer of two bytes")
+    func threeFrames() throws {
+        let sealer = try WireFixtures.sealer()
+        let me = BoxKeyPair()
+        let peer = BoxKeyPair()
+        let originKey = try sealer.originKey(mine: me, peerPublicKey: peer.publicKeyBytes)
+        let directed = try sealer.seal(header: WireFixtures.header(kind: .directed, destination: NodeID(9), packetID: 7),
+                                       plaintext: WireFixtures.payload(40), originKey: originKey)
+        let frames = [try Self.frame(30, packetID: 5, sealer: sealer), directed, try Self.frame(3, packetID: 6, sealer: sealer)]
+        let (bytes, ranges) = Self.burst(frames)
+        #expect(sealer.framesRunTogether(in: bytes, trailerBytes: 1) == ranges)
+
+        var twoByteTrailers: [UInt8] = []
+        var twoByteRanges: [Range<Int>] = []
+        for frame in frames {
+            twoByteRanges.append(twoByteTrailers.count..<(twoByteTrailers.count + frame.count))
+            twoByteTrailers += frame + [0xAA, 0x55]
+        }
+        #expect(sealer.framesRunTogether(in: twoByteTrailers, trailerBytes: 2) == twoByteRanges)
+    }
+
+    @Test("one packet, noise, a foreign network's packets and a lone trailer are not split")
+    func notSplit() throws {
+        let sealer = try WireFixtures.sealer()
+        let foreign = try MeshSealer(networkKey: WireFixtures.otherNetworkKey)
+        let one = Self.burst([try Self.frame(80, packetID: 1, sealer: sealer)]).bytes
+        #expect(sealer.framesRunTogether(in: one, trailerBytes: 1) == nil, "one packet stays one")
+        #expect(sealer.framesRunTogether(in: [], trailerBytes: 1) == nil)
+        #expect(sealer.framesRunTogether(in: [0x42], trailerBytes: 1) == nil)
+        var generator = SystemRandomNumberGenerator()
+        let noise = (0..<230).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        #expect(sealer.framesRunTogether(in: noise, trailerBytes: 1) == nil)
+        let ours = try Self.frame(50, packetID: 1, sealer: sealer)
+        let theirs = try Self.frame(50, packetID: 2, sealer: foreign)
+        #expect(sealer.framesRunTogether(in: Self.burst([ours, theirs]).bytes, trailerBytes: 1) == nil,
+                "a packet this network cannot open is not handed on as one of ours")
+        // A packet and the first half of another: the half does not open, so nothing is split.
+        let next = try Self.frame(100, packetID: 3, sealer: sealer)
+        #expect(sealer.framesRunTogether(in: Self.burst([ours, Array(next.prefix(60))]).bytes, trailerBytes: 1) == nil)
+    }
+
+    @Test("a packet tampered with after the cut is not split off: both halves must open")
+    func tampered() throws {
+        let sealer = try WireFixtures.sealer()
+        let first = try Self.frame(40, packetID: 1, sealer: sealer)
+        var second = try Self.frame(40, packetID: 2, sealer: sealer)
+        second[30] ^= 0x01
+        #expect(sealer.framesRunTogether(in: Self.burst([first, second]).bytes, trailerBytes: 1) == nil)
+    }
+
+    @Test("bytes that look like a frame's start at every position cost a bounded search and split nothing")
+    func hostileBurst() throws {
+        let sealer = try WireFixtures.sealer()
+        // Version 1 and this network's hint repeated: every position passes the cheap check.
+        let shaped = (0..<233).map { $0 % 2 == 0 ? MeshFrameCodec.version << 4 | 1 : sealer.networkHint }
+        #expect(sealer.framesRunTogether(in: shaped + [0x80], trailerBytes: 1) == nil)
+        let more = Array(repeating: [try Self.frame(10, packetID: 4, sealer: sealer)], count: MeshSealer.maximumFramesRunTogether + 1)
+            .flatMap { $0 }
+        let (bytes, _) = Self.burst(more)
+        #expect(sealer.framesRunTogether(in: bytes, trailerBytes: 1) == nil,
+                "more than \(MeshSealer.maximumFramesRunTogether) packets in one burst are not searched for")
+    }
+}
