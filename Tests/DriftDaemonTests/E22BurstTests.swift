@@ -64,6 +64,25 @@ struct E22BurstTests {
         #expect(radio.counters.malformed == 0)
     }
 
+    @Test("a module that prints packets without their RSSI byte is named as the cause, not counted as forgeries")
+    func withoutRSSIByte() async throws {
+        let pty = try PseudoTerminalPair()
+        let config = try Self.config(port: pty.slavePath)
+        let radio = try MeshSetup.e22Radio(config)
+        defer { radio.close() }
+        let frames = try Self.frames(config)
+        try await radio.start()
+        #expect(try await pty.waitUntilRaw(), "the driver never opened the UART")
+        try pty.write(frames[1])
+        let error = await #expect(throws: E22Error.self) {
+            _ = try await withinTimeLimit(.seconds(30)) { try await radio.receive() }
+        }
+        #expect(error == .rssiByteMissing)
+        #expect(error?.description.contains("REG3 bit 7") == true, "the fix is named")
+        #expect(radio.counters.withoutRSSIByte == 1)
+        #expect(radio.counters.received == 0)
+    }
+
     @Test("without the mesh's check the burst is one packet that opens as nothing: both frames lost")
     func lostWithoutTheCheck() async throws {
         let pty = try PseudoTerminalPair()

@@ -69,7 +69,7 @@ extension MeshSetup {
         if e22Strapped(config) {
             do {
                 return try E22Radio(configuration: .init(portPath: config.radio.port, registers: registers, band: band), lines: nil,
-                                    splitBurst: burstSplitter(config))
+                                    burstCheck: burstCheck(config))
             } catch {
                 throw Problem(description: "\(error)")
             }
@@ -87,7 +87,7 @@ extension MeshSetup {
         }
         do {
             return try E22Radio(configuration: .init(portPath: config.radio.port, registers: registers, band: band), lines: lines,
-                                    splitBurst: burstSplitter(config))
+                                    burstCheck: burstCheck(config))
         } catch {
             throw Problem(description: "\(error)")
         }
@@ -95,12 +95,19 @@ extension MeshSetup {
 }
 
 extension MeshSetup {
-    /// Finds the mesh's frames in an E22 burst that several packets ran together in, each
-    /// followed by its RSSI byte (``E22Radio``); `nil` when the network key does not make a
-    /// sealer (the node refuses that key too).
-    static func burstSplitter(_ config: DriftConfiguration) -> (@Sendable ([UInt8]) -> [Range<Int>]?)? {
+    /// Reads an E22 burst with the mesh's own check of its frames (``E22Radio/BurstReading``):
+    /// one frame and its RSSI byte; several frames run together, each followed by its RSSI byte
+    /// (`MeshSealer.framesRunTogether`); or a whole frame with no RSSI byte after it (the
+    /// module's packet RSSI is off). `nil` when the network key does not make a sealer (the
+    /// node refuses that key too).
+    static func burstCheck(_ config: DriftConfiguration) -> (@Sendable ([UInt8]) -> E22Radio.BurstReading)? {
         guard let sealer = try? MeshSealer(networkKey: config.mesh.networkKey) else { return nil }
-        return { sealer.framesRunTogether(in: $0, trailerBytes: 1) }
+        return { burst in
+            guard burst.count >= 2, (try? sealer.open(Array(burst.dropLast()))) == nil else { return .packet }
+            if let frames = sealer.framesRunTogether(in: burst, trailerBytes: 1) { return .packets(frames) }
+            if (try? sealer.open(burst)) != nil { return .withoutRSSIByte }
+            return .packet
+        }
     }
 }
 

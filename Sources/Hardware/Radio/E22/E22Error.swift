@@ -15,6 +15,10 @@ public enum E22Error: Error, Sendable, Equatable, CustomStringConvertible {
     case frameTooLarge(bytes: Int, maximum: Int)
     /// The configuration cannot be expressed in the module's registers.
     case invalidSetting(String)
+    /// The module prints packets without the RSSI byte after them (REG3 bit 7 off): every
+    /// packet would lose its last byte. Only a strapped module, set up by other means, or one
+    /// whose register changed since the start can do this.
+    case rssiByteMissing
     /// The serial port or a GPIO line failed.
     case io(String)
     /// The radio was closed.
@@ -30,6 +34,9 @@ public enum E22Error: Error, Sendable, Equatable, CustomStringConvertible {
         case let .auxStuckLow(timeout, during): "E22: AUX stayed low (busy) for \(timeout) during \(during)"
         case let .frameTooLarge(bytes, maximum): "E22: frame of \(bytes) bytes exceeds the sub-packet size \(maximum)"
         case let .invalidSetting(text): "E22: \(text)"
+        case .rssiByteMissing:
+            "E22: the module prints packets without their RSSI byte; turn on REG3 bit 7 (packet RSSI) — "
+                + "a module with M0/M1 strapped must be set up so beforehand (docs/e22.md)"
         case let .io(text): "E22: \(text)"
         case .closed: "E22: radio closed"
         }

@@ -15,8 +15,9 @@ import Synchronization
 /// ``Configuration/idleGap(baud:)``. A background reader task splits the bursts and answers
 /// ambient-noise reads. Packets printed within one idle gap, or found together in the UART's
 /// buffer by a reader late by more than the gap (a busy CPU), arrive as one burst: with a
-/// `splitBurst` (the mesh's own check of its frames) such a burst is handed on as the packets
-/// it holds, each with its RSSI byte (``Counters/split``). Errors (no answer, AUX stuck low, UART gone) are thrown by the next
+/// ``BurstCheck`` (the mesh's own check of its frames) such a burst is handed on as the packets
+/// it holds, each with its RSSI byte (``Counters/split``), and a module that prints packets
+/// without their RSSI byte is reported (``E22Error/rssiByteMissing``). Errors (no answer, AUX stuck low, UART gone) are thrown by the next
 /// ``receive()``/``transmit(_:airtime:)``; the call after that starts the module again, so the
 /// mesh service's receive back-off is the recovery loop.
 ///
@@ -31,7 +32,17 @@ public final class E22Radio: MeshRadio, Sendable {
 
     private let lines: Lines?
     private let openPort: @Sendable (SerialSettings) throws -> any SerialPort
-    private let splitBurst: (@Sendable ([UInt8]) -> [Range<Int>]?)?
+    private let burstCheck: (@Sendable ([UInt8]) -> BurstReading)?
+
+    /// What a burst read from the UART holds, as the mesh's own check of its frames sees it.
+    public enum BurstReading: Sendable, Equatable {
+        /// One packet and its RSSI byte (or nothing the check knows: handed on as one).
+        case packet
+        /// Several packets run together: the ranges of their bytes, each followed by its RSSI byte.
+        case packets([Range<Int>])
+        /// One whole frame with no RSSI byte after it: the module's packet RSSI is off.
+        case withoutRSSIByte
+    }
     private let clock = ContinuousClock()
     /// One start / transmit / query at a time on the UART.
     private let gate = SerialAsyncGate()
@@ -62,6 +73,9 @@ public final class E22Radio: MeshRadio, Sendable {
         public var malformed = 0
         /// Bursts that held several packets run together, handed on one by one.
         public var split = 0
+        /// Packets printed without their RSSI byte (dropped; the radio fails with
+        /// ``E22Error/rssiByteMissing``).
+        public var withoutRSSIByte = 0
         public var starts = 0
     }
 
@@ -69,15 +83,13 @@ public final class E22Radio: MeshRadio, Sendable {
 
     /// A driver over `lines` (`nil`: M0/M1 strapped to normal mode), opening the UART with
     /// `openPort` (default: ``SerialPorts/open(path:settings:logger:)``).
-    /// `splitBurst` finds the packets in a burst that several ran together in: the ranges of
-    /// their bytes, each followed by its RSSI byte, or `nil` for one packet (the mesh passes
-    /// `MeshSealer.framesRunTogether(in:trailerBytes:)` with one trailing byte); without it
-    /// every burst is one packet.
+    /// `burstCheck` reads a burst with the mesh's own check of its frames (``BurstReading``;
+    /// the daemon's uses `MeshSealer`); without it every burst is one packet and its RSSI byte.
     /// Nothing is sent to the module until ``start()``.
     public init(
         configuration: Configuration, lines: Lines?,
         openPort: (@Sendable (SerialSettings) throws -> any SerialPort)? = nil,
-        splitBurst: (@Sendable ([UInt8]) -> [Range<Int>]?)? = nil
+        burstCheck: (@Sendable ([UInt8]) -> BurstReading)? = nil
     ) throws(E22Error) {
         let registers = configuration.effectiveRegisters
         guard SerialSettings.supportedBaudRates.contains(registers.baudRate) else {
@@ -85,7 +97,7 @@ public final class E22Radio: MeshRadio, Sendable {
         }
         self.configuration = configuration
         self.lines = lines
-        self.splitBurst = splitBurst
+        self.burstCheck = burstCheck
         let path = configuration.portPath
         self.openPort = openPort ?? { settings in try SerialPorts.open(path: path, settings: settings) }
     }
@@ -460,8 +472,9 @@ public final class E22Radio: MeshRadio, Sendable {
             answerQuery(.success((burst[3], burst[4])))
             return
         }
-        if let packets = splitBurst?(burst), packets.count > 1,
-           packets.allSatisfy({ $0.lowerBound >= 0 && $0.upperBound < burst.count && !$0.isEmpty }) {
+        switch burstCheck?(burst) {
+        case let .packets(packets) where packets.count > 1
+            && packets.allSatisfy({ $0.lowerBound >= 0 && $0.upperBound < burst.count && !$0.isEmpty }):
             let receptions = packets.map { self.reception(Array(burst[$0]), rssiByte: burst[$0.upperBound]) }
             state.withLock {
                 $0.packets += receptions
@@ -470,6 +483,13 @@ public final class E22Radio: MeshRadio, Sendable {
             }
             wake()
             return
+        case .withoutRSSIByte:
+            // Its last byte taken for the RSSI, the packet would not open: say why instead.
+            state.withLock { $0.counters.withoutRSSIByte += 1 }
+            fail(.rssiByteMissing)
+            return
+        case .packet, .packets, nil:
+            break
         }
         guard burst.count >= 2, burst.count <= maximumFrameBytes + 1 else {
             state.withLock { $0.counters.malformed += 1 }
