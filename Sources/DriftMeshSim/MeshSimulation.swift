@@ -333,6 +333,7 @@ struct Engine {
                 }
                 if i < p.boxesWithoutPlan || olderBuild.contains(i) { config.topologyPlan = false }
                 config.slot = .microseconds(slotUs)
+                config.redrawRelayDelayWhenBusy = p.relaysRedrawWhenBusy && !p.nodeMachine
                 // Power control against this channel: full power and the SNR at which a frame decodes.
                 config.maxTxPowerDbm = Int(channel.txPowerDbm)
                 config.decodeSnrDb = channel.sensitivityDbm - channel.noiseLevelDbm
@@ -945,7 +946,7 @@ struct Engine {
         guard nodes[n].transmitting == nil, !nodes[n].queue.isEmpty, !nodes[n].macScheduled, !nodes[n].down else { return }
         if channelBusy(n) {
             // Listen before talk: the router says how long to wait (the baseline re-draws its
-            // whole delay); else back off 1…lookSlots slots.
+            // whole delay, ours a relay's with `relaysRedrawWhenBusy`); else back off 1…lookSlots slots.
             nodes[n].macScheduled = true
             var wait: Int64?
             if case .data(let header, _) = nodes[n].queue[0] {

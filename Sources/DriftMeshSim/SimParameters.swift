@@ -117,6 +117,13 @@ public struct SimParameters: Sendable {
     /// (`--relays-wait-for-end`; measured and not kept: the daemon's node lost 1.3–4.4 points of
     /// reach at 20–50 boxes under load, `docs/mesh-simulation.md`).
     public var relaysWaitForEnd = false
+    /// With `carrierSense`, our router (not `nodeMachine`): a relay of another box's data that finds
+    /// the channel busy waits its planned delay again, drawn afresh — the same rank steps, a new
+    /// draw of its SNR-scaled jitter (`MeshRouter.busyRedrawDelay`) — as the baseline's firmware
+    /// re-draws its weighted delay, instead of looking again 1…``lookSlots`` slots later
+    /// (`--relays-redraw-when-busy`; measured and not kept, `docs/mesh-simulation.md`, "Relays
+    /// that re-draw their delay on a busy channel").
+    public var relaysRedrawWhenBusy = false
     /// With `carrierSense`, our boxes: the looks on a busy channel and the quiet back-off wait
     /// 1…`lookSlots` slots, as the daemon's listen before talk (`MeshService.lookSlotsAtMost`);
     /// 8 until issue 19's session of 2026-12-06 (`--look-slots 8`: in the daemon's node 8–11 %

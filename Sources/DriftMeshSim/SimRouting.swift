@@ -21,7 +21,14 @@ extension SimRouting {
     public mutating func wentOnAir(_ header: MeshHeader, now: Duration) {}
 }
 
-extension MeshRouter: SimRouting {}
+extension MeshRouter: SimRouting {
+    /// A relay of another box's data re-draws its planned delay with
+    /// ``SimParameters/relaysRedrawWhenBusy`` (``MeshRouter/busyRedrawDelay(for:now:)``); else
+    /// `nil`, the simulator's listen before talk (1…`lookSlots` slots).
+    public mutating func channelBusyDelay(for header: MeshHeader, now: Duration) -> Duration? {
+        busyRedrawDelay(for: header, now: now)
+    }
+}
 
 /// Which router the simulated boxes run.
 public enum SimRouterKind: String, Sendable, CaseIterable {

@@ -255,6 +255,9 @@ extension SimCommand {
         @Flag(help: "With carrier sense: only relays of other boxes' data wait for the frame's end and then 1…8 slots on a busy channel (measured, not kept).")
         var relaysWaitForEnd = false
 
+        @Flag(help: "With carrier sense, our router (not --node-machine): a relay of another box's data that finds the channel busy waits its planned delay again, drawn afresh (the same rank steps, a new draw of its jitter), as Meshtastic re-draws its weighted delay, instead of looking again 1…4 slots later (measured, not kept).")
+        var relaysRedrawWhenBusy = false
+
         @Option(help: "With carrier sense, our boxes draw their looks on a busy channel and the quiet back-off from 1…N slots (default 4, as the daemon; 8: the daemon's rule until 2026-12-06).")
         var lookSlots: Int?
 
@@ -471,6 +474,7 @@ extension SimCommand {
             }
             guard !quietBackOffRelays || quietBackOff else { throw ValidationError("--quiet-back-off-relays and --no-quiet-back-off contradict each other") }
             guard (1...64).contains(lookSlots ?? 8) else { throw ValidationError("--look-slots must be 1…64") }
+            guard !(relaysRedrawWhenBusy && nodeMachine) else { throw ValidationError("--relays-redraw-when-busy is a rule of the router model; leave out --node-machine") }
             guard repairLongerAboveBudget.map({ $0 > 0 && $0 <= 1 }) ?? true else {
                 throw ValidationError("--repair-longer-above-budget must be above 0 and at most 1")
             }
@@ -531,6 +535,7 @@ extension SimCommand {
                     parameters.quietBackOffRelays = quietBackOffRelays
                     parameters.listenBeforeTalkWaitsForEnd = listenBeforeTalkWaitsForEnd
                     parameters.relaysWaitForEnd = relaysWaitForEnd
+                    parameters.relaysRedrawWhenBusy = relaysRedrawWhenBusy
                     if let lookSlots { parameters.lookSlots = lookSlots }
                     parameters.quietBackOffSlots = quietBackOffSlots
                     if let txPowerDbm { parameters.channel.txPowerDbm = txPowerDbm }

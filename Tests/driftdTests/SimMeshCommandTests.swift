@@ -81,6 +81,20 @@ struct SimMeshCommandTests {
         #expect(refused.status != 0, "--look-slots 0 was accepted")
     }
 
+    @Test("--relays-redraw-when-busy: our relays re-draw their planned delay on a busy channel (off by default, measured and not kept); the baseline is untouched; refused with --node-machine",
+          .enabled(if: binaryBuilt, "driftd binary not built"))
+    func relaysRedrawWhenBusy() async throws {
+        func run(_ extra: [String]) async throws -> String {
+            let run = try await DriftdProcess.runToCompletion(["sim", "mesh", "--nodes", "20", "--seed", "7301", "--json"] + extra)
+            #expect(run.status == 0, "\(run)")
+            return run.stdout
+        }
+        #expect(try await run(["--router", "ours", "--relays-redraw-when-busy"]) != (try await run(["--router", "ours"])))
+        #expect(try await run(["--router", "meshtastic", "--relays-redraw-when-busy"]) == (try await run(["--router", "meshtastic"])))
+        let refused = try await DriftdProcess.runToCompletion(["sim", "mesh", "--node-machine", "--relays-redraw-when-busy"])
+        #expect(refused.status != 0, "--relays-redraw-when-busy with --node-machine was accepted")
+    }
+
     @Test("--repair-longer-above-budget: the node's repair intervals double once more past half the airtime budget by default, in a 1 % band only; --no-repair-longer-above-budget is the rule before; 0, 2 and both flags together are refused",
           .enabled(if: binaryBuilt, "driftd binary not built"))
     func repairLongerAboveBudget() async throws {

@@ -129,6 +129,12 @@ public struct MeshRouter: Sendable {
         var planned = false
         /// A box outside the plan: its fill-in waits ``MeshRouterConfiguration/topologyDeferSteps``.
         var deferred = false
+        /// How its delay was drawn, for ``busyRedrawDelay(for:now:)``: rank steps (deferral
+        /// included) of ``MeshRouterConfiguration/rankStepSlots(utilisation:)``, plus
+        /// `fixedSlots`, plus 0…`jitterSlots` drawn at random.
+        var steps = 0
+        var fixedSlots = 0
+        var jitterSlots = 0
     }
 
     struct PacketState: Sendable {
@@ -513,7 +519,7 @@ public struct MeshRouter: Sendable {
             if planned {
                 let jitter = c.snrScaledJitterSlots(c.relayJitterSlots(c.leaderJitterSlots ?? c.jitterSlots, utilisation: channelUtilisation), snr: link.snr)
                 state.relay = PlannedRelay(header: relayed, powerDbm: nil, at: now + c.slot * rng.int(in: 0...max(0, jitter)),
-                                           emitted: false, fallback: false, planned: true)
+                                           emitted: false, fallback: false, planned: true, jitterSlots: max(0, jitter))
                 counters.relaysPlanned += 1
                 return
             }
@@ -524,8 +530,10 @@ public struct MeshRouter: Sendable {
         if learning, missing.isEmpty || !c.learningRelaysRanked {
             // Nobody known uncovered (or the rule before): flooding's long random delay, for
             // the neighbours not heard yet.
-            let slots = 2 * c.rankCap * c.slotsPerRank / 2 + rng.int(in: 0...(2 * c.rankCap * c.slotsPerRank))
-            state.relay = PlannedRelay(header: relayed, powerDbm: nil, at: now + c.slot * slots, emitted: false, fallback: true)
+            let fixed = 2 * c.rankCap * c.slotsPerRank / 2, spread = 2 * c.rankCap * c.slotsPerRank
+            let slots = fixed + rng.int(in: 0...spread)
+            state.relay = PlannedRelay(header: relayed, powerDbm: nil, at: now + c.slot * slots, emitted: false, fallback: true,
+                                       fixedSlots: fixed, jitterSlots: spread)
             counters.relaysPlanned += 1
             return
         }
@@ -550,8 +558,25 @@ public struct MeshRouter: Sendable {
         jitter = c.snrScaledJitterSlots(c.relayJitterSlots(jitter, utilisation: channelUtilisation), snr: link.snr)
         let slots = (steps + deferSteps) * c.rankStepSlots(utilisation: channelUtilisation) + rng.int(in: 0...max(0, jitter))
         state.relay = PlannedRelay(header: relayed, powerDbm: nil, at: now + c.slot * slots, emitted: false, fallback: learning,
-                                   deferred: deferSteps > 0)
+                                   deferred: deferSteps > 0, steps: steps + deferSteps, jitterSlots: max(0, jitter))
         counters.relaysPlanned += 1
+    }
+
+    /// With ``MeshRouterConfiguration/redrawRelayDelayWhenBusy``: our relay of another box's data
+    /// (`header`, handed out by ``due(now:)``) found the channel busy when its turn came. How long
+    /// it waits before the next look: its planned delay drawn afresh — the same rank steps (the
+    /// plan's deferral included) of ``MeshRouterConfiguration/rankStepSlots(utilisation:)`` at the
+    /// channel's utilisation now, and a new draw from the SNR-scaled jitter it was planned with —
+    /// as Meshtastic's firmware re-draws its weighted delay, so relays keep their order on a busy
+    /// channel. `nil` (the caller's own back-off): off, our own frames, and frames of packets
+    /// this router planned no relay for. A copy heard meanwhile still cancels it (`.cancelled`).
+    public mutating func busyRedrawDelay(for header: MeshHeader, now: Duration) -> Duration? {
+        guard configuration.redrawRelayDelayWhenBusy, header.isRelayedData(by: me),
+              let relay = packets[header.key]?.relay else { return nil }
+        let c = configuration
+        let slots = relay.steps * c.rankStepSlots(utilisation: channelUtilisation) + relay.fixedSlots
+            + rng.int(in: 0...max(0, relay.jitterSlots))
+        return c.slot * slots
     }
 
     /// A piece of a fragmented message goes out with the others

@@ -118,6 +118,14 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     /// jitter: 144 slots, 11.1 s at LongFast) plus a frame and some queueing, so a retry does
     /// not go out while the neighbour's relay is still pending — it would cancel it as a copy.
     public var relayImplicitAckTimeout: Duration = .seconds(16)
+    /// A relay of another box's data that finds the channel busy when its turn comes waits its
+    /// planned delay again, drawn afresh (``MeshRouter/busyRedrawDelay(for:now:)``: the same rank
+    /// steps, a new draw of its jitter), as Meshtastic's firmware re-draws its SNR-weighted delay,
+    /// instead of the caller's listen before talk looking again 1…4 slots later. Only the
+    /// simulator reads it (`SimParameters.relaysRedrawWhenBusy`, `--relays-redraw-when-busy`);
+    /// measured and not kept (docs/mesh-simulation.md, "Relays that re-draw their delay on a
+    /// busy channel").
+    public var redrawRelayDelayWhenBusy = false
     /// A later piece of a fragmented message is relayed right behind the piece before it — at
     /// the moment planned for that piece — and any piece at once when this box passed another
     /// piece of the message on already, instead of after a delay of its own (`false`, the rule
