@@ -14,12 +14,13 @@ import Synchronization
 /// one burst of bytes followed by its RSSI byte; a burst ends after a UART silence of
 /// ``Configuration/idleGap(baud:)``. A background reader task splits the bursts and answers
 /// ambient-noise reads. Packets printed within one idle gap, or found together in the UART's
-/// buffer by a reader late by more than the gap (a busy CPU), arrive as one burst: with a
-/// ``BurstCheck`` (the mesh's own check of its frames) such a burst is handed on as the packets
-/// it holds, each with its RSSI byte (``Counters/split``), and a module that prints packets
-/// without their RSSI byte is reported (``E22Error/rssiByteMissing``). Errors (no answer, AUX stuck low, UART gone) are thrown by the next
-/// ``receive()``/``transmit(_:airtime:)``; the call after that starts the module again, so the
-/// mesh service's receive back-off is the recovery loop.
+/// buffer by a reader late by more than the gap (a busy CPU), arrive as one burst: with a burst
+/// check (the mesh's own check of its frames, ``BurstReading``) such a burst is handed on as
+/// the packets it holds, each with its RSSI byte (``Counters/split``), and a module that prints
+/// packets without their RSSI byte is reported (``E22Error/rssiByteMissing``). Errors (no
+/// answer, AUX stuck low, UART gone) are thrown by the next ``receive()``/``transmit(_:airtime:)``;
+/// the call after that starts the module again, so the mesh service's receive back-off is the
+/// recovery loop.
 ///
 /// Without ``Lines`` (`e22.m0 = ""`, `e22.m1 = ""`) the module's M0/M1 are strapped to normal
 /// mode by jumpers: the driver cannot reach the registers, so ``start()`` only opens the UART
