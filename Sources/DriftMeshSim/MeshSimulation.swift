@@ -334,6 +334,7 @@ struct Engine {
                 if i < p.boxesWithoutPlan || olderBuild.contains(i) { config.topologyPlan = false }
                 config.slot = .microseconds(slotUs)
                 config.redrawRelayDelayWhenBusy = p.relaysRedrawWhenBusy && !p.nodeMachine
+                config.redrawRankStepSlots = p.relaysRedrawStepSlots
                 // Power control against this channel: full power and the SNR at which a frame decodes.
                 config.maxTxPowerDbm = Int(channel.txPowerDbm)
                 config.decodeSnrDb = channel.sensitivityDbm - channel.noiseLevelDbm

@@ -124,6 +124,9 @@ public struct SimParameters: Sendable {
     /// (`--relays-redraw-when-busy`; measured and not kept, `docs/mesh-simulation.md`, "Relays
     /// that re-draw their delay on a busy channel").
     public var relaysRedrawWhenBusy = false
+    /// With `relaysRedrawWhenBusy`: the re-draw's rank step in slots (`MeshRouterConfiguration.
+    /// redrawRankStepSlots`; `nil`, the full rank step; `--relays-redraw-step-slots`).
+    public var relaysRedrawStepSlots: Int?
     /// With `carrierSense`, our boxes: the looks on a busy channel and the quiet back-off wait
     /// 1…`lookSlots` slots, as the daemon's listen before talk (`MeshService.lookSlotsAtMost`);
     /// 8 until issue 19's session of 2026-12-06 (`--look-slots 8`: in the daemon's node 8–11 %

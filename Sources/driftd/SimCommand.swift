@@ -258,6 +258,9 @@ extension SimCommand {
         @Flag(help: "With carrier sense, our router (not --node-machine): a relay of another box's data that finds the channel busy waits its planned delay again, drawn afresh (the same rank steps, a new draw of its jitter), as Meshtastic re-draws its weighted delay, instead of looking again 1…4 slots later (measured, not kept).")
         var relaysRedrawWhenBusy = false
 
+        @Option(help: "With --relays-redraw-when-busy: the re-draw's rank step in slots, 1…64 (default: the full rank step, 16 slots at LongFast; an experiment).")
+        var relaysRedrawStepSlots: Int?
+
         @Option(help: "With carrier sense, our boxes draw their looks on a busy channel and the quiet back-off from 1…N slots (default 4, as the daemon; 8: the daemon's rule until 2026-12-06).")
         var lookSlots: Int?
 
@@ -475,6 +478,8 @@ extension SimCommand {
             guard !quietBackOffRelays || quietBackOff else { throw ValidationError("--quiet-back-off-relays and --no-quiet-back-off contradict each other") }
             guard (1...64).contains(lookSlots ?? 8) else { throw ValidationError("--look-slots must be 1…64") }
             guard !(relaysRedrawWhenBusy && nodeMachine) else { throw ValidationError("--relays-redraw-when-busy is a rule of the router model; leave out --node-machine") }
+            guard relaysRedrawStepSlots == nil || relaysRedrawWhenBusy else { throw ValidationError("--relays-redraw-step-slots needs --relays-redraw-when-busy") }
+            guard (1...64).contains(relaysRedrawStepSlots ?? 1) else { throw ValidationError("--relays-redraw-step-slots must be 1…64") }
             guard repairLongerAboveBudget.map({ $0 > 0 && $0 <= 1 }) ?? true else {
                 throw ValidationError("--repair-longer-above-budget must be above 0 and at most 1")
             }
@@ -536,6 +541,7 @@ extension SimCommand {
                     parameters.listenBeforeTalkWaitsForEnd = listenBeforeTalkWaitsForEnd
                     parameters.relaysWaitForEnd = relaysWaitForEnd
                     parameters.relaysRedrawWhenBusy = relaysRedrawWhenBusy
+                    parameters.relaysRedrawStepSlots = relaysRedrawStepSlots
                     if let lookSlots { parameters.lookSlots = lookSlots }
                     parameters.quietBackOffSlots = quietBackOffSlots
                     if let txPowerDbm { parameters.channel.txPowerDbm = txPowerDbm }

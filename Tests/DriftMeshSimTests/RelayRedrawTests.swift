@@ -20,11 +20,12 @@ import Testing
     /// A's copy reached B and C; B alone reaches D, C alone reaches E and F: C leads, B waits one
     /// rank step. 1 ms slots: a rank step is 100 ms, B's jitter up to 35 ms (50 scaled by SNR 5),
     /// the leader's up to 10 ms.
-    static func router(_ me: NodeID, redraw: Bool) -> MeshRouter {
+    static func router(_ me: NodeID, redraw: Bool, stepSlots: Int? = nil) -> MeshRouter {
         var config = MeshRouterConfiguration(helloPeriod: .seconds(60), helloJitter: .zero, slot: .milliseconds(1), jitterSlots: 50, slotsPerRank: 100)
         config.neighbourLearningPeriod = .zero  // handed its whole table at once
         config.leaderJitterSlots = 10
         config.redrawRelayDelayWhenBusy = redraw
+        config.redrawRankStepSlots = stepSlots
         let table: [NodeID: [NodeID]] = me == b
             ? [a: [b, c], c: [a, b, e, f], d: [b]]
             : [a: [b, c], b: [a, c, d], e: [c], f: [c]]
@@ -67,6 +68,25 @@ import Testing
         #expect(actions == [.cancelled(Self.packet.key)])
         let afterCancel = b.channelBusyDelay(for: Self.packet.relayed(by: Self.b), now: atB + .milliseconds(60))
         #expect(afterCancel == nil)
+    }
+
+    /// `redrawRankStepSlots`: the re-draw's rank step is that many slots (2 here, not 100); the
+    /// jitter is drawn as before, and the planned delay itself keeps the full step.
+    @Test func aShorterRedrawStepKeepsTheOrderAndTheJitter() throws {
+        var b = Self.router(Self.b, redraw: true, stepSlots: 2), c = Self.router(Self.c, redraw: true, stepSlots: 2)
+        let atB = try Self.relayDue(&b), atC = try Self.relayDue(&c)
+        #expect(atB - .seconds(10) >= .milliseconds(100), "B's planned delay keeps the full rank step: \(atB)")
+        var waits: Set<Duration> = []
+        for _ in 0..<40 {
+            let behind = b.channelBusyDelay(for: Self.packet.relayed(by: Self.b), now: atB)
+            let ahead = c.channelBusyDelay(for: Self.packet.relayed(by: Self.c), now: atC)
+            let late = try #require(behind), first = try #require(ahead)
+            #expect(late >= .milliseconds(2) && late <= .milliseconds(37), "B: one step of 2 slots and 0…35: \(late)")
+            #expect(first <= .milliseconds(10), "C keeps the lead: \(first)")
+            waits.insert(late)
+        }
+        #expect(waits.count > 5, "the jitter is drawn afresh: \(waits)")
+        #expect(waits.contains { $0 < .milliseconds(10) }, "below the full step's 100 ms: \(waits)")
     }
 
     @Test func offOrOwnFramesLeaveTheSimulatorsLooks() throws {

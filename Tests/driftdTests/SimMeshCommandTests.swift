@@ -81,7 +81,7 @@ struct SimMeshCommandTests {
         #expect(refused.status != 0, "--look-slots 0 was accepted")
     }
 
-    @Test("--relays-redraw-when-busy: our relays re-draw their planned delay on a busy channel (off by default, measured and not kept); the baseline is untouched; refused with --node-machine",
+    @Test("--relays-redraw-when-busy: our relays re-draw their planned delay on a busy channel (off by default, measured and not kept); the baseline is untouched; refused with --node-machine; --relays-redraw-step-slots changes the run, 0, 65 and without the flag refused",
           .enabled(if: binaryBuilt, "driftd binary not built"))
     func relaysRedrawWhenBusy() async throws {
         func run(_ extra: [String]) async throws -> String {
@@ -93,6 +93,13 @@ struct SimMeshCommandTests {
         #expect(try await run(["--router", "meshtastic", "--relays-redraw-when-busy"]) == (try await run(["--router", "meshtastic"])))
         let refused = try await DriftdProcess.runToCompletion(["sim", "mesh", "--node-machine", "--relays-redraw-when-busy"])
         #expect(refused.status != 0, "--relays-redraw-when-busy with --node-machine was accepted")
+        let redraw = try await run(["--router", "ours", "--relays-redraw-when-busy"])
+        #expect(try await run(["--router", "ours", "--relays-redraw-when-busy", "--relays-redraw-step-slots", "4"]) != redraw)
+        for bad in [["--relays-redraw-when-busy", "--relays-redraw-step-slots", "0"], ["--relays-redraw-when-busy", "--relays-redraw-step-slots", "65"],
+                    ["--relays-redraw-step-slots", "4"]] {
+            let run = try await DriftdProcess.runToCompletion(["sim", "mesh", "--router", "ours"] + bad)
+            #expect(run.status != 0, "\(bad) was accepted")
+        }
     }
 
     @Test("--repair-longer-above-budget: the node's repair intervals double once more past half the airtime budget by default, in a 1 % band only; --no-repair-longer-above-budget is the rule before; 0, 2 and both flags together are refused",

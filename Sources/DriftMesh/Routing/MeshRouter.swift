@@ -570,11 +570,14 @@ public struct MeshRouter: Sendable {
     /// as Meshtastic's firmware re-draws its weighted delay, so relays keep their order on a busy
     /// channel. `nil` (the caller's own back-off): off, our own frames, and frames of packets
     /// this router planned no relay for. A copy heard meanwhile still cancels it (`.cancelled`).
+    /// With ``MeshRouterConfiguration/redrawRankStepSlots`` the re-draw's rank step is that many
+    /// slots instead (the order kept, the wait shorter); the jitter is the same.
     public mutating func busyRedrawDelay(for header: MeshHeader, now: Duration) -> Duration? {
         guard configuration.redrawRelayDelayWhenBusy, header.isRelayedData(by: me),
               let relay = packets[header.key]?.relay else { return nil }
         let c = configuration
-        let slots = relay.steps * c.rankStepSlots(utilisation: channelUtilisation) + relay.fixedSlots
+        let step = c.redrawRankStepSlots ?? c.rankStepSlots(utilisation: channelUtilisation)
+        let slots = relay.steps * step + relay.fixedSlots
             + rng.int(in: 0...max(0, relay.jitterSlots))
         return c.slot * slots
     }

@@ -126,6 +126,11 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     /// measured and not kept (docs/mesh-simulation.md, "Relays that re-draw their delay on a
     /// busy channel").
     public var redrawRelayDelayWhenBusy = false
+    /// With `redrawRelayDelayWhenBusy`: the re-draw's rank step in slots, instead of
+    /// ``rankStepSlots(utilisation:)`` (`nil`, the full step; 16 slots, 1.2 s at LongFast). Only
+    /// the simulator sets it (`SimParameters.relaysRedrawStepSlots`, `--relays-redraw-step-slots`;
+    /// measured, docs/mesh-simulation.md, "Relays that re-draw their delay on a busy channel").
+    public var redrawRankStepSlots: Int?
     /// A later piece of a fragmented message is relayed right behind the piece before it — at
     /// the moment planned for that piece — and any piece at once when this box passed another
     /// piece of the message on already, instead of after a delay of its own (`false`, the rule
