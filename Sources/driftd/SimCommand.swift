@@ -129,6 +129,12 @@ extension SimCommand {
         @Option(help: "With --topology-plan: rank steps a box outside the plan waits beyond its usual delay (default 12).")
         var topologyDeferSteps: Int?
 
+        @Option(help: "With --topology-plan: rank steps a box outside the plan waits instead while its channel utilisation is below --topology-defer-quiet-below (default: unset, --topology-defer-steps whatever the channel).")
+        var topologyDeferStepsQuiet: Int?
+
+        @Option(help: "With --topology-defer-steps-quiet: the channel utilisation (0…1) below which it applies (default 0.10).")
+        var topologyDeferQuietBelow: Double?
+
         @Option(help: "With --topology-plan: planned hops beyond a copy it heard that a relay it cannot hear is trusted to hold the packet, so a box outside the plan leaves that relay's neighbours to it (default 2; 0: fill in for every neighbour no heard copy covered).")
         var topologyTrustDepth: Int?
 
@@ -663,6 +669,8 @@ extension SimCommand {
                     if topologyPlan { parameters.ourConfiguration.topologyPlan = true }
                     if topologyFromHellos { parameters.ourConfiguration.topologyFromHellos = true }
                     if let topologyDeferSteps { parameters.ourConfiguration.topologyDeferSteps = max(0, topologyDeferSteps) }
+                    if let topologyDeferStepsQuiet { parameters.ourConfiguration.topologyDeferStepsQuiet = max(0, topologyDeferStepsQuiet) }
+                    if let topologyDeferQuietBelow { parameters.ourConfiguration.topologyDeferQuietBelow = topologyDeferQuietBelow }
                     if let topologyMinBucket { parameters.ourConfiguration.topologyMinimumBucket = min(topologyMinBucket, 3) }
                     if let topologyShallowFirst { parameters.ourConfiguration.topologyShallowFirst = topologyShallowFirst }
                     if let topologyAdvertsOnPlanChange { parameters.ourConfiguration.topologyAdvertsOnPlanChange = topologyAdvertsOnPlanChange }

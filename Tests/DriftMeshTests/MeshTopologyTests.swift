@@ -193,6 +193,47 @@ import Testing
         #expect(try #require(other.nextDeadline) - .seconds(5) <= .milliseconds(50))
     }
 
+    @Test("the quiet deferral: a box outside the plan waits topologyDeferStepsQuiet steps while its channel is below the threshold, the usual 12 at or above it; unset, the channel changes nothing")
+    func quietChannelShortensTheDeferral() throws {
+        let hellos: [NodeID: [NodeID]] = [Self.a: [Self.b], Self.c: [Self.b, Self.d]]
+        let adverts: [NodeID: [NodeID]] = [Self.d: [Self.a, Self.c, Self.e], Self.c: [Self.b, Self.d], Self.e: [Self.d]]
+        let h = MeshHeader(kind: .broadcast, origin: Self.a, packetID: 2, hopStart: 3, expiresAtMinute: 100)
+        // The same seed draws the same jitter, so deadlines differ by the deferral's steps alone.
+        func delay(quiet: Int?, utilisation: Double) throws -> Duration {
+            var r = Self.router(hellos: hellos, adverts: adverts) {
+                $0.topologyTrustDepth = 0   // else B leaves C to D, the planned relay it cannot hear, and sends nothing
+                if let quiet { $0.topologyDeferStepsQuiet = quiet }
+            }
+            r.channelUtilisation = utilisation
+            _ = r.heard(h, link: RouterTests.good, firstTime: true, now: .seconds(1))
+            // Run the router deadline by deadline to its relay (hellos and adverts come due too).
+            var now = Duration.seconds(1)
+            for _ in 0..<50 {
+                now = try #require(r.nextDeadline)
+                if r.due(now: now).contains(where: { if case .transmit(let f, _) = $0 { return f.key == h.key } else { return false } }) {
+                    return now - .seconds(1)
+                }
+            }
+            Issue.record("no relay: \(r.counters)")
+            return .zero
+        }
+        let usual = try delay(quiet: nil, utilisation: 0)
+        #expect(usual >= .milliseconds(1_200))
+        // Unset: the same 12 steps on a quiet channel and a busy one.
+        #expect(try delay(quiet: nil, utilisation: 0.5) == usual)
+        // Set: 6 steps of 100 slots of 1 ms fewer below 0.10; 12 at 0.10 and above.
+        let quiet = try delay(quiet: 6, utilisation: 0)
+        #expect(quiet == usual - .milliseconds(600), "\(quiet) against \(usual)")
+        #expect(try delay(quiet: 6, utilisation: 0.09) == quiet)
+        #expect(try delay(quiet: 6, utilisation: 0.10) == usual)
+        #expect(try delay(quiet: 6, utilisation: 0.5) == usual)
+        var config = MeshRouterConfiguration()
+        #expect(config.topologyDeferStepsQuiet == nil && config.topologyDeferral(utilisation: 0) == config.topologyDeferSteps)
+        config.topologyDeferStepsQuiet = 6
+        config.topologyDeferQuietBelow = 0.2
+        #expect(config.topologyDeferral(utilisation: 0.15) == 6 && config.topologyDeferral(utilisation: 0.2) == 12)
+    }
+
     @Test("a box outside the plan leaves to a planned relay it cannot hear the neighbours it reaches when that relay holds it within the trusted planned hops of the origin; not one it can hear")
     func boxOutsideThePlanTrustsHiddenRelays() {
         let f = NodeID(0xF0F0_F0F6), g = NodeID(0xF1F1_F1F7)

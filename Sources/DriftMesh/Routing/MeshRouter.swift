@@ -127,7 +127,8 @@ public struct MeshRouter: Sendable {
         var fallback: Bool
         /// The topology plan names this box: the relay goes out whatever is covered.
         var planned = false
-        /// A box outside the plan: its fill-in waits ``MeshRouterConfiguration/topologyDeferSteps``.
+        /// A box outside the plan: its fill-in waits ``MeshRouterConfiguration/topologyDeferSteps``
+        /// (``MeshRouterConfiguration/topologyDeferStepsQuiet`` on a quiet channel).
         var deferred = false
         /// How its delay was drawn, for ``busyRedrawDelay(for:now:)``: rank steps (deferral
         /// included) of ``MeshRouterConfiguration/rankStepSlots(utilisation:)``, plus
@@ -523,7 +524,7 @@ public struct MeshRouter: Sendable {
                 counters.relaysPlanned += 1
                 return
             }
-            deferSteps = c.topologyDeferSteps
+            deferSteps = c.topologyDeferral(utilisation: channelUtilisation)
             if c.topologyTrustDepth > 0 { trustPlan(header, state: &state) }
         }
         let missing = uncovered(state)

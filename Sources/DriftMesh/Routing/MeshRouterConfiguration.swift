@@ -239,6 +239,13 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     public var topologyPlan = false
     /// Rank steps a box outside the plan waits beyond its usual relay delay.
     public var topologyDeferSteps = 12
+    /// Rank steps a box outside the plan waits instead of ``topologyDeferSteps`` while its channel
+    /// utilisation (`MeshRouter.channelUtilisation`) is below ``topologyDeferQuietBelow``: on a
+    /// quiet channel the plan's copies are not held back by listen before talk, so a lost one is
+    /// filled in sooner. `nil` (the default): ``topologyDeferSteps`` whatever the channel.
+    public var topologyDeferStepsQuiet: Int?
+    /// The utilisation (0…1) below which ``topologyDeferStepsQuiet`` applies.
+    public var topologyDeferQuietBelow = 0.10
     /// A link counts in the plan at or above this bucket (`nil` = ``minimumCoverBucket``).
     public var topologyMinimumBucket: UInt8?
     /// A box outside the plan does not fill in for the neighbours the plan reaches through a relay
@@ -395,6 +402,13 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
         loadScaled(slotsPerRank, quiet: quietSlotsPerRank, utilisation: utilisation)
     }
 
+    /// The rank steps a box outside the plan defers at channel `utilisation` (see
+    /// ``topologyDeferStepsQuiet``).
+    public func topologyDeferral(utilisation: Double) -> Int {
+        guard let quiet = topologyDeferStepsQuiet, utilisation < topologyDeferQuietBelow else { return topologyDeferSteps }
+        return max(0, quiet)
+    }
+
     /// `quiet` slots at or below `jitterUtilisationLow`, `full` at or above
     /// `jitterUtilisationHigh`, linear between; `full` when `quiet` is `nil` or not shorter.
     private func loadScaled(_ full: Int, quiet: Int?, utilisation: Double) -> Int {
@@ -412,6 +426,7 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     public var readsChannelLoad: Bool {
         cancelAfterCopiesOnlyWhenBusy || retryRelaysWhenBusy || quietJitterSlots != nil || quietSlotsPerRank != nil
             || busyLeaderJitterSlots != nil || busyJitterSlots != nil || clearLeaderOnlyWhenBusy
+            || (topologyPlan && topologyDeferStepsQuiet != nil)
     }
 
     /// The daemon's defaults.
