@@ -181,16 +181,38 @@ import Testing
         // B hears A and C; the adverts say D hears A too and reaches C and E (E hears only D).
         let hellos: [NodeID: [NodeID]] = [Self.a: [Self.b], Self.c: [Self.b, Self.d]]
         let adverts: [NodeID: [NodeID]] = [Self.d: [Self.a, Self.c, Self.e], Self.c: [Self.b, Self.d], Self.e: [Self.d]]
-        var planned = Self.router(hellos: hellos, adverts: adverts)
         let h = MeshHeader(kind: .broadcast, origin: Self.a, packetID: 2, hopStart: 3, expiresAtMinute: 100)
-        _ = planned.heard(h, link: RouterTests.good, firstTime: true, now: .seconds(1))
-        let deferred = try #require(planned.nextDeadline) - .seconds(1)
-        #expect(deferred >= .milliseconds(1_200), "12 rank steps of 100 slots: \(deferred)")
+        // B's relay, run to the moment it goes out: the same seed draws the same jitter, so the
+        // two delays differ by the deferral alone (12 rank steps of 100 slots of 1 ms).
+        let deferred = try Self.relayDelay(of: h, hellos: hellos, adverts: adverts) { $0.topologyTrustDepth = 0 }
+        let undeferred = try Self.relayDelay(of: h, hellos: hellos, adverts: adverts) {
+            $0.topologyTrustDepth = 0
+            $0.topologyDeferSteps = 0
+        }
+        #expect(deferred - undeferred == .milliseconds(1_200), "\(deferred) against \(undeferred)")
         // A flood from X, which no advert lists (relayed to B by C): no plan, the router's own delay.
         let x = MeshHeader(kind: .broadcast, origin: RouterQuickLeaderTests.x, packetID: 3, hopStart: 3, expiresAtMinute: 100)
         var other = Self.router(hellos: hellos, adverts: adverts)
         _ = other.heard(x.relayed(by: Self.c), link: RouterTests.good, firstTime: true, now: .seconds(5))
         #expect(try #require(other.nextDeadline) - .seconds(5) <= .milliseconds(50))
+    }
+
+    /// How long after hearing `header` at 1 s box B's relay of it goes out, the router run
+    /// deadline by deadline (hellos and adverts come due too); `.zero` and an issue when none
+    /// goes out within 50 deadlines.
+    static func relayDelay(of header: MeshHeader, hellos: [NodeID: [NodeID]], adverts: [NodeID: [NodeID]], utilisation: Double = 0,
+                           configure: (inout MeshRouterConfiguration) -> Void) throws -> Duration {
+        var r = router(hellos: hellos, adverts: adverts, configure: configure)
+        r.channelUtilisation = utilisation
+        _ = r.heard(header, link: RouterTests.good, firstTime: true, now: .seconds(1))
+        for _ in 0..<50 {
+            let now = try #require(r.nextDeadline)
+            if r.due(now: now).contains(where: { if case .transmit(let f, _) = $0 { return f.key == header.key } else { return false } }) {
+                return now - .seconds(1)
+            }
+        }
+        Issue.record("no relay: \(r.counters)")
+        return .zero
     }
 
     @Test("the quiet deferral: a box outside the plan waits topologyDeferStepsQuiet steps while its channel is below the threshold, the usual 12 at or above it; unset, the channel changes nothing")
@@ -200,22 +222,10 @@ import Testing
         let h = MeshHeader(kind: .broadcast, origin: Self.a, packetID: 2, hopStart: 3, expiresAtMinute: 100)
         // The same seed draws the same jitter, so deadlines differ by the deferral's steps alone.
         func delay(quiet: Int?, utilisation: Double) throws -> Duration {
-            var r = Self.router(hellos: hellos, adverts: adverts) {
+            try Self.relayDelay(of: h, hellos: hellos, adverts: adverts, utilisation: utilisation) {
                 $0.topologyTrustDepth = 0   // else B leaves C to D, the planned relay it cannot hear, and sends nothing
                 if let quiet { $0.topologyDeferStepsQuiet = quiet }
             }
-            r.channelUtilisation = utilisation
-            _ = r.heard(h, link: RouterTests.good, firstTime: true, now: .seconds(1))
-            // Run the router deadline by deadline to its relay (hellos and adverts come due too).
-            var now = Duration.seconds(1)
-            for _ in 0..<50 {
-                now = try #require(r.nextDeadline)
-                if r.due(now: now).contains(where: { if case .transmit(let f, _) = $0 { return f.key == h.key } else { return false } }) {
-                    return now - .seconds(1)
-                }
-            }
-            Issue.record("no relay: \(r.counters)")
-            return .zero
         }
         let usual = try delay(quiet: nil, utilisation: 0)
         #expect(usual >= .milliseconds(1_200))
