@@ -10,7 +10,7 @@ struct Driftd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "driftd",
         abstract: "The Drift Box daemon: drift bottles on a box of buttons, LEDs, GPS, LoRa and weather sensors.",
-        subcommands: [Run.self, ConfigCommand.self, Status.self, Ctl.self, SelftestCommand.self, Nmea.self, Version.self, Bench.self, MeshCommand.self, SimCommand.self, IdentityCommand.self, ApCommand.self, PowerCommand.self]
+        subcommands: [Run.self, ConfigCommand.self, Status.self, Ctl.self, SelftestCommand.self, Nmea.self, Version.self, Bench.self, MeshCommand.self, SimCommand.self, IdentityCommand.self, ApCommand.self, PowerCommand.self, E22ModuleCommand.self]
     )
 
     static func main() async {

@@ -120,6 +120,22 @@ struct E22RadioTests {
         #expect(!rig.radio.isReady)
     }
 
+    @Test("program switches wired mode lines itself: registers written and read back, the module left in normal mode")
+    func programWired() async throws {
+        let rig = try E22Rig()
+        defer { rig.shutDown() }
+        let result = try await e22Within { try await rig.radio.program(write: true) }
+        let expected = rig.radio.configuration.effectiveRegisters
+        #expect(result.before == E22Registers(bytes: Array(E22Registers().bytes.prefix(E22Registers.readableCount))))
+        #expect(result.after.map { Array($0.bytes.prefix(7)) } == Array(expected.bytes.prefix(7)))
+        #expect(Array(rig.emulator.registers.bytes.prefix(7)) == Array(expected.bytes.prefix(7)))
+        #expect(rig.emulator.mode == .normal)
+        #expect(!rig.radio.isReady)
+        // The radio starts as always afterwards.
+        try await e22Within { try await rig.radio.start() }
+        #expect(rig.radio.isReady)
+    }
+
     @Test("two modules on one medium exchange frames both ways, with the medium's RSSI")
     func exchange() async throws {
         let aAt = E22Rig.transmitter(at: 0)

@@ -8,24 +8,7 @@ import Testing
 struct E22StrappedTests {
     @Test("the driver sends no register command, and frames go both ways through a strapped module")
     func strappedExchange() async throws {
-        let boxAt = E22Rig.transmitter(at: 0)
-        let peerAt = E22Rig.transmitter(at: 300)
-        // Each radio must name the other's port at creation, so the peer's port is probed, freed
-        // and bound again; a test running in parallel may take it in between (seen once in a
-        // full suite: "Address already in use"): then the pair is made again on new ports.
-        var pair: (air: SimulatedRadio, peer: SimulatedRadio)?
-        for _ in 0..<10 where pair == nil {
-            let probe = try SimulatedRadio(configuration: .init(port: 0, peers: [], transmitter: peerAt, medium: E22Rig.medium))
-            let peerPort = probe.port
-            probe.close()
-            let air = try SimulatedRadio(configuration: .init(port: 0, peers: [("127.0.0.1", peerPort)], transmitter: boxAt, medium: E22Rig.medium))
-            if let peer = try? SimulatedRadio(configuration: .init(port: peerPort, peers: [("127.0.0.1", air.port)], transmitter: peerAt, medium: E22Rig.medium)) {
-                pair = (air, peer)
-            } else {
-                air.close()
-            }
-        }
-        let (air, peer) = try #require(pair, "no free pair of loopback ports in 10 tries")
+        let (air, peer) = try Self.airPair()
         defer { peer.close() }
         let registers = E22Radio.Configuration(portPath: "", registers: E22Rig.registers()).effectiveRegisters
         let module = try E22StrappedModule(registers: registers, air: air)
@@ -58,5 +41,115 @@ struct E22StrappedTests {
         #expect(heardByBox?.bytes == back)
         #expect(module.emulator.counters.commands == 0)
         #expect(radio.counters.starts == 1)
+    }
+
+    /// The module's air side and a peer 300 m away, each naming the other's loopback port.
+    static func airPair() throws -> (air: SimulatedRadio, peer: SimulatedRadio) {
+        let boxAt = E22Rig.transmitter(at: 0)
+        let peerAt = E22Rig.transmitter(at: 300)
+        // Each radio must name the other's port at creation, so the peer's port is probed, freed
+        // and bound again; a test running in parallel may take it in between (seen once in a
+        // full suite: "Address already in use"): then the pair is made again on new ports.
+        var pair: (air: SimulatedRadio, peer: SimulatedRadio)?
+        for _ in 0..<10 where pair == nil {
+            let probe = try SimulatedRadio(configuration: .init(port: 0, peers: [], transmitter: peerAt, medium: E22Rig.medium))
+            let peerPort = probe.port
+            probe.close()
+            let air = try SimulatedRadio(configuration: .init(port: 0, peers: [("127.0.0.1", peerPort)], transmitter: boxAt, medium: E22Rig.medium))
+            if let peer = try? SimulatedRadio(configuration: .init(port: peerPort, peers: [("127.0.0.1", air.port)], transmitter: peerAt, medium: E22Rig.medium)) {
+                pair = (air, peer)
+            } else {
+                air.close()
+            }
+        }
+        return try #require(pair, "no free pair of loopback ports in 10 tries")
+    }
+
+    /// What a module straight from the factory holds beside the configured channel, rate and
+    /// baud: the packet RSSI byte and the ambient-noise read off (Ebyte's defaults).
+    static func factoryRegisters() -> E22Registers {
+        var registers = E22Radio.Configuration(portPath: "", registers: E22Rig.registers()).effectiveRegisters
+        registers.packetRSSIEnabled = false
+        registers.ambientNoiseEnabled = false
+        return registers
+    }
+
+    /// A factory module whose air side hears nobody, and a strapped driver on its pty.
+    static func factoryModuleAlone(commandTimeout: Duration) throws -> (module: E22StrappedModule, radio: E22Radio) {
+        let air = try SimulatedRadio(configuration: .init(port: 0, peers: [], transmitter: E22Rig.transmitter(at: 0), medium: E22Rig.medium))
+        let module = try E22StrappedModule(registers: Self.factoryRegisters(), air: air)
+        do {
+            let radio = try E22Radio(configuration: .init(portPath: module.slavePath, registers: E22Rig.registers(), commandTimeout: commandTimeout),
+                                     lines: nil)
+            return (module, radio)
+        } catch {
+            module.stop()
+            throw error
+        }
+    }
+
+    @Test("a strapped module without its RSSI byte cuts every frame; programmed through its jumpers, frames arrive whole")
+    func programThroughTheJumpers() async throws {
+        let (air, peer) = try Self.airPair()
+        defer { peer.close() }
+        let module = try E22StrappedModule(registers: Self.factoryRegisters(), air: air)
+        defer { module.stop() }
+        let radio = try E22Radio(configuration: .init(portPath: module.slavePath, registers: E22Rig.registers(), commandTimeout: .seconds(30)),
+                                 lines: nil)
+        defer { radio.close() }
+        let frame: [UInt8] = Array("the last byte is not an RSSI".utf8)
+
+        // The finding: with REG3 bit 7 off the driver takes each frame's last byte for the RSSI.
+        let cut = try await e22Within {
+            async let heard = radio.receive()
+            try await peer.transmit(frame, airtime: .milliseconds(20))
+            return try await heard
+        }
+        #expect(cut?.bytes == Array(frame.dropLast()))
+
+        // The jumpers to configuration mode: the registers are read, written and read back.
+        module.setJumpers(.configuration)
+        let result = try await e22Within { try await radio.program(write: true) }
+        let wanted = E22Radio.Configuration(portPath: "", registers: E22Rig.registers()).effectiveRegisters
+        #expect(result.before == Self.factoryRegisters())
+        #expect(result.wanted == wanted)
+        #expect(result.after.map { Array($0.bytes.prefix(E22Registers.readableCount)) } == Array(wanted.bytes.prefix(E22Registers.readableCount)))
+        #expect(module.emulator.registers == wanted)
+        #expect(module.emulator.counters.commands == 3)
+        #expect(!radio.isReady)
+
+        // Back to normal mode: the next receive starts the radio, and the frame comes whole.
+        module.setJumpers(.normal)
+        let whole = try await e22Within {
+            async let heard = radio.receive()
+            #expect(try await eventually { radio.isReceiving })
+            try await peer.transmit(frame, airtime: .milliseconds(20))
+            return try await heard
+        }
+        #expect(whole?.bytes == frame)
+        #expect(module.emulator.counters.commands == 3)
+    }
+
+    @Test("programming a strapped module still in normal mode writes nothing and says to move the jumpers")
+    func programInNormalMode() async throws {
+        let (module, radio) = try Self.factoryModuleAlone(commandTimeout: .milliseconds(500))
+        defer { module.stop(); radio.close() }
+        let error = await #expect(throws: E22Error.self) { try await e22Within { try await radio.program(write: true) } }
+        #expect(error == .notInConfigurationMode(port: module.slavePath))
+        #expect(error.map { "\($0)" }?.contains("M0 low, M1 high") == true)
+        #expect(module.emulator.registers == Self.factoryRegisters())
+        #expect(module.emulator.counters.commands == 0)
+    }
+
+    @Test("reading only (--check) writes nothing")
+    func readOnly() async throws {
+        let (module, radio) = try Self.factoryModuleAlone(commandTimeout: .seconds(30))
+        defer { module.stop(); radio.close() }
+        module.setJumpers(.configuration)
+        let result = try await e22Within { try await radio.program(write: false) }
+        #expect(result.before == Self.factoryRegisters())
+        #expect(result.after == nil)
+        #expect(module.emulator.registers == Self.factoryRegisters())
+        #expect(module.emulator.counters.commands == 1)
     }
 }

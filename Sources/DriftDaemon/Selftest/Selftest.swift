@@ -266,7 +266,8 @@ public struct Selftest: Sendable {
     func e22Check() async -> SelftestReport.Check {
         if MeshSetup.e22Strapped(config) {
             return .init("radio", .skip, "E22 M0/M1 strapped to normal mode (e22.m0/m1 = \"\"): registers cannot be read or written; "
-                + "the module must already hold channel, air rate, address and the packet RSSI byte as configured")
+                + "the module must already hold channel, air rate, address and the packet RSSI byte as configured "
+                + "(with the jumpers in configuration mode `driftd e22 program --check` compares them, without --check programs them)")
         }
         let radio: E22Radio
         do {

@@ -19,6 +19,9 @@ public enum E22Error: Error, Sendable, Equatable, CustomStringConvertible {
     /// packet would lose its last byte. Only a strapped module, set up by other means, or one
     /// whose register changed since the start can do this.
     case rssiByteMissing
+    /// A strapped module did not answer a register read at 9600 baud: its jumpers do not hold
+    /// configuration mode (``E22Radio/program(write:)``).
+    case notInConfigurationMode(port: String)
     /// The serial port or a GPIO line failed.
     case io(String)
     /// The radio was closed.
@@ -36,7 +39,11 @@ public enum E22Error: Error, Sendable, Equatable, CustomStringConvertible {
         case let .invalidSetting(text): "E22: \(text)"
         case .rssiByteMissing:
             "E22: the module prints packets without their RSSI byte; turn on REG3 bit 7 (packet RSSI) — "
-                + "a module with M0/M1 strapped must be set up so beforehand (docs/e22.md)"
+                + "with M0/M1 strapped: stop driftd, set the jumpers to configuration mode (M0 low, M1 high), "
+                + "run `driftd e22 program`, set them back to normal mode (docs/e22.md)"
+        case let .notInConfigurationMode(port):
+            "E22: no answer on \(port) at 9600 baud to a register read: the module is not in configuration mode — "
+                + "set its M0/M1 jumpers to M0 low, M1 high (docs/e22.md) and run again"
         case let .io(text): "E22: \(text)"
         case .closed: "E22: radio closed"
         }

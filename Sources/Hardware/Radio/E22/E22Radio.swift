@@ -149,15 +149,7 @@ public final class E22Radio: MeshRadio, Sendable {
             if lines != nil {
                 try await setMode(.configuration)
                 let port = try await reopen(baud: E22Mode.configurationBaud)
-                // All nine registers, so a key left in 07H/08H by other software is cleared (it reads back 0 either way).
-                let write = E22Command.write(address: 0, data: wanted.bytes, persistent: true)
-                _ = try await exchange(write, on: port, expect: E22Registers.count)
-                let read = E22Command.read(address: 0, length: UInt8(E22Registers.readableCount))
-                let data = try await exchange(read, on: port, expect: E22Registers.readableCount)
-                let wantedBytes = wanted.bytes
-                for address in 0..<E22Registers.readableCount where data[address] != wantedBytes[address] {
-                    throw E22Error.registerMismatch(register: E22Registers.names[address], wrote: wantedBytes[address], read: data[address])
-                }
+                let data = try await writeRegisters(wanted, on: port)
                 try await setMode(.normal)
                 readBack = E22Registers(bytes: data)
             }
@@ -174,6 +166,20 @@ public final class E22Radio: MeshRadio, Sendable {
             if state.withLock({ $0.closed }) { throw E22Error.closed }
             throw error
         }
+    }
+
+    /// Writes all nine registers (kept over power cycles), so a key left in 07H/08H by other
+    /// software is cleared (it reads back 0 either way), and reads 00H–06H back; returns them.
+    /// - Throws: ``E22Error/registerMismatch(register:wrote:read:)`` naming the first that differs.
+    private func writeRegisters(_ wanted: E22Registers, on port: any SerialPort) async throws -> [UInt8] {
+        _ = try await exchange(E22Command.write(address: 0, data: wanted.bytes, persistent: true), on: port, expect: E22Registers.count)
+        let read = E22Command.read(address: 0, length: UInt8(E22Registers.readableCount))
+        let data = try await exchange(read, on: port, expect: E22Registers.readableCount)
+        let wantedBytes = wanted.bytes
+        for address in 0..<E22Registers.readableCount where data[address] != wantedBytes[address] {
+            throw E22Error.registerMismatch(register: E22Registers.names[address], wrote: wantedBytes[address], read: data[address])
+        }
+        return data
     }
 
     /// Sets M0/M1 and waits until the module has switched (AUX high, or the fixed delay).
@@ -275,6 +281,55 @@ public final class E22Radio: MeshRadio, Sendable {
                 }
                 return data
             }
+        }
+    }
+
+    // MARK: Programming
+
+    /// What ``program(write:)`` found in the module and left there.
+    public struct Programming: Sendable, Equatable {
+        /// The registers 00H–06H as the module held them before (the key reads 0).
+        public var before: E22Registers
+        /// As read back after the write; `nil` when only read (`write: false`).
+        public var after: E22Registers?
+        /// What the configuration asks for (``Configuration/effectiveRegisters``).
+        public var wanted: E22Registers
+    }
+
+    /// Reads the module's registers and, with `write`, writes the configured ones
+    /// (``Configuration/effectiveRegisters``, all nine, kept over power cycles) and reads them
+    /// back, as ``start()`` does; the module is left as found, the radio not started.
+    ///
+    /// For a module whose M0/M1 are strapped (no ``Lines``) this is the way to set it up from
+    /// the box: its jumpers must hold configuration mode (M0 low, M1 high) while this runs and
+    /// go back to normal mode after. The register read goes first, so a module still in normal
+    /// mode is found out before anything is written (it sends the 3-byte read as a packet and
+    /// does not answer: ``E22Error/notInConfigurationMode(port:)``). With lines, the driver
+    /// switches the mode itself.
+    /// - Throws: ``E22Error``; ``E22Error/registerMismatch(register:wrote:read:)`` when a
+    ///   register does not read back as written.
+    public func program(write: Bool) async throws -> Programming {
+        try await gate.withGate { [self] in
+            if state.withLock({ $0.closed }) { throw E22Error.closed }
+            stopReader()
+            state.withLock { $0.ready = false }
+            let wanted = configuration.effectiveRegisters
+            defer { closePort() }
+            try await setMode(.configuration)
+            let port = try await reopen(baud: E22Mode.configurationBaud)
+            let read = E22Command.read(address: 0, length: UInt8(E22Registers.readableCount))
+            let before: [UInt8]
+            do {
+                before = try await exchange(read, on: port, expect: E22Registers.readableCount)
+            } catch E22Error.noAnswer where lines == nil {
+                throw E22Error.notInConfigurationMode(port: configuration.portPath)
+            }
+            var after: E22Registers?
+            if write {
+                after = E22Registers(bytes: try await writeRegisters(wanted, on: port))
+            }
+            try await setMode(.normal)
+            return Programming(before: E22Registers(bytes: before), after: after, wanted: wanted)
         }
     }
 
