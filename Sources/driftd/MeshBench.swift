@@ -11,7 +11,7 @@ extension Bench {
     struct MeshBench: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "mesh",
-            abstract: "Frames sealed, opened and relay-rewritten per second, and frames taken in per second by the daemon's mesh node (SQLite seen-set and hold, synchronous=FULL).")
+            abstract: "Frames sealed, opened and relay-rewritten per second, frames taken in per second by the daemon's mesh node (SQLite seen-set and hold, synchronous=FULL), and E22 bursts read out per second.")
 
         @Option(help: "Frames per measurement.")
         var count = 2_000
@@ -30,6 +30,13 @@ extension Bench {
             var openPerSecond: Double
             var relayRewritePerSecond: Double
             var nodeReceivePerSecond: Double
+            /// E22 bursts read out per second (`MeshSealer.packetsRunTogether`, RSSI byte after
+            /// each packet): two frames of this network; a frame and another network's frame;
+            /// a frame's header repeated over 240 bytes, which ends at the burst's budget of opens.
+            var burstBursts: Int
+            var burstTwoFramesPerSecond: Double
+            var burstBesideForeignPerSecond: Double
+            var burstShapedPerSecond: Double
         }
 
         func run() async throws {
@@ -69,9 +76,32 @@ extension Bench {
             for frame in frames { await node.receive(RadioReception(bytes: frame, rssi: -100, snr: 3)) }
             let receiveTime = clock.now - receiveStart
 
-            func rate(_ d: Duration) -> Double { Double(count) / (Double(d.components.attoseconds) / 1e18 + Double(d.components.seconds)) }
+            func rate(_ d: Duration, _ n: Int = count) -> Double { Double(n) / (Double(d.components.attoseconds) / 1e18 + Double(d.components.seconds)) }
+
+            // E22 bursts: packets printed within one UART idle gap, each followed by its RSSI byte.
+            let bursts = max(1, count / 10)
+            let foreign = try MeshSealer(networkKey: key.map { $0 ^ 0x5A })
+            let theirs = try foreign.seal(header: headers[0], plaintext: MeshMessage(port: 1, body: body).encoded)
+            let twoFrames = frames[0] + [0xB4] + frames[frames.count > 1 ? 1 : 0] + [0xB0]
+            let besideForeign = theirs + [0x90] + frames[0] + [0xB4]
+            // A real frame's header repeated: every 16th position starts as a frame of this network would.
+            let shaped = Array(Array(repeating: Array(frames[0].prefix(MeshFrameCodec.fixedHeaderBytes)), count: 15).joined()) + [0x80]
+            func burstTime(_ burst: [UInt8], expectParts: Int) throws -> Duration {
+                try clock.measure {
+                    for _ in 0..<bursts {
+                        let parts = sealer.packetsRunTogether(in: burst, trailerBytes: 1)?.count ?? 0
+                        guard parts == expectParts else { throw ValidationError("a burst read out as \(parts) packets, not \(expectParts)") }
+                    }
+                }
+            }
+            let twoFramesTime = try burstTime(twoFrames, expectParts: 2)
+            let besideForeignTime = try burstTime(besideForeign, expectParts: 2)
+            let shapedTime = try burstTime(shaped, expectParts: 0)
+
             let result = Result(frames: count, frameBytes: frames.first?.count ?? 0, sealPerSecond: rate(sealTime), openPerSecond: rate(openTime),
-                                relayRewritePerSecond: rate(relayTime), nodeReceivePerSecond: rate(receiveTime))
+                                relayRewritePerSecond: rate(relayTime), nodeReceivePerSecond: rate(receiveTime), burstBursts: bursts,
+                                burstTwoFramesPerSecond: rate(twoFramesTime, bursts), burstBesideForeignPerSecond: rate(besideForeignTime, bursts),
+                                burstShapedPerSecond: rate(shapedTime, bursts))
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
@@ -84,6 +114,10 @@ extension Bench {
             print(String(format: "relay rewrite (no key)          %10.0f frames/s", result.relayRewritePerSecond))
             print(String(format: "node receive (SQLite, durable)  %10.0f frames/s", result.nodeReceivePerSecond))
             print(String(format: "LongFast carries at most          %8.2f frames/s", 1 / LoRaAirtime.seconds(payloadBytes: result.frameBytes, modulation: .longFast)))
+            print("E22 bursts read out (\(bursts) each, RSSI byte after each packet):")
+            print(String(format: "  two frames run together       %10.0f bursts/s", result.burstTwoFramesPerSecond))
+            print(String(format: "  beside another network's frame %9.0f bursts/s", result.burstBesideForeignPerSecond))
+            print(String(format: "  a header repeated (%d opens at most) %4.0f bursts/s", MeshSealer.maximumOpensPerBurst, result.burstShapedPerSecond))
         }
     }
 }

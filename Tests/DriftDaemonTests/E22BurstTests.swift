@@ -64,6 +64,29 @@ struct E22BurstTests {
         #expect(radio.counters.malformed == 0)
     }
 
+    @Test("a frame run together with another network's packet is handed on, the other packet beside it")
+    func besideAForeignPacket() async throws {
+        let pty = try PseudoTerminalPair()
+        let config = try Self.config(port: pty.slavePath)
+        let radio = try MeshSetup.e22Radio(config)
+        defer { radio.close() }
+        let ours = try Self.frames(config)[0]
+        // A box of another camp's mesh on the same channel: the same frame layout, another key.
+        var other = config
+        other.mesh.networkKey = (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 11 &+ 5) }
+        let theirs = try Self.frames(other)[1]
+        let heard = try await Self.hear([theirs, ours], rssiBytes: [0x90, 0xB4], on: radio, pty: pty, count: 2)
+        #expect(heard.map(\.bytes) == [theirs, ours])
+        #expect(heard.map(\.rssi) == [E22Registers.dBm(rssiByte: 0x90), E22Registers.dBm(rssiByte: 0xB4)])
+        let sealer = try MeshSealer(networkKey: config.mesh.networkKey)
+        #expect(throws: MeshWireError.wrongNetwork(hint: try MeshSealer(networkKey: other.mesh.networkKey).networkHint)) {
+            try sealer.open(heard[0].bytes)
+        }
+        #expect((try? sealer.open(heard[1].bytes)) != nil, "our frame opens")
+        #expect(radio.counters.split == 1)
+        #expect(radio.counters.malformed == 0)
+    }
+
     @Test("a module that prints packets without their RSSI byte is named as the cause, not counted as forgeries")
     func withoutRSSIByte() async throws {
         let pty = try PseudoTerminalPair()

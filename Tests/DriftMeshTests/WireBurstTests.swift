@@ -71,9 +71,46 @@ struct WireBurstTests {
         let theirs = try Self.frame(50, packetID: 2, sealer: foreign)
         #expect(sealer.framesRunTogether(in: Self.burst([ours, theirs]).bytes, trailerBytes: 1) == nil,
                 "a packet this network cannot open is not handed on as one of ours")
-        // A packet and the first half of another: the half does not open, so nothing is split.
+        // A packet and the first half of another: the half does not open, so no split into frames exists.
         let next = try Self.frame(100, packetID: 3, sealer: sealer)
         #expect(sealer.framesRunTogether(in: Self.burst([ours, Array(next.prefix(60))]).bytes, trailerBytes: 1) == nil)
+        // Nothing of this network in it: no packets are read out of it either.
+        #expect(sealer.packetsRunTogether(in: one, trailerBytes: 1) == nil, "one packet stays one")
+        #expect(sealer.packetsRunTogether(in: noise, trailerBytes: 1) == nil)
+        #expect(sealer.packetsRunTogether(in: Self.burst([theirs]).bytes, trailerBytes: 1) == nil)
+        #expect(sealer.packetsRunTogether(in: Self.burst([theirs, try Self.frame(20, packetID: 9, sealer: foreign)]).bytes,
+                                          trailerBytes: 1) == nil, "two foreign packets are not ours to split")
+        #expect(sealer.packetsRunTogether(in: [], trailerBytes: 1) == nil)
+        #expect(sealer.packetsRunTogether(in: ours, trailerBytes: 1) == nil, "a frame without its trailer is no split")
+    }
+
+    @Test("a frame beside a packet that does not open — another network's, another radio's, cut short, damaged — is found, before, between or after")
+    func besideAPacketThatDoesNotOpen() throws {
+        let sealer = try WireFixtures.sealer()
+        let foreign = try MeshSealer(networkKey: WireFixtures.otherNetworkKey)
+        var generator = SystemRandomNumberGenerator()
+        let ours = try Self.frame(50, packetID: 1, sealer: sealer)
+        let later = try Self.frame(120, packetID: 2, sealer: sealer)
+        let theirs = try Self.frame(70, packetID: 3, sealer: foreign)
+        let radioPacket = (0..<23).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        var damaged = try Self.frame(40, packetID: 4, sealer: sealer)
+        damaged[30] ^= 0x01
+        let cutShort = Array(try Self.frame(100, packetID: 5, sealer: sealer).prefix(60))
+        for other in [theirs, radioPacket, damaged, cutShort, [0x07]] {
+            for (frames, opening) in [([ours, other], [true, false]), ([other, ours], [false, true]),
+                                      ([ours, other, later], [true, false, true]), ([other, ours, later], [false, true, true]),
+                                      ([ours, later, other], [true, true, false])] {
+                let (bytes, ranges) = Self.burst(frames)
+                let parts = sealer.packetsRunTogether(in: bytes, trailerBytes: 1)
+                #expect(parts == zip(ranges, opening).map { MeshSealer.BurstPart($0, opens: $1) },
+                        "\(frames.map(\.count)) \(opening)")
+            }
+        }
+        // Frames of this network alone are still found as before.
+        let (bytes, ranges) = Self.burst([ours, later])
+        #expect(sealer.packetsRunTogether(in: bytes, trailerBytes: 1) == ranges.map { MeshSealer.BurstPart($0, opens: true) })
+        // Two packets that do not open are one too many: nothing is read out but the frame would be guessing.
+        #expect(sealer.packetsRunTogether(in: Self.burst([theirs, ours, radioPacket]).bytes, trailerBytes: 1) == nil)
     }
 
     @Test("a packet tampered with after the cut is not split off: both halves must open")
@@ -83,6 +120,9 @@ struct WireBurstTests {
         var second = try Self.frame(40, packetID: 2, sealer: sealer)
         second[30] ^= 0x01
         #expect(sealer.framesRunTogether(in: Self.burst([first, second]).bytes, trailerBytes: 1) == nil)
+        // Read out as packets, the first is saved and the tampered one goes on as a packet that does not open.
+        let (bytes, ranges) = Self.burst([first, second])
+        #expect(sealer.packetsRunTogether(in: bytes, trailerBytes: 1) == [.init(ranges[0], opens: true), .init(ranges[1], opens: false)])
     }
 
     @Test("bytes that look like a frame's start at every position cost a bounded search and split nothing")
@@ -91,6 +131,7 @@ struct WireBurstTests {
         // Version 1 and this network's hint repeated: every position passes the cheap check.
         let shaped = (0..<233).map { $0 % 2 == 0 ? MeshFrameCodec.version << 4 | 1 : sealer.networkHint }
         #expect(sealer.framesRunTogether(in: shaped + [0x80], trailerBytes: 1) == nil)
+        #expect(sealer.packetsRunTogether(in: shaped + [0x80], trailerBytes: 1) == nil)
         let more = Array(repeating: [try Self.frame(10, packetID: 4, sealer: sealer)], count: MeshSealer.maximumFramesRunTogether + 1)
             .flatMap { $0 }
         let (bytes, _) = Self.burst(more)

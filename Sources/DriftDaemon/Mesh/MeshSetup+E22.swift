@@ -96,16 +96,18 @@ extension MeshSetup {
 
 extension MeshSetup {
     /// Reads an E22 burst with the mesh's own check of its frames (``E22Radio/BurstReading``):
-    /// one frame and its RSSI byte; several frames run together, each followed by its RSSI byte
-    /// (`MeshSealer.framesRunTogether`); or a whole frame with no RSSI byte after it (the
-    /// module's packet RSSI is off). `nil` when the network key does not make a sealer (the
-    /// node refuses that key too).
+    /// one frame and its RSSI byte; several packets run together, each followed by its RSSI
+    /// byte, at least one of them a frame of this network (`MeshSealer.packetsRunTogether`: the
+    /// others frames too, or one packet that does not open — another network's, another
+    /// radio's, cut short — which the node then drops as it drops such a packet alone); or a
+    /// whole frame with no RSSI byte after it (the module's packet RSSI is off). `nil` when the
+    /// network key does not make a sealer (the node refuses that key too).
     static func burstCheck(_ config: DriftConfiguration) -> (@Sendable ([UInt8]) -> E22Radio.BurstReading)? {
         guard let sealer = try? MeshSealer(networkKey: config.mesh.networkKey) else { return nil }
         return { burst in
             guard burst.count >= 2, (try? sealer.open(Array(burst.dropLast()))) == nil else { return .packet }
-            if let frames = sealer.framesRunTogether(in: burst, trailerBytes: 1) { return .packets(frames) }
             if (try? sealer.open(burst)) != nil { return .withoutRSSIByte }
+            if let parts = sealer.packetsRunTogether(in: burst, trailerBytes: 1) { return .packets(parts.map(\.range)) }
             return .packet
         }
     }
