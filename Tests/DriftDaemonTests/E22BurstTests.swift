@@ -87,6 +87,28 @@ struct E22BurstTests {
         #expect(radio.counters.malformed == 0)
     }
 
+    @Test("a strapped module's answer to the start's RSSI read, run together with a packet before or after it, answers the read and the packet goes on")
+    func answerRunTogetherWithAPacket() async throws {
+        let frames = try Self.frames(try Self.config(port: "/dev/null"))
+        let answer: [UInt8] = [0xC1, 0x00, 0x02, 0x96, 0xA0]
+        for answerFirst in [true, false] {
+            let pty = try PseudoTerminalPair()
+            let config = try Self.config(port: pty.slavePath)
+            let radio = try MeshSetup.e22Radio(config)
+            defer { radio.close() }
+            try await withinTimeLimit(.seconds(30)) { try await radio.start() }
+            #expect(radio.idleProbe == .checking)
+            // The read the driver sends a strapped module after its start, then the answer and a packet in one write.
+            #expect(try await pty.read(until: [0xC0, 0xC1, 0xC2, 0xC3, 0x00, 0x02], timeout: .seconds(30)).suffix(6)
+                    == [0xC0, 0xC1, 0xC2, 0xC3, 0x00, 0x02])
+            let packet = frames[0] + [0xB4]
+            try pty.write(answerFirst ? answer + packet : packet + answer)
+            let heard = try await withinTimeLimit(.seconds(30)) { try await radio.receive() }
+            #expect((heard ?? nil)?.bytes == frames[0], "answer first: \(answerFirst)")
+            #expect(try await eventually { radio.idleProbe == .on }, "answer first: \(answerFirst): \(radio.idleProbe)")
+        }
+    }
+
     @Test("a module that prints packets without their RSSI byte is named as the cause, not counted as forgeries")
     func withoutRSSIByte() async throws {
         let pty = try PseudoTerminalPair()

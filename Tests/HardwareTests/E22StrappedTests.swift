@@ -100,6 +100,10 @@ struct E22StrappedTests {
         let frame: [UInt8] = Array("the last byte is not an RSSI".utf8)
 
         // The finding: with REG3 bit 7 off the driver takes each frame's last byte for the RSSI.
+        // (The start's RSSI read goes out as a packet from this module, its ambient-noise read
+        // off, leaving it deaf for that packet's airtime: the frame is sent after it.)
+        try await e22Within { try await radio.start() }
+        #expect(try await eventually(within: .seconds(60)) { radio.idleProbe == .off })
         let cut = try await e22Within {
             async let heard = radio.receive()
             try await peer.transmit(frame, airtime: .milliseconds(20))
@@ -120,6 +124,8 @@ struct E22StrappedTests {
 
         // Back to normal mode: the next receive starts the radio, and the frame comes whole.
         module.setJumpers(.normal)
+        try await e22Within { try await radio.start() }
+        #expect(try await eventually(within: .seconds(60)) { radio.idleProbe == .on }, "the read is on now")
         let whole = try await e22Within {
             async let heard = radio.receive()
             #expect(try await eventually { radio.isReceiving })
@@ -151,5 +157,44 @@ struct E22StrappedTests {
         #expect(result.after == nil)
         #expect(module.emulator.registers == Self.factoryRegisters())
         #expect(module.emulator.counters.commands == 1)
+    }
+
+    @Test("a strapped module that answers the RSSI read is probed, so one that stops answering is found")
+    func strappedProbe() async throws {
+        let air = try SimulatedRadio(configuration: .init(port: 0, peers: [], transmitter: E22Rig.transmitter(at: 0), medium: E22Rig.medium))
+        let module = try E22StrappedModule(registers: E22Radio.Configuration(portPath: "", registers: E22Rig.registers()).effectiveRegisters, air: air)
+        defer { module.stop() }
+        let radio = try E22Radio(configuration: .init(portPath: module.slavePath, registers: E22Rig.registers(), commandTimeout: .seconds(30),
+                                                      rssiTimeout: .milliseconds(500), probeInterval: .milliseconds(300)),
+                                 lines: nil)
+        defer { radio.close() }
+        try await e22Within { try await radio.start() }
+        #expect(try await eventually { radio.idleProbe == .on }, "the module answered the read: \(radio.idleProbe)")
+        #expect(module.emulator.counters.packetsSent == 0, "the read was answered, not sent")
+        module.emulator.stopAnswering()
+        let error = await #expect(throws: E22Error.self) { try await e22Within { try await radio.receive() } }
+        #expect(error == .noAnswer(command: "C0 C1 C2 C3 (RSSI read)", timeout: .milliseconds(500)))
+    }
+
+    @Test("a strapped module with its ambient-noise read off is not probed, and its silence is no failure")
+    func strappedWithoutProbe() async throws {
+        let air = try SimulatedRadio(configuration: .init(port: 0, peers: [], transmitter: E22Rig.transmitter(at: 0), medium: E22Rig.medium))
+        var registers = E22Radio.Configuration(portPath: "", registers: E22Rig.registers()).effectiveRegisters
+        registers.ambientNoiseEnabled = false
+        let module = try E22StrappedModule(registers: registers, air: air)
+        defer { module.stop() }
+        let radio = try E22Radio(configuration: .init(portPath: module.slavePath, registers: E22Rig.registers(), commandTimeout: .seconds(30),
+                                                      rssiTimeout: .milliseconds(300), probeInterval: .milliseconds(100)),
+                                 lines: nil)
+        defer { radio.close() }
+        try await e22Within { try await radio.start() }
+        #expect(try await eventually { radio.idleProbe == .off }, "the read went unanswered: \(radio.idleProbe)")
+        #expect(try await eventually { module.emulator.counters.packetsSent == 1 }, "the read went out as a packet")
+        #expect(radio.isReady, "no answer to the check is no failure")
+        // Frames still go out, and no probe follows in the quiet after them.
+        try await e22Within { try await radio.transmit(Array("still here".utf8), airtime: .milliseconds(20)) }
+        #expect(try await eventually { module.emulator.counters.packetsSent == 2 })
+        #expect(radio.isReady)
+        #expect(radio.idleProbe == .off)
     }
 }

@@ -25,8 +25,10 @@ import Synchronization
 /// Without ``Lines`` (`e22.m0 = ""`, `e22.m1 = ""`) the module's M0/M1 are strapped to normal
 /// mode by jumpers: the driver cannot reach the registers, so ``start()`` only opens the UART
 /// at the configured baud (the module must already hold the registers the configuration
-/// names, with the packet RSSI byte on), ``registersReadBack`` stays `nil` and the idle probe
-/// is off (the ambient-noise read may be disabled in the module).
+/// names, with the packet RSSI byte on), ``registersReadBack`` stays `nil`, and the idle probe
+/// runs only if the module answers one RSSI read after the start (its ambient-noise read may be
+/// off: ``IdleProbe``). ``program(write:)`` sets such a module up while its jumpers hold
+/// configuration mode.
 public final class E22Radio: MeshRadio, Sendable {
     public let configuration: Configuration
     public var maximumFrameBytes: Int { configuration.registers.subPacketBytes }
@@ -51,6 +53,21 @@ public final class E22Radio: MeshRadio, Sendable {
     private struct Pending {
         var deadline: ContinuousClock.Instant
         var continuation: CheckedContinuation<(noise: UInt8, packet: UInt8), any Error>?
+        /// No answer by the deadline is the module's failure (not when the read only asks
+        /// whether a strapped module answers it at all).
+        var required: Bool
+    }
+
+    /// The idle probe: an RSSI read after ``Configuration/probeInterval`` without traffic, to
+    /// find a module that stopped answering.
+    public enum IdleProbe: Sendable, Equatable {
+        /// Not probing: no probe interval, or a strapped module that did not answer the read
+        /// (its ambient-noise read is off, REG1 bit 5).
+        case off
+        /// A strapped module was just started: one RSSI read asks whether it answers.
+        case checking
+        /// Probing.
+        case on
     }
 
     private struct State {
@@ -64,6 +81,7 @@ public final class E22Radio: MeshRadio, Sendable {
         var query: Pending?
         var readBack: E22Registers?
         var counters = Counters()
+        var idleProbe = IdleProbe.off
     }
 
     /// What happened, for status and tests.
@@ -126,6 +144,9 @@ public final class E22Radio: MeshRadio, Sendable {
     /// Whether M0/M1 are strapped (no mode lines): registers cannot be written or read.
     public var isStrapped: Bool { lines == nil }
 
+    /// Whether the idle probe runs (``IdleProbe``).
+    public var idleProbe: IdleProbe { state.withLock { $0.idleProbe } }
+
     // MARK: Start
 
     /// Configures the module and enters normal mode; returns at once when already done.
@@ -161,6 +182,11 @@ public final class E22Radio: MeshRadio, Sendable {
                 $0.failure = nil
             }
             startReader(port: normal)
+            if lines == nil, configuration.probeInterval != nil {
+                // Strapped: the ambient-noise read may be off in the module (then the read goes
+                // out as a 6-byte packet other boxes drop); probe only if it answers.
+                Task { [weak self] in await self?.checkIdleProbe() }
+            }
         } catch {
             closePort()
             if state.withLock({ $0.closed }) { throw E22Error.closed }
@@ -409,8 +435,18 @@ public final class E22Radio: MeshRadio, Sendable {
         return try await query()
     }
 
-    /// The RSSI read itself; never starts the module (the idle probe uses it too).
-    private func query() async throws -> (noise: UInt8, packet: UInt8) {
+    /// Asks a strapped module just started whether it answers the RSSI read: the idle probe
+    /// runs if it does; no answer is no failure.
+    private func checkIdleProbe() async {
+        let answered = (try? await query(required: false)) != nil
+        state.withLock { state in
+            if state.idleProbe == .checking { state.idleProbe = answered ? .on : .off }
+        }
+    }
+
+    /// The RSSI read itself; never starts the module (the idle probe uses it too). With
+    /// `required`, no answer by ``Configuration/rssiTimeout`` is the module's failure.
+    private func query(required: Bool = true) async throws -> (noise: UInt8, packet: UInt8) {
         try await gate.withGate { [self] in
             guard let port = state.withLock({ $0.ready ? $0.port : nil }) else { throw E22Error.closed }
             let command = E22Command.readRSSI(address: 0, length: 2)
@@ -418,7 +454,7 @@ public final class E22Radio: MeshRadio, Sendable {
             let result: (noise: UInt8, packet: UInt8) = try await withCheckedThrowingContinuation { continuation in
                 let armed = state.withLock { state -> Bool in
                     guard state.ready, !state.closed else { return false }
-                    state.query = Pending(deadline: clock.now + timeout, continuation: continuation)
+                    state.query = Pending(deadline: clock.now + timeout, continuation: continuation, required: required)
                     return true
                 }
                 guard armed else {
@@ -468,13 +504,16 @@ public final class E22Radio: MeshRadio, Sendable {
 
     private func startReader(port: any SerialPort) {
         let gap = configuration.idleGap(baud: configuration.registers.baudRate)
-        // Strapped: the ambient-noise read may be off in the module, so no idle probe.
-        let probe = lines == nil ? nil : configuration.probeInterval
+        let probe = configuration.probeInterval
         let task = Task { [weak self] () async -> Void in
             guard let self else { return }
             await self.readLoop(port: port, gap: gap, probeInterval: probe)
         }
-        state.withLock { $0.reader = task }
+        // Strapped: the ambient-noise read may be off in the module, so the probe waits for its answer.
+        state.withLock {
+            $0.reader = task
+            $0.idleProbe = probe == nil ? .off : lines == nil ? .checking : .on
+        }
     }
 
     private func stopReader() {
@@ -493,12 +532,17 @@ public final class E22Radio: MeshRadio, Sendable {
                 let first = try await port.read(upTo: 1024, timeout: .milliseconds(100))
                 let now = clock.now
                 if first.isEmpty {
-                    if let deadline = state.withLock({ $0.query?.deadline }), now >= deadline {
+                    if let query = state.withLock({ $0.query }), now >= query.deadline {
                         let error = E22Error.noAnswer(command: "C0 C1 C2 C3 (RSSI read)", timeout: configuration.rssiTimeout)
+                        guard query.required else {
+                            answerQuery(.failure(error))
+                            continue
+                        }
                         fail(error)
                         return
                     }
-                    if let probe = probeInterval, now - lastTraffic >= probe, !state.withLock({ $0.query != nil }) {
+                    if let probe = probeInterval, now - lastTraffic >= probe,
+                       state.withLock({ $0.query == nil && $0.idleProbe == .on }) {
                         lastTraffic = now
                         Task { [weak self] in _ = try? await self?.query() }
                     }
@@ -524,9 +568,19 @@ public final class E22Radio: MeshRadio, Sendable {
 
     private func handle(burst: [UInt8]) {
         let pendingQuery = state.withLock { $0.query != nil }
-        if pendingQuery, burst.count == 5, Array(burst.prefix(3)) == [0xC1, 0x00, 0x02] {
-            answerQuery(.success((burst[3], burst[4])))
-            return
+        if pendingQuery {
+            // The answer to an RSSI read: alone, or run together with a packet printed just before or after it.
+            let answer: [UInt8] = [0xC1, 0x00, 0x02]
+            if burst.count >= 5, Array(burst.prefix(3)) == answer {
+                answerQuery(.success((burst[3], burst[4])))
+                if burst.count > 5 { handle(burst: Array(burst.dropFirst(5))) }
+                return
+            }
+            if burst.count > 5, Array(burst.suffix(5).prefix(3)) == answer {
+                answerQuery(.success((burst[burst.count - 2], burst[burst.count - 1])))
+                handle(burst: Array(burst.dropLast(5)))
+                return
+            }
         }
         switch burstCheck?(burst) {
         case let .packets(packets) where packets.count > 1
