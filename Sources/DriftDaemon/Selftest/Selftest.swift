@@ -263,9 +263,8 @@ public struct Selftest: Sendable {
     }
 
     /// Programs the E22 as the daemon would, reads the registers back and the ambient noise;
-    /// a strapped module (``strappedE22Check()``) only answers the ambient-noise read.
+    /// a strapped module (``strappedE22Check(_:)``) only answers the ambient-noise read.
     func e22Check() async -> SelftestReport.Check {
-        if MeshSetup.e22Strapped(config) { return await strappedE22Check() }
         let radio: E22Radio
         do {
             radio = try MeshSetup.e22Radio(config)
@@ -275,37 +274,26 @@ public struct Selftest: Sendable {
         defer { radio.close() }
         do {
             try await radio.start()
-            let read = radio.registersReadBack ?? radio.configuration.effectiveRegisters
-            let band = radio.configuration.band
-            let frequency = String(format: "%.3f", band.frequencyMHz(channel: Int(read.channel)))
-            var detail = "E22 registers read back as configured (addr \(read.address), net id \(read.netID), channel \(read.channel) = \(frequency) MHz, "
-                + "\(read.airRate), \(read.txPowerDBm) dBm, sub-packet \(read.subPacketBytes) B, UART \(read.baudRate) baud)"
-            if let noise = try? await radio.ambientNoiseDBm() { detail += "; ambient noise \(Int(noise)) dBm" }
-            return .init("radio", .pass, detail)
         } catch {
             return .init("radio", .fail, "\(config.radio.port): \(error)")
         }
+        if radio.isStrapped { return await strappedE22Check(radio) }
+        let read = radio.registersReadBack ?? radio.configuration.effectiveRegisters
+        let band = radio.configuration.band
+        let frequency = String(format: "%.3f", band.frequencyMHz(channel: Int(read.channel)))
+        var detail = "E22 registers read back as configured (addr \(read.address), net id \(read.netID), channel \(read.channel) = \(frequency) MHz, "
+            + "\(read.airRate), \(read.txPowerDBm) dBm, sub-packet \(read.subPacketBytes) B, UART \(read.baudRate) baud)"
+        if let noise = try? await radio.ambientNoiseDBm() { detail += "; ambient noise \(Int(noise)) dBm" }
+        return .init("radio", .pass, detail)
     }
 
     /// M0/M1 strapped to normal mode: the registers cannot be reached, but a module that
     /// answers the ambient-noise read at `radio.baud` is there, wired, at that baud. No answer
     /// is a skip, not a failure: the read may be off in the module (REG1 bit 5), and then its
     /// 6 bytes went out as a packet.
-    func strappedE22Check() async -> SelftestReport.Check {
+    func strappedE22Check(_ radio: E22Radio) async -> SelftestReport.Check {
         let program = "with the jumpers in configuration mode (M0 low, M1 high) `driftd e22 program --check` compares the registers "
             + "with the config, without --check programs them (docs/e22.md)"
-        let radio: E22Radio
-        do {
-            radio = try MeshSetup.e22Radio(config)
-        } catch {
-            return .init("radio", .fail, "\(error)")
-        }
-        defer { radio.close() }
-        do {
-            try await radio.start()
-        } catch {
-            return .init("radio", .fail, "\(config.radio.port): \(error)")
-        }
         do {
             let noise = try await radio.ambientNoiseDBm()
             return .init("radio", .pass, "E22 (M0/M1 strapped) answers on \(config.radio.port) at \(config.radio.baud) baud: ambient noise "
