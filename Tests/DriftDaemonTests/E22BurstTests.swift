@@ -124,7 +124,19 @@ struct E22BurstTests {
         }
         #expect(error == .rssiByteMissing)
         #expect(error?.description.contains("REG3 bit 7") == true, "the fix is named")
+        #expect(error?.description.contains("driftd e22 program") == true, "the command is named")
         #expect(radio.counters.withoutRSSIByte == 1)
+        #expect(radio.counters.received == 0)
+
+        // Two such packets run together are named the same way, not counted as one forgery
+        // (the radio starts again first, as the mesh service's next receive would).
+        try await withinTimeLimit(.seconds(30)) { try await radio.start() }
+        try pty.write(frames[0] + frames[1])
+        let again = await #expect(throws: E22Error.self) {
+            _ = try await withinTimeLimit(.seconds(30)) { try await radio.receive() }
+        }
+        #expect(again == .rssiByteMissing)
+        #expect(radio.counters.withoutRSSIByte == 2)
         #expect(radio.counters.received == 0)
     }
 

@@ -100,13 +100,19 @@ extension MeshSetup {
     /// byte, at least one of them a frame of this network (`MeshSealer.packetsRunTogether`: the
     /// others frames too, or one packet that does not open — another network's, another
     /// radio's, cut short — which the node then drops as it drops such a packet alone); or a
-    /// whole frame with no RSSI byte after it (the module's packet RSSI is off). `nil` when the
+    /// whole frame, or several run together, with no RSSI byte after it (the module's packet
+    /// RSSI is off). `nil` when the
     /// network key does not make a sealer (the node refuses that key too).
     static func burstCheck(_ config: DriftConfiguration) -> (@Sendable ([UInt8]) -> E22Radio.BurstReading)? {
         guard let sealer = try? MeshSealer(networkKey: config.mesh.networkKey) else { return nil }
         return { burst in
             guard burst.count >= 2, (try? sealer.open(Array(burst.dropLast()))) == nil else { return .packet }
-            if (try? sealer.open(burst)) != nil { return .withoutRSSIByte }
+            // One whole frame, or several with nothing between them: no RSSI byte after any. Asked
+            // first: the first frame of such a burst would otherwise pass for a frame whose RSSI
+            // byte is the next one's first, beside a packet that does not open.
+            if (try? sealer.open(burst)) != nil || sealer.framesRunTogether(in: burst, trailerBytes: 0) != nil {
+                return .withoutRSSIByte
+            }
             if let parts = sealer.packetsRunTogether(in: burst, trailerBytes: 1) { return .packets(parts.map(\.range)) }
             return .packet
         }
