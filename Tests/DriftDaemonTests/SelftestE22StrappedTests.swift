@@ -51,5 +51,12 @@ struct SelftestE22StrappedTests {
         #expect(skip.status == .skip, "\(skip.detail)")
         #expect(skip.detail.contains("did not answer the ambient-noise read"), "\(skip.detail)")
         #expect(skip.detail.contains("REG1 bit 5"), "\(skip.detail)")
+
+        // The daemon holds the port (as in the VM test, where the selftest runs beside it): a skip, not a failure.
+        let held = try SerialPorts.open(path: answering.slavePath, settings: SerialSettings(baudRate: 9600))
+        defer { held.close() }
+        let busy = await Selftest(config: try config(port: answering.slavePath, dataDir: directory.path), environment: [:]).radioCheck()
+        #expect(busy.status == .skip, "\(busy.detail)")
+        #expect(busy.detail.contains("strapped") && busy.detail.contains("held by another process"), "\(busy.detail)")
     }
 }

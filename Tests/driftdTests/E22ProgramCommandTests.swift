@@ -69,6 +69,13 @@ struct E22ProgramCommandTests {
         #expect(program.stdout.contains("set the jumpers back to normal mode"), "\(program.stdout)")
         #expect(module.emulator.registers == Self.wanted())
 
+        // A running daemon holds the UART: said so, nothing done.
+        let held = try SerialPorts.open(path: module.slavePath, settings: SerialSettings(baudRate: 9600))
+        let busy = try await DriftdProcess.runToCompletion(["e22", "program", "--config", config])
+        held.close()
+        #expect(busy.status == 1, "\(busy.stdout)\(busy.stderr)")
+        #expect(busy.stderr.contains("held by another process") && busy.stderr.contains("stop it first"), "\(busy.stderr)")
+
         let again = try await DriftdProcess.runToCompletion(["e22", "program", "--config", config, "--check"])
         #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
         #expect(again.stdout.contains("the module holds what the configuration asks for"), "\(again.stdout)")

@@ -36,8 +36,8 @@ public struct E22Programming: Sendable {
             let result = try await radio.program(write: write)
             return E22Programming(port: config.radio.port, strapped: radio.isStrapped, result: result)
         } catch let error as E22Error {
-            if case .io = error {
-                throw Failure(description: "\(error) — a running driftd holds the UART: stop it first")
+            if case .portBusy = error {
+                throw Failure(description: "\(error) — stop it first (systemctl stop driftd)")
             }
             throw Failure(description: "\(error)")
         } catch {

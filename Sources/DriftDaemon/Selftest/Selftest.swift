@@ -274,6 +274,10 @@ public struct Selftest: Sendable {
         defer { radio.close() }
         do {
             try await radio.start()
+        } catch E22Error.portBusy where radio.isStrapped {
+            // Nothing to say about a module whose registers cannot be read while the daemon has it.
+            return .init("radio", .skip, "E22 (M0/M1 strapped) on \(config.radio.port): the port is held by another process "
+                + "(a running driftd); stop it to check the module")
         } catch {
             return .init("radio", .fail, "\(config.radio.port): \(error)")
         }

@@ -22,6 +22,8 @@ public enum E22Error: Error, Sendable, Equatable, CustomStringConvertible {
     /// A strapped module did not answer a register read at 9600 baud: its jumpers do not hold
     /// configuration mode (``E22Radio/program(write:)``).
     case notInConfigurationMode(port: String)
+    /// The UART is held by another process (its `flock`): a running driftd, most likely.
+    case portBusy(port: String)
     /// The serial port or a GPIO line failed.
     case io(String)
     /// The radio was closed.
@@ -44,6 +46,7 @@ public enum E22Error: Error, Sendable, Equatable, CustomStringConvertible {
         case let .notInConfigurationMode(port):
             "E22: no answer on \(port) at 9600 baud to a register read: the module is not in configuration mode — "
                 + "set its M0/M1 jumpers to M0 low, M1 high (docs/e22.md) and run again"
+        case let .portBusy(port): "E22: \(port) is held by another process (a running driftd?)"
         case let .io(text): "E22: \(text)"
         case .closed: "E22: radio closed"
         }

@@ -256,9 +256,10 @@ public final class E22Radio: MeshRadio, Sendable {
                 state.withLock { $0.port = port }
                 return port
             } catch {
-                guard case .busy? = error as? SerialError, clock.now < deadline else {
+                guard case .busy? = error as? SerialError else {
                     throw E22Error.io("opening \(configuration.portPath) at \(baud) baud: \(error)")
                 }
+                guard clock.now < deadline else { throw E22Error.portBusy(port: configuration.portPath) }
             }
             try await Task.sleep(for: .milliseconds(50))
         }
