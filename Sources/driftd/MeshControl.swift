@@ -66,6 +66,10 @@ struct MeshStatusCommand: ParsableCommand {
             if let split = status["radioSplitBursts"] as? Int, split > 0 {
                 lines.append("radio: \(split) bursts held several packets run together, split (the reader was late)")
             }
+            if status["radioIdleProbe"] as? String == "off" {
+                lines.append("radio: the module is not probed while the channel is quiet (it does not answer the ambient-noise read; "
+                             + "`driftd e22 program` turns the read on): a module that stops answering goes unnoticed")
+            }
             if let waits = status["radioBusyWaits"] as? Int, waits > 0 {
                 lines.append("radio: \(waits) transmissions held back while another was on the air (listen before talk)")
             }

@@ -1,8 +1,10 @@
 import DriftConfig
 @testable import DriftDaemon
 import DriftMesh
+import DriftStore
 import Foundation
 import Hardware
+import Logging
 import TestSupport
 import Testing
 
@@ -107,6 +109,27 @@ struct E22BurstTests {
             #expect((heard ?? nil)?.bytes == frames[0], "answer first: \(answerFirst)")
             #expect(try await eventually { radio.idleProbe == .on }, "answer first: \(answerFirst): \(radio.idleProbe)")
         }
+    }
+
+    @Test("mesh status shows whether the E22 module is probed: a strapped one that does not answer the read is not")
+    func idleProbeInStatus() async throws {
+        let pty = try PseudoTerminalPair()
+        let config = try Self.config(port: pty.slavePath)
+        let radio = try MeshSetup.e22Radio(config)
+        defer { radio.close() }
+        let directory = try TemporaryDirectory(prefix: "e22-status")
+        defer { directory.remove() }
+        let node = try MeshNodeTests.node(database: try DriftDatabase.open(path: directory.appending("drift.sqlite")))
+        let service = MeshService(node: node, radio: radio, health: HealthRegistry(), logger: Logger(label: "test"))
+        try await withinTimeLimit(.seconds(30)) { try await radio.start() }
+        #expect(await service.status().radioIdleProbe == "checking")
+        // Nobody answers the read on this pty: after the RSSI timeout the probe is off, and the radio still up.
+        #expect(try await eventually { radio.idleProbe == .off })
+        let status = await service.status()
+        #expect(status.radioIdleProbe == "off")
+        #expect(radio.isReady)
+        let json = String(decoding: try JSONEncoder().encode(status), as: UTF8.self)
+        #expect(json.contains(#""radioIdleProbe":"off""#), "\(json)")
     }
 
     @Test("a module that prints packets without their RSSI byte is named as the cause, not counted as forgeries")

@@ -34,6 +34,7 @@ public final class MeshService: Service, Sendable {
         status.radioMalformed = radio.malformedReceptions
         status.radioDeaf = radio.deafReceptions
         status.radioSplitBursts = radio.splitBursts
+        status.radioIdleProbe = radio.idleProbeState
         status.radioBusyWaits = busyWaits.withLock { $0 }
         status.radioQuietWaits = quietWaits.withLock { $0 }
         return status

@@ -50,6 +50,10 @@ public struct MeshStatus: Sendable, Codable, Equatable {
     /// Bursts the radio split into the packets run together in them (the E22, when its reader
     /// was late by more than the UART's idle gap; others say 0).
     public var radioSplitBursts = 0
+    /// Whether the radio checks, while the channel is quiet, that its module still answers
+    /// (`on`, `off`, `checking`; the E22 only): `off` on a strapped E22 whose ambient-noise read
+    /// is off, which then goes unnoticed if it stops answering.
+    public var radioIdleProbe: String?
     /// Transmissions held back because the radio heard another on the air (listen before talk;
     /// radios with carrier sense only).
     public var radioBusyWaits = 0

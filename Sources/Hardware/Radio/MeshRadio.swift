@@ -20,6 +20,9 @@ public protocol MeshRadio: AnyObject, Sendable {
     var deafReceptions: Int { get }
     /// Bursts of bytes that held several packets run together and were handed on one by one.
     var splitBursts: Int { get }
+    /// Whether the radio checks, while the channel is quiet, that its module still answers:
+    /// `on`, `off` or `checking`; `nil` for radios without such a check.
+    var idleProbeState: String? { get }
     /// Carrier sense: until when another transmission it hears is still on the air, on
     /// ``MonotonicTime``'s scale; `nil` when it hears none (or cannot tell). The mesh's scheduler
     /// listens before it talks.
@@ -46,6 +49,10 @@ extension MeshRadio {
     /// pause, which a reader late by more than the pause does not see), handed on one by one:
     /// shown in `driftd mesh status`. Radios whose packets come framed say 0.
     public var splitBursts: Int { 0 }
+
+    /// Radios without an idle probe of their module: `nil` (the E22 has one,
+    /// `E22Radio.IdleProbe`): shown in `driftd mesh status`.
+    public var idleProbeState: String? { nil }
 
     /// Radios without carrier sense: never busy.
     public var channelBusyUntil: Duration? { nil }

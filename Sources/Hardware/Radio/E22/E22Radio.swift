@@ -147,6 +147,9 @@ public final class E22Radio: MeshRadio, Sendable {
     /// Whether the idle probe runs (``IdleProbe``).
     public var idleProbe: IdleProbe { state.withLock { $0.idleProbe } }
 
+    /// ``idleProbe`` as `driftd mesh status` shows it (``MeshRadio/idleProbeState``).
+    public var idleProbeState: String? { "\(idleProbe)" }
+
     // MARK: Start
 
     /// Configures the module and enters normal mode; returns at once when already done.
