@@ -1,5 +1,6 @@
 import DriftMesh
 import Testing
+import TestSupport
 
 /// Frames run together in one burst of a radio that prints a trailer after each packet (the
 /// E22's RSSI byte): what `MeshSealer.framesRunTogether(in:trailerBytes:)` finds.
@@ -137,5 +138,66 @@ struct WireBurstTests {
         let (bytes, _) = Self.burst(more)
         #expect(sealer.framesRunTogether(in: bytes, trailerBytes: 1) == nil,
                 "more than \(MeshSealer.maximumFramesRunTogether) packets in one burst are not searched for")
+    }
+
+    @Test("random bursts: every packet run together is found as it was sent, and any split handed on is sound",
+          arguments: Array(UInt64(1)...10))
+    func randomBursts(seed: UInt64) throws {
+        let sealer = try WireFixtures.sealer()
+        let foreign = try MeshSealer(networkKey: WireFixtures.otherNetworkKey)
+        var random = SeededGenerator(seed: seed)
+        var packetID: UInt32 = 0
+        var found = 0
+        for round in 0..<300 {
+            // 1…4 packets: frames of this network, and at most one that does not open.
+            let count = Int.random(in: 1...4, using: &random)
+            let unopened = Int.random(in: 0...1, using: &random) == 1 ? Int.random(in: 0..<count, using: &random) : nil
+            var packets: [[UInt8]] = []
+            for index in 0..<count {
+                packetID += 1
+                let size = Int.random(in: 0...120, using: &random)
+                if index != unopened {
+                    packets.append(try Self.frame(size, packetID: packetID, sealer: sealer))
+                    continue
+                }
+                switch Int.random(in: 0...3, using: &random) {
+                case 0: packets.append(try Self.frame(size, packetID: packetID, sealer: foreign))
+                case 1: packets.append((0..<Int.random(in: 1...60, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) })
+                case 2:
+                    let whole = try Self.frame(size, packetID: packetID, sealer: sealer)
+                    packets.append(Array(whole.prefix(Int.random(in: 1..<whole.count, using: &random))))
+                default:
+                    // Anywhere but the relay's bytes (hops taken, relayer: rewritten on the way, not authenticated).
+                    var damaged = try Self.frame(size, packetID: packetID, sealer: sealer)
+                    let position = [0, 1, 2] + Array(5..<damaged.count)
+                    damaged[position[Int.random(in: 0..<position.count, using: &random)]] ^= UInt8.random(in: 1...255, using: &random)
+                    packets.append(damaged)
+                }
+            }
+            let trailers = (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let (bytes, ranges) = Self.burst(packets, trailers: trailers)
+            let parts = sealer.packetsRunTogether(in: bytes, trailerBytes: 1)
+            // Sound: the parts tile the burst, each followed by its trailer; those said to open do, the others do not.
+            if let parts {
+                var next = 0
+                for part in parts {
+                    #expect(part.range.lowerBound == next, "round \(round)")
+                    next = part.range.upperBound + 1
+                    #expect(((try? sealer.open(Array(bytes[part.range]))) != nil) == part.opens, "round \(round)")
+                }
+                #expect(next == bytes.count, "round \(round)")
+                #expect(parts.count >= 2 && parts.contains(where: \.opens), "round \(round)")
+            }
+            // Complete: two or more packets with a frame of this network among them come out as they went in.
+            // (A damaged frame that still opened cannot happen: the tag covers it.)
+            let expected = zip(ranges, packets.indices).map { MeshSealer.BurstPart($0, opens: $1 != unopened) }
+            if count >= 2, expected.contains(where: \.opens) {
+                #expect(parts == expected, "round \(round): \(packets.map(\.count)), unopened \(String(describing: unopened))")
+                found += 1
+            } else {
+                #expect(parts == nil, "round \(round)")
+            }
+        }
+        #expect(found > 100, "the rounds held enough bursts to split")
     }
 }

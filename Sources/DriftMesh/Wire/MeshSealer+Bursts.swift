@@ -67,6 +67,10 @@ extension MeshSealer {
     /// The parts from `start` to the burst's end, each followed by its trailer, at most `left`
     /// of them; one part that does not open may be among them when `unopened` is true. `nil`
     /// when no such split exists or the budget of opening attempts ran out.
+    ///
+    /// The cheap tries go first — a cut where the next frame's start is seen, a part that does
+    /// not open up to where a frame starts — and the dear one last: a frame of this network
+    /// followed by something else, cut at every byte.
     private func parts(in burst: [UInt8], from start: Int, trailerBytes: Int, left: Int, unopened: Bool,
                        budget: inout Int) -> [BurstPart]? {
         let end = burst.count - trailerBytes
@@ -77,31 +81,41 @@ extension MeshSealer {
             return [BurstPart(start..<end, opens: true)]
         }
         guard left > 1 else { return unopened ? [BurstPart(start..<end, opens: false)] : nil }
-        // A frame of this network first: it ends at `cut`, its trailer follows, the next part starts at `next`.
-        if startsAsFrame {
+        // A frame of this network first, ending at `cut` before `limit`; its trailer follows, the
+        // next part starts at `next`. First only where the next frame's start is seen, then (with
+        // a part that may not open after it) anywhere.
+        func frameFirst(anywhere: Bool, before limit: Int, budget: inout Int) -> [BurstPart]? {
+            guard startsAsFrame else { return nil }
             var cut = start + smallest
-            while cut + trailerBytes < end, budget > 0 {
+            while cut + trailerBytes < limit, budget > 0 {
                 let next = cut + trailerBytes
-                // Without a part that may not open, only where the next frame's start is seen.
-                if unopened || looksLikeFrame(burst, at: next, end: end), opens(burst, start..<cut, budget: &budget),
+                if looksLikeFrame(burst, at: next, end: end) != anywhere, opens(burst, start..<cut, budget: &budget),
                    let rest = parts(in: burst, from: next, trailerBytes: trailerBytes, left: left - 1, unopened: unopened, budget: &budget) {
                     return [BurstPart(start..<cut, opens: true)] + rest
                 }
                 cut += 1
             }
+            return nil
         }
+        if let found = frameFirst(anywhere: false, before: end, budget: &budget) { return found }
         guard unopened else { return nil }
-        // The part that does not open first, then frames of this network only, from where one starts.
+        // The part that does not open first, up to the first place from which frames of this
+        // network only run to the end…
+        var junkFirst: [BurstPart]?
         var next = start + 1 + trailerBytes
-        while next < end, budget > 0 {
+        while next < end, budget > 0, junkFirst == nil {
             if looksLikeFrame(burst, at: next, end: end),
                let rest = parts(in: burst, from: next, trailerBytes: trailerBytes, left: left - 1, unopened: false, budget: &budget) {
-                return [BurstPart(start..<(next - trailerBytes), opens: false)] + rest
+                junkFirst = [BurstPart(start..<(next - trailerBytes), opens: false)] + rest
             }
             next += 1
         }
-        // Or it runs to the end.
-        return [BurstPart(start..<end, opens: false)]
+        // …unless a frame of this network opens before that place (the part that does not open
+        // then lies after it): cut at every byte, up to there only.
+        let limit = junkFirst?.first.map { $0.range.upperBound } ?? end
+        if let found = frameFirst(anywhere: true, before: limit, budget: &budget) { return found }
+        // Or the part that does not open runs to the first frame, or to the end.
+        return junkFirst ?? [BurstPart(start..<end, opens: false)]
     }
 
     /// Whether the bytes at `position` start as a frame of this network does (version and
