@@ -29,6 +29,13 @@ struct E22ModuleCommand: AsyncParsableCommand {
         @Flag(name: .long, help: "Only read the registers and compare them with the config; write nothing.")
         var check = false
 
+        @Option(name: .long, help: "Seconds the module may take to answer each command (a slow USB-serial adapter may need more).")
+        var answerTimeout: Double = 1
+
+        func validate() throws {
+            guard answerTimeout > 0, answerTimeout <= 60 else { throw ValidationError("--answer-timeout must be above 0 and at most 60 seconds") }
+        }
+
         func run() async throws {
             LoggingSystem.bootstrap { label in
                 var handler = JournalLogHandler(label: label)
@@ -37,7 +44,8 @@ struct E22ModuleCommand: AsyncParsableCommand {
             }
             let configuration = try ConfigLoading.load(config: config, dataDir: nil)
             do {
-                let report = try await E22Programming.run(config: configuration, write: !check)
+                let report = try await E22Programming.run(config: configuration, write: !check,
+                                                          answerTimeout: .milliseconds(Int(answerTimeout * 1_000)))
                 print(report.renderText(), terminator: "")
                 if check, !report.heldAlready { throw ExitCode.failure }
             } catch let failure as E22Programming.Failure {

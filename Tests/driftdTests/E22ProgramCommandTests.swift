@@ -56,14 +56,15 @@ struct E22ProgramCommandTests {
         #expect(module.emulator.registers == Self.factory())
 
         module.setJumpers(.configuration)
-        let check = try await DriftdProcess.runToCompletion(["e22", "program", "--config", config, "--check"])
+        // The module answers from this test process, on a loaded CPU: 30 s to answer, not the driver's 1 s.
+        let check = try await DriftdProcess.runToCompletion(["e22", "program", "--config", config, "--check", "--answer-timeout", "30"])
         #expect(check.status == 1, "\(check.stdout)\(check.stderr)")
         #expect(check.stdout.contains("REG3 (06H)    03      83  differs"), "\(check.stdout)")
         #expect(check.stdout.contains("packet RSSI byte off → on"), "\(check.stdout)")
         #expect(check.stdout.contains("nothing written"), "\(check.stdout)")
         #expect(module.emulator.registers == Self.factory())
 
-        let program = try await DriftdProcess.runToCompletion(["e22", "program", "--config", config])
+        let program = try await DriftdProcess.runToCompletion(["e22", "program", "--config", config, "--answer-timeout", "30"])
         #expect(program.status == 0, "\(program.stdout)\(program.stderr)")
         #expect(program.stdout.contains("read back as the configuration asks"), "\(program.stdout)")
         #expect(program.stdout.contains("set the jumpers back to normal mode"), "\(program.stdout)")
@@ -76,7 +77,7 @@ struct E22ProgramCommandTests {
         #expect(busy.status == 1, "\(busy.stdout)\(busy.stderr)")
         #expect(busy.stderr.contains("held by another process") && busy.stderr.contains("stop it first"), "\(busy.stderr)")
 
-        let again = try await DriftdProcess.runToCompletion(["e22", "program", "--config", config, "--check"])
+        let again = try await DriftdProcess.runToCompletion(["e22", "program", "--config", config, "--check", "--answer-timeout", "30"])
         #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
         #expect(again.stdout.contains("the module holds what the configuration asks for"), "\(again.stdout)")
         #expect(!again.stdout.contains("differs"), "\(again.stdout)")

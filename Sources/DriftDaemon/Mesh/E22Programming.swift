@@ -21,13 +21,14 @@ public struct E22Programming: Sendable {
 
     /// Reads the module's registers and, with `write`, programs the configured ones.
     /// - Throws: ``Failure`` naming what stopped it (the configuration, the port, the module).
-    public static func run(config: DriftConfiguration, write: Bool) async throws(Failure) -> E22Programming {
+    /// `answerTimeout`: how long the module may take to answer each command (the driver's 1 s by default).
+    public static func run(config: DriftConfiguration, write: Bool, answerTimeout: Duration? = nil) async throws(Failure) -> E22Programming {
         guard config.radio.kind == .e22 else {
             throw Failure(description: "radio.kind = \(config.radio.kind.rawValue): there is no E22 to program (radio.kind = e22)")
         }
         let radio: E22Radio
         do {
-            radio = try MeshSetup.e22Radio(config)
+            radio = try MeshSetup.e22Radio(config, answerTimeout: answerTimeout)
         } catch {
             throw Failure(description: error.description)
         }

@@ -61,14 +61,16 @@ extension MeshSetup {
     /// The E22 driver on the configured UART and the board's GPIO chip (libgpiod only), or
     /// without GPIO when M0/M1 are strapped (``e22Strapped(_:)``).
     /// Nothing is sent to the module until the first receive/transmit (or ``E22Radio/start()``).
-    static func e22Radio(_ config: DriftConfiguration) throws(Problem) -> E22Radio {
+    /// `answerTimeout` replaces the driver's 1 s for a register command's and an RSSI read's
+    /// answer (a selftest's test, whose software module shares a loaded CPU).
+    static func e22Radio(_ config: DriftConfiguration, answerTimeout: Duration? = nil) throws(Problem) -> E22Radio {
         let (registers, band) = try e22Registers(config)
         guard config.radio.port != "auto" else {
             throw Problem(description: "radio.port = auto: name the E22's UART (e.g. /dev/serial0 for the Waveshare HAT)")
         }
         if e22Strapped(config) {
             do {
-                return try E22Radio(configuration: .init(portPath: config.radio.port, registers: registers, band: band), lines: nil,
+                return try E22Radio(configuration: e22Configuration(config, registers: registers, band: band, answerTimeout: answerTimeout), lines: nil,
                                     burstCheck: burstCheck(config))
             } catch {
                 throw Problem(description: "\(error)")
@@ -86,7 +88,7 @@ extension MeshSetup {
             throw Problem(description: "E22 lines on \(config.gpio.chip): \(error)")
         }
         do {
-            return try E22Radio(configuration: .init(portPath: config.radio.port, registers: registers, band: band), lines: lines,
+            return try E22Radio(configuration: e22Configuration(config, registers: registers, band: band, answerTimeout: answerTimeout), lines: lines,
                                     burstCheck: burstCheck(config))
         } catch {
             throw Problem(description: "\(error)")
@@ -95,6 +97,18 @@ extension MeshSetup {
 }
 
 extension MeshSetup {
+    /// The driver's settings: the port, the registers, and the driver's own timeouts unless
+    /// `answerTimeout` replaces those for answers.
+    static func e22Configuration(_ config: DriftConfiguration, registers: E22Registers, band: E22Band,
+                                 answerTimeout: Duration?) -> E22Radio.Configuration {
+        var configuration = E22Radio.Configuration(portPath: config.radio.port, registers: registers, band: band)
+        if let answerTimeout {
+            configuration.commandTimeout = answerTimeout
+            configuration.rssiTimeout = answerTimeout
+        }
+        return configuration
+    }
+
     /// Reads an E22 burst with the mesh's own check of its frames (``E22Radio/BurstReading``):
     /// one frame and its RSSI byte; several packets run together, each followed by its RSSI
     /// byte, at least one of them a frame of this network (`MeshSealer.packetsRunTogether`: the

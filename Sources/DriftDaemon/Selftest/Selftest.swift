@@ -26,6 +26,8 @@ public struct Selftest: Sendable {
     public var ledWalkStep: Duration = .milliseconds(300)
     /// How long a Meshtastic node may take to answer the handshake.
     public var meshtasticListen: Duration = .seconds(20)
+    /// How long an E22 module may take to answer a command or a read (`nil`: the driver's 1 s).
+    public var e22AnswerTimeout: Duration?
 
     public init(config: DriftConfiguration, configProblems: [String] = [], environment: [String: String]) {
         self.config = config
@@ -267,7 +269,7 @@ public struct Selftest: Sendable {
     func e22Check() async -> SelftestReport.Check {
         let radio: E22Radio
         do {
-            radio = try MeshSetup.e22Radio(config)
+            radio = try MeshSetup.e22Radio(config, answerTimeout: e22AnswerTimeout)
         } catch {
             return .init("radio", .fail, "\(error)")
         }
