@@ -11,7 +11,7 @@ struct E22ModuleCommand: AsyncParsableCommand {
         abstract: "The box's E22 LoRa module.",
         subcommands: [Program.self])
 
-    /// `driftd e22 program [--config FILE] [--check]`.
+    /// `driftd e22 program [--config FILE] [--check] [--answer-timeout S]`.
     struct Program: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "program",

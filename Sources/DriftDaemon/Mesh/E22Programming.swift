@@ -19,9 +19,10 @@ public struct E22Programming: Sendable {
         public var description: String
     }
 
-    /// Reads the module's registers and, with `write`, programs the configured ones.
+    /// Reads the module's registers and, with `write`, programs the configured ones;
+    /// `answerTimeout` is how long the module may take to answer each command (`nil`: the
+    /// driver's 1 s).
     /// - Throws: ``Failure`` naming what stopped it (the configuration, the port, the module).
-    /// `answerTimeout`: how long the module may take to answer each command (the driver's 1 s by default).
     public static func run(config: DriftConfiguration, write: Bool, answerTimeout: Duration? = nil) async throws(Failure) -> E22Programming {
         guard config.radio.kind == .e22 else {
             throw Failure(description: "radio.kind = \(config.radio.kind.rawValue): there is no E22 to program (radio.kind = e22)")

@@ -62,7 +62,8 @@ extension MeshSetup {
     /// without GPIO when M0/M1 are strapped (``e22Strapped(_:)``).
     /// Nothing is sent to the module until the first receive/transmit (or ``E22Radio/start()``).
     /// `answerTimeout` replaces the driver's 1 s for a register command's and an RSSI read's
-    /// answer (a selftest's test, whose software module shares a loaded CPU).
+    /// answer (`driftd e22 program --answer-timeout`; tests whose software module shares a
+    /// loaded CPU).
     static func e22Radio(_ config: DriftConfiguration, answerTimeout: Duration? = nil) throws(Problem) -> E22Radio {
         let (registers, band) = try e22Registers(config)
         guard config.radio.port != "auto" else {
@@ -115,8 +116,8 @@ extension MeshSetup {
     /// others frames too, or one packet that does not open — another network's, another
     /// radio's, cut short — which the node then drops as it drops such a packet alone); or a
     /// whole frame, or several run together, with no RSSI byte after it (the module's packet
-    /// RSSI is off). `nil` when the
-    /// network key does not make a sealer (the node refuses that key too).
+    /// RSSI is off). `nil` when the network key does not make a sealer (the node refuses that
+    /// key too).
     static func burstCheck(_ config: DriftConfiguration) -> (@Sendable ([UInt8]) -> E22Radio.BurstReading)? {
         guard let sealer = try? MeshSealer(networkKey: config.mesh.networkKey) else { return nil }
         return { burst in
