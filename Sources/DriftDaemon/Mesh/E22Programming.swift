@@ -61,7 +61,8 @@ public struct E22Programming: Sendable {
         lines.append("register      module  wanted")
         for address in 0..<E22Registers.readableCount {
             let name = E22Registers.names[address].padding(toLength: 12, withPad: " ", startingAt: 0)
-            lines.append("\(name)  \(Self.hex(before[address]))      \(Self.hex(wanted[address]))" + (before[address] == wanted[address] ? "" : "  differs"))
+            lines.append("\(name)  \(E22Error.hex([before[address]]))      \(E22Error.hex([wanted[address]]))"
+                         + (before[address] == wanted[address] ? "" : "  differs"))
         }
         let changes = Self.differences(from: result.before, to: result.wanted)
         if !changes.isEmpty {
@@ -104,10 +105,5 @@ public struct E22Programming: Sendable {
         note("WOR cycle", old.worCycle, new.worCycle) { "\((Int($0) + 1) * 500) ms" }
         if old.reserved1 != new.reserved1 { out.append("REG1 reserved bits \(old.reserved1) → \(new.reserved1)") }
         return out
-    }
-
-    private static func hex(_ byte: UInt8) -> String {
-        let digits = String(byte, radix: 16, uppercase: true)
-        return digits.count == 1 ? "0" + digits : digits
     }
 }

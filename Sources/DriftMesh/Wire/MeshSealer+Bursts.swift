@@ -53,15 +53,12 @@ extension MeshSealer {
     public func packetsRunTogether(in burst: [UInt8], trailerBytes: Int) -> [BurstPart]? {
         precondition(trailerBytes >= 0, "trailerBytes must not be negative")
         var budget = Self.maximumOpensPerBurst
-        // Frames of this network alone first: the cheap search, and the usual case.
-        for unopened in [false, true] {
-            if let parts = parts(in: burst, from: 0, trailerBytes: trailerBytes, left: Self.maximumFramesRunTogether,
-                                 unopened: unopened, budget: &budget),
-               parts.count >= 2, parts.contains(where: \.opens) {
-                return parts
-            }
-        }
-        return nil
+        // Frames of this network alone are tried first at every step of the search (a cut that
+        // opens is the frame's only one), so where they make the whole burst they are found.
+        guard let parts = parts(in: burst, from: 0, trailerBytes: trailerBytes, left: Self.maximumFramesRunTogether,
+                                unopened: true, budget: &budget),
+              parts.count >= 2, parts.contains(where: \.opens) else { return nil }
+        return parts
     }
 
     /// The parts from `start` to the burst's end, each followed by its trailer, at most `left`

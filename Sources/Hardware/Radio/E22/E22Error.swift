@@ -52,7 +52,9 @@ public enum E22Error: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    static func hex(_ bytes: [UInt8]) -> String {
+    /// Bytes as two uppercase hex digits each, space-separated (at most 32, then "…"), as the
+    /// module's manual writes them.
+    public static func hex(_ bytes: [UInt8]) -> String {
         bytes.prefix(32).map { byte in
             let digits = String(byte, radix: 16, uppercase: true)
             return digits.count == 1 ? "0" + digits : digits
