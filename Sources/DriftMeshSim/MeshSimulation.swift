@@ -324,6 +324,7 @@ struct Engine {
                 if p.warmUpAtDaemonPace {
                     config.helloPeriod = p.helloPeriod
                     config.helloJitter = p.helloPeriod / 10
+                    config.paceTopology(byHelloPeriod: p.helloPeriod)
                 } else {
                     config.helloPeriod = p.warmUpHelloPeriod
                     config.helloJitter = p.warmUpHelloPeriod / 6
@@ -520,16 +521,16 @@ struct Engine {
             case .sampleNeighbours:
                 sampleNeighbours()
             case .endTopologyWarmUp:
-                let daemon = p.ourConfiguration
-                for i in nodes.indices { retuneOurs(at: i) { Self.daemonTopologyPace(&$0, of: daemon) } }
+                let hellos = p.helloPeriod
+                for i in nodes.indices { retuneOurs(at: i) { Self.daemonTopologyPace(&$0, helloPeriod: hellos) } }
             case .endWarmUp:
                 if p.ourConfiguration.topologyPlan, p.router == .ours { noteTopologyKnowledge() }
-                let daemon = p.ourConfiguration, hellos = p.helloPeriod
+                let hellos = p.helloPeriod
                 for i in nodes.indices {
                     retuneOurs(at: i) { c in
                         c.helloPeriod = hellos
                         c.helloJitter = hellos / 10
-                        Self.daemonTopologyPace(&c, of: daemon)
+                        Self.daemonTopologyPace(&c, helloPeriod: hellos)
                     }
                 }
             }
@@ -550,10 +551,13 @@ struct Engine {
         }
     }
 
-    /// `daemon`'s advert pace instead of the warm-up's (``SimParameters/warmUpTopologyPeriod``).
-    static func daemonTopologyPace(_ c: inout MeshRouterConfiguration, of daemon: MeshRouterConfiguration) {
-        c.topologyPeriod = daemon.topologyPeriod
-        c.topologyMinimumInterval = daemon.topologyMinimumInterval
+    /// The daemon's advert pace instead of the warm-up's (``SimParameters/warmUpTopologyPeriod``):
+    /// paced by the hello period, as `MeshSetup.routing` does — 9 h between a box's adverts, not
+    /// 3 h, where a 1 % sub-band slows the hellos to 900 s (until issue 19's session of
+    /// 2026-12-07 the simulator kept the 300-s pace there, and every box's periodic advert came
+    /// three hours after its start).
+    static func daemonTopologyPace(_ c: inout MeshRouterConfiguration, helloPeriod: Duration) {
+        c.paceTopology(byHelloPeriod: helloPeriod)
     }
 
     /// The mean live neighbour count of the boxes that are on, now (`neighbourSamples`).

@@ -560,6 +560,36 @@ struct NodeMachineSimulationTests {
         for r in runs { #expect(r.reachability == 1, "\(Self.json(r))") }
     }
 
+    /// The daemon paces its adverts by the hello period (`MeshSetup.routing`:
+    /// ``MeshRouterConfiguration/paceTopology(byHelloPeriod:)``): in a 1 % sub-band, with hellos
+    /// every 900 s, a box floods its list every 9 hours, not every 3. The simulator kept the
+    /// 300-s pace there until issue 19's session of 2026-12-07, and every box's periodic advert
+    /// came three hours after its start — 25 % of a 50-box E22 mesh's airtime in its fourth
+    /// hour (docs/mesh-simulation.md, "The planned relays under a 1 % budget"). Five boxes in
+    /// a line with the plan, switched on together: between two and four hours in no box
+    /// advertises at the 900-s pace; at 300 s every box's periodic advert falls there.
+    @Test("the simulated boxes pace their topology adverts by the hello period as the daemon does: none between two and four hours in with 15-minute hellos, every box's periodic one with 5-minute hellos")
+    func advertsPacedByTheHelloPeriod() async {
+        func parameters(helloPeriod: Duration, hours: Int) -> SimParameters {
+            let line = (0..<5).map { (x: Double($0) * 1_500, y: 0.0) }
+            var p = Self.parameters(line, script: [SimMessage(at: .zero, from: 0)])
+            p.ourConfiguration.topologyPlan = true
+            p.helloPeriod = helloPeriod
+            if helloPeriod == .seconds(900) { p.dutyCycle = 0.01 }
+            p.warmUpAtDaemonPace = true
+            p.startSpread = .seconds(1)
+            p.warmUp = .seconds(hours * 3_600)
+            p.drain = .seconds(60)
+            return p
+        }
+        let runs = await simulate([parameters(helloPeriod: .seconds(900), hours: 2), parameters(helloPeriod: .seconds(900), hours: 4),
+                                   parameters(helloPeriod: .seconds(300), hours: 2), parameters(helloPeriod: .seconds(300), hours: 4)])
+        let adverts = runs.map { $0.topologyAdverts ?? 0 }
+        for r in runs { #expect(r.reachability == 1 && (r.topologyKnownShare ?? 0) == 1, "\(Self.json(r))") }
+        #expect(adverts[0] >= 5 && adverts[1] == adverts[0], "adverts by 2 h and by 4 h at 900-s hellos: \(adverts)")
+        #expect(adverts[3] == adverts[2] + 5, "adverts by 2 h and by 4 h at 300-s hellos: \(adverts)")
+    }
+
     /// Five boxes in a line, 1.5 km apart (each hears only the next), switched on together at
     /// the daemon's pace (hellos every 300 s ± 30 s, the first spread over 30 s; each box
     /// learns for 330 s), and one broadcast from the end at `sentAt`; `ranked` and `kept`: the
