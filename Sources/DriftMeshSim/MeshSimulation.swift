@@ -1349,6 +1349,7 @@ struct Engine {
             result.topologyListsAsked = routerCounters.reduce(0) { $0 + $1.topologyListsAsked }
             result.topologyAnswers = routerCounters.reduce(0) { $0 + $1.topologyAnswers }
             result.topologyAnswersHeldOff = routerCounters.reduce(0) { $0 + $1.topologyAnswersHeldOff }
+            result.topologyFloodsHeldByBudget = routerCounters.reduce(0) { $0 + $1.topologyFloodsHeldByBudget }
             result.topologyTransmissions = topologyTx
             result.topologyAirtimeMs = Double(topologyAirUsTotal) / 1000
             result.topologyKnownShare = topologyKnownShare

@@ -57,6 +57,10 @@ public struct SimResult: Sendable, Hashable, Codable {
     public var topologyListsAsked: Int?
     public var topologyAnswers: Int?
     public var topologyAnswersHeldOff: Int?
+    /// Adverts a box lacking a list across one-way links did not relay, and its own it did not
+    /// send again, because it had used over a quarter of its airtime budget
+    /// (`MeshRouterConfiguration.topologyFloodBudgetShare`; the whole run).
+    public var topologyFloodsHeldByBudget: Int?
     /// At the end of the warm-up: the mean share of the boxes whose neighbour lists a box knows,
     /// and the share of (box, origin) relay decisions of the boxes' own plans that agree with
     /// the plan on the true links (those a hello can report); and the mean share a box could

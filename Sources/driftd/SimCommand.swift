@@ -156,6 +156,12 @@ extension SimCommand {
         @Flag(inversion: .prefixedNo, help: "With --topology-plan: while a box lacks a list it asked for that only boxes joined to it one way name, it relays every advert it hears, and an unanswered ask sends its own advert again, so lists cross one-way links (default; --no-topology-flood-while-lacking: adverts follow the plan alone).")
         var topologyFloodWhileLacking: Bool?
 
+        @Option(help: "With --topology-plan and --node-machine: a box floods adverts for a list lacked across one-way links only while it has sent at most this share (0…1) of its airtime budget in the last hour (default 0.25; only a duty cycle limits the budget).")
+        var topologyFloodBudgetShare: Double?
+
+        @Flag(help: "With --topology-plan: flood adverts for lacked lists whatever the budget (the rule before issue 19's session of 2026-12-07).")
+        var noTopologyFloodBudgetShare = false
+
         @Flag(inversion: .prefixedNo, help: "With --topology-plan: a box's advert comes sooner only when a link the plan uses came or went (default; --no-topology-adverts-on-plan-change: also when a neighbour's bucket moved).")
         var topologyAdvertsOnPlanChange: Bool?
 
@@ -682,6 +688,8 @@ extension SimCommand {
                     if let boxesOfOlderBuild { parameters.boxesOfOlderBuild = max(0, boxesOfOlderBuild) }
                     if olderBuildClustered { parameters.olderBuildClustered = true }
                     if let topologyFloodWhileLacking { parameters.ourConfiguration.topologyFloodWhileLacking = topologyFloodWhileLacking }
+                    if let topologyFloodBudgetShare { parameters.ourConfiguration.topologyFloodBudgetShare = min(1, max(0, topologyFloodBudgetShare)) }
+                    if noTopologyFloodBudgetShare { parameters.ourConfiguration.topologyFloodBudgetShare = nil }
                     if let topologyTrustDepth { parameters.ourConfiguration.topologyTrustDepth = max(0, topologyTrustDepth) }
                     if let topologyQuietS { parameters.topologyQuietBeforeMessages = .seconds(max(0, topologyQuietS)) }
                     if let warmUpS { parameters.warmUp = .seconds(max(0, warmUpS)) }

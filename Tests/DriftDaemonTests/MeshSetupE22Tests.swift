@@ -67,7 +67,7 @@ struct MeshSetupE22Tests {
         let e22 = try caution(config([("topology_plan = false", "topology_plan = true ")]))
         #expect(e22?.hasPrefix("mesh.topology_plan is on in a sub-band of 1 % duty cycle") == true, "\(e22 ?? "nil")")
         #expect(try caution(config()) == nil, "the plan off")
-        var text = DriftConfiguration.embeddedDefaultText.replacingOccurrences(of: "topology_plan = false", with: "topology_plan = true ")
+        let text = DriftConfiguration.embeddedDefaultText.replacingOccurrences(of: "topology_plan = false", with: "topology_plan = true ")
         #expect(text.contains("frequency_mhz = 869.525"))
         let tenPercent = try ConfigLoader(systemBoardDirectories: []).load(text: text, fileName: "test.toml", baseDirectory: nil).configuration
         #expect(tenPercent.mesh.topologyPlan)

@@ -119,8 +119,8 @@ enum MeshSetup {
     /// What the daemon warns at start when `mesh.topology_plan` is on in a sub-band of 1 % duty
     /// cycle or less (an E22 at 868.125 MHz in the EU, RU864, AS923): there the planned relays
     /// spend their budgets first, and once the budgets bind they held a broadcast at fewer
-    /// boxes within 5 minutes than the default router in the simulator — 11 points fewer at 50
-    /// boxes at LongFast and 45 messages an hour, up to 6 on the E22 at 180 an hour
+    /// boxes within 5 minutes than the default router in the simulator — up to 7.6 points fewer
+    /// at 50 boxes at LongFast from 45 messages an hour, 4 on the E22 at 180 an hour
     /// (docs/mesh-simulation.md, "The planned relays under a 1 % budget"). `nil` otherwise.
     static func topologyPlanCaution(_ config: DriftConfiguration, policy: DutyCyclePolicy) -> String? {
         guard config.mesh.topologyPlan, let dutyCycle = policy.dutyCycle, dutyCycle <= 0.01 else { return nil }

@@ -633,6 +633,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     public mutating func handle(_ input: MeshNodeInput, at now: MeshNodeTime) -> [MeshNodeAction] {
         actions = []
         if !recentRemembered { rememberRecent(at: now) }
+        router.budgetUsedShare = queue.budget.usedFraction(now: now.monotonic)
         switch input {
         case .heard(let bytes, let rssi, let snr):
             _ = process(bytes, link: LinkQuality(rssi: rssi, snr: snr), fromBridge: false, at: now)

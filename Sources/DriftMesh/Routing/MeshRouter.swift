@@ -45,6 +45,10 @@ public struct MeshRouter: Sendable {
     /// (``ChannelBusyDetector/lastShare``, as of the last frame heard); read by
     /// `quietJitterSlots`.
     public var channelUtilisation = 0.0
+    /// The share (0…1) of its airtime budget's limit this box has sent over the budget's window
+    /// (`AirtimeBudget.usedFraction`; 0 with no limit), as of the node's last input; read by
+    /// ``MeshRouterConfiguration/topologyFloodBudgetShare``.
+    public var budgetUsedShare = 0.0
     /// What the router did, for `driftd status` and the simulator.
     public private(set) var counters = Counters()
     /// What this box knows of the whole mesh (``MeshRouterConfiguration/topologyPlan``).
@@ -113,6 +117,10 @@ public struct MeshRouter: Sendable {
         public var topologyListsAsked = 0
         public var topologyAnswers = 0
         public var topologyAnswersHeldOff = 0
+        /// Adverts not relayed, and our own not sent again, for a list lacked across one-way
+        /// links because this box had used over ``MeshRouterConfiguration/topologyFloodBudgetShare``
+        /// of its airtime budget.
+        public var topologyFloodsHeldByBudget = 0
         /// Follow-up hellos of a start (``MeshRouterConfiguration/helloFollowsUpStart``): sent,
         /// and skipped because our first hello already listed every neighbour we knew.
         public var followUpHellos = 0
@@ -324,7 +332,9 @@ public struct MeshRouter: Sendable {
             lacked.asks += 1
             lacked.asked = true
             // Asked again: the last ask went unanswered (``MeshRouterConfiguration/topologyFloodWhileLacking``).
-            if c.topologyFloodWhileLacking, lacked.asks == 2, lacked.floodsAdverts { advertOwed = true }
+            if c.topologyFloodWhileLacking, lacked.asks == 2, lacked.floodsAdverts {
+                if floodsWithinBudget { advertOwed = true } else { counters.topologyFloodsHeldByBudget += 1 }
+            }
             if lacked.asks >= c.topologyRequestAttempts {
                 // It may not run the plan at all: try again a period later.
                 lacked.asks = 0
@@ -338,6 +348,12 @@ public struct MeshRouter: Sendable {
         counters.topologyRequests += 1
         counters.topologyListsAsked += batch.count
         actions.append(.requestTopology(Array(batch)))
+    }
+
+    /// Whether this box's budget leaves room to flood adverts for a lacked list
+    /// (``MeshRouterConfiguration/topologyFloodBudgetShare``).
+    private var floodsWithinBudget: Bool {
+        configuration.topologyFloodBudgetShare.map { budgetUsedShare <= $0 } ?? true
     }
 
     /// The boxes `sender`'s hello or advert lists, by their best bucket (not the sender itself).
@@ -363,7 +379,10 @@ public struct MeshRouter: Sendable {
     private mutating func plannedRelay(_ header: MeshHeader, now: Duration) -> Bool? {
         let c = configuration
         guard c.topologyPlan, header.destination == nil, header.kind == .broadcast || header.kind == .topology else { return nil }
-        if header.kind == .topology, c.topologyFloodWhileLacking, lackedLists.values.contains(where: \.floodsAdverts) { return true }
+        if header.kind == .topology, c.topologyFloodWhileLacking, lackedLists.values.contains(where: \.floodsAdverts) {
+            if floodsWithinBudget { return true }
+            counters.topologyFloodsHeldByBudget += 1
+        }
         if c.topologyFromHellos { topology.learn(me, hears: ownList(now: now), now: now) }
         return topology.relays(from: header.origin, minimumBucket: c.topologyMinimumBucket ?? c.minimumCoverBucket)?.contains(me)
     }

@@ -307,6 +307,17 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     /// the first two hours and moved reach within the seeds' spread (docs/mesh-simulation.md,
     /// "Lists across one-way links").
     public var topologyFloodWhileLacking = true
+    /// ``topologyFloodWhileLacking`` only while this box has sent at most this share (0…1) of
+    /// its airtime budget's limit over the budget's window (`MeshRouter.budgetUsedShare`, fed
+    /// by the node); `nil`: whatever the budget. Where a duty cycle binds, boxes that lacked lists
+    /// across one-way links and relayed every advert on the air — and sent their own again —
+    /// set off advert storms: in the simulator, 50 boxes at LongFast under a 1 % budget, two of
+    /// ten runs spent 670–850 s of airtime on topology frames and kept a quarter of their boxes
+    /// within 5 minutes instead of 0.84–0.95 (docs/mesh-simulation.md, "The planned relays
+    /// under a 1 % budget"). A quarter: at half the storms still ran on some meshes; at a
+    /// quarter they cost about what no flood does, and a box just switched on, which has used
+    /// nothing, floods as before. With no limit (the US band) nothing is ever used of it.
+    public var topologyFloodBudgetShare: Double? = 0.25
     /// How long after a box is first named we wait for its own advert before asking for it
     /// (`nil`: the learning period plus ``topologyMinimumInterval``, within which a box that
     /// started sends its first advert).
