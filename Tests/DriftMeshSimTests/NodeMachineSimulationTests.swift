@@ -564,8 +564,8 @@ struct NodeMachineSimulationTests {
     /// ``MeshRouterConfiguration/paceTopology(byHelloPeriod:)``): in a 1 % sub-band, with hellos
     /// every 900 s, a box floods its list every 9 hours, not every 3. The simulator kept the
     /// 300-s pace there until issue 19's session of 2026-12-07, and every box's periodic advert
-    /// came three hours after its start — 25 % of a 50-box E22 mesh's airtime in its fourth
-    /// hour (docs/mesh-simulation.md, "The planned relays under a 1 % budget"). Five boxes in
+    /// came three hours after its start — a quarter of a 50-box E22 mesh's airtime two to four
+    /// hours in (docs/mesh-simulation.md, "The planned relays under a 1 % budget"). Five boxes in
     /// a line with the plan, switched on together: between two and four hours in no box
     /// advertises at the 900-s pace; at 300 s every box's periodic advert falls there.
     @Test("the simulated boxes pace their topology adverts by the hello period as the daemon does: none between two and four hours in with 15-minute hellos, every box's periodic one with 5-minute hellos")
@@ -596,7 +596,8 @@ struct NodeMachineSimulationTests {
     /// switched on one by one, messages two hours in, one per box every 67 minutes), found at
     /// issue 19's session of 2026-12-07. Whatever the budget, topology frames took 566 s of the
     /// airtime of 40 messages' phase and 0.13 of the connected boxes held a broadcast within 5
-    /// minutes (0.99 with the rule; with 100 messages 672 s and 0.23 against 0.95); flooding only while a box has used at most a quarter of its budget
+    /// minutes (0.99 with the rule; with 100 messages 672 s and 0.23 against 0.95); flooding
+    /// only while a box has used at most a quarter of its budget
     /// (``MeshRouterConfiguration/topologyFloodBudgetShare``) holds it back.
     @Test("under a 1 % budget a box lacking a list across one-way links floods adverts only while it has used at most a quarter of its budget: the advert storm of seed 7306 (50 boxes, LongFast) does not start")
     func advertStormHeldByTheBudget() async {
