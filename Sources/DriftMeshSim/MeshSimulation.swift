@@ -324,6 +324,10 @@ struct Engine {
                 if p.warmUpAtDaemonPace {
                     config.helloPeriod = p.helloPeriod
                     config.helloJitter = p.helloPeriod / 10
+                    // The daemon's advert pace, by the hello period as `MeshSetup.routing` sets it:
+                    // 9 h between a box's adverts where a 1 % sub-band slows the hellos to 900 s
+                    // (until issue 19's session of 2026-12-07 the simulator kept the 300-s pace,
+                    // here and at the ends of the warm-up below).
                     config.paceTopology(byHelloPeriod: p.helloPeriod)
                 } else {
                     config.helloPeriod = p.warmUpHelloPeriod
@@ -522,7 +526,7 @@ struct Engine {
                 sampleNeighbours()
             case .endTopologyWarmUp:
                 let hellos = p.helloPeriod
-                for i in nodes.indices { retuneOurs(at: i) { Self.daemonTopologyPace(&$0, helloPeriod: hellos) } }
+                for i in nodes.indices { retuneOurs(at: i) { $0.paceTopology(byHelloPeriod: hellos) } }
             case .endWarmUp:
                 if p.ourConfiguration.topologyPlan, p.router == .ours { noteTopologyKnowledge() }
                 let hellos = p.helloPeriod
@@ -530,7 +534,7 @@ struct Engine {
                     retuneOurs(at: i) { c in
                         c.helloPeriod = hellos
                         c.helloJitter = hellos / 10
-                        Self.daemonTopologyPace(&c, helloPeriod: hellos)
+                        c.paceTopology(byHelloPeriod: hellos)
                     }
                 }
             }
@@ -549,15 +553,6 @@ struct Engine {
             change(&r.configuration)
             nodes[i].router = .ours(r)
         }
-    }
-
-    /// The daemon's advert pace instead of the warm-up's (``SimParameters/warmUpTopologyPeriod``):
-    /// paced by the hello period, as `MeshSetup.routing` does — 9 h between a box's adverts, not
-    /// 3 h, where a 1 % sub-band slows the hellos to 900 s (until issue 19's session of
-    /// 2026-12-07 the simulator kept the 300-s pace there, and every box's periodic advert came
-    /// three hours after its start).
-    static func daemonTopologyPace(_ c: inout MeshRouterConfiguration, helloPeriod: Duration) {
-        c.paceTopology(byHelloPeriod: helloPeriod)
     }
 
     /// The mean live neighbour count of the boxes that are on, now (`neighbourSamples`).

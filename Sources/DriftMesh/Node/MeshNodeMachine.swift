@@ -633,7 +633,9 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     public mutating func handle(_ input: MeshNodeInput, at now: MeshNodeTime) -> [MeshNodeAction] {
         actions = []
         if !recentRemembered { rememberRecent(at: now) }
-        router.budgetUsedShare = queue.budget.usedFraction(now: now.monotonic)
+        // Read only by the plan's advert floods (``MeshRouterConfiguration/topologyFloodBudgetShare``):
+        // not summed over the budget's records at every input of a box without the plan.
+        if router.configuration.topologyPlan { router.budgetUsedShare = queue.budget.usedFraction(now: now.monotonic) }
         switch input {
         case .heard(let bytes, let rssi, let snr):
             _ = process(bytes, link: LinkQuality(rssi: rssi, snr: snr), fromBridge: false, at: now)

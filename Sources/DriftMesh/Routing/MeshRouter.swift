@@ -46,8 +46,8 @@ public struct MeshRouter: Sendable {
     /// `quietJitterSlots`.
     public var channelUtilisation = 0.0
     /// The share (0…1) of its airtime budget's limit this box has sent over the budget's window
-    /// (`AirtimeBudget.usedFraction`; 0 with no limit), as of the node's last input; read by
-    /// ``MeshRouterConfiguration/topologyFloodBudgetShare``.
+    /// (`AirtimeBudget.usedFraction`; 0 with no limit), as of the node's last input while the
+    /// plan is on; read by ``MeshRouterConfiguration/topologyFloodBudgetShare``.
     public var budgetUsedShare = 0.0
     /// What the router did, for `driftd status` and the simulator.
     public private(set) var counters = Counters()
