@@ -27,6 +27,11 @@ struct MachineRecord {
     /// airtime, µs; the rest are paced repair's compact digests.
     var fullDigestTx = 0
     var fullDigestAirUs: Int64 = 0
+    /// Each box's time held back by its airtime budget, per class, when the messages began
+    /// (``MeshNodeMachine/budgetHeld(at:)``): the figures count from then on, to the run's end.
+    var budgetHeldAtWarmUpEnd: [Int: [TransmitPriority: Duration]] = [:]
+    /// …and the relays each had sent by then.
+    var relaysAtWarmUpEnd: [Int: Int] = [:]
 }
 
 /// `SimParameters.nodeMachine`: each box is a `MeshNodeMachine` on in-memory memory, driven
@@ -359,7 +364,40 @@ extension Engine {
         result.catchUpDataFrames = machines.repairDataTx
         result.catchUpReceptions = nodes.reduce(0) { $0 + $1.repairHeld.count }
         result.catchUpUnneededFrames = machines.repairDataUnneeded
+        if p.dutyCycle != nil { addBudgetFigures(to: &result) }
         addReturnFigures(to: &result)
+    }
+
+    /// How long the boxes' budgets held their frames back from the first message on: seconds
+    /// per run over all boxes, split by the class of the frame that waited (flood and the
+    /// box's own messages against catch-up, digests and hellos), the boxes held at all, and
+    /// the mean per box among the fifth of boxes that relayed most against the rest — whether
+    /// the budget binds where the relaying is.
+    func addBudgetFigures(to result: inout SimResult) {
+        var foreground = Duration.zero, background = Duration.zero
+        var perBox: [(relays: Int, held: Duration)] = []
+        for i in nodes.indices {
+            guard let machine = nodes[i].machine else { continue }
+            let before = machines.budgetHeldAtWarmUpEnd[i] ?? [:]
+            var box = Duration.zero
+            for (priority, total) in machine.budgetHeld(at: Engine.duration(runEndUs)) {
+                let since = total - (before[priority] ?? .zero)
+                box += since
+                if priority == .background { background += since } else { foreground += since }
+            }
+            perBox.append((machine.allCounters.sentRelays - (machines.relaysAtWarmUpEnd[i] ?? 0), box))
+        }
+        result.budgetHeldForegroundS = Double(Engine.micros(foreground)) / 1_000_000
+        result.budgetHeldBackgroundS = Double(Engine.micros(background)) / 1_000_000
+        result.boxesHeldByBudget = perBox.filter { $0.held > .zero }.count
+        // Most relays first; ties by box order (stable), so the split is deterministic.
+        let ranked = perBox.enumerated().sorted { ($0.element.relays, -$0.offset) > ($1.element.relays, -$1.offset) }.map(\.element)
+        let fifth = max(1, ranked.count / 5)
+        func meanSeconds(_ boxes: ArraySlice<(relays: Int, held: Duration)>) -> Double? {
+            boxes.isEmpty ? nil : boxes.reduce(0.0) { $0 + Double(Engine.micros($1.held)) / 1_000_000 } / Double(boxes.count)
+        }
+        result.budgetHeldTopRelayersS = meanSeconds(ranked.prefix(fifth))
+        result.budgetHeldOtherBoxesS = meanSeconds(ranked.dropFirst(fifth))
     }
 
     /// What the boxes switched off lacked when they came back, and how soon they got it.

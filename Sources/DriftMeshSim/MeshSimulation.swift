@@ -529,6 +529,11 @@ struct Engine {
                 for i in nodes.indices { retuneOurs(at: i) { $0.paceTopology(byHelloPeriod: hellos) } }
             case .endWarmUp:
                 if p.ourConfiguration.topologyPlan, p.router == .ours { noteTopologyKnowledge() }
+                for i in nodes.indices {
+                    guard let machine = nodes[i].machine else { continue }
+                    machines.budgetHeldAtWarmUpEnd[i] = machine.budgetHeld(at: Engine.duration(now))
+                    machines.relaysAtWarmUpEnd[i] = machine.allCounters.sentRelays
+                }
                 let hellos = p.helloPeriod
                 for i in nodes.indices {
                     retuneOurs(at: i) { c in

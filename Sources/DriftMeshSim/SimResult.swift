@@ -138,6 +138,16 @@ public struct SimResult: Sendable, Hashable, Codable {
     /// what a duty-cycle rule limits (`--duty-cycle`) and the battery pays for.
     public var txDutyMean: Double?
     public var txDutyMax: Double?
+    /// With `--node-machine --duty-cycle`: how long the boxes' airtime budgets held their
+    /// frames back from the first message on, seconds per run summed over boxes — the flood's
+    /// relays and the boxes' own messages (foreground), and catch-up, digests and hellos
+    /// (background) — and how many boxes were held at all; and the mean seconds per box among
+    /// the fifth of boxes that sent the most relays in that time, against the other boxes.
+    public var budgetHeldForegroundS: Double?
+    public var budgetHeldBackgroundS: Double?
+    public var boxesHeldByBudget: Int?
+    public var budgetHeldTopRelayersS: Double?
+    public var budgetHeldOtherBoxesS: Double?
     // With `--node-machine` (SimParameters.nodeMachine), else absent.
     /// Our boxes ran the daemon's whole node machine.
     public var nodeMachine: Bool?

@@ -88,6 +88,9 @@ struct MeshStatusCommand: ParsableCommand {
             }
             lines.append(String(format: "airtime: %.2f %% of the last hour (own), channel busy %.2f %%",
                                 status["airtimeUsedPercent"] as? Double ?? 0, status["channelUtilisationPercent"] as? Double ?? 0))
+            if let held = status["budgetHeldSeconds"] as? Double, held > 0 {
+                lines.append(String(format: "airtime budget: frames waited %.0f s for it since start (the duty cycle)", held))
+            }
             if let counters = status["counters"] as? [String: Any] {
                 var interesting = counters.compactMap { key, value in (value as? Int).flatMap { $0 == 0 ? nil : "\(key) \($0)" } }
                 let malformed = counters["malformed"] as? [String: Int] ?? [:]

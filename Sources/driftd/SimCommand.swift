@@ -822,12 +822,17 @@ extension SimCommand {
             m.quietWaits = optionalMean { $0.quietWaits.map(Double.init) }.map { Int($0.rounded()) }
             m.txDutyMean = optionalMean(\.txDutyMean)
             m.txDutyMax = optionalMean(\.txDutyMax)
+            m.budgetHeldForegroundS = optionalMean(\.budgetHeldForegroundS)
+            m.budgetHeldBackgroundS = optionalMean(\.budgetHeldBackgroundS)
+            m.budgetHeldTopRelayersS = optionalMean(\.budgetHeldTopRelayersS)
+            m.budgetHeldOtherBoxesS = optionalMean(\.budgetHeldOtherBoxesS)
             m.neighboursKnownMean = optionalMean(\.neighboursKnownMean)
             m.neighboursKnownLowest = optionalMean(\.neighboursKnownLowest)
             m.mprTransmissions = optionalMean(\.mprTransmissions)
             m.mprReachability = optionalMean(\.mprReachability)
             m.referencePlans = meanReferencePlans(results)
             func optionalCount(_ f: (SimResult) -> Int?) -> Int? { optionalMean { f($0).map(Double.init) }.map { Int($0.rounded()) } }
+            m.boxesHeldByBudget = optionalCount(\.boxesHeldByBudget)
             m.digestTransmissions = optionalCount(\.digestTransmissions)
             m.repairTransmissions = optionalCount(\.repairTransmissions)
             m.repairsRelayed = optionalCount(\.repairsRelayed)

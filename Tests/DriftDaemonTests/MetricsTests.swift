@@ -51,17 +51,19 @@ struct MetricsTests {
         counters.malformed = ["truncated": 1]
         counters.sentRelays = 3
         counters.plannedRelays = 2
-        let status = MeshStatus(
+        var status = MeshStatus(
             node: "!0a0b0c0d",
             neighbours: [.init(id: "!01020304", rssi: -100, snr: 4.5, lastHeardSecondsAgo: 12, theirNeighbours: 3)],
             counters: counters, outbox: .init(queued: 1, sent: 4, delivered: 2, failed: 0),
             heldPackets: 9, heldBytes: 1_800, seen: 30, queued: 0, airtimeUsedPercent: 1.25, channelUtilisationPercent: 3.5)
+        status.budgetHeldSeconds = 42.5
+        let snapshot = status
         var sources = Self.sources(faults: [:])
-        sources.mesh = { status }
+        sources.mesh = { snapshot }
         await metrics.refresh(from: sources, now: Date(timeIntervalSince1970: 1_700_000_100))
         let text = String(decoding: metrics.render(), as: UTF8.self)
         for line in [
-            "driftd_mesh_neighbours 1.0", "driftd_mesh_airtime_used_percent 1.25", "driftd_mesh_channel_utilisation_percent 3.5",
+            "driftd_mesh_neighbours 1.0", "driftd_mesh_airtime_used_percent 1.25", "driftd_mesh_budget_held_seconds 42.5", "driftd_mesh_channel_utilisation_percent 3.5",
             "driftd_mesh_held_packets 9.0", #"driftd_mesh_outbox{state="delivered"} 2.0"#, #"driftd_mesh_frames{verdict="heard"} 12.0"#,
             #"driftd_mesh_frames{verdict="forged"} 2.0"#, #"driftd_mesh_frames{verdict="malformed_truncated"} 1.0"#,
             #"driftd_mesh_sent{kind="relay"} 3.0"#, "driftd_mesh_planned_relays 2.0",

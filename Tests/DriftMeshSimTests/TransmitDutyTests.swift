@@ -67,6 +67,26 @@ struct TransmitDutyTests {
         #expect(try #require(free.txDutyMean) > 0)
     }
 
+    @Test("the time the budget held frames back is reported under a duty cycle, and falls on the box that relays: A's burst across the line A–B–C holds B back as it holds A")
+    func budgetHeldWhereTheRelayingIs() async throws {
+        let script = (0..<90).map { SimMessage(at: .seconds(10 * $0 + 5), from: 0) }
+        var p = NodeMachineSimulationTests.parameters(Array(NodeMachineSimulationTests.line.prefix(3)), script: script)
+        let free = await simulate(p)
+        #expect(free.budgetHeldForegroundS == nil && free.boxesHeldByBudget == nil && free.budgetHeldTopRelayersS == nil)
+        p.dutyCycle = 0.01
+        let capped = await simulate(p)
+        let foreground = try #require(capped.budgetHeldForegroundS), background = try #require(capped.budgetHeldBackgroundS)
+        // A's own messages and B's relays of them wait for most of the run (the burst lasts 15
+        // minutes, the budget frees only as the first hour's frames age out).
+        #expect(foreground > 600, "\(foreground)")
+        #expect(background >= 0)
+        #expect(capped.boxesHeldByBudget == 2, "A and B, not C, which relays nothing: \(String(describing: capped.boxesHeldByBudget))")
+        // B is the fifth that relays most; A (held) and C (not) are the others.
+        let relayer = try #require(capped.budgetHeldTopRelayersS), others = try #require(capped.budgetHeldOtherBoxesS)
+        #expect(relayer > others, "B \(relayer) s, A and C \(others) s on average")
+        #expect(relayer > 300)
+    }
+
     @Test("both routers report the duty; the busiest box's hour holds at least the mean box's share of a run longer than an hour")
     func routersReportDuty() async throws {
         for kind in [SimRouterKind.ours, .meshtastic] {

@@ -287,6 +287,38 @@ struct MeshNodeMachineTests {
         #expect(try sent.filter { try MachineBox.kind($0) == .broadcast }.count == 3)
     }
 
+    @Test("the time the airtime budget holds the box's frames back is counted from the first wait to the frame's release")
+    func budgetHeldTime() throws {
+        // 5 s an hour (4.5 s without the reserve): the hello and two of the three fragments
+        // (1.8 s each at LongFast) fit, the third waits until the first has aged out.
+        var box = try MachineBox(budgetLimit: .seconds(5))
+        _ = try box.send(String(repeating: "long text ", count: 59), at: .zero)
+        box.timer(at: .zero)
+        var t = Duration.zero
+        var onAirUntil = Duration.zero
+        var sent = 0
+        var expected = Duration.zero
+        while sent < 4 {
+            let (frame, wake) = box.radioIdle(at: t)
+            if let frame {
+                sent += 1
+                onAirUntil = t + frame.airtime
+                continue
+            }
+            guard let wake else { break }
+            if t >= onAirUntil {
+                // Not the radio: the budget. Its spell is on until the frame goes.
+                #expect(box.machine.budgetHeldTotal(at: t + .seconds(1)) == expected + .seconds(1))
+                expected += wake - t
+            }
+            t = wake
+        }
+        #expect(sent == 4)
+        #expect(expected > .seconds(3_000), "the budget held nothing back: \(expected)")
+        #expect(box.machine.budgetHeld(at: t + .seconds(60)).values.reduce(.zero, +) == expected)
+        #expect(box.machine.budgetHeldTotal(at: t + .seconds(60)) == expected)
+    }
+
     @Test("checkFits refuses what send would refuse for its size, and the refused send stores nothing")
     func checkFitsAgreesWithSend() throws {
         var box = try MachineBox()

@@ -101,6 +101,37 @@ struct TransmitQueueTests {
         #expect(q.next(now: .seconds(3601)) == .send(frame(9, .background, ms: 10)))
     }
 
+    @Test("The time the budget holds the queue back is counted per class of the frame that waits; a busy channel's wait is not")
+    func budgetHeldTime() {
+        // 1 s per hour, no reserve: two 500 ms frames fit, the third waits until the first ages out.
+        var q = TransmitQueue(budget: AirtimeBudget(limit: .seconds(1), reserveFraction: 0))
+        for id in 1...3 { q.enqueue(frame(UInt64(id), .normal)) }
+        #expect(drain(&q, at: .zero) == [1, 2])  // the third met the budget at 1 s
+        #expect(q.budgetHeld.isEmpty)
+        #expect(q.budgetHeldTotal(now: .seconds(100)) == .seconds(99))  // the spell still going on
+        #expect(q.budgetHeld(now: .seconds(100)) == [.normal: .seconds(99)])
+        #expect(q.next(now: .seconds(100)) == .wait(until: .milliseconds(3_600_500)))
+        #expect(q.next(now: .milliseconds(3_600_500)) == .send(frame(3, .normal)))
+        #expect(q.budgetHeld == [.normal: .milliseconds(3_599_500)])
+        #expect(q.budgetHeldSpells == 1)
+        // Two background frames: the first fits beside the third's 500 ms, the second waits an hour.
+        q.enqueue(frame(4, .background))
+        q.enqueue(frame(5, .background))
+        #expect(q.next(now: .seconds(3601)) == .send(frame(4, .background)))
+        #expect(q.next(now: .milliseconds(3_601_500)) == .wait(until: .seconds(7201)))
+        #expect(q.next(now: .seconds(7201)) == .send(frame(5, .background)))
+        #expect(q.budgetHeld == [.normal: .milliseconds(3_599_500), .background: .milliseconds(3_599_500)])
+        #expect(q.budgetHeldSpells == 2)
+        #expect(q.budgetHeldTotal(now: .seconds(9000)) == .milliseconds(7_199_000))
+        // Background frames waiting for a busy channel, with budget to spare, are not held by it.
+        q.noteReception(airtime: .seconds(30), endingAt: .seconds(10_860))
+        q.enqueue(frame(6, .background))
+        #expect(q.next(now: .seconds(10_860)) == .wait(until: .seconds(10_865)))
+        #expect(q.next(now: .seconds(10_920)) == .send(frame(6, .background)))
+        #expect(q.budgetHeldSpells == 2)
+        #expect(q.budgetHeldTotal(now: .seconds(10_920)) == .milliseconds(7_199_000))
+    }
+
     @Test("Emergency traffic may use the reserve the other classes must leave")
     func emergencyReserve() {
         var q = TransmitQueue(budget: AirtimeBudget(limit: .seconds(10), reserveFraction: 0.1))

@@ -305,6 +305,7 @@ public actor MeshNode {
             heldPackets: usage.0, heldBytes: usage.1, seen: (try? store.seenCount()) ?? 0, queued: machine.queuedFrames,
             airtimeUsedPercent: utilisation.airUtilTxPercent, channelUtilisationPercent: utilisation.channelUtilisationPercent,
             topologyBoxes: plan ? machine.topology.count : nil,
-            topologyListsLacking: lacking?.all, topologyListsAcrossOneWayLinks: lacking?.acrossOneWayLinks)
+            topologyListsLacking: lacking?.all, topologyListsAcrossOneWayLinks: lacking?.acrossOneWayLinks,
+            budgetHeldSeconds: Double(machine.budgetHeldTotal(at: t) / .milliseconds(1)) / 1000)
     }
 }

@@ -60,4 +60,9 @@ public struct MeshStatus: Sendable, Codable, Equatable {
     /// Transmissions that came ready within a contention slot of the channel turning quiet and
     /// drew a back-off first (radios with carrier sense only).
     public var radioQuietWaits = 0
+    /// Time since start this box's frames waited for its duty-cycle airtime budget, seconds
+    /// (the queue's most urgent frame waiting for airtime to come free; 0 where the band has
+    /// no duty cycle). What the budget costs the mesh here: a box that relays for many others
+    /// runs out first.
+    public var budgetHeldSeconds = 0.0
 }

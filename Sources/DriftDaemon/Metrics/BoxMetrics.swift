@@ -117,6 +117,8 @@ public final class BoxMetrics: Sendable {
         gauge("driftd_mesh_neighbours", "Boxes heard directly (hellos) and not yet expired.").set(Double(mesh.neighbours.count))
         gauge("driftd_mesh_airtime_used_percent", "This box's own time on air over the last hour, % (the duty-cycle budget's measure).")
             .set(mesh.airtimeUsedPercent)
+        gauge("driftd_mesh_budget_held_seconds", "Time since start this box's frames waited for its duty-cycle airtime budget, s.")
+            .set(mesh.budgetHeldSeconds)
         gauge("driftd_mesh_channel_utilisation_percent", "Channel busy with own and heard frames, % of the time.").set(mesh.channelUtilisationPercent)
         gauge("driftd_mesh_held_packets", "Packets held for neighbours that missed them.").set(Double(mesh.heldPackets))
         gauge("driftd_mesh_seen_packets", "Entries in the persisted seen-set.").set(Double(mesh.seen))

@@ -82,6 +82,15 @@ public struct TransmitQueue: Sendable {
     /// When the last released frame leaves the air; nothing else is released before then
     /// (the radio sends one frame at a time).
     public private(set) var onAirUntil: Duration?
+    /// Time the budget held the queue back — its most urgent frame waiting for airtime to
+    /// come free — per class of that frame, over spells that have ended (a frame released,
+    /// or nothing left to wait), and the number of such spells. What a duty cycle costs a box.
+    public private(set) var budgetHeld: [TransmitPriority: Duration] = [:]
+    public private(set) var budgetHeldSpells = 0
+    /// The spell in progress: since when, and the class of the frame it began with.
+    private var budgetHeldSince: (at: Duration, priority: TransmitPriority)?
+    /// Whether the last ``decide(now:)`` waited for the budget.
+    private var heldByBudget = false
 
     private var queues: [TransmitPriority: [OutgoingFrame]] = [:]
 
@@ -159,8 +168,32 @@ public struct TransmitQueue: Sendable {
         (settings.backgroundYieldsToBackground ? utilisation : foreground).busyFraction(over: settings.utilisationWindow, now: now)
     }
 
+    /// ``budgetHeld`` with a spell still going on at `now` counted up to `now`.
+    public func budgetHeld(now: Duration) -> [TransmitPriority: Duration] {
+        var held = budgetHeld
+        if let since = budgetHeldSince, now > since.at { held[since.priority, default: .zero] += now - since.at }
+        return held
+    }
+
+    /// The same over all classes.
+    public func budgetHeldTotal(now: Duration) -> Duration {
+        budgetHeld(now: now).values.reduce(.zero, +)
+    }
+
     /// The next frame allowed to go at `now` (dequeued and booked), or when to ask again.
     public mutating func next(now: Duration) -> Decision {
+        let decision = decide(now: now)
+        if case .wait = decision, heldByBudget { return decision }
+        if let since = budgetHeldSince {
+            if now > since.at { budgetHeld[since.priority, default: .zero] += now - since.at }
+            budgetHeldSpells += 1
+            budgetHeldSince = nil
+        }
+        return decision
+    }
+
+    private mutating func decide(now: Duration) -> Decision {
+        heldByBudget = false
         if count == 0 { return .idle }
         if let onAirUntil, now < onAirUntil { return .wait(until: onAirUntil) }
         var wake: Duration?
@@ -176,7 +209,7 @@ public struct TransmitQueue: Sendable {
                 // Cannot happen for frames accepted by enqueue; drop rather than block the class.
                 queues[priority]?.removeFirst()
                 refused[priority, default: 0] += 1
-                return next(now: now)
+                return decide(now: now)
             }
             if start <= now {
                 queues[priority]?.removeFirst()
@@ -187,6 +220,8 @@ public struct TransmitQueue: Sendable {
                 return .send(head)
             }
             // The most urgent waiting frame holds the line.
+            heldByBudget = true
+            if budgetHeldSince == nil { budgetHeldSince = (now, priority) }
             return .wait(until: wake.map { min($0, start) } ?? start)
         }
         return wake.map { .wait(until: $0) } ?? .idle

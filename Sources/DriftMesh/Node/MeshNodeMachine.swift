@@ -787,6 +787,12 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
 
     /// Frames waiting for the radio.
     public var queuedFrames: Int { queue.count }
+    /// How long the airtime budget has held this box's frames back by `now` (monotonic), per
+    /// class of the frame that waited, a spell still going on counted up to `now`
+    /// (``TransmitQueue/budgetHeld(now:)``).
+    public func budgetHeld(at now: Duration) -> [TransmitPriority: Duration] { queue.budgetHeld(now: now) }
+    /// The same over all classes.
+    public func budgetHeldTotal(at now: Duration) -> Duration { queue.budgetHeldTotal(now: now) }
 
     /// Own airtime and channel utilisation, percent, over the queue's window at `now`.
     public func utilisation(at now: Duration) -> (channelUtilisationPercent: Double, airUtilTxPercent: Double) {
