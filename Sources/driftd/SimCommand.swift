@@ -135,6 +135,18 @@ extension SimCommand {
         @Option(help: "With --topology-defer-steps-quiet: the channel utilisation (0…1) below which it applies (default 0.10).")
         var topologyDeferQuietBelow: Double?
 
+        @Option(help: "With --topology-plan: how many plans each origin's floods take turns over, by packet id (default 1: the same relays for every flood; more spread the relaying over boxes about as well placed).")
+        var topologyPlanVariants: Int?
+
+        @Option(help: "With --topology-plan-variants above 1: a box whose gain is within this many boxes of the best counts as tied with it (default 0).")
+        var topologyPlanSlack: Int?
+
+        @Option(help: "With --topology-plan: a planned relay handed to the radio this many seconds ago or longer, still queued, is taken back when copies heard since cover every neighbour (default 15).")
+        var topologyPlannedRelayLateS: Double?
+
+        @Flag(help: "With --topology-plan: a planned relay goes out whatever copies come, however late (the rule before --topology-planned-relay-late-s).")
+        var noTopologyPlannedRelayLate = false
+
         @Option(help: "With --topology-plan: planned hops beyond a copy it heard that a relay it cannot hear is trusted to hold the packet, so a box outside the plan leaves that relay's neighbours to it (default 2; 0: fill in for every neighbour no heard copy covered).")
         var topologyTrustDepth: Int?
 
@@ -498,6 +510,9 @@ extension SimCommand {
             guard !(noRepairLongerAboveBudget && repairLongerAboveBudget != nil) else {
                 throw ValidationError("--no-repair-longer-above-budget and --repair-longer-above-budget exclude each other")
             }
+            guard !(noTopologyPlannedRelayLate && topologyPlannedRelayLateS != nil) else {
+                throw ValidationError("--no-topology-planned-relay-late and --topology-planned-relay-late-s exclude each other")
+            }
             guard (1...64).contains(quietBackOffSlots ?? 8) else { throw ValidationError("--quiet-back-off-slots must be 1…64") }
             guard carrierSenseDbm == nil || carrierSense else { throw ValidationError("--carrier-sense-dbm and --no-carrier-sense contradict each other") }
             guard (-200...0).contains(carrierSenseDbm ?? -100) else { throw ValidationError("--carrier-sense-dbm must be −200…0") }
@@ -691,6 +706,10 @@ extension SimCommand {
                     if let topologyFloodBudgetShare { parameters.ourConfiguration.topologyFloodBudgetShare = min(1, max(0, topologyFloodBudgetShare)) }
                     if noTopologyFloodBudgetShare { parameters.ourConfiguration.topologyFloodBudgetShare = nil }
                     if let topologyTrustDepth { parameters.ourConfiguration.topologyTrustDepth = max(0, topologyTrustDepth) }
+                    if let topologyPlanVariants { parameters.ourConfiguration.topologyPlanVariants = max(1, topologyPlanVariants) }
+                    if let topologyPlanSlack { parameters.ourConfiguration.topologyPlanSlack = max(0, topologyPlanSlack) }
+                    if let topologyPlannedRelayLateS { parameters.ourConfiguration.topologyPlannedRelayLateAfter = .milliseconds(Int64(max(0, topologyPlannedRelayLateS) * 1000)) }
+                    if noTopologyPlannedRelayLate { parameters.ourConfiguration.topologyPlannedRelayLateAfter = nil }
                     if let topologyQuietS { parameters.topologyQuietBeforeMessages = .seconds(max(0, topologyQuietS)) }
                     if let warmUpS { parameters.warmUp = .seconds(max(0, warmUpS)) }
                     if let warmUpTopologyPeriod { parameters.warmUpTopologyPeriod = .seconds(max(60, warmUpTopologyPeriod)) }

@@ -59,22 +59,7 @@ struct MeshSetupE22Tests {
         #expect(MeshSetup.helloPeriod(set, policy: try MeshSetup.policy(MeshSetup.effectiveRadio(set))) == .seconds(420))
     }
 
-    @Test("mesh.topology_plan in a 1 % sub-band is warned about at start (its planned relays lose delivery once the budgets bind); not with the plan off, nor at 869.525 MHz's 10 %")
-    func topologyPlanCautionInADutyCycledBand() throws {
-        func caution(_ config: DriftConfiguration) throws -> String? {
-            MeshSetup.topologyPlanCaution(config, policy: try MeshSetup.policy(MeshSetup.effectiveRadio(config)))
-        }
-        let e22 = try caution(config([("topology_plan = false", "topology_plan = true ")]))
-        #expect(e22?.hasPrefix("mesh.topology_plan is on in a sub-band of 1 % duty cycle") == true, "\(e22 ?? "nil")")
-        #expect(try caution(config()) == nil, "the plan off")
-        let text = DriftConfiguration.embeddedDefaultText.replacingOccurrences(of: "topology_plan = false", with: "topology_plan = true ")
-        #expect(text.contains("frequency_mhz = 869.525"))
-        let tenPercent = try ConfigLoader(systemBoardDirectories: []).load(text: text, fileName: "test.toml", baseDirectory: nil).configuration
-        #expect(tenPercent.mesh.topologyPlan)
-        #expect(try caution(tenPercent) == nil, "10 % at 869.525 MHz")
-    }
-
-    @Test("mesh.topology_plan turns relays planned on the topology on; its adverts keep pace with the hellos: 3 h and 10 min at 300 s, 9 h and 30 min at an E22's 900 s; the first hello within a tenth of the hello period")
+    @Test("mesh.topology_plan turns relays planned on the topology on, late planned relays taken back after 15 s; its adverts keep pace with the hellos: 3 h and 10 min at 300 s, 9 h and 30 min at an E22's 900 s; the first hello within a tenth of the hello period")
     func topologyPlanPacedByHellos() throws {
         let e22 = try config([("topology_plan = false", "topology_plan = true ")])
         let e22Period = MeshSetup.helloPeriod(e22, policy: try MeshSetup.policy(MeshSetup.effectiveRadio(e22)))
@@ -84,6 +69,7 @@ struct MeshSetupE22Tests {
         #expect(routing.topologyMinimumInterval == .seconds(1_800))
         #expect(routing.helloPeriod == .seconds(900))
         #expect(routing.helloJitter == .seconds(90) && routing.firstHelloSpread == .seconds(90), "the first hello within a tenth of the period")
+        #expect(routing.topologyPlannedRelayLateAfter == .seconds(15), "a planned relay the budget holds is taken back by copies")
         let sim = try ConfigLoader(systemBoardDirectories: []).load(
             text: DriftConfiguration.embeddedDefaultText, fileName: "test.toml", baseDirectory: nil).configuration
         let standard = MeshSetup.routing(sim, helloPeriod: .seconds(300), modulation: try MeshSetup.modulation(for: sim))

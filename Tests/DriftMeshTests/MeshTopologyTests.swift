@@ -49,6 +49,28 @@ import Testing
         }
     }
 
+    @Test("plan variants: variant 0 is the plan whatever the slack; the others break ties by their own order, so tied boxes take turns; slack counts gains that near the best as tied")
+    func planVariants() {
+        // B and C each reach D alone: tied.
+        var tie = Self.topology([Self.b: [Self.a], Self.c: [Self.a], Self.d: [Self.b, Self.c]])
+        for slack in [0, 2] {
+            let plan = tie.plan(from: Self.a, minimumBucket: 1, variant: 0, slack: slack)
+            #expect(plan == [Self.b], "slack \(slack)")
+        }
+        let firsts = Set((1...7).compactMap { tie.plan(from: Self.a, minimumBucket: 1, variant: UInt32($0))?.first })
+        #expect(firsts == [Self.b, Self.c])
+        // The same variant is the same plan on every box: computed again from scratch.
+        var again = Self.topology([Self.b: [Self.a], Self.c: [Self.a], Self.d: [Self.b, Self.c]])
+        for v in UInt32(1)...7 { #expect(again.plan(from: Self.a, minimumBucket: 1, variant: v) == tie.plan(from: Self.a, minimumBucket: 1, variant: v)) }
+        // B reaches D and E, C reaches D alone: B's gain is the bigger by one.
+        var near = Self.topology([Self.b: [Self.a], Self.c: [Self.a], Self.d: [Self.b, Self.c], Self.e: [Self.b]])
+        let exact = Set((0...7).compactMap { near.plan(from: Self.a, minimumBucket: 1, variant: UInt32($0)) })
+        #expect(exact == [[Self.b]])
+        // With a slack of one C may go first; B still has E to reach.
+        let loose = Set((0...7).compactMap { near.plan(from: Self.a, minimumBucket: 1, variant: UInt32($0), slack: 1) })
+        #expect(loose == [[Self.b], [Self.c, Self.b]])
+    }
+
     @Test("hop by hop (shallowFirst), the plan reaches every box over as few hops as the links allow; the plain greedy plan may take a longer chain of bigger gains")
     func shallowFirst() {
         // The origin A is heard by B and C. B is heard by D, E and F; C by G alone. D is heard
@@ -174,6 +196,49 @@ import Testing
             #expect(sent == plan, "plan \(plan)")
             #expect(r.counters.plannedRelays == (plan ? 1 : 0))
         }
+    }
+
+    @Test("with plan variants an origin's floods take turns over the tied relays by packet id: B relays some of A's floods, E the others; with one plan B relays them all")
+    func planVariantsTakeTurns() throws {
+        // As above: A's flood reaches B and E, each reaches C alone (tied), C reaches D.
+        let adverts: [NodeID: [NodeID]] = [Self.c: [Self.b, Self.d, Self.e], Self.d: [Self.c], Self.e: [Self.a, Self.b, Self.c]]
+        func relayed(variants: Int) -> [Bool] {
+            (UInt32(0)..<8).map { id in
+                var r = Self.router(hellos: Self.hellos, adverts: adverts) { $0.topologyPlanVariants = variants }
+                let h = MeshHeader(kind: .broadcast, origin: Self.a, packetID: id, hopStart: 3, expiresAtMinute: 100)
+                _ = r.heard(h, link: RouterTests.good, firstTime: true, now: .seconds(1))
+                // E's copy covers C: only a planned relay still goes.
+                _ = r.heard(h.relayed(by: Self.e), link: RouterTests.good, firstTime: false, now: .seconds(1) + .microseconds(10))
+                return r.due(now: .seconds(100)).contains { if case .transmit = $0 { return true } else { return false } }
+            }
+        }
+        #expect(relayed(variants: 1) == Array(repeating: true, count: 8))
+        let turns = relayed(variants: 4)
+        #expect(turns.contains(true) && turns.contains(false), "\(turns)")
+        // Packet ids that are multiples of 4 follow variant 0, the one plan.
+        #expect(turns[0] && turns[4])
+        // Each id follows its own variant: the same turns the next time.
+        #expect(relayed(variants: 4) == turns)
+    }
+
+    @Test("a planned relay handed to the radio is taken back by copies that cover its neighbours once it is late (topologyPlannedRelayLateAfter), not before; unset, never")
+    func latePlannedRelayTakenBack() throws {
+        // As above: the plan names B for A's flood; E's copy covers C, B's one uncovered neighbour.
+        let adverts: [NodeID: [NodeID]] = [Self.c: [Self.b, Self.d, Self.e], Self.d: [Self.c], Self.e: [Self.a, Self.b, Self.c]]
+        func takenBack(lateAfter: Duration?, copyAfter: Duration) throws -> Bool {
+            var r = Self.router(hellos: Self.hellos, adverts: adverts) { $0.topologyPlannedRelayLateAfter = lateAfter }
+            let h = MeshHeader(kind: .broadcast, origin: Self.a, packetID: 1, hopStart: 3, expiresAtMinute: 100)
+            _ = r.heard(h, link: RouterTests.good, firstTime: true, now: .seconds(1))
+            let due = try #require(r.nextDeadline)
+            let handedOut = r.due(now: due).contains { if case .transmit = $0 { return true } else { return false } }
+            #expect(handedOut)
+            // The relay waits in the radio's queue (the budget); E's copy comes `copyAfter` later.
+            let actions = r.heard(h.relayed(by: Self.e), link: RouterTests.good, firstTime: false, now: due + copyAfter)
+            return actions.contains { if case .cancelled = $0 { return true } else { return false } }
+        }
+        #expect(try takenBack(lateAfter: .seconds(30), copyAfter: .seconds(31)))
+        #expect(try !takenBack(lateAfter: .seconds(30), copyAfter: .seconds(29)))
+        #expect(try !takenBack(lateAfter: nil, copyAfter: .seconds(600)))
     }
 
     @Test("a box outside the plan waits the deferral's rank steps beyond its own delay; for an origin no advert lists it does not")

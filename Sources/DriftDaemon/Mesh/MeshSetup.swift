@@ -116,19 +116,6 @@ enum MeshSetup {
         return settings
     }
 
-    /// What the daemon warns at start when `mesh.topology_plan` is on in a sub-band of 1 % duty
-    /// cycle or less (an E22 at 868.125 MHz in the EU, RU864, AS923): there the planned relays
-    /// spend their budgets first, and once the budgets bind they held a broadcast at fewer
-    /// boxes within 5 minutes than the default router in the simulator — up to 7.6 points fewer
-    /// at 50 boxes at LongFast from 45 messages an hour, 4 on the E22 at 180 an hour
-    /// (docs/mesh-simulation.md, "The planned relays under a 1 % budget"). `nil` otherwise.
-    static func topologyPlanCaution(_ config: DriftConfiguration, policy: DutyCyclePolicy) -> String? {
-        guard config.mesh.topologyPlan, let dutyCycle = policy.dutyCycle, dutyCycle <= 0.01 else { return nil }
-        return "mesh.topology_plan is on in a sub-band of \(String(format: "%g", dutyCycle * 100)) % duty cycle: once the airtime budgets bind "
-            + "(a busy mesh of some 30 boxes or more) the planned relays deliver less within 5 minutes than the default router "
-            + "in the simulator; leave the trial off there unless the mesh is small or quiet (docs/mesh-simulation.md)"
-    }
-
     /// The node and its service, or why the mesh cannot run. The node's timers run on `clock`
     /// and its wall time is `now`.
     static func make(
@@ -145,7 +132,6 @@ enum MeshSetup {
             logger.info("mesh hello period from the channel's duty cycle", metadata: [
                 "seconds": "\(period.components.seconds)", "duty_cycle": "\(policy.dutyCycle.map { "\($0 * 100) %" } ?? "none")"])
         }
-        if let caution = topologyPlanCaution(config, policy: policy) { logger.warning("\(caution)") }
         let settings = nodeSettings(config, helloPeriod: period, modulation: modulation, maximumFrameBytes: radio.maximumFrameBytes)
         let store = MeshStore(database: database, limits: MeshStoreLimits(
             maxHeldPackets: config.mesh.holdPackets, maxHeldBytes: config.mesh.holdPackets * 240))

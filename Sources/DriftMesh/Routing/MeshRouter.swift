@@ -384,7 +384,14 @@ public struct MeshRouter: Sendable {
             counters.topologyFloodsHeldByBudget += 1
         }
         if c.topologyFromHellos { topology.learn(me, hears: ownList(now: now), now: now) }
-        return topology.relays(from: header.origin, minimumBucket: c.topologyMinimumBucket ?? c.minimumCoverBucket)?.contains(me)
+        return topology.relays(from: header.origin, minimumBucket: c.topologyMinimumBucket ?? c.minimumCoverBucket,
+                               variant: planVariant(header), slack: c.topologyPlanSlack)?.contains(me)
+    }
+
+    /// The plan variant `header`'s flood follows (``MeshRouterConfiguration/topologyPlanVariants``).
+    private func planVariant(_ header: MeshHeader) -> UInt32 {
+        let variants = configuration.topologyPlanVariants
+        return variants > 1 ? header.packetID % UInt32(variants) : 0
     }
 
     /// Counts as covered our neighbours the plan reaches through a relay we do not hear that
@@ -392,7 +399,8 @@ public struct MeshRouter: Sendable {
     /// origin when we do not hear it: copies we could not have heard, so not ours to fill in.
     private mutating func trustPlan(_ header: MeshHeader, state: inout PacketState) {
         let bucket = configuration.topologyMinimumBucket ?? configuration.minimumCoverBucket
-        guard let relays = topology.plan(from: header.origin, minimumBucket: bucket) else { return }
+        guard let relays = topology.plan(from: header.origin, minimumBucket: bucket, variant: planVariant(header),
+                                         slack: configuration.topologyPlanSlack) else { return }
         var senders = state.heardFrom.union([header.origin])
         var trusted: Set<NodeID> = [header.origin]
         let hidden = relays.filter { $0 != me && table[$0] == nil }
@@ -510,7 +518,7 @@ public struct MeshRouter: Sendable {
             }
             planRelay(header, link: link, transmitters: transmitters, state: &state, now: now)
             if configuration.relayPiecesTogether { relayWithOtherPieces(header, state: &state, now: now) }
-        } else if let relay = state.relay, !relay.planned,
+        } else if let relay = state.relay, !relay.planned || plannedRelayIsLate(relay, now: now),
                   relay.fallback ? fromNewTransmitter || !configuration.fallbackKeptOnRepeatedCopies : !stillNeeded(state) {
             // Redundant now. If it was already handed out, the caller drops it when it is
             // still queued for a clear channel (and ignores this when it already went out).
@@ -525,6 +533,13 @@ public struct MeshRouter: Sendable {
         packets[key] = state
         if isNew { bound() }
         return actions
+    }
+
+    /// A planned relay handed out ``MeshRouterConfiguration/topologyPlannedRelayLateAfter``
+    /// or longer ago that is still waiting: copies heard now may take it back, as any relay.
+    private func plannedRelayIsLate(_ relay: PlannedRelay, now: Duration) -> Bool {
+        guard relay.planned, relay.emitted, let late = configuration.topologyPlannedRelayLateAfter else { return false }
+        return now - relay.at >= late
     }
 
     private mutating func planRelay(_ header: MeshHeader, link: LinkQuality, transmitters: [NodeID], state: inout PacketState, now: Duration) {

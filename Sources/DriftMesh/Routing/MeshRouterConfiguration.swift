@@ -260,6 +260,27 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     /// for reach within the spread of the seeds under load and up to a point less at low load
     /// (docs/mesh-simulation.md, "Two planned hops of trust").
     public var topologyTrustDepth = 2
+    /// With ``topologyPlan``: how many plans each origin's floods take turns over (by packet
+    /// id). 1 (the default): one plan, the same relays for every flood from an origin. More:
+    /// the others break ties, and gains within ``topologyPlanSlack`` of the best, by an order
+    /// of the boxes each variant draws (``MeshTopology/plan(from:minimumBucket:variant:slack:)``),
+    /// so the relaying, and the airtime it costs, spreads over boxes about as well placed —
+    /// under a duty cycle the boxes a single plan names run out of budget first
+    /// (docs/mesh-simulation.md, "The planned relays under a 1 % budget").
+    public var topologyPlanVariants = 1
+    /// With ``topologyPlanVariants`` above 1: a box whose gain (boxes it reaches that nothing
+    /// planned before has) is within this many of the best counts as tied with it.
+    public var topologyPlanSlack = 0
+    /// With ``topologyPlan``: a planned relay handed to the radio this long ago or longer
+    /// whose copies heard since cover every neighbour is taken back, as a relay of the
+    /// coverage rule always is. Still queued — held by the airtime budget, mostly — it would
+    /// go out after the boxes outside the plan have filled in, spend the budget of a box the
+    /// plan names again and again, and hold that box's repair behind it: under a 1 % duty
+    /// cycle the plan lost up to 7.6 points of connected boxes within 5 minutes to the default
+    /// router at 50 boxes, and with the rule at 15 s it holds as many (docs/mesh-simulation.md,
+    /// "The planned relays under a 1 % budget"). `nil`: a planned relay goes out whatever
+    /// copies come (the rule before).
+    public var topologyPlannedRelayLateAfter: Duration? = .seconds(15)
     /// Plan hop by hop, every box over as few hops as the links allow (``MeshTopology/shallowFirst``).
     /// On: in the simulator it brought the plan's median latency at 30 boxes to hop-7 flooding's
     /// and cut it by a quarter at 50, for 2–6 % more frames (docs/mesh-simulation.md).

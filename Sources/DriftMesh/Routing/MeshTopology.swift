@@ -35,6 +35,8 @@ public struct MeshTopology: Sendable {
     private struct PlanKey: Hashable {
         var origin: NodeID
         var minimumBucket: UInt8
+        var variant: UInt32
+        var slack: Int
     }
 
     public init() {}
@@ -82,13 +84,19 @@ public struct MeshTopology: Sendable {
     /// would reach anyone new. A link counts when the receiver's list gives it at least
     /// `minimumBucket`. `nil` when no known box hears `origin` (nothing to plan with). The
     /// origin itself is not in the set.
-    public mutating func relays(from origin: NodeID, minimumBucket: UInt8) -> Set<NodeID>? {
-        plan(from: origin, minimumBucket: minimumBucket).map(Set.init)
+    ///
+    /// `variant` other than 0 breaks ties by an order of the boxes drawn from it instead of
+    /// their ids, and `slack` counts as tied every box whose gain is within that many boxes of
+    /// the best: floods planned with different variants spread the relaying over boxes about
+    /// as well placed (``MeshRouterConfiguration/topologyPlanVariants``). Every box computes
+    /// the same plan from the same lists, variant and slack.
+    public mutating func relays(from origin: NodeID, minimumBucket: UInt8, variant: UInt32 = 0, slack: Int = 0) -> Set<NodeID>? {
+        plan(from: origin, minimumBucket: minimumBucket, variant: variant, slack: slack).map(Set.init)
     }
 
-    /// The relays of ``relays(from:minimumBucket:)`` in the order the plan picked them.
-    public mutating func plan(from origin: NodeID, minimumBucket: UInt8) -> [NodeID]? {
-        let key = PlanKey(origin: origin, minimumBucket: minimumBucket)
+    /// The relays of ``relays(from:minimumBucket:variant:slack:)`` in the order the plan picked them.
+    public mutating func plan(from origin: NodeID, minimumBucket: UInt8, variant: UInt32 = 0, slack: Int = 0) -> [NodeID]? {
+        let key = PlanKey(origin: origin, minimumBucket: minimumBucket, variant: variant, slack: max(0, slack))
         if let plan = plans[key] { return plan }
         let out = receivers(minimumBucket: minimumBucket)
         guard out[origin] != nil else { return nil }
@@ -98,6 +106,7 @@ public struct MeshTopology: Sendable {
         // Boxes reached that have not transmitted yet.
         var candidates: Set<NodeID> = []
         var current = origin
+        var gains: [(box: NodeID, gain: Int, depth: Int)] = []
         while true {
             candidates.remove(current)
             if current != origin { relays.append(current) }
@@ -106,24 +115,41 @@ public struct MeshTopology: Sendable {
                 depth[r] = next
                 candidates.insert(r)
             }
-            var best: NodeID?
+            gains.removeAll(keepingCapacity: true)
             var bestGain = 0
             var bestDepth = Int.max
             for s in candidates {
                 let gain = (out[s] ?? []).reduce(0) { $0 + (depth[$1] == nil ? 1 : 0) }
                 guard gain > 0 else { continue }
                 let d = shallowFirst ? depth[s, default: 0] : 0
-                if d < bestDepth || (d == bestDepth && (gain > bestGain || (gain == bestGain && s < best!))) {
-                    best = s
+                gains.append((s, gain, d))
+                if d < bestDepth || (d == bestDepth && gain > bestGain) {
                     bestGain = gain
                     bestDepth = d
                 }
             }
-            guard let chosen = best else { break }
-            current = chosen
+            // Among the boxes at the best depth whose gain is within `slack` of the best, the
+            // first in the variant's order (variant 0: the biggest gain, then the lowest id).
+            var chosen: (box: NodeID, gain: Int, order: UInt64)?
+            for g in gains where g.depth == bestDepth && g.gain >= bestGain - key.slack {
+                let order = variant == 0 ? UInt64(g.box.rawValue) : Self.order(of: g.box, variant: variant)
+                if let c = chosen, variant == 0 ? (g.gain, -Int64(order)) <= (c.gain, -Int64(c.order)) : order >= c.order { continue }
+                chosen = (g.box, g.gain, order)
+            }
+            guard let chosen else { break }
+            current = chosen.box
         }
         plans[key] = relays
         return relays
+    }
+
+    /// Box `box`'s place in the order `variant` draws (SplitMix64 of the two): the same on
+    /// every box and build.
+    static func order(of box: NodeID, variant: UInt32) -> UInt64 {
+        var z = (UInt64(variant) << 32 | UInt64(box.rawValue)) &+ 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 
     /// The boxes some known list names at `minimumBucket` or better whose own list is unknown:
