@@ -387,14 +387,14 @@ extension Engine {
             }
             perBox.append((machine.allCounters.sentRelays - (machines.relaysAtWarmUpEnd[i] ?? 0), box))
         }
-        result.budgetHeldForegroundS = Double(Engine.micros(foreground)) / 1_000_000
-        result.budgetHeldBackgroundS = Double(Engine.micros(background)) / 1_000_000
+        result.budgetHeldForegroundS = foreground / .seconds(1)
+        result.budgetHeldBackgroundS = background / .seconds(1)
         result.boxesHeldByBudget = perBox.filter { $0.held > .zero }.count
         // Most relays first; ties by box order (stable), so the split is deterministic.
         let ranked = perBox.enumerated().sorted { ($0.element.relays, -$0.offset) > ($1.element.relays, -$1.offset) }.map(\.element)
         let fifth = max(1, ranked.count / 5)
         func meanSeconds(_ boxes: ArraySlice<(relays: Int, held: Duration)>) -> Double? {
-            boxes.isEmpty ? nil : boxes.reduce(0.0) { $0 + Double(Engine.micros($1.held)) / 1_000_000 } / Double(boxes.count)
+            boxes.isEmpty ? nil : boxes.reduce(0.0) { $0 + $1.held / .seconds(1) } / Double(boxes.count)
         }
         result.budgetHeldTopRelayersS = meanSeconds(ranked.prefix(fifth))
         result.budgetHeldOtherBoxesS = meanSeconds(ranked.dropFirst(fifth))

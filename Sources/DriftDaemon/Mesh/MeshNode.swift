@@ -306,6 +306,6 @@ public actor MeshNode {
             airtimeUsedPercent: utilisation.airUtilTxPercent, channelUtilisationPercent: utilisation.channelUtilisationPercent,
             topologyBoxes: plan ? machine.topology.count : nil,
             topologyListsLacking: lacking?.all, topologyListsAcrossOneWayLinks: lacking?.acrossOneWayLinks,
-            budgetHeldSeconds: Double(machine.budgetHeldTotal(at: t) / .milliseconds(1)) / 1000)
+            budgetHeldSeconds: machine.budgetHeldTotal(at: t) / .seconds(1))
     }
 }

@@ -89,8 +89,6 @@ public struct TransmitQueue: Sendable {
     public private(set) var budgetHeldSpells = 0
     /// The spell in progress: since when, and the class of the frame it began with.
     private var budgetHeldSince: (at: Duration, priority: TransmitPriority)?
-    /// Whether the last ``decide(now:)`` waited for the budget.
-    private var heldByBudget = false
 
     private var queues: [TransmitPriority: [OutgoingFrame]] = [:]
 
@@ -182,20 +180,24 @@ public struct TransmitQueue: Sendable {
 
     /// The next frame allowed to go at `now` (dequeued and booked), or when to ask again.
     public mutating func next(now: Duration) -> Decision {
-        let decision = decide(now: now)
-        if case .wait = decision, heldByBudget { return decision }
-        if let since = budgetHeldSince {
-            if now > since.at { budgetHeld[since.priority, default: .zero] += now - since.at }
+        let (decision, heldClass) = decide(now: now)
+        if let heldClass {
+            if budgetHeldSince == nil { budgetHeldSince = (now, heldClass) }
+            return decision
+        }
+        if budgetHeldSince != nil {
+            budgetHeld = budgetHeld(now: now)
             budgetHeldSpells += 1
             budgetHeldSince = nil
         }
         return decision
     }
 
-    private mutating func decide(now: Duration) -> Decision {
-        heldByBudget = false
-        if count == 0 { return .idle }
-        if let onAirUntil, now < onAirUntil { return .wait(until: onAirUntil) }
+    /// ``next(now:)``'s decision, and the class of the frame that waits for the budget when
+    /// the budget is what it waits for.
+    private mutating func decide(now: Duration) -> (Decision, heldClass: TransmitPriority?) {
+        if count == 0 { return (.idle, nil) }
+        if let onAirUntil, now < onAirUntil { return (.wait(until: onAirUntil), nil) }
         var wake: Duration?
         for priority in TransmitPriority.allCases.reversed() {
             guard let head = queues[priority]?.first else { continue }
@@ -217,13 +219,11 @@ public struct TransmitQueue: Sendable {
                 utilisation.recordTransmission(airtime: head.airtime, at: now)
                 if priority != .background { foreground.recordTransmission(airtime: head.airtime, at: now) }
                 onAirUntil = now + head.airtime
-                return .send(head)
+                return (.send(head), nil)
             }
             // The most urgent waiting frame holds the line.
-            heldByBudget = true
-            if budgetHeldSince == nil { budgetHeldSince = (now, priority) }
-            return .wait(until: wake.map { min($0, start) } ?? start)
+            return (.wait(until: wake.map { min($0, start) } ?? start), priority)
         }
-        return wake.map { .wait(until: $0) } ?? .idle
+        return (wake.map { .wait(until: $0) } ?? .idle, nil)
     }
 }

@@ -130,11 +130,11 @@ public struct MeshTopology: Sendable {
             }
             // Among the boxes at the best depth whose gain is within `slack` of the best, the
             // first in the variant's order (variant 0: the biggest gain, then the lowest id).
-            var chosen: (box: NodeID, gain: Int, order: UInt64)?
+            var chosen: (box: NodeID, rank: (Int, UInt64))?
             for g in gains where g.depth == bestDepth && g.gain >= bestGain - key.slack {
-                let order = variant == 0 ? UInt64(g.box.rawValue) : Self.order(of: g.box, variant: variant)
-                if let c = chosen, variant == 0 ? (g.gain, -Int64(order)) <= (c.gain, -Int64(c.order)) : order >= c.order { continue }
-                chosen = (g.box, g.gain, order)
+                let rank = variant == 0 ? (-g.gain, UInt64(g.box.rawValue)) : (0, Self.order(of: g.box, variant: variant))
+                if let c = chosen, c.rank <= rank { continue }
+                chosen = (g.box, rank)
             }
             guard let chosen else { break }
             current = chosen.box
