@@ -109,7 +109,6 @@ extension Engine {
                                          digestsWhileAlone: p.nodeDigestsWhileAlone,
                                          longerAboveBudgetShare: p.nodeRepairLongerAboveBudgetShare,
                                          digestRepeatsForNeighboursInRepair: p.nodeDigestRepeatsForNeighboursInRepair)
-            settings.pacedRepair?.longerWhenNeighbourBudgetsShort = p.nodeRepairLongerWhenNeighboursShort
         }
         return try? SimNodeMachine(keyPair: keyPair, networkKey: machineNetworkKey, memory: memory,
                                    budget: AirtimeBudget(window: .seconds(3_600), limit: p.dutyCycle.map { .seconds(3_600) * $0 }), settings: settings,
@@ -183,12 +182,6 @@ extension Engine {
             dataReceptions += 1
             receptionsByKey[header.key, default: 0] += 1
             if repair, !nodes[r].seen.contains(header.key) { gotByRepair = header.key }
-        }
-        if p.nodeRepairLongerWhenNeighboursShort, let header, header.kind == .hello, let share = p.nodeRepairLongerAboveBudgetShare,
-           let s = nodes.firstIndex(where: { $0.id == header.origin }), let sender = nodes[s].machine, var machine = nodes[r].machine {
-            // What a hello would carry: the sender's share of its budget as it sent it.
-            machine.noteNeighbourBudgetShort(header.origin, sender.budgetUsedFraction(at: Engine.duration(now)) > share, at: Engine.duration(now))
-            nodes[r].machine = machine
         }
         feed(.heard(bytes: bytes, rssi: link.rssi, snr: link.snr), to: r)
         if let key = gotByRepair, nodes[r].seen.contains(key) { nodes[r].repairHeld.insert(key) }

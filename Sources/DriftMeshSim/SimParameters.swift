@@ -256,9 +256,6 @@ public struct SimParameters: Sendable {
     /// With `nodeRepair`: the node's `PacedRepair.longerAboveBudgetShare` (the daemon's default,
     /// 0.5; `--repair-longer-above-budget`): only with `dutyCycle` does a box's budget have a limit.
     public var nodeRepairLongerAboveBudgetShare = MeshNodeMachine<InMemoryNodeMemory>.PacedRepair().longerAboveBudgetShare
-    /// With `nodeRepair`: `PacedRepair.longerWhenNeighbourBudgetsShort`, each neighbour's budget
-    /// share as of its last hello (`--repair-longer-when-neighbours-short`).
-    public var nodeRepairLongerWhenNeighboursShort = false
     /// The node's paced repair sends its full digest when a neighbour's compact digests keep
     /// listing something it lacks (`PacedRepair.fullDigestWhenLackingAfter`; `nil`: never).
     public var nodeFullDigestWhenLackingAfter = MeshNodeMachine<InMemoryNodeMemory>.PacedRepair().fullDigestWhenLackingAfter

@@ -318,9 +318,6 @@ extension SimCommand {
         @Flag(help: "With --node-machine: the repair interval stays at most 4 minutes however much of its airtime budget a box has used (the rule before).")
         var noRepairLongerAboveBudget = false
 
-        @Flag(help: "With --node-machine in a duty-cycled band: the repair interval doubles once more also while a live neighbour's last hello came when it had sent more than that share of its budget (trial).")
-        var repairLongerWhenNeighboursShort = false
-
         @Flag(help: "With --node-machine: the digest repeated for a returning neighbour and the start digest's follow-ups go out when due, not after a random answer delay (the rule before).")
         var digestRepeatsWhenDue = false
 
@@ -598,7 +595,6 @@ extension SimCommand {
                     parameters.nodeDigestsWhileAlone = digestsWhileAlone
                     if let repairLongerAboveBudget { parameters.nodeRepairLongerAboveBudgetShare = repairLongerAboveBudget }
                     if noRepairLongerAboveBudget { parameters.nodeRepairLongerAboveBudgetShare = nil }
-                    parameters.nodeRepairLongerWhenNeighboursShort = repairLongerWhenNeighboursShort
                     if let repairSuppressionCoversNeighbours {
                         parameters.repairSuppressionCoversNeighbours = repairSuppressionCoversNeighbours
                         parameters.nodeRepairSuppressionCoversNeighbours = repairSuppressionCoversNeighbours

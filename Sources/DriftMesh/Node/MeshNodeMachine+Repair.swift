@@ -143,13 +143,8 @@ extension MeshNodeMachine {
     /// while this box has sent more than ``PacedRepair/longerAboveBudgetShare`` of its airtime
     /// budget's limit over the budget's window; otherwise the timer's own.
     func repairLongest(_ timer: TrickleTimer, _ repair: PacedRepair, at t: Duration) -> Duration? {
-        guard let share = repair.longerAboveBudgetShare else { return nil }
-        if queue.budget.usedFraction(now: t) > share { return timer.maximumInterval * 2 }
-        guard repair.longerWhenNeighbourBudgetsShort else { return nil }
-        let neighbourShort = neighbourBudgetShortAt.contains { id, at in
-            t - at < neighbourMemory && router.neighbour(id).map { t - $0.lastHeard < neighbourMemory } ?? false
-        }
-        return neighbourShort ? timer.maximumInterval * 2 : nil
+        guard let share = repair.longerAboveBudgetShare, queue.budget.usedFraction(now: t) > share else { return nil }
+        return timer.maximumInterval * 2
     }
 
     /// Whether the box has counted no live neighbour for as long as it remembers one

@@ -388,10 +388,6 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// 5 minutes at 20 / 30 / 50 boxes (docs/mesh-simulation.md, "Repair within a tight
         /// budget"). With no budget limit (the US band) the share is 0 and nothing changes.
         public var longerAboveBudgetShare: Double?
-        /// With ``longerAboveBudgetShare``: the intervals double once more also while a live
-        /// neighbour is known to have sent more than that share of its own budget
-        /// (``MeshNodeMachine/noteNeighbourBudgetShort(_:at:)``). Trial, off by default.
-        public var longerWhenNeighbourBudgetsShort = false
 
         public init(minimumInterval: Duration = .seconds(30), doublings: Int = 3, redundancy: Int = 3,
                     window: Duration = .seconds(30 * 60), lackingUnsuppressed: Bool = false, digestsNeighboursInRepair: Bool = false,
@@ -504,8 +500,6 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     /// When each neighbour last sent a hello without its key (so it reads them), and the keyed
     /// hellos sent while a neighbour's hello leaves this box out (`helloCarriesKey(at:)`).
     var keylessHelloFrom: [NodeID: Duration] = [:]
-    /// When each neighbour was last known short of its airtime budget.
-    var neighbourBudgetShortAt: [NodeID: Duration] = [:]
     var keyedHellosWhileDeaf: [NodeID: Int] = [:]
     /// The answers to the digest sent at start (or its follow-up), counted until `until`: when
     /// some brought packets new to us, the digest goes out again then (``Settings/digestFollowUps``).
@@ -799,14 +793,6 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     public func budgetHeld(at now: Duration) -> [TransmitPriority: Duration] { queue.budgetHeld(now: now) }
     /// The same over all classes.
     public func budgetHeldTotal(at now: Duration) -> Duration { queue.budgetHeldTotal(now: now) }
-    /// The share of the airtime budget's limit sent over its window at `now` (0 with no limit).
-    public func budgetUsedFraction(at now: Duration) -> Double { queue.budget.usedFraction(now: now) }
-
-    /// Neighbour `id` had sent more than ``PacedRepair/longerAboveBudgetShare`` of its budget at
-    /// `t` (``PacedRepair/longerWhenNeighbourBudgetsShort``).
-    public mutating func noteNeighbourBudgetShort(_ id: NodeID, _ short: Bool, at t: Duration) {
-        if short { neighbourBudgetShortAt[id] = t } else { neighbourBudgetShortAt[id] = nil }
-    }
 
     /// Own airtime and channel utilisation, percent, over the queue's window at `now`.
     public func utilisation(at now: Duration) -> (channelUtilisationPercent: Double, airUtilTxPercent: Double) {
