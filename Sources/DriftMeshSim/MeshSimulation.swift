@@ -1364,6 +1364,7 @@ struct Engine {
                 if case .ours(let r) = $1.router { return $0 + r.counters.plannedRelays }
                 return $0
             }
+            if p.nodeMachine { result.lateRelaysTakenBack = nodes.reduce(0) { $0 + ($1.machine?.allCounters.lateRelaysTakenBack ?? 0) } }
         }
         if p.router == .ours, p.reconcile, !p.nodeMachine {
             result.digestTransmissions = digestTx

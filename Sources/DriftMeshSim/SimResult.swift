@@ -48,6 +48,9 @@ public struct SimResult: Sendable, Hashable, Codable {
     public var topologyTransmissions: Int?
     public var topologyAirtimeMs: Double?
     public var plannedRelays: Int?
+    /// With `--node-machine`: late planned relays taken back off the queue when the radio was
+    /// free (``MeshRouterConfiguration/topologyPlannedRelayLateCheckedBeforeSending``).
+    public var lateRelaysTakenBack: Int?
     /// Advert repair (``MeshRouterConfiguration/topologyRepair``) over the whole run: requests for
     /// lists the boxes lacked, the lists they named, adverts sent again in answer, and asks not
     /// answered because the box had answered with that advert within the hold-off. In the

@@ -147,6 +147,9 @@ extension SimCommand {
         @Flag(help: "With --topology-plan: a planned relay goes out whatever copies come, however late (the rule before --topology-planned-relay-late-s).")
         var noTopologyPlannedRelayLate = false
 
+        @Flag(help: "With --topology-plan: a late planned relay still queued is taken back only by a copy heard after it turned late, not also when the radio is free (the rule before).")
+        var noTopologyPlannedRelayLateCheck = false
+
         @Option(help: "With --topology-plan: planned hops beyond a copy it heard that a relay it cannot hear is trusted to hold the packet, so a box outside the plan leaves that relay's neighbours to it (default 2; 0: fill in for every neighbour no heard copy covered).")
         var topologyTrustDepth: Int?
 
@@ -710,6 +713,7 @@ extension SimCommand {
                     if let topologyPlanSlack { parameters.ourConfiguration.topologyPlanSlack = max(0, topologyPlanSlack) }
                     if let topologyPlannedRelayLateS { parameters.ourConfiguration.topologyPlannedRelayLateAfter = .milliseconds(Int64(max(0, topologyPlannedRelayLateS) * 1000)) }
                     if noTopologyPlannedRelayLate { parameters.ourConfiguration.topologyPlannedRelayLateAfter = nil }
+                    if noTopologyPlannedRelayLateCheck { parameters.ourConfiguration.topologyPlannedRelayLateCheckedBeforeSending = false }
                     if let topologyQuietS { parameters.topologyQuietBeforeMessages = .seconds(max(0, topologyQuietS)) }
                     if let warmUpS { parameters.warmUp = .seconds(max(0, warmUpS)) }
                     if let warmUpTopologyPeriod { parameters.warmUpTopologyPeriod = .seconds(max(60, warmUpTopologyPeriod)) }

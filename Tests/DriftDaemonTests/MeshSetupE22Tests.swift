@@ -59,7 +59,7 @@ struct MeshSetupE22Tests {
         #expect(MeshSetup.helloPeriod(set, policy: try MeshSetup.policy(MeshSetup.effectiveRadio(set))) == .seconds(420))
     }
 
-    @Test("mesh.topology_plan turns relays planned on the topology on, late planned relays taken back after 15 s; its adverts keep pace with the hellos: 3 h and 10 min at 300 s, 9 h and 30 min at an E22's 900 s; the first hello within a tenth of the hello period")
+    @Test("mesh.topology_plan turns relays planned on the topology on, late planned relays taken back after 15 s, also when the radio is free; its adverts keep pace with the hellos: 3 h and 10 min at 300 s, 9 h and 30 min at an E22's 900 s; the first hello within a tenth of the hello period")
     func topologyPlanPacedByHellos() throws {
         let e22 = try config([("topology_plan = false", "topology_plan = true ")])
         let e22Period = MeshSetup.helloPeriod(e22, policy: try MeshSetup.policy(MeshSetup.effectiveRadio(e22)))
@@ -70,6 +70,7 @@ struct MeshSetupE22Tests {
         #expect(routing.helloPeriod == .seconds(900))
         #expect(routing.helloJitter == .seconds(90) && routing.firstHelloSpread == .seconds(90), "the first hello within a tenth of the period")
         #expect(routing.topologyPlannedRelayLateAfter == .seconds(15), "a planned relay the budget holds is taken back by copies")
+        #expect(routing.topologyPlannedRelayLateCheckedBeforeSending, "and checked when the radio is free")
         let sim = try ConfigLoader(systemBoardDirectories: []).load(
             text: DriftConfiguration.embeddedDefaultText, fileName: "test.toml", baseDirectory: nil).configuration
         let standard = MeshSetup.routing(sim, helloPeriod: .seconds(300), modulation: try MeshSetup.modulation(for: sim))

@@ -87,6 +87,38 @@ struct TransmitDutyTests {
         #expect(relayer > 300)
     }
 
+    /// A diamond: A's floods reach C through B or E, and the plan names one of them. Under a
+    /// 1 % budget A's burst holds that relay in its queue while the other, outside the plan,
+    /// fills in; a copy heard before the relay turned late took nothing back, so the relay went
+    /// out once the budget let it, for nobody. Checked when the radio is free, it is dropped.
+    @Test("under a duty cycle a late planned relay whose neighbours copies covered before it turned late is dropped when the radio is free: fewer data frames and less time held, about as many boxes reached; nothing without the check")
+    func lateRelaysTakenBackWhenTheRadioIsFree() async throws {
+        let diamond: [(x: Double, y: Double)] = [(0, 0), (1_000, 400), (1_000, -400), (2_200, 0)]
+        // A and C take turns: the planned relay between them carries both bursts, twice what
+        // either origin sends, and its budget runs out first.
+        // One more from A an hour and a half on keeps the run going until the budgets free.
+        let script = (0..<120).map { SimMessage(at: .seconds(8 * $0 + 5), from: $0 % 2 == 0 ? 0 : 3) }
+            + [SimMessage(at: .seconds(5_400), from: 0)]
+        var p = NodeMachineSimulationTests.parameters(diamond, script: script)
+        p.ourConfiguration.topologyPlan = true
+        // Late after 30 s: the box outside the plan fills in some 15 s after A's frame at
+        // LongFast (12 rank steps), before the held relay turns late, and no copy comes after.
+        p.ourConfiguration.topologyPlannedRelayLateAfter = .seconds(30)
+        p.dutyCycle = 0.01
+        var before = p
+        before.ourConfiguration.topologyPlannedRelayLateCheckedBeforeSending = false
+        let runs = await simulate([p, before])
+        let (checked, unchecked) = (runs[0], runs[1])
+        let takenBack = try #require(checked.lateRelaysTakenBack)
+        #expect(takenBack > 0, "\(NodeMachineSimulationTests.json(checked))")
+        #expect(unchecked.lateRelaysTakenBack == 0)
+        #expect((checked.plannedRelays ?? 0) > 0)
+        #expect(checked.transmissionsPerBroadcast < unchecked.transmissionsPerBroadcast,
+                "\(checked.transmissionsPerBroadcast) data frames per broadcast against \(unchecked.transmissionsPerBroadcast)")
+        #expect(try #require(checked.budgetHeldForegroundS) < #require(unchecked.budgetHeldForegroundS), "the budget holds the flood less")
+        #expect(checked.reachability >= unchecked.reachability - 0.01, "\(checked.reachability) against \(unchecked.reachability)")
+    }
+
     @Test("both routers report the duty; the busiest box's hour holds at least the mean box's share of a run longer than an hour")
     func routersReportDuty() async throws {
         for kind in [SimRouterKind.ours, .meshtastic] {

@@ -241,6 +241,43 @@ import Testing
         #expect(try !takenBack(lateAfter: nil, copyAfter: .seconds(600)))
     }
 
+    @Test("a late planned relay whose covering copies all came before it turned late is taken back when the radio asks, not before; one still needed is kept")
+    func latePlannedRelayTakenBackWhenTheRadioIsFree() throws {
+        // As above: the plan names B for A's flood; E's copy covers C, B's one uncovered neighbour.
+        let adverts: [NodeID: [NodeID]] = [Self.c: [Self.b, Self.d, Self.e], Self.d: [Self.c], Self.e: [Self.a, Self.b, Self.c]]
+        let h = MeshHeader(kind: .broadcast, origin: Self.a, packetID: 1, hopStart: 3, expiresAtMinute: 100)
+        func handedOut(_ r: inout MeshRouter) throws -> Duration {
+            _ = r.heard(h, link: RouterTests.good, firstTime: true, now: .seconds(1))
+            let due = try #require(r.nextDeadline)
+            #expect(r.due(now: due).contains { if case .transmit = $0 { return true } else { return false } })
+            return due
+        }
+        var r = Self.router(hellos: Self.hellos, adverts: adverts) { $0.topologyPlannedRelayLateAfter = .seconds(30) }
+        let due = try handedOut(&r)
+        // E's copy comes while the relay is not late yet: it stays, and no copy comes after.
+        let early = r.heard(h.relayed(by: Self.e), link: RouterTests.good, firstTime: false, now: due + .seconds(5))
+        #expect(!early.contains { if case .cancelled = $0 { return true } else { return false } })
+        let notLateYet = r.takeBackLateRelay(h.key, now: due + .seconds(29))
+        let late = r.takeBackLateRelay(h.key, now: due + .seconds(30))
+        let again = r.takeBackLateRelay(h.key, now: due + .seconds(31))
+        #expect(!notLateYet)
+        #expect(late, "late, and E's copy covered C")
+        #expect(!again, "taken back once")
+
+        // No copy covered C: the late relay is still needed and stays.
+        var needed = Self.router(hellos: Self.hellos, adverts: adverts) { $0.topologyPlannedRelayLateAfter = .seconds(30) }
+        let neededDue = try handedOut(&needed)
+        let stillNeeded = needed.takeBackLateRelay(h.key, now: neededDue + .seconds(60))
+        #expect(!stillNeeded)
+
+        // Without the late rule nothing is taken back.
+        var never = Self.router(hellos: Self.hellos, adverts: adverts) { $0.topologyPlannedRelayLateAfter = nil }
+        let neverDue = try handedOut(&never)
+        _ = never.heard(h.relayed(by: Self.e), link: RouterTests.good, firstTime: false, now: neverDue + .seconds(5))
+        let withoutTheRule = never.takeBackLateRelay(h.key, now: neverDue + .seconds(600))
+        #expect(!withoutTheRule)
+    }
+
     @Test("a box outside the plan waits the deferral's rank steps beyond its own delay; for an origin no advert lists it does not")
     func boxOutsideThePlanDefers() throws {
         // B hears A and C; the adverts say D hears A too and reaches C and E (E hears only D).

@@ -43,6 +43,9 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     /// Relays planned and not sent because neighbours covered the packet meanwhile (dropped
     /// before their delay ran out, or taken back off the radio queue).
     public var relaysCancelled = 0
+    /// Of those, late planned relays taken back when the radio was free
+    /// (``MeshRouterConfiguration/topologyPlannedRelayLateCheckedBeforeSending``).
+    public var lateRelaysTakenBack = 0
     /// Floods (broadcasts and other boxes' topology adverts) relayed because the topology plan
     /// named this box, and topology adverts this box sent (``MeshRouterConfiguration/topologyPlan``;
     /// the router counts both).

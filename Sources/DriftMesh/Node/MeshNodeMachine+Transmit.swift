@@ -58,6 +58,7 @@ extension MeshNodeMachine {
             return
         }
         refreshQueuedSync(at: time)
+        takeBackLateRelays(at: now)
         switch queue.next(now: now) {
         case .send(let frame):
             let copy = queuedCopyKeys.removeValue(forKey: frame.id)
@@ -70,6 +71,21 @@ extension MeshNodeMachine {
             actions.append(.wake(at: until))
         case .idle:
             break
+        }
+    }
+
+    /// Drops the queued relays the router takes back as late planned relays whose neighbours
+    /// copies have covered meanwhile (``MeshRouterConfiguration/topologyPlannedRelayLateCheckedBeforeSending``):
+    /// held by the airtime budget, such a relay would otherwise go out once the budget allows,
+    /// after the boxes around it have filled in.
+    private mutating func takeBackLateRelays(at now: Duration) {
+        let c = settings.router
+        guard c.topologyPlan, c.topologyPlannedRelayLateAfter != nil, c.topologyPlannedRelayLateCheckedBeforeSending else { return }
+        let relays = queuedCopyKeys.values.filter { !$0.catchUp }.map(\.key).sorted()
+        for key in relays where router.takeBackLateRelay(key, now: now) {
+            if unqueue(key) { counters.relaysCancelled += 1 }
+            relayable[key] = nil
+            counters.lateRelaysTakenBack += 1
         }
     }
 

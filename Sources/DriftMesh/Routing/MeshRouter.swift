@@ -542,6 +542,22 @@ public struct MeshRouter: Sendable {
         return now - relay.at >= late
     }
 
+    /// Takes back our relay of `key` when it is a planned relay that is late
+    /// (``MeshRouterConfiguration/topologyPlannedRelayLateAfter``) and the copies heard so far
+    /// cover every neighbour — as ``heard(_:link:firstTime:now:)`` would at the next copy, which
+    /// may never come. The caller asks this of a relay still queued for the radio when the radio
+    /// is free (``MeshRouterConfiguration/topologyPlannedRelayLateCheckedBeforeSending``) and
+    /// drops the frame when the answer is `true`.
+    public mutating func takeBackLateRelay(_ key: PacketKey, now: Duration) -> Bool {
+        guard var state = packets[key], let relay = state.relay, plannedRelayIsLate(relay, now: now), !stillNeeded(state) else {
+            return false
+        }
+        state.relay = nil
+        state.retryAt = nil
+        packets[key] = state
+        return true
+    }
+
     private mutating func planRelay(_ header: MeshHeader, link: LinkQuality, transmitters: [NodeID], state: inout PacketState, now: Duration) {
         let relayed = header.relayed(by: me)
         let c = configuration

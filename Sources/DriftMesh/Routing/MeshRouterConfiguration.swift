@@ -282,6 +282,12 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     /// "The planned relays under a 1 % budget"). `nil`: a planned relay goes out whatever
     /// copies come (the rule before).
     public var topologyPlannedRelayLateAfter: Duration? = .seconds(15)
+    /// With ``topologyPlannedRelayLateAfter``: a late planned relay still queued is checked
+    /// again when the radio is free, before the queue picks a frame, and dropped when the copies
+    /// heard so far cover every neighbour (``MeshRouter/takeBackLateRelay(_:now:)``). Without it
+    /// only a copy heard after the relay turned late takes it back, and one whose covering copies
+    /// all came before goes out when the budget lets it. `false`: the rule before.
+    public var topologyPlannedRelayLateCheckedBeforeSending = true
     /// Plan hop by hop, every box over as few hops as the links allow (``MeshTopology/shallowFirst``).
     /// On: in the simulator it brought the plan's median latency at 30 boxes to hop-7 flooding's
     /// and cut it by a quarter at 50, for 2–6 % more frames (docs/mesh-simulation.md).
