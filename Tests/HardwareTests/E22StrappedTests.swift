@@ -43,6 +43,33 @@ struct E22StrappedTests {
         #expect(radio.counters.starts == 1)
     }
 
+    /// The start's RSSI read asks a strapped module whether it answers; a slow module (or a
+    /// loaded CPU: seen once beside `stress-ng --cpu 2`) answered after the driver stopped
+    /// waiting, and the answer was taken for a packet: the box's next frame was `C1 00 02 …`.
+    @Test("a strapped module that answers the start's RSSI read late: the answer is no packet, the probe goes on, and the peer's frame arrives whole")
+    func lateAnswerIsNoPacket() async throws {
+        let (air, peer) = try Self.airPair()
+        defer { peer.close() }
+        let registers = E22Radio.Configuration(portPath: "", registers: E22Rig.registers()).effectiveRegisters
+        let module = try E22StrappedModule(registers: registers, air: air)
+        defer { module.stop() }
+        module.emulator.answerRSSIReads(after: .seconds(1))
+        let radio = try E22Radio(configuration: .init(portPath: module.slavePath, registers: E22Rig.registers(), commandTimeout: .seconds(30),
+                                                      rssiTimeout: .milliseconds(200), probeInterval: .seconds(600)),
+                                 lines: nil)
+        defer { radio.close() }
+        try await e22Within { try await radio.start() }
+        #expect(try await eventually(within: .seconds(60)) { radio.idleProbe == .on }, "the module answers, slowly: \(radio.idleProbe)")
+        let back: [UInt8] = Array("strapped and slow to answer".utf8)
+        let heard = try await e22Within {
+            async let heard = radio.receive()
+            try await peer.transmit(back, airtime: .milliseconds(20))
+            return try await heard
+        }
+        #expect(heard?.bytes == back)
+        #expect(radio.counters.received == 1, "\(radio.counters)")
+    }
+
     /// The module's air side and a peer 300 m away, each naming the other's loopback port.
     static func airPair() throws -> (air: SimulatedRadio, peer: SimulatedRadio) {
         let boxAt = E22Rig.transmitter(at: 0)

@@ -55,6 +55,7 @@ public final class E22Emulator: Sendable {
         var registers: E22Registers
         var ignored: Set<Int> = []
         var answering = true
+        var rssiAnswerDelay: Duration = .zero
         var ambientNoiseDBm: Double
         var lastPacketRSSI: UInt8 = 0
         var counters = Counters()
@@ -116,6 +117,12 @@ public final class E22Emulator: Sendable {
     public func stopAnswering() {
         state.withLock { $0.answering = false }
         setAux(false)
+    }
+
+    /// A slow module: the answer to an RSSI read comes this long after the read (`.zero`, the
+    /// default: at once).
+    public func answerRSSIReads(after delay: Duration) {
+        state.withLock { $0.rssiAnswerDelay = delay }
     }
 
     /// Undoes ``stopAnswering()``.
@@ -208,10 +215,19 @@ public final class E22Emulator: Sendable {
         case .normal:
             if let command = E22Command(normalBytes: burst), registers.ambientNoiseEnabled,
                case let .readRSSI(address, length) = command {
-                let values = state.withLock { state -> [UInt8] in
-                    [Self.rssiByte(dBm: state.ambientNoiseDBm), state.lastPacketRSSI]
+                let (values, delay) = state.withLock { state -> ([UInt8], Duration) in
+                    ([Self.rssiByte(dBm: state.ambientNoiseDBm), state.lastPacketRSSI], state.rssiAnswerDelay)
                 }
-                reply(E22Response.registers(address: address, data: Array(values.prefix(Int(length)))).bytes)
+                let answer = E22Response.registers(address: address, data: Array(values.prefix(Int(length)))).bytes
+                guard delay > .zero else {
+                    reply(answer)
+                    return
+                }
+                let late = Task { [self] in
+                    try? await Task.sleep(for: delay)
+                    if !Task.isCancelled { reply(answer) }
+                }
+                state.withLock { $0.tasks.append(late) }
                 return
             }
             let chunks = stride(from: 0, to: burst.count, by: registers.subPacketBytes).map {

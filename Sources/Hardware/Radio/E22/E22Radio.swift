@@ -79,6 +79,9 @@ public final class E22Radio: MeshRadio, Sendable {
         var waiter: CheckedContinuation<Void, Never>?
         var reader: Task<Void, Never>?
         var query: Pending?
+        /// When the last RSSI read that was not required went unanswered: its answer may
+        /// still come (a slow module, a loaded CPU) and must not be taken for a packet.
+        var queryExpiredAt: ContinuousClock.Instant?
         var readBack: E22Registers?
         var counters = Counters()
         var idleProbe = IdleProbe.off
@@ -96,6 +99,9 @@ public final class E22Radio: MeshRadio, Sendable {
         /// ``E22Error/rssiByteMissing``).
         public var withoutRSSIByte = 0
         public var starts = 0
+        /// Answers to an RSSI read that came after the driver had stopped waiting for them
+        /// (dropped, not taken for packets; a strapped module's idle probe then goes on).
+        public var lateAnswers = 0
     }
 
     private let state = Mutex(State())
@@ -468,6 +474,12 @@ public final class E22Radio: MeshRadio, Sendable {
                 Task {
                     do {
                         try await port.write(command.bytes, timeout: timeout)
+                        // The wait for the answer starts once the read is out: on a loaded CPU
+                        // the write itself may come late.
+                        let written = clock.now
+                        state.withLock { state in
+                            if let deadline = state.query?.deadline, deadline < written + timeout { state.query?.deadline = written + timeout }
+                        }
                     } catch {
                         self.answerQuery(.failure(E22Error.io("writing the RSSI read: \(error)")))
                     }
@@ -539,6 +551,7 @@ public final class E22Radio: MeshRadio, Sendable {
                     if let query = state.withLock({ $0.query }), now >= query.deadline {
                         let error = E22Error.noAnswer(command: "C0 C1 C2 C3 (RSSI read)", timeout: configuration.rssiTimeout)
                         guard query.required else {
+                            state.withLock { $0.queryExpiredAt = now }
                             answerQuery(.failure(error))
                             continue
                         }
@@ -571,20 +584,21 @@ public final class E22Radio: MeshRadio, Sendable {
     }
 
     private func handle(burst: [UInt8]) {
-        let pendingQuery = state.withLock { $0.query != nil }
-        if pendingQuery {
-            // The answer to an RSSI read: alone, or run together with a packet printed just before or after it.
-            let answer: [UInt8] = [0xC1, 0x00, 0x02]
-            if burst.count >= 5, Array(burst.prefix(3)) == answer {
-                answerQuery(.success((burst[3], burst[4])))
-                if burst.count > 5 { handle(burst: Array(burst.dropFirst(5))) }
-                return
+        let (pendingQuery, expiredAt) = state.withLock { ($0.query != nil, $0.queryExpiredAt) }
+        if pendingQuery, let (values, rest) = Self.rssiAnswer(in: burst) {
+            answerQuery(.success(values))
+            if !rest.isEmpty { handle(burst: rest) }
+            return
+        }
+        if !pendingQuery, let expiredAt, clock.now - expiredAt < Self.lateAnswerWindow, let (_, rest) = Self.rssiAnswer(in: burst) {
+            // The answer to a read the driver stopped waiting for: the module answers, slowly.
+            state.withLock { state in
+                state.queryExpiredAt = nil
+                state.counters.lateAnswers += 1
+                if state.idleProbe == .off, configuration.probeInterval != nil { state.idleProbe = .on }
             }
-            if burst.count > 5, Array(burst.suffix(5).prefix(3)) == answer {
-                answerQuery(.success((burst[burst.count - 2], burst[burst.count - 1])))
-                handle(burst: Array(burst.dropLast(5)))
-                return
-            }
+            if !rest.isEmpty { handle(burst: rest) }
+            return
         }
         switch burstCheck?(burst) {
         case let .packets(packets) where packets.count > 1
@@ -615,6 +629,22 @@ public final class E22Radio: MeshRadio, Sendable {
             $0.counters.received += 1
         }
         wake()
+    }
+
+    /// How long after an unanswered RSSI read its answer is still recognised as such.
+    static let lateAnswerWindow = Duration.seconds(30)
+
+    /// The answer to an RSSI read (`C1 00 02` and its two values) in `burst`: alone, or run
+    /// together with a packet printed just before or after it; the answer's values and the rest.
+    static func rssiAnswer(in burst: [UInt8]) -> (values: (noise: UInt8, packet: UInt8), rest: [UInt8])? {
+        let answer: [UInt8] = [0xC1, 0x00, 0x02]
+        if burst.count >= 5, Array(burst.prefix(3)) == answer {
+            return ((burst[3], burst[4]), Array(burst.dropFirst(5)))
+        }
+        if burst.count > 5, Array(burst.suffix(5).prefix(3)) == answer {
+            return ((burst[burst.count - 2], burst[burst.count - 1]), Array(burst.dropLast(5)))
+        }
+        return nil
     }
 
     /// A packet as heard, with the RSSI byte the module printed after it.
