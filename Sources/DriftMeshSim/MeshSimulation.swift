@@ -26,6 +26,13 @@ public struct MeshSimulation: Sendable {
         return result
     }
 
+    /// The drawn messages' times after the warm-up and their origins, as `run()` schedules
+    /// them when there is no script.
+    public func drawnMessages() -> [(at: Duration, origin: Int)] {
+        var engine = Engine(parameters)
+        return engine.drawMessages(from: 0).map { (Engine.duration($0.time), $0.origin) }
+    }
+
     /// This run's links and message origins, exactly as `run()` uses them (for the
     /// exact-optimum tool: `driftd sim mesh --export-topology`).
     public func exportTopology() -> TopologyExport {
@@ -575,7 +582,8 @@ struct Engine {
         neighbourSamples.append(Double(counts.reduce(0, +)) / Double(counts.count))
     }
 
-    /// The message schedule: exponential gaps (mean `period / nodes`) from `start`, random origins.
+    /// The message schedule: exponential gaps (mean `period / nodes`) from `start`, random
+    /// origins; with `p.bursts`, each span of the schedule packed into its first part.
     mutating func drawMessages(from start: Int64) -> [(time: Int64, origin: Int)] {
         var t = start
         let meanGap = Double(Engine.micros(p.periodPerNode)) / Double(p.nodes)
@@ -583,6 +591,10 @@ struct Engine {
         for _ in 0..<p.messages {
             t += Int64(-meanGap * log(max(messageRng.unit(), 1e-12)))
             out.append((t, messageRng.int(in: 0...(p.nodes - 1))))
+        }
+        if let bursts = p.bursts {
+            let every = Engine.micros(bursts.every), length = Engine.micros(bursts.length)
+            out = out.map { (start + bursts.packed($0.time - start, every: every, length: length), $0.origin) }
         }
         return out
     }

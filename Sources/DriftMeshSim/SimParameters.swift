@@ -29,6 +29,11 @@ public struct SimParameters: Sendable {
     /// Mean time between messages of one box (Meshtasticator PERIOD: 100 s); messages
     /// mesh-wide come every `period / nodes` on average (exponential).
     public var periodPerNode: Duration = .seconds(100)
+    /// Bursts instead of Meshtasticator's flat rate (`--burst-every-s`, `--burst-length-s`):
+    /// the messages drawn for each `every` from the first message on are packed into that span's
+    /// first `length`, in order. The same messages, origins and mean rate, bunched as a
+    /// festival's are (everyone posts when the headline act starts). `nil`: the flat rate.
+    public var bursts: SimBursts?
     /// Hellos before the first message (our router only).
     public var warmUp: Duration = .seconds(600)
     /// With `ourConfiguration.topologyPlan`: the topology advert period during the warm-up
@@ -413,4 +418,21 @@ public struct SimCatchUpRules: Sendable, Hashable {
     public var retryRelaysSuppressed = true
 
     public init() {}
+}
+
+/// Messages in bursts: each `every` of the drawn schedule squeezed into its first `length`.
+public struct SimBursts: Sendable, Hashable {
+    public var every: Duration
+    public var length: Duration
+
+    public init(every: Duration, length: Duration) {
+        precondition(length > .zero && length <= every, "a burst lasts more than 0 and at most its period")
+        self.every = every
+        self.length = length
+    }
+
+    /// Where a message drawn `offset` µs after the first message's span starts goes.
+    func packed(_ offset: Int64, every e: Int64, length l: Int64) -> Int64 {
+        offset / e * e + offset % e * l / e
+    }
 }

@@ -210,6 +210,12 @@ extension SimCommand {
         @Option(help: "Mean seconds between messages of one box (Meshtasticator: 100). A scenario variation for extra rows only.")
         var period = 100
 
+        @Option(help: "Messages in bursts (a festival's load): every this many seconds from the first message, that span's messages come within its first --burst-length-s — the same messages and mean rate, bunched (default: the flat rate).")
+        var burstEveryS: Int?
+
+        @Option(help: "With --burst-every-s: how long each burst lasts, seconds (above 0, at most --burst-every-s).")
+        var burstLengthS: Int?
+
         @Option(help: "…or at most this share of its neighbours, whichever is larger (0 = off).")
         var cancelUncoveredShare: Double?
 
@@ -470,6 +476,10 @@ extension SimCommand {
             guard (1...1000).contains(seeds) else { throw ValidationError("--seeds must be 1…1000") }
             guard (0...3_600).contains(firstHelloSpreadS ?? 0) else { throw ValidationError("--first-hello-spread-s must be 0…3600") }
             guard (1...10_000).contains(messages) else { throw ValidationError("--messages must be 1…10000") }
+            guard (burstEveryS == nil) == (burstLengthS == nil) else { throw ValidationError("--burst-every-s and --burst-length-s go together") }
+            if let every = burstEveryS, let length = burstLengthS {
+                guard length > 0, length <= every else { throw ValidationError("--burst-length-s must be above 0 and at most --burst-every-s") }
+            }
             guard (0...1).contains(backgroundBusyThreshold) else { throw ValidationError("--background-busy-threshold must be 0…1") }
             guard (1...7).contains(hopLimit), (1...7).contains(baselineHopLimit) else { throw ValidationError("--hop-limit and --baseline-hop-limit must be 1…7") }
             guard area >= 100, area <= 1_000_000 else { throw ValidationError("--area must be 100…1000000") }
@@ -563,6 +573,7 @@ extension SimCommand {
                     parameters.dynamicsSeed = dynamicsSeed
                     parameters.areaM = area
                     parameters.periodPerNode = .seconds(period)
+                    if let every = burstEveryS, let length = burstLengthS { parameters.bursts = SimBursts(every: .seconds(every), length: .seconds(length)) }
                     if kind == .ours, let preamble { parameters.channel.modulation.preambleSymbols = preamble }
                     parameters.carrierSense = carrierSense
                     parameters.carrierSenseThresholdDbm = carrierSenseDbm

@@ -33,6 +33,28 @@ private func ratio(_ rs: [SimResult]) -> Double { mean(rs, \.totalAirtimeMs) / m
         #expect(runs[0] != runs[2])
     }
 
+    @Test("bursts pack each span's drawn messages into its first part: the same messages and origins in the same order, every one within a burst, none moved to another span")
+    func burstsPackTheSameMessages() throws {
+        var flat = SimParameters(nodes: 20, seed: 7301, router: .ours, messages: 80)
+        flat.periodPerNode = .seconds(1_000)
+        var bursty = flat
+        bursty.bursts = SimBursts(every: .seconds(1_800), length: .seconds(120))
+        let a = MeshSimulation(flat).drawnMessages(), b = MeshSimulation(bursty).drawnMessages()
+        #expect(a.count == 80 && b.count == 80)
+        #expect(a.map(\.origin) == b.map(\.origin))
+        #expect(zip(b, b.dropFirst()).allSatisfy { $0.at <= $1.at }, "still in order")
+        let span = Duration.seconds(1_800)
+        func index(_ t: Duration) -> Int { Int((t / span).rounded(.down)) }
+        func offset(_ t: Duration) -> Duration { t - span * index(t) }
+        for (x, y) in zip(a, b) {
+            #expect(index(x.at) == index(y.at), "\(x.at) moved to another span as \(y.at)")
+            #expect(offset(y.at) < .seconds(120), "\(y.at) outside its burst")
+            #expect(y.at <= x.at)
+        }
+        #expect(Set(b.map { index($0.at) }).count > 1, "more than one burst")
+        #expect(a.contains { offset($0.at) >= .seconds(120) }, "the flat rate spreads them")
+    }
+
     @Test func jsonHasTheRequiredKeys() async throws {
         let r = await simulate(SimParameters(nodes: 5, seed: 1, router: .ours, messages: 3))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(Self.json(r).utf8)) as? [String: Any])

@@ -124,6 +124,26 @@ struct SimMeshCommandTests {
         }
     }
 
+    @Test("--burst-every-s with --burst-length-s: the same messages bunched change the run; either alone, a burst longer than its period or of 0 s is refused",
+          .enabled(if: binaryBuilt, "driftd binary not built"))
+    func bursts() async throws {
+        func run(_ extra: [String]) async throws -> [String: Any] {
+            let run = try await DriftdProcess.runToCompletion(
+                ["sim", "mesh", "--nodes", "20", "--seed", "7301", "--period", "1000", "--messages", "40", "--router", "ours", "--json"] + extra)
+            #expect(run.status == 0, "\(run)")
+            return try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        }
+        let flat = try await run([]), bursty = try await run(["--burst-every-s", "1800", "--burst-length-s", "60"])
+        #expect(flat["messages"] as? Int == 40 && bursty["messages"] as? Int == 40)
+        let flatCollisions = try #require(flat["collisions"] as? Int), burstCollisions = try #require(bursty["collisions"] as? Int)
+        #expect(burstCollisions > flatCollisions, "40 messages within a minute collide more: \(burstCollisions) against \(flatCollisions)")
+        for bad in [["--burst-every-s", "600"], ["--burst-length-s", "60"], ["--burst-every-s", "60", "--burst-length-s", "120"],
+                    ["--burst-every-s", "600", "--burst-length-s", "0"]] {
+            let refused = try await DriftdProcess.runToCompletion(["sim", "mesh"] + bad)
+            #expect(refused.status != 0, "\(bad) was accepted")
+        }
+    }
+
     @Test("--compact-digest-hashes16: the node's compact digests as 16-bit hashes, the coding before, take more airtime than the Rice-coded default; the router's own repair model is the same either way",
           .enabled(if: binaryBuilt, "driftd binary not built"))
     func compactDigestHashes16() async throws {
