@@ -590,14 +590,14 @@ public final class E22Radio: MeshRadio, Sendable {
             if !rest.isEmpty { handle(burst: rest) }
             return
         }
-        if !pendingQuery, let expiredAt, clock.now - expiredAt < Self.lateAnswerWindow, let (_, rest) = Self.rssiAnswer(in: burst) {
-            // The answer to a read the driver stopped waiting for: the module answers, slowly.
+        if !pendingQuery, let expiredAt, clock.now - expiredAt < Self.lateAnswerWindow, burst.count == 5, Self.rssiAnswer(in: burst) != nil {
+            // The answer to a read the driver stopped waiting for, alone (no mesh frame is that
+            // short): the module answers, slowly.
             state.withLock { state in
                 state.queryExpiredAt = nil
                 state.counters.lateAnswers += 1
                 if state.idleProbe == .off, configuration.probeInterval != nil { state.idleProbe = .on }
             }
-            if !rest.isEmpty { handle(burst: rest) }
             return
         }
         switch burstCheck?(burst) {
