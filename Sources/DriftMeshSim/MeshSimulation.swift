@@ -594,7 +594,7 @@ struct Engine {
         }
         if let bursts = p.bursts {
             let every = Engine.micros(bursts.every), length = Engine.micros(bursts.length)
-            out = out.map { (start + bursts.packed($0.time - start, every: every, length: length), $0.origin) }
+            out = out.map { (start + SimBursts.packed($0.time - start, every: every, length: length), $0.origin) }
         }
         return out
     }

@@ -432,7 +432,7 @@ public struct SimBursts: Sendable, Hashable {
     }
 
     /// Where a message drawn `offset` µs after the first message's span starts goes.
-    func packed(_ offset: Int64, every e: Int64, length l: Int64) -> Int64 {
+    static func packed(_ offset: Int64, every e: Int64, length l: Int64) -> Int64 {
         offset / e * e + offset % e * l / e
     }
 }

@@ -8,14 +8,8 @@ import Testing
 struct E22StrappedTests {
     @Test("the driver sends no register command, and frames go both ways through a strapped module")
     func strappedExchange() async throws {
-        let (air, peer) = try Self.airPair()
-        defer { peer.close() }
-        let registers = E22Radio.Configuration(portPath: "", registers: E22Rig.registers()).effectiveRegisters
-        let module = try E22StrappedModule(registers: registers, air: air)
-        defer { module.stop() }
-        let radio = try E22Radio(configuration: .init(portPath: module.slavePath, registers: E22Rig.registers(), commandTimeout: .seconds(30)),
-                                 lines: nil)
-        defer { radio.close() }
+        let (peer, module, radio) = try Self.strappedBesidePeer()
+        defer { peer.close(); module.stop(); radio.close() }
         #expect(radio.isStrapped)
 
         try await e22Within { try await radio.start() }
@@ -48,16 +42,12 @@ struct E22StrappedTests {
     /// waiting, and the answer was taken for a packet: the box's next frame was `C1 00 02 …`.
     @Test("a strapped module that answers the start's RSSI read late: the answer is no packet, the probe goes on, and the peer's frame arrives whole")
     func lateAnswerIsNoPacket() async throws {
-        let (air, peer) = try Self.airPair()
-        defer { peer.close() }
-        let registers = E22Radio.Configuration(portPath: "", registers: E22Rig.registers()).effectiveRegisters
-        let module = try E22StrappedModule(registers: registers, air: air)
-        defer { module.stop() }
+        let (peer, module, radio) = try Self.strappedBesidePeer {
+            $0.rssiTimeout = .milliseconds(200)
+            $0.probeInterval = .seconds(600)
+        }
+        defer { peer.close(); module.stop(); radio.close() }
         module.emulator.answerRSSIReads(after: .seconds(1))
-        let radio = try E22Radio(configuration: .init(portPath: module.slavePath, registers: E22Rig.registers(), commandTimeout: .seconds(30),
-                                                      rssiTimeout: .milliseconds(200), probeInterval: .seconds(600)),
-                                 lines: nil)
-        defer { radio.close() }
         try await e22Within { try await radio.start() }
         #expect(try await eventually(within: .seconds(60)) { radio.idleProbe == .on }, "the module answers, slowly: \(radio.idleProbe)")
         let back: [UInt8] = Array("strapped and slow to answer".utf8)
@@ -68,6 +58,29 @@ struct E22StrappedTests {
         }
         #expect(heard?.bytes == back)
         #expect(radio.counters.received == 1, "\(radio.counters)")
+    }
+
+    /// A strapped module configured as the driver wants it, its driver (not started) and a peer
+    /// 300 m away on the air.
+    static func strappedBesidePeer(configure: (inout E22Radio.Configuration) -> Void = { _ in }) throws
+        -> (peer: SimulatedRadio, module: E22StrappedModule, radio: E22Radio) {
+        let (air, peer) = try airPair()
+        do {
+            let registers = E22Radio.Configuration(portPath: "", registers: E22Rig.registers()).effectiveRegisters
+            let module = try E22StrappedModule(registers: registers, air: air)
+            do {
+                var configuration = E22Radio.Configuration(portPath: module.slavePath, registers: E22Rig.registers(), commandTimeout: .seconds(30))
+                configure(&configuration)
+                let radio = try E22Radio(configuration: configuration, lines: nil)
+                return (peer, module, radio)
+            } catch {
+                module.stop()
+                throw error
+            }
+        } catch {
+            peer.close()
+            throw error
+        }
     }
 
     /// The module's air side and a peer 300 m away, each naming the other's loopback port.

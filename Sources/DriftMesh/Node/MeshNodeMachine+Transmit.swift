@@ -81,7 +81,8 @@ extension MeshNodeMachine {
     private mutating func takeBackLateRelays(at now: Duration) {
         let c = settings.router
         guard c.topologyPlan, c.topologyPlannedRelayLateAfter != nil, c.topologyPlannedRelayLateCheckedBeforeSending else { return }
-        let relays = queuedCopyKeys.values.filter { !$0.catchUp }.map(\.key).sorted()
+        // Each key is taken back on its own: the order does not matter.
+        let relays = queuedCopyKeys.values.filter { !$0.catchUp }.map(\.key)
         for key in relays where router.takeBackLateRelay(key, now: now) {
             if unqueue(key) { counters.relaysCancelled += 1 }
             relayable[key] = nil
