@@ -18,6 +18,7 @@
 #   TEXT_BYTES [120]  the bottle's text
 #   LINE [0]       1: three boxes A — B — C, the bottles go A → C across B (two hops)
 #   LOSS [0]       probability a frame in range is lost at a receiver (sim.radio_loss)
+#   COLLISIONS [1] 0: frames on the air together at a receiver do not collide (sim.radio_collisions)
 #   LOG_LEVEL [info]  daemon.log_level; trace logs each frame heard and sent (with --keep: each box's
 #                  driftd.log traces a slow bottle's path)
 #   GAP [0]        seconds more between a bottle's confirmation and the next (by default the next
@@ -33,4 +34,5 @@ fi
 
 exec python3 tools/mesh-pair.py --driftd "$DRIFTD" --board-dir "$PWD/board" --runs "${RUNS:-20}" --max-p95 "${MAX_P95:-5}" \
     --sf "${SF:-11}" --hello "${HELLO:-300}" --distance "${DISTANCE:-500}" --text-bytes "${TEXT_BYTES:-120}" \
-    --loss "${LOSS:-0}" --gap "${GAP:-0}" --log-level "${LOG_LEVEL:-info}" $([ "${LINE:-0}" = 1 ] && echo --line) "$@"
+    --loss "${LOSS:-0}" --gap "${GAP:-0}" --log-level "${LOG_LEVEL:-info}" $([ "${LINE:-0}" = 1 ] && echo --line) \
+    $([ "${COLLISIONS:-1}" = 0 ] && echo --no-collisions) "$@"

@@ -14,7 +14,9 @@ random 0.5-2 s, so runs do not line up with the boxes' timers.
 With `--line` a third box stands beyond B: A — B — C, `--distance` apart with a radio range of
 1.5 × that, so A and C hear only B, and the bottles go from A to "Box C" across B (two hops).
 `--loss P` loses each frame in range with probability P at every receiver (`sim.radio_loss`), so
-what a lost frame costs shows in a few runs.
+what a lost frame costs shows in a few runs. Frames a box hears on the air together collide
+there (`sim.radio_collisions`, on: with `--line`, A and C are hidden from each other at B);
+`--no-collisions` keeps every frame, as the loopback radio did before collisions were modelled.
 
 Prints the latencies (p50, p95 by nearest rank, max) and each box's mesh counters (retries,
 frames lost to half duplex); exits 1 when the delivery p95 is above `--max-p95` seconds or a
@@ -92,6 +94,7 @@ radio_udp_port = {self.radio}
 radio_peers = [{", ".join(f'"127.0.0.1:{port}"' for port in peer_ports)}]
 radio_range_m = {self.args.distance * (1.5 if self.args.line else 2):.0f}
 radio_loss = {self.args.loss}
+radio_collisions = {"false" if self.args.no_collisions else "true"}
 """
         with open(os.path.join(self.directory, "driftd.toml"), "w") as f:
             f.write(text)
@@ -152,6 +155,8 @@ def main():
     parser.add_argument("--text-bytes", type=int, default=120, help="the bottle's text length")
     parser.add_argument("--line", action="store_true", help="three boxes A — B — C; the bottles go A → C across B")
     parser.add_argument("--loss", type=float, default=0.0, help="probability a frame in range is lost (sim.radio_loss)")
+    parser.add_argument("--no-collisions", action="store_true",
+                        help="frames on the air together do not collide (sim.radio_collisions = false)")
     parser.add_argument("--max-p95", type=float, default=5.0, help="seconds; above it the benchmark fails")
     parser.add_argument("--gap", type=float, default=0.0,
                         help="seconds more between one bottle's confirmation and the next (default 0: 0.5–2 s, the channel kept busy)")
@@ -236,6 +241,7 @@ def main():
             counters[box.name]["outbox"] = mesh.get("outbox")
             counters[box.name]["neighbours"] = len(mesh.get("neighbours", []))
             counters[box.name]["radioDeaf"] = mesh.get("radioDeaf")
+            counters[box.name]["radioCollided"] = mesh.get("radioCollided")
             counters[box.name]["radioBusyWaits"] = mesh.get("radioBusyWaits")
             counters[box.name]["radioQuietWaits"] = mesh.get("radioQuietWaits")
         result["counters"] = counters
@@ -248,7 +254,8 @@ def main():
         else:
             path = f"A → C across B ({args.distance} m apart each)" if args.line else f"A → B (neighbours, {args.distance} m)"
             print(f"bench-mesh-pair: {args.runs} bottles of {args.text_bytes} characters {path}, "
-                  f"SF{args.sf} at 250 kHz, hello every {args.hello} s, frames lost {args.loss:.0%}; "
+                  f"SF{args.sf} at 250 kHz, hello every {args.hello} s, frames lost {args.loss:.0%}"
+                  f"{', no collisions' if args.no_collisions else ''}; "
                   f"A knew {target.name} after {known_after:.1f} s")
             print("| | p50 (s) | p95 (s) | max (s) |")
             print("| --- | ---: | ---: | ---: |")

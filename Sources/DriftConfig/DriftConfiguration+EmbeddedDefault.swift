@@ -131,6 +131,7 @@ radio_range_m = 0             # hard range between simulated boxes; 0 = path los
 radio_path_loss_exponent = 3.0
 radio_loss = 0.0              # probability a frame in range is lost
 radio_latency_ms = 0
+radio_collisions = true       # frames heard on the air together collide (the weaker, or both within 6 dB, lost)
 
 [gpio]
 backend = "sim"

@@ -55,6 +55,8 @@ extension DriftConfiguration {
         public var radioLoss: Double
         /// Extra delivery delay of the simulated medium, milliseconds.
         public var radioLatencyMs: Int
+        /// Frames a simulated radio hears on the air together collide (``SimulatedRadioMedium``).
+        public var radioCollisions: Bool
 
         init(reading r: SectionReader) {
             latitude = r.double("latitude", default: 52.4731, min: -90, max: 90)
@@ -74,6 +76,7 @@ extension DriftConfiguration {
             radioPathLossExponent = r.double("radio_path_loss_exponent", default: 3.0, min: 2.0, max: 6.0)
             radioLoss = r.double("radio_loss", default: 0, min: 0, max: 1)
             radioLatencyMs = r.int("radio_latency_ms", default: 0, min: 0, max: 10_000)
+            radioCollisions = r.bool("radio_collisions", default: true)
         }
     }
 }

@@ -63,6 +63,9 @@ struct MeshStatusCommand: ParsableCommand {
             if let deaf = status["radioDeaf"] as? Int, deaf > 0 {
                 lines.append("radio: \(deaf) frames not heard while transmitting (half duplex)")
             }
+            if let collided = status["radioCollided"] as? Int, collided > 0 {
+                lines.append("radio: \(collided) frames lost to another on the air at the same time (collisions)")
+            }
             if let split = status["radioSplitBursts"] as? Int, split > 0 {
                 lines.append("radio: \(split) bursts held several packets run together, split (the reader was late)")
             }

@@ -66,7 +66,8 @@ extension SimCommand {
                                bandwidthHz: rate.bandwidthHz))
             let medium = SimulatedRadioMedium(
                 pathLossExponent: sim.radioPathLossExponent, rangeMeters: sim.radioRangeM, lossProbability: sim.radioLoss,
-                latency: .milliseconds(sim.radioLatencyMs))
+                latency: .milliseconds(sim.radioLatencyMs),
+                captureThresholdDb: sim.radioCollisions ? SimulatedRadioMedium.defaultCaptureThresholdDb : nil)
             let air = try SimulatedRadio(configuration: .init(
                 port: sim.radioUDPPort, peers: sim.radioPeers.map { ($0.host, $0.port) }, transmitter: transmitter, medium: medium))
             let module = try E22StrappedModule(registers: registers, air: air)

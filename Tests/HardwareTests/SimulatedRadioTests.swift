@@ -157,6 +157,107 @@ struct SimulatedRadioTests {
         #expect(receiver.channelQuietSince == later, "quiet when that frame ends")
     }
 
+    @Test("collisions: frames that overlap by more than the lock time are lost unless 6 dB stronger; a short overlap or no threshold keeps both")
+    func collisionRule() {
+        let medium = SimulatedRadioMedium(rangeMeters: 1_000)
+        #expect(medium.captureThresholdDb == 6)
+        let lock = SimulatedRadioMedium.lockTime(on: Self.channel)  // 11 symbols of 8.192 ms at SF11/250 kHz
+        #expect(abs(lock / .milliseconds(1) - 90.112) < 0.001)
+        let first = SimulatedRadioMedium.Heard(onAir: .seconds(10)...(.seconds(11)), rssi: -100)
+        func later(by start: Duration, rssi: Double) -> SimulatedRadioMedium.Heard {
+            .init(onAir: (.seconds(10) + start)...(.seconds(11) + start), rssi: rssi)
+        }
+        let overlapping = later(by: .milliseconds(500), rssi: -100)
+        #expect(medium.collides(first, with: overlapping, on: Self.channel))
+        #expect(medium.collides(overlapping, with: first, on: Self.channel))
+        // 6 dB stronger survives, whichever came first; the weaker is lost.
+        let louder = later(by: .milliseconds(500), rssi: -94)
+        #expect(!medium.collides(louder, with: first, on: Self.channel))
+        #expect(medium.collides(first, with: louder, on: Self.channel))
+        #expect(medium.collides(later(by: .milliseconds(500), rssi: -94.1), with: first, on: Self.channel))
+        // The earlier frame ends within the later one's lock time: the receiver locks after it.
+        let tail = later(by: .seconds(1) - lock + .milliseconds(1), rssi: -100)
+        #expect(!medium.collides(first, with: tail, on: Self.channel))
+        #expect(!medium.collides(tail, with: first, on: Self.channel))
+        #expect(medium.collides(first, with: later(by: .seconds(1) - lock - .milliseconds(1), rssi: -100), on: Self.channel))
+        // Frames apart on the air never collide.
+        #expect(!medium.collides(first, with: later(by: .seconds(2), rssi: -80), on: Self.channel))
+        var collisionFree = medium
+        collisionFree.captureThresholdDb = nil
+        #expect(!collisionFree.collides(first, with: overlapping, on: Self.channel))
+    }
+
+    @Test("collisions at a receiver: overlapping frames it hears are lost and counted; a frame's own carrier, a short overlap and a frame alone are not")
+    func collisionsAtTheReceiver() async throws {
+        let receiver = try Self.radio(at: 0)
+        defer { receiver.close() }
+        let stray = try UDPSocket.bind(host: "127.0.0.1", port: 0)
+        defer { try? stray.socket.close() }
+        func send(_ datagram: SimulatedRadioDatagram) throws {
+            try UDPSocket.send(stray.socket, datagram.encoded(), host: "127.0.0.1", port: receiver.port)
+        }
+        // Every frame left the air before now: none is lost to half duplex (the receiver never sent).
+        let base = MonotonicTime.now() - .seconds(60)
+        func frame(_ byte: UInt8, from metres: Double, endingAt end: Duration) -> SimulatedRadioDatagram {
+            SimulatedRadioDatagram(sender: Self.at(metres), frame: [byte], airEnd: base + end, airtime: .milliseconds(200))
+        }
+        // A frame alone, after its own carrier: heard.
+        let alone = frame(1, from: 500, endingAt: .seconds(1))
+        try send(alone.carrier)
+        try send(alone)
+        #expect(try await Self.next(receiver, timeout: .seconds(30))?.bytes == [1])
+        // Two that overlap by 50 ms, less than the 90 ms lock time: both heard.
+        let early = frame(2, from: 500, endingAt: .seconds(2))
+        let late = frame(3, from: -500, endingAt: .seconds(2) + .milliseconds(150))
+        try send(early.carrier)
+        try send(late.carrier)
+        try send(early)
+        try send(late)
+        #expect(try await Self.next(receiver, timeout: .seconds(30))?.bytes == [2])
+        #expect(try await Self.next(receiver, timeout: .seconds(30))?.bytes == [3])
+        // Two that overlap by 150 ms at the same power (500 m east and west): both lost.
+        let one = frame(4, from: 500, endingAt: .seconds(3))
+        let other = frame(5, from: -500, endingAt: .seconds(3) + .milliseconds(50))
+        try send(one.carrier)
+        try send(other.carrier)
+        try send(one)
+        try send(other)
+        let after = frame(6, from: 500, endingAt: .seconds(4))
+        try send(after.carrier)
+        try send(after)
+        #expect(try await Self.next(receiver, timeout: .seconds(30))?.bytes == [6], "the colliding pair was read and dropped first")
+        #expect(receiver.counters.collided == 2)
+        #expect(receiver.collidedReceptions == 2)
+        #expect(receiver.counters.heard == 4)
+        #expect(receiver.counters.deafWhileTransmitting == 0)
+    }
+
+    @Test("hidden terminals: two boxes that do not hear each other lose their frames at the box between them; a near one captures it")
+    func hiddenTerminals() async throws {
+        for (near, expectedHeard) in [(700.0, nil), (100.0, [UInt8](arrayLiteral: 2))] {
+            let receiver = try Self.radio(at: 0)
+            let west = try Self.radio(at: -700, peers: [receiver.port])  // west and east are not each other's peers: hidden
+            let east = try Self.radio(at: near, peers: [receiver.port])
+            let listening = Task { try await receiver.receive() }
+            // West's frame is on the air for a minute; east sends within it, once its carrier came.
+            let long = Task { try await west.transmit([1], airtime: .seconds(60)) }
+            #expect(try await eventually { receiver.counters.carriers == 1 })
+            try await east.transmit([2], airtime: .milliseconds(10))
+            if let expectedHeard {
+                #expect(try await listening.value?.bytes == expectedHeard, "\(near) m: 25 dB stronger, captured")
+                #expect(receiver.counters.collided == 0)
+            } else {
+                #expect(try await eventually { receiver.counters.collided == 1 }, "\(near) m: as loud as the other, lost")
+                #expect(receiver.counters.heard == 0)
+            }
+            long.cancel()
+            receiver.close()
+            _ = try? await listening.value
+            west.close()
+            east.close()
+        }
+    }
+
     @Test("datagrams round-trip and hostile bytes never decode into nonsense")
     func datagramCodec() {
         let datagram = SimulatedRadioDatagram(sender: Self.at(123), frame: [9, 8, 7], airEnd: .seconds(1_234) + .microseconds(5),

@@ -33,6 +33,7 @@ public final class MeshService: Service, Sendable {
         var status = await node.status()
         status.radioMalformed = radio.malformedReceptions
         status.radioDeaf = radio.deafReceptions
+        status.radioCollided = radio.collidedReceptions
         status.radioSplitBursts = radio.splitBursts
         status.radioIdleProbe = radio.idleProbeState
         status.radioBusyWaits = busyWaits.withLock { $0 }

@@ -38,7 +38,8 @@ enum MeshSetup {
                                bandwidthHz: config.radio.bandwidthKHz * 1_000))
             let medium = SimulatedRadioMedium(
                 pathLossExponent: sim.radioPathLossExponent, rangeMeters: sim.radioRangeM, lossProbability: sim.radioLoss,
-                latency: .milliseconds(sim.radioLatencyMs))
+                latency: .milliseconds(sim.radioLatencyMs),
+                captureThresholdDb: sim.radioCollisions ? SimulatedRadioMedium.defaultCaptureThresholdDb : nil)
             do {
                 return try SimulatedRadio(configuration: .init(
                     port: sim.radioUDPPort, peers: sim.radioPeers.map { ($0.host, $0.port) }, transmitter: transmitter, medium: medium))

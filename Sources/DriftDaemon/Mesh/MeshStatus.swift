@@ -47,6 +47,9 @@ public struct MeshStatus: Sendable, Codable, Equatable {
     /// Frames the radio could not hear because it was transmitting while they were on the air
     /// (the simulated radio counts them; hardware radios say 0).
     public var radioDeaf = 0
+    /// Frames lost at the radio to another frame on the air at the same time (the simulated
+    /// radio counts them; hardware radios say 0).
+    public var radioCollided = 0
     /// Bursts the radio split into the packets run together in them (the E22, when its reader
     /// was late by more than the UART's idle gap; others say 0).
     public var radioSplitBursts = 0

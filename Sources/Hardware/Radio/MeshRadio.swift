@@ -18,6 +18,8 @@ public protocol MeshRadio: AnyObject, Sendable {
     var malformedReceptions: Int { get }
     /// Frames this radio could not hear because it was transmitting while they were on the air.
     var deafReceptions: Int { get }
+    /// Frames lost at this radio to another frame on the air at the same time (a collision).
+    var collidedReceptions: Int { get }
     /// Bursts of bytes that held several packets run together and were handed on one by one.
     var splitBursts: Int { get }
     /// Whether the radio checks, while the channel is quiet, that its module still answers:
@@ -44,6 +46,10 @@ extension MeshRadio {
     /// Frames lost to half duplex (this radio was transmitting while they were on the air), for
     /// radios that can tell: shown in `driftd mesh status`. Radios that cannot say 0.
     public var deafReceptions: Int { 0 }
+
+    /// Frames lost to a collision with another frame on the air, for radios that can tell (the
+    /// simulated radio): shown in `driftd mesh status`. Hardware radios cannot and say 0.
+    public var collidedReceptions: Int { 0 }
 
     /// Bursts that held several packets run together (the E22's packet boundary is a UART
     /// pause, which a reader late by more than the pause does not see), handed on one by one:

@@ -8,6 +8,9 @@ import Synchronization
 /// on the air; the receiver decides with ``SimulatedRadioMedium`` whether and how loud it hears
 /// it. Half duplex: a frame that was on the air while this radio was transmitting is not heard
 /// (counted), judged on the machine's monotonic clock (``MonotonicTime``) that stamps both.
+/// Collisions: a frame that overlapped another this radio heard (its carrier came while the
+/// frame was on the air, or before) is lost unless it was the stronger by the medium's capture
+/// threshold (``SimulatedRadioMedium/collides(_:with:on:)``; counted).
 public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
     /// What the simulated radio needs to know.
     public struct Configuration: Sendable, Equatable {
@@ -43,6 +46,8 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
         public var outOfRange = 0
         public var lost = 0
         public var deafWhileTransmitting = 0
+        /// Frames in range lost to another frame this radio heard on the air at the same time.
+        public var collided = 0
         /// Carriers heard: transmissions in range as they began (carrier sense).
         public var carriers = 0
         public var malformed = 0
@@ -62,12 +67,24 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
         var transmissions: [ClosedRange<Duration>] = []
         /// Until when a transmission this radio hears (its carrier datagram) is on the air.
         var busyUntil: Duration?
+        /// The latest transmissions this radio heard begin (their carriers), for collisions.
+        var carriersHeard: [HeardCarrier] = []
         var counters = Counters()
         var closed = false
     }
     /// Transmissions remembered for the half-duplex check (a datagram read late may overlap an
     /// earlier one than the last).
     static let rememberedTransmissions = 16
+    /// Carriers remembered for collisions: a frame is judged when it ends, against every
+    /// carrier that came before then; older ones than this many are long off the air.
+    static let rememberedCarriers = 32
+
+    /// A transmission this radio heard begin: who sent it (with its end, which names it), when
+    /// it was on the air and how loud.
+    struct HeardCarrier {
+        var sender: SimulatedRadioTransmitter
+        var heard: SimulatedRadioMedium.Heard
+    }
     private let state = Mutex(State())
 
     /// Binds the radio's port.
@@ -90,6 +107,9 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
 
     /// Frames not heard because this radio was transmitting while they were on the air.
     public var deafReceptions: Int { counters.deafWhileTransmitting }
+
+    /// Frames lost to a collision with another frame this radio heard on the air.
+    public var collidedReceptions: Int { counters.collided }
 
     /// Whether a ``receive()`` found no datagram and is parked on the socket's readiness (what
     /// a test acting on a waiting receive checks).
@@ -162,10 +182,12 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
             }
             if decoded.isCarrier {
                 // A transmission in range has begun: the channel is busy until it ends.
-                if configuration.medium.reception(from: decoded.sender, to: configuration.transmitter, randomDraw: 1) != nil {
+                if let power = configuration.medium.reception(from: decoded.sender, to: configuration.transmitter, randomDraw: 1) {
                     state.withLock {
                         $0.busyUntil = max($0.busyUntil ?? .zero, decoded.airEnd)
                         $0.counters.carriers += 1
+                        $0.carriersHeard.append(HeardCarrier(sender: decoded.sender, heard: .init(onAir: decoded.onAir, rssi: power.rssi)))
+                        if $0.carriersHeard.count > Self.rememberedCarriers { $0.carriersHeard.removeFirst() }
                     }
                 }
                 continue
@@ -179,6 +201,10 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
                 let deaf = state.withLock { state in state.transmissions.contains { $0.overlaps(onAir) } }
                 if deaf {
                     state.withLock { $0.counters.deafWhileTransmitting += 1 }
+                    continue
+                }
+                if collided(decoded) {
+                    state.withLock { $0.counters.collided += 1 }
                     continue
                 }
             }
@@ -200,6 +226,24 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
             }
             state.withLock { $0.counters.heard += 1 }
             return RadioReception(bytes: decoded.frame, rssi: heard.rssi, snr: heard.snr)
+        }
+    }
+
+    /// Whether a frame in range was lost to another transmission this radio heard on the air
+    /// with it. Every such transmission began before this frame ended, so its carrier came
+    /// before this frame's datagram (which is sent after its time on air): the frame is judged
+    /// once, complete. Its own carrier (the same sender and end) is not another frame.
+    private func collided(_ datagram: SimulatedRadioDatagram) -> Bool {
+        let medium = configuration.medium
+        guard medium.captureThresholdDb != nil,
+              let power = medium.reception(from: datagram.sender, to: configuration.transmitter, randomDraw: 1)
+        else { return false }
+        let mine = SimulatedRadioMedium.Heard(onAir: datagram.onAir, rssi: power.rssi)
+        return state.withLock { state in
+            state.carriersHeard.contains { other in
+                !(other.sender == datagram.sender && other.heard.onAir.upperBound == datagram.airEnd)
+                    && medium.collides(mine, with: other.heard, on: datagram.sender.channel)
+            }
         }
     }
 

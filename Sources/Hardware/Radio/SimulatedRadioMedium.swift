@@ -9,6 +9,14 @@ import Foundation
 /// Meshtastic's LongFast). `rangeMeters > 0` replaces the sensitivity test by a hard
 /// range, which makes line-shaped test meshes exact. Radios on another frequency,
 /// spreading factor or bandwidth never hear each other.
+///
+/// Two frames a receiver hears that overlap on the air collide there, as in the mesh
+/// simulator's channel (`ChannelModel.captureThresholdDb`, `MeshSimulation`): each is lost
+/// unless it is ``captureThresholdDb`` stronger than the other, and they interact only when the
+/// later one starts before the earlier one's last ``lockSymbols`` symbols of preamble time
+/// have passed its end — that is, the earlier one still on the air when the later one's
+/// receiver would lock onto its preamble. Hidden terminals (two boxes that do not hear each
+/// other, both heard by a third) lose their frames there, as on real radios.
 public struct SimulatedRadioMedium: Sendable, Equatable {
     /// Path-loss exponent n (2 = free space, 2.7–3.5 suburban, 4 obstructed).
     public var pathLossExponent: Double
@@ -18,12 +26,52 @@ public struct SimulatedRadioMedium: Sendable, Equatable {
     public var lossProbability: Double
     /// Extra delivery delay on top of the time on air.
     public var latency: Duration
+    /// A frame survives an overlap at the receiver when it is this much stronger than the other
+    /// (dB); `nil`: frames never collide (the loopback radio before collisions were modelled).
+    public var captureThresholdDb: Double?
 
-    public init(pathLossExponent: Double = 3.0, rangeMeters: Double = 0, lossProbability: Double = 0, latency: Duration = .zero) {
+    /// The mesh simulator's capture threshold (`ChannelModel.captureThresholdDb`).
+    public static let defaultCaptureThresholdDb = 6.0
+    /// Preamble symbols a receiver needs before it locks: the daemon's 16-symbol preamble less
+    /// the last 5, as the mesh simulator's `ChannelModel.lockSeconds`.
+    public static let lockSymbols = 11
+
+    public init(
+        pathLossExponent: Double = 3.0, rangeMeters: Double = 0, lossProbability: Double = 0, latency: Duration = .zero,
+        captureThresholdDb: Double? = Self.defaultCaptureThresholdDb
+    ) {
         self.pathLossExponent = pathLossExponent
         self.rangeMeters = rangeMeters
         self.lossProbability = lossProbability
         self.latency = latency
+        self.captureThresholdDb = captureThresholdDb
+    }
+
+    /// One frame as a receiver hears it: when it was on the air and how loud.
+    public struct Heard: Sendable, Equatable {
+        public var onAir: ClosedRange<Duration>
+        public var rssi: Double
+
+        public init(onAir: ClosedRange<Duration>, rssi: Double) {
+            self.onAir = onAir
+            self.rssi = rssi
+        }
+    }
+
+    /// How long a receiver needs of a frame's preamble to lock onto it on `channel`.
+    public static func lockTime(on channel: SimulatedRadioTransmitter.Channel) -> Duration {
+        let symbolSeconds = Double(1 << max(5, min(12, channel.spreadingFactor))) / Double(max(1, channel.bandwidthHz))
+        return .nanoseconds(Int64((Double(lockSymbols) * symbolSeconds * 1e9).rounded()))
+    }
+
+    /// Whether `mine` is lost at the receiver to `other`, another frame it hears on `channel`:
+    /// they overlap by more than the lock time and `mine` is not ``captureThresholdDb``
+    /// stronger. Never, without a capture threshold.
+    public func collides(_ mine: Heard, with other: Heard, on channel: SimulatedRadioTransmitter.Channel) -> Bool {
+        guard let captureThresholdDb else { return false }
+        let (first, second) = mine.onAir.lowerBound <= other.onAir.lowerBound ? (mine, other) : (other, mine)
+        guard first.onAir.upperBound > second.onAir.lowerBound + Self.lockTime(on: channel) else { return false }
+        return mine.rssi < other.rssi + captureThresholdDb
     }
 
     /// How one frame sounds at the receiver, or `nil` when it is not heard at all.
