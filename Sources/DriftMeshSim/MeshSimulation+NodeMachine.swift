@@ -92,6 +92,8 @@ extension Engine {
         settings.lastHopRetryRounds = rules.lastHopRetryRounds
         settings.quickRetryKeepsSchedule = rules.quickRetryKeepsSchedule
         settings.firstHopRetry = rules.firstHopRetry
+        settings.retryJitter = rules.retryJitter
+        settings.outboxRetryJitter = rules.outboxRetryJitter
         settings.acksRepeatedForRetriesOnly = rules.acksRepeatedForRetriesOnly
         settings.retryRelaysJittered = rules.retryRelaysJittered
         settings.retryRelaysSuppressed = rules.retryRelaysSuppressed

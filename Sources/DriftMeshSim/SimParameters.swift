@@ -408,6 +408,13 @@ public struct SimCatchUpRules: Sendable, Hashable {
     /// The origin of a directed message to a box two hops away sends it once more when no
     /// neighbour was heard passing it on in time (`MeshNodeMachine.Settings.firstHopRetry`).
     public var firstHopRetry = true
+    /// The retries of a directed message (first-hop, quick, last-hop) wait a random extra share
+    /// of their wait of up to this (`MeshNodeMachine.Settings.retryJitter`); 0: the exact waits
+    /// (the rule before).
+    public var retryJitter = 0.5
+    /// …and the outbox's next attempt up to this share of the schedule's delay
+    /// (`MeshNodeMachine.Settings.outboxRetryJitter`); 0: the exact schedule.
+    public var outboxRetryJitter = 0.25
     /// A destination acknowledges again only copies that are retries
     /// (`MeshNodeMachine.Settings.acksRepeatedForRetriesOnly`).
     public var acksRepeatedForRetriesOnly = true

@@ -14,8 +14,8 @@ extension MeshStore: MeshNodeMemory {
         try due(now: now).map { MeshDueMessage(id: $0.id, destination: $0.destination, priority: $0.priority, frames: $0.frames) }
     }
 
-    public func recordOutgoingAttempt(_ id: PacketKey, now: Date) throws {
-        try recordAttempt(id, now: now)
+    public func recordOutgoingAttempt(_ id: PacketKey, now: Date, jitterShare: Double) throws {
+        try recordAttempt(id, now: now, jitterShare: jitterShare)
     }
 
     public func waitingOutgoingCount() throws -> Int {

@@ -99,19 +99,20 @@ extension MeshStore {
     }
 
     /// Records a transmission of a queued message: attempts += 1, next due after the
-    /// schedule's delay for this attempt (plus `jitter`). Returns the updated entry.
+    /// schedule's delay for this attempt (plus `jitter`, plus `jitterShare` of that delay).
+    /// Returns the updated entry.
     ///
     /// A message whose attempts are already used up becomes `failed` instead. A message in
     /// any state but `queued` is returned unchanged (a late call after an acknowledgement).
     /// - Throws: ``MeshStoreError/notFound(_:)``.
     @discardableResult
-    public func recordAttempt(_ id: PacketKey, now: Date, jitter: Duration = .zero) throws -> MeshOutboxEntry {
+    public func recordAttempt(_ id: PacketKey, now: Date, jitter: Duration = .zero, jitterShare: Double = 0) throws -> MeshOutboxEntry {
         let schedule = retrySchedule
         return try database.writer.write { db in
             let entry = try Self.fetchEntry(db, id)
             guard entry.state == .queued else { return entry }
             if let delay = schedule.delay(afterAttempt: entry.attempts) {
-                let next = now.addingTimeInterval(RetrySchedule.seconds(delay + max(jitter, .zero)))
+                let next = now.addingTimeInterval(RetrySchedule.seconds(delay + max(jitter, .zero) + RetrySchedule.share(jitterShare, of: delay)))
                 try db.execute(
                     sql: "UPDATE mesh_outbox SET attempts = attempts + 1, next_attempt_at = ? WHERE origin = ? AND first_packet_id = ?",
                     arguments: [StoredTime.milliseconds(next), MeshColumn.int(id.origin), MeshColumn.int(id.packetID)])

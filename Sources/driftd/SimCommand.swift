@@ -366,6 +366,12 @@ extension SimCommand {
         @Flag(help: "With --node-machine: the origin of a directed message to a box two hops away waits for the outbox (or the quick retry) when no neighbour was heard passing it on (the rule before; default: it sends the message once more when the slowest neighbour that hears the destination would have passed it on).")
         var noFirstHopRetry = false
 
+        @Option(help: "With --node-machine: the first-hop, quick and last-hop retries of a directed message wait up to this share of their wait longer, drawn at random, so boxes hidden from each other do not retry in step (default 0.5, the daemon's; 0: the exact waits, the rule before).")
+        var retryJitter = 0.5
+
+        @Option(help: "With --node-machine: the outbox's next attempt waits up to this share of the schedule's delay longer, drawn at random (default 0.25, the daemon's; 0: the exact schedule).")
+        var outboxRetryJitter = 0.25
+
         @Flag(help: "With --node-machine: a destination acknowledges again every copy it hears of a directed message it has acknowledged (the rule before; default: only copies that are retries — from the origin, from a box heard with it before, or 15 s or more after its last acknowledgement — and none within the quick-retry margin of it).")
         var acksForEveryCopy = false
 
@@ -498,6 +504,9 @@ extension SimCommand {
             }
             guard kinds != nil else { throw ValidationError("--router must be ours, meshtastic or both") }
             guard (0...1).contains(directedShare) else { throw ValidationError("--directed-share must be 0…1") }
+            guard (0...1).contains(retryJitter), (0...1).contains(outboxRetryJitter) else {
+                throw ValidationError("--retry-jitter and --outbox-retry-jitter must be 0…1")
+            }
             guard (1...10).contains(lastHopRetryRounds) else { throw ValidationError("--last-hop-retry-rounds must be 1…10") }
             guard (6...65_535).contains(preamble ?? 16) else { throw ValidationError("--preamble must be 6…65535 symbols") }
             guard !(cancelOnlyWhenBusy && cancelAlways) else { throw ValidationError("--cancel-only-when-busy and --cancel-always contradict each other") }
@@ -635,6 +644,8 @@ extension SimCommand {
                     parameters.catchUp.lastHopRetryRounds = lastHopRetryRounds
                     parameters.catchUp.quickRetryKeepsSchedule = !quickRetryCountsAsAttempt
                     parameters.catchUp.firstHopRetry = !noFirstHopRetry
+                    parameters.catchUp.retryJitter = retryJitter
+                    parameters.catchUp.outboxRetryJitter = outboxRetryJitter
                     parameters.catchUp.acksRepeatedForRetriesOnly = !acksForEveryCopy
                     parameters.catchUp.retryRelaysJittered = !retryRelaysAtOnce
                     parameters.catchUp.retryRelaysSuppressed = !retryRelaysUnsuppressed

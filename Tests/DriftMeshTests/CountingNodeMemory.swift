@@ -23,7 +23,9 @@ struct CountingNodeMemory: MeshNodeMemory {
         return try base.dueOutgoing(now: now)
     }
     mutating func markSent(_ id: PacketKey, now: Date) throws -> Bool { try base.markSent(id, now: now) }
-    mutating func recordOutgoingAttempt(_ id: PacketKey, now: Date) throws { try base.recordOutgoingAttempt(id, now: now) }
+    mutating func recordOutgoingAttempt(_ id: PacketKey, now: Date, jitterShare: Double) throws {
+        try base.recordOutgoingAttempt(id, now: now, jitterShare: jitterShare)
+    }
     mutating func markDelivered(_ id: PacketKey) throws -> Bool { try base.markDelivered(id) }
     func waitingOutgoingCount() throws -> Int { try base.waitingOutgoingCount() }
     mutating func holdHeard(_ key: PacketKey, kind: FrameKind, destination: NodeID?, frame: [UInt8],

@@ -85,7 +85,10 @@ struct MeshNodeLastHopRetryTests {
     @Test("no acknowledgement from the destination: the relay sends the message once more when the answer was due plus the margin, to the nanosecond, and never again; with three rounds, again after each retry, three times")
     func retriedOnceOrThreeTimes() throws {
         let a = BoxKeyPair(), d = BoxKeyPair()
-        var box = try Self.relay(hearing: d) { $0.lastHopRetryRounds = 3 }
+        var box = try Self.relay(hearing: d) {
+            MachineBox.exactRetries(&$0)
+            $0.lastHopRetryRounds = 3
+        }
         let (relayedAt, frames) = try Self.relayed(&box, try Self.message(from: a, to: d.nodeID))
         #expect(frames.count == 1)
         var due = relayedAt + frames[0].airtime + .milliseconds(500) + Self.ackAirtime + Self.margin
@@ -106,7 +109,7 @@ struct MeshNodeLastHopRetryTests {
         #expect(box.counters.quickRetries == 0, "the relay's retry is not the origin's")
 
         // One round (the default): once only, however long the destination stays silent.
-        var once = try Self.relay(hearing: d)
+        var once = try Self.relay(hearing: d, configure: MachineBox.exactRetries)
         let first = try Self.relayed(&once, try Self.message(from: a, to: d.nodeID))
         let onceDue = first.lastAt + first.frames[0].airtime + .milliseconds(500) + Self.ackAirtime + Self.margin
         once.timer(at: onceDue)
@@ -118,7 +121,10 @@ struct MeshNodeLastHopRetryTests {
     @Test("with three rounds, the acknowledgement heard after the first retry: no second")
     func ackAfterTheFirstRetry() throws {
         let a = BoxKeyPair(), d = BoxKeyPair()
-        var box = try Self.relay(hearing: d) { $0.lastHopRetryRounds = 3 }
+        var box = try Self.relay(hearing: d) {
+            MachineBox.exactRetries(&$0)
+            $0.lastHopRetryRounds = 3
+        }
         let (relayedAt, frames) = try Self.relayed(&box, try Self.message(from: a, to: d.nodeID))
         let due = relayedAt + frames[0].airtime + .milliseconds(500) + Self.ackAirtime + Self.margin
         box.timer(at: due)

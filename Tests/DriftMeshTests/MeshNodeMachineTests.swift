@@ -23,6 +23,13 @@ struct MachineBox {
                                       budget: AirtimeBudget(window: .seconds(3_600), limit: budgetLimit), settings: settings, seed: seed)
     }
 
+    /// Retries on their exact waits, without the random extra (``MeshNodeMachine/Settings/retryJitter``):
+    /// for the tests that check a retry's wait to the nanosecond (MeshNodeRetryJitterTests checks the extra).
+    static func exactRetries(_ settings: inout MeshNodeMachine<InMemoryNodeMemory>.Settings) {
+        settings.retryJitter = 0
+        settings.outboxRetryJitter = 0
+    }
+
     static func time(_ t: Duration) -> MeshNodeTime {
         MeshNodeTime(monotonic: t, wall: epoch.addingTimeInterval(RetrySchedule.seconds(t)))
     }
@@ -382,7 +389,7 @@ struct MeshNodeMachineTests {
 
     @Test("an unacknowledged directed message is sent again on the outbox schedule: 30 s, then 45 s, never earlier")
     func retriesOnTheSchedule() throws {
-        var box = try MachineBox()
+        var box = try MachineBox(configure: MachineBox.exactRetries)
         let receipt = try box.send("are you there", to: BoxKeyPair().nodeID, at: .zero)
         var attempts: [Duration] = []
         var t = Duration.zero

@@ -57,7 +57,10 @@ struct MeshNodeQuickRetryTests {
           arguments: [true, false])
     func quickRetry(keepsSchedule: Bool) throws {
         let neighbour = BoxKeyPair()
-        var box = try Self.box(hearing: neighbour) { $0.quickRetryKeepsSchedule = keepsSchedule }
+        var box = try Self.box(hearing: neighbour) {
+            MachineBox.exactRetries(&$0)
+            $0.quickRetryKeepsSchedule = keepsSchedule
+        }
         let (sentAt, frame) = try Self.send(&box, to: neighbour.nodeID)
         let retryAt = sentAt + frame.airtime + .milliseconds(500) + Self.ackAirtime + Self.margin
         box.timer(at: retryAt - .nanoseconds(1))
@@ -91,7 +94,7 @@ struct MeshNodeQuickRetryTests {
 
     @Test("a box heard directly counts as in range without its hello (one hello per 5 minutes, easily lost)")
     func heardDirectlyWithoutHello() throws {
-        var box = try MachineBox()
+        var box = try MachineBox(configure: MachineBox.exactRetries)
         box.timer(at: .zero)
         while box.radioIdle(at: .zero).frame != nil {}
         let neighbour = BoxKeyPair()
@@ -120,7 +123,10 @@ struct MeshNodeQuickRetryTests {
         for modulation in [sf7, .longFast] {
             var router = MeshRouterConfiguration.standard
             router.slot = modulation.slot
-            var box = try MachineBox(router: router) { $0.modulation = modulation }
+            var box = try MachineBox(router: router) {
+                MachineBox.exactRetries(&$0)
+                $0.modulation = modulation
+            }
             box.timer(at: .zero)
             while box.radioIdle(at: .zero).frame != nil {}
             box.hear(heardThroughB, at: .seconds(2))

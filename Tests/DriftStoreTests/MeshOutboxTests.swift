@@ -70,6 +70,10 @@ struct MeshOutboxTests {
         try enqueueDirected(disk.store)
         let entry = try disk.store.recordAttempt(id, now: F.start, jitter: .milliseconds(1_250))
         #expect(entry.nextAttemptAt == F.at(31.25))
+        // The node's share of the delay (MeshNodeMachine.Settings.outboxRetryJitter): the
+        // second wait is 45 s, a fifth of it 9 s, on top of the attempt's time.
+        try disk.store.recordOutgoingAttempt(id, now: F.at(31.25), jitterShare: 0.2)
+        #expect(try disk.store.outboxEntry(id)?.nextAttemptAt == F.at(31.25 + 45 + 9))
     }
 
     @Test("delivery confirmation deletes the frames; a late attempt changes nothing")

@@ -200,19 +200,28 @@ struct MeshProcessTests {
                 Issue.record("box \(box.name) never knew the three lists: \(try await Self.mesh(box, ["status"]))")
             }
         }
-        // The plan for A's floods names B (it alone hears A and is heard by C).
-        let plannedBefore = (try await Self.mesh(b, ["status"])["counters"] as? [String: Any])?["plannedRelays"] as? Int ?? 0
-        _ = try await Self.mesh(a, ["send", "--text", "planned down the line"])
-        #expect(try await Self.waitFor("planned down the line", at: c, timeout: .seconds(60)), "\(processes[2].stderr.suffix(3_000))")
-        let counters = try await Self.mesh(b, ["status"])["counters"] as? [String: Any] ?? [:]
-        #expect((counters["plannedRelays"] as? Int ?? 0) > plannedBefore, "B relayed A's broadcast without the plan: \(counters)")
+        // The plan for A's floods names B (it alone hears A and is heard by C). A's frame can
+        // collide at B with one of C's (A and C do not hear each other): B then gets the message
+        // by catch-up, not as a planned relay, so up to three are sent until B relays one.
+        var sent: [String] = []
+        var counters: [String: Any] = [:]
+        for attempt in 1...3 {
+            let plannedBefore = (try await Self.mesh(b, ["status"])["counters"] as? [String: Any])?["plannedRelays"] as? Int ?? 0
+            let text = attempt == 1 ? "planned down the line" : "planned down the line \(attempt)"
+            sent.append(text)
+            _ = try await Self.mesh(a, ["send", "--text", text])
+            #expect(try await Self.waitFor(text, at: c, timeout: .seconds(60)), "\(processes[2].stderr.suffix(3_000))")
+            counters = try await Self.mesh(b, ["status"])["counters"] as? [String: Any] ?? [:]
+            if (counters["plannedRelays"] as? Int ?? 0) > plannedBefore { break }
+        }
+        #expect((counters["plannedRelays"] as? Int ?? 0) > 0, "B relayed none of \(sent.count) broadcasts of A as planned: \(counters)")
         for box in [a, b, c] {
             let sent = try await Self.mesh(box, ["status"])["counters"] as? [String: Any] ?? [:]
             #expect((sent["topologyAdverts"] as? Int ?? 0) >= 1, "box \(box.name) sent no advert: \(sent)")
             #expect((sent["malformed"] as? [String: Int] ?? [:]).isEmpty, "box \(box.name): \(sent)")
         }
         // Adverts are never delivered as messages.
-        #expect(try await Self.inbox(c) == ["planned down the line"])
+        #expect(try await Self.inbox(c).sorted() == sent.sorted())
         #expect(try await Self.inbox(a).isEmpty)
 
         for process in processes {

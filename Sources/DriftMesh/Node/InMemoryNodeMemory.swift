@@ -137,12 +137,12 @@ public struct InMemoryNodeMemory: MeshNodeMemory {
         return true
     }
 
-    public mutating func recordOutgoingAttempt(_ id: PacketKey, now: Date) throws {
+    public mutating func recordOutgoingAttempt(_ id: PacketKey, now: Date, jitterShare: Double) throws {
         guard var entry = outbox[id] else { throw Refusal.notFound(id) }
         guard entry.state == .queued else { return }
         if let delay = retrySchedule.delay(afterAttempt: entry.attempts) {
             entry.attempts += 1
-            entry.nextAttemptAt = now.addingTimeInterval(RetrySchedule.seconds(delay))
+            entry.nextAttemptAt = now.addingTimeInterval(RetrySchedule.seconds(delay + RetrySchedule.share(jitterShare, of: delay)))
         } else {
             entry.state = .failed
         }

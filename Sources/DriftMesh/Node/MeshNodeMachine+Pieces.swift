@@ -72,7 +72,7 @@ extension MeshNodeMachine {
         guard settings.firstHopRetry, var own = piecesPassedOn[id], own.heard.isEmpty, own.firstHopDue == nil,
               let bound = firstRelayBound(toward: destination) else { return }
         let first = LoRaAirtime.duration(payloadBytes: own.frames[0].count, modulation: settings.modulation)
-        own.firstHopDue = end + bound + first + settings.answerTurnaround + settings.quickRetryMargin
+        own.firstHopDue = end + jitteredRetry(bound + first + settings.answerTurnaround + settings.quickRetryMargin)
         piecesPassedOn[id] = own
     }
 

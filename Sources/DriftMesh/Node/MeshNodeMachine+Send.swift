@@ -88,7 +88,10 @@ extension MeshNodeMachine {
             if entry.isBroadcast {
                 try memory.markSent(entry.id, now: now.wall)
             } else {
-                if attempt { try memory.recordOutgoingAttempt(entry.id, now: now.wall) }
+                if attempt {
+                    let share = min(max(settings.outboxRetryJitter, 0), 1)
+                    try memory.recordOutgoingAttempt(entry.id, now: now.wall, jitterShare: share > 0 ? share * retryRng.unit() : 0)
+                }
                 if !quickRetried.contains(entry.id) { awaitingAck[entry.id] = (entry, now.monotonic) }
             }
         } catch {

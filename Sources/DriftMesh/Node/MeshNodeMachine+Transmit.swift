@@ -126,11 +126,20 @@ extension MeshNodeMachine {
         if let destination = header.destination, let hops = hops(to: destination, at: now) {
             let wait = quickRetryDelay(lastFrame: frame.airtime, hops: hops) + settings.quickRetryMargin
             if wait < settings.quickRetryUnder {
-                quickRetryAt[id] = now + wait
+                quickRetryAt[id] = now + jitteredRetry(wait)
                 return
             }
         }
         awaitingAck[id] = nil  // too far, or nowhere heard: the outbox's schedule decides
+    }
+
+    /// `wait` plus a random share of it, up to ``Settings/retryJitter``: two boxes hidden from
+    /// each other whose frames collided at a relay they share would otherwise send again at the
+    /// same instants and collide again.
+    mutating func jitteredRetry(_ wait: Duration) -> Duration {
+        let share = min(max(settings.retryJitter, 0), 1)
+        guard share > 0, wait > .zero else { return wait }
+        return wait + wait * (share * retryRng.unit())
     }
 
     /// From our last frame going on the air until the acknowledgement of a message to a box
@@ -194,7 +203,7 @@ extension MeshNodeMachine {
         // origin sends the piece again, ``Settings/missingPiecesResent``).
         guard (0..<pieces).allSatisfy({ $0 == index || relayable[id.piece($0)] != nil }) else { return }
         let wait = quickRetryDelay(lastFrame: frame.airtime, hops: 1) + settings.quickRetryMargin
-        lastHopRetryAt[id] = (now + wait, destination, frame.bytes, index, pieces)
+        lastHopRetryAt[id] = (now + jitteredRetry(wait), destination, frame.bytes, index, pieces)
     }
 
     /// Relayed directed messages whose destination's acknowledgement was not heard in time:

@@ -300,6 +300,19 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// a message lost on its first hop waited for the outbox's 30 s at LongFast (for the
         /// two-hop quick retry's 9.4 s at SF7). Once per message, on its first sending.
         public var firstHopRetry = true
+        /// The first-hop, quick and last-hop retries of a directed message wait up to this share
+        /// of their wait longer, drawn at random for each (``MeshNodeMachine/jitteredRetry(_:)``);
+        /// the outbox's schedule up to ``outboxRetryJitter`` of its delay. Two boxes hidden from
+        /// each other, heard by the same relay, whose messages went out together — the second
+        /// sent in answer to what brought the first — lost them to each other at the relay and,
+        /// on exact waits, sent again at the same instants and collided at every retry: on the
+        /// real daemons' three-box line a watch from A to C and C's notice to A, 55 bytes each,
+        /// went out together five times over 78 s and never got through (issue 19, 2026-12-07;
+        /// docs/mesh.md, "Retries drawn apart"). 0: the exact waits (the rule before).
+        public var retryJitter = 0.5
+        /// …and the outbox's next attempt after each transmission of a directed message: the
+        /// schedule's delay (30 s × 1.5ⁿ) plus up to this share of it, drawn at random.
+        public var outboxRetryJitter = 0.25
 
         public init(hopLimit: UInt8, messageLifetime: TimeInterval, modulation: LoRaModulation,
                     router: MeshRouterConfiguration, maximumFrameBytes: Int = MeshFrame.maxBytes,
@@ -506,6 +519,9 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     var digestWatch: (until: Duration, newPackets: Int, followUps: Int)?
     /// The answers' random delays.
     var rng: MeshRandom
+    /// The retries' random extra waits (``Settings/retryJitter``): a stream of its own, so the
+    /// draws of the answers and the router stay what they were.
+    var retryRng: MeshRandom
     /// Our digests and requests waiting for the radio, by queue id: each is sealed again before
     /// a frame goes on air when we held something new since (``refreshQueuedSync(at:)``).
     var queuedSync: [UInt64: QueuedSync] = [:]
@@ -623,6 +639,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
                                                                 backgroundYieldsToBackground: settings.backgroundYieldsToBackground))
         self.requests = SyncRequestTracker(maximumAttempts: max(1, settings.requestAttempts))
         self.rng = MeshRandom(seed: seed ^ 0x6361_7463_6875_7021)
+        self.retryRng = MeshRandom(seed: seed ^ 0x7265_7472_795F_6A69)
         self.announced = !settings.announcesAtStart
         for peer in (try? memory.rememberedPeers()) ?? [] {
             _ = keyring.learn(nodeID: peer.node, publicKey: peer.publicKey)

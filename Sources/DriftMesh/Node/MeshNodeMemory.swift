@@ -31,8 +31,9 @@ public protocol MeshNodeMemory: Sendable {
     /// A broadcast went out for the first time. `false` when it was not queued.
     @discardableResult
     mutating func markSent(_ id: PacketKey, now: Date) throws -> Bool
-    /// A directed message went out: its next attempt waits on the retry schedule.
-    mutating func recordOutgoingAttempt(_ id: PacketKey, now: Date) throws
+    /// A directed message went out: its next attempt waits on the retry schedule, plus
+    /// `jitterShare` (0…1) of that wait (``MeshNodeMachine/Settings/outboxRetryJitter``).
+    mutating func recordOutgoingAttempt(_ id: PacketKey, now: Date, jitterShare: Double) throws
     /// The destination acknowledged a directed message: delivered, frames dropped. `false`
     /// when no such message is in the outbox.
     @discardableResult

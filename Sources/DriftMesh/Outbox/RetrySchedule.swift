@@ -67,6 +67,14 @@ public struct RetrySchedule: Hashable, Sendable {
         return delay + .milliseconds(Int64.random(in: 0...spanMilliseconds, using: &generator))
     }
 
+    /// `share` (clamped to 0…1) of `delay`, in whole milliseconds (exact and storable): the
+    /// random extra wait of a retry drawn by the node (``MeshNodeMachine/Settings/outboxRetryJitter``).
+    public static func share(_ share: Double, of delay: Duration) -> Duration {
+        let clamped = min(max(share.isFinite ? share : 0, 0), 1)
+        guard clamped > 0, delay > .zero else { return .zero }
+        return .milliseconds(Int64((seconds(delay) * clamped * 1000).rounded(.down)))
+    }
+
     /// `duration` in seconds as a `Double` (for `Date` arithmetic).
     public static func seconds(_ duration: Duration) -> Double {
         let (seconds, attoseconds) = duration.components
