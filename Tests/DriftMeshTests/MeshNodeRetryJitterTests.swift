@@ -47,8 +47,8 @@ struct MeshNodeRetryJitterTests {
             #expect(try Self.quickRetryWait(seed: seed, configure: MachineBox.exactRetries) == exact)
         }
         #expect(waits.count == 8, "\(waits)")
-        // Spread over the half: two boxes whose frames collided rarely collide again (a LongFast
-        // frame of 60 bytes is 0.7 s on the air, the extra up to 2.9 s here).
+        // Spread over the half: two boxes whose frames collided rarely collide again (their
+        // draws must land within a frame's airtime of each other).
         #expect(waits.max()! - waits.min()! > exact / 5, "\(waits.sorted())")
     }
 
