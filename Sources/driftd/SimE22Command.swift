@@ -1,5 +1,6 @@
 import ArgumentParser
 import DriftConfig
+import DriftDaemon
 import Foundation
 import Hardware
 
@@ -64,12 +65,9 @@ extension SimCommand {
                 latitude: sim.latitude, longitude: sim.longitude, txPowerDBm: registers.txPowerDBm,
                 channel: .init(frequencyMHz: band.frequencyMHz(channel: channel), spreadingFactor: rate.spreadingFactor,
                                bandwidthHz: rate.bandwidthHz))
-            let medium = SimulatedRadioMedium(
-                pathLossExponent: sim.radioPathLossExponent, rangeMeters: sim.radioRangeM, lossProbability: sim.radioLoss,
-                latency: .milliseconds(sim.radioLatencyMs),
-                captureThresholdDb: sim.radioCollisions ? SimulatedRadioMedium.defaultCaptureThresholdDb : nil)
             let air = try SimulatedRadio(configuration: .init(
-                port: sim.radioUDPPort, peers: sim.radioPeers.map { ($0.host, $0.port) }, transmitter: transmitter, medium: medium))
+                port: sim.radioUDPPort, peers: sim.radioPeers.map { ($0.host, $0.port) }, transmitter: transmitter,
+                medium: SimulatedRadioMedium(sim)))
             let module = try E22StrappedModule(registers: registers, air: air)
             defer { module.stop() }
             if let link {

@@ -206,22 +206,16 @@ struct SimulatedRadioTests {
         try send(alone.carrier)
         try send(alone)
         #expect(try await Self.next(receiver, timeout: .seconds(30))?.bytes == [1])
+        /// Two transmissions as the air brings them: both carriers as they start, then both frames.
+        func sendOverlapping(_ first: SimulatedRadioDatagram, _ second: SimulatedRadioDatagram) throws {
+            for datagram in [first.carrier, second.carrier, first, second] { try send(datagram) }
+        }
         // Two that overlap by 50 ms, less than the 90 ms lock time: both heard.
-        let early = frame(2, from: 500, endingAt: .seconds(2))
-        let late = frame(3, from: -500, endingAt: .seconds(2) + .milliseconds(150))
-        try send(early.carrier)
-        try send(late.carrier)
-        try send(early)
-        try send(late)
+        try sendOverlapping(frame(2, from: 500, endingAt: .seconds(2)), frame(3, from: -500, endingAt: .seconds(2) + .milliseconds(150)))
         #expect(try await Self.next(receiver, timeout: .seconds(30))?.bytes == [2])
         #expect(try await Self.next(receiver, timeout: .seconds(30))?.bytes == [3])
         // Two that overlap by 150 ms at the same power (500 m east and west): both lost.
-        let one = frame(4, from: 500, endingAt: .seconds(3))
-        let other = frame(5, from: -500, endingAt: .seconds(3) + .milliseconds(50))
-        try send(one.carrier)
-        try send(other.carrier)
-        try send(one)
-        try send(other)
+        try sendOverlapping(frame(4, from: 500, endingAt: .seconds(3)), frame(5, from: -500, endingAt: .seconds(3) + .milliseconds(50)))
         let after = frame(6, from: 500, endingAt: .seconds(4))
         try send(after.carrier)
         try send(after)

@@ -36,13 +36,10 @@ enum MeshSetup {
                 latitude: sim.latitude, longitude: sim.longitude, txPowerDBm: config.radio.txPowerDBm,
                 channel: .init(frequencyMHz: config.radio.frequencyMHz, spreadingFactor: config.radio.spreadingFactor,
                                bandwidthHz: config.radio.bandwidthKHz * 1_000))
-            let medium = SimulatedRadioMedium(
-                pathLossExponent: sim.radioPathLossExponent, rangeMeters: sim.radioRangeM, lossProbability: sim.radioLoss,
-                latency: .milliseconds(sim.radioLatencyMs),
-                captureThresholdDb: sim.radioCollisions ? SimulatedRadioMedium.defaultCaptureThresholdDb : nil)
             do {
                 return try SimulatedRadio(configuration: .init(
-                    port: sim.radioUDPPort, peers: sim.radioPeers.map { ($0.host, $0.port) }, transmitter: transmitter, medium: medium))
+                    port: sim.radioUDPPort, peers: sim.radioPeers.map { ($0.host, $0.port) }, transmitter: transmitter,
+                    medium: SimulatedRadioMedium(sim)))
             } catch {
                 throw Problem(description: "simulated radio on UDP port \(sim.radioUDPPort): \(error)")
             }
@@ -193,4 +190,13 @@ extension MeshSetup {
 struct MeshInboxAnswer: Codable, Sendable {
     var node: String
     var messages: [MeshInbox.Entry]
+}
+
+extension SimulatedRadioMedium {
+    /// The simulated medium as `[sim]` sets it (the sim board's radio, and `driftd sim e22`'s).
+    public init(_ sim: DriftConfiguration.Sim) {
+        self.init(pathLossExponent: sim.radioPathLossExponent, rangeMeters: sim.radioRangeM, lossProbability: sim.radioLoss,
+                  latency: .milliseconds(sim.radioLatencyMs),
+                  captureThresholdDb: sim.radioCollisions ? Self.defaultCaptureThresholdDb : nil)
+    }
 }

@@ -193,8 +193,9 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
                 continue
             }
             // Out of range (or lost) first: only a frame this radio could have heard counts as
-            // lost to half duplex.
-            if configuration.medium.reception(from: decoded.sender, to: configuration.transmitter, randomDraw: 1) != nil {
+            // lost to half duplex or to a collision.
+            let inRange = configuration.medium.reception(from: decoded.sender, to: configuration.transmitter, randomDraw: 1)
+            if let inRange {
                 // The sender's frame occupied the air for its time on air before the datagram
                 // was sent; a receiver transmitting at any moment of that could not hear it.
                 let onAir = decoded.onAir
@@ -203,7 +204,7 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
                     state.withLock { $0.counters.deafWhileTransmitting += 1 }
                     continue
                 }
-                if collided(decoded) {
+                if collided(decoded, rssi: inRange.rssi) {
                     state.withLock { $0.counters.collided += 1 }
                     continue
                 }
@@ -212,8 +213,7 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
                 from: decoded.sender, to: configuration.transmitter, randomDraw: Double.random(in: 0..<1))
             else {
                 state.withLock {
-                    if configuration.medium.lossProbability > 0,
-                       configuration.medium.reception(from: decoded.sender, to: configuration.transmitter, randomDraw: 1) != nil {
+                    if configuration.medium.lossProbability > 0, inRange != nil {
                         $0.counters.lost += 1
                     } else {
                         $0.counters.outOfRange += 1
@@ -229,16 +229,14 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
         }
     }
 
-    /// Whether a frame in range was lost to another transmission this radio heard on the air
-    /// with it. Every such transmission began before this frame ended, so its carrier came
-    /// before this frame's datagram (which is sent after its time on air): the frame is judged
-    /// once, complete. Its own carrier (the same sender and end) is not another frame.
-    private func collided(_ datagram: SimulatedRadioDatagram) -> Bool {
+    /// Whether a frame in range, heard at `rssi`, was lost to another transmission this radio
+    /// heard on the air with it. Every such transmission began before this frame ended, so its
+    /// carrier came before this frame's datagram (which is sent after its time on air): the
+    /// frame is judged once, complete. Its own carrier (the same sender and end) is not another frame.
+    private func collided(_ datagram: SimulatedRadioDatagram, rssi: Double) -> Bool {
         let medium = configuration.medium
-        guard medium.captureThresholdDb != nil,
-              let power = medium.reception(from: datagram.sender, to: configuration.transmitter, randomDraw: 1)
-        else { return false }
-        let mine = SimulatedRadioMedium.Heard(onAir: datagram.onAir, rssi: power.rssi)
+        guard medium.captureThresholdDb != nil else { return false }
+        let mine = SimulatedRadioMedium.Heard(onAir: datagram.onAir, rssi: rssi)
         return state.withLock { state in
             state.carriersHeard.contains { other in
                 !(other.sender == datagram.sender && other.heard.onAir.upperBound == datagram.airEnd)
