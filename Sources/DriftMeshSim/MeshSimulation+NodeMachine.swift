@@ -91,9 +91,11 @@ extension Engine {
         settings.lastHopRetryOnlyWhenQuiet = rules.lastHopRetryOnlyWhenQuiet
         settings.lastHopRetryRounds = rules.lastHopRetryRounds
         settings.quickRetryKeepsSchedule = rules.quickRetryKeepsSchedule
+        settings.quickRetryRounds = rules.quickRetryRounds
         settings.firstHopRetry = rules.firstHopRetry
         settings.retryJitter = rules.retryJitter
         settings.outboxRetryJitter = rules.outboxRetryJitter
+        settings.quietForHiddenAnswers = rules.quietForHiddenAnswers
         settings.acksRepeatedForRetriesOnly = rules.acksRepeatedForRetriesOnly
         settings.retryRelaysJittered = rules.retryRelaysJittered
         settings.retryRelaysSuppressed = rules.retryRelaysSuppressed

@@ -973,6 +973,14 @@ struct Engine {
             schedule(wait.map { now + max(1, $0) } ?? ourBusyWait(n), .mac(n))
             return
         }
+        if let held = nodes[n].machine?.answerHeldUntil, Engine.micros(held) > now,
+           QuietBackOff.applies(to: header(of: nodes[n].queue[0]), me: nodes[n].id) {
+            // A hidden box's answer to what was just heard (`MeshNodeMachine.Settings.quietForHiddenAnswers`),
+            // as the daemon's listen before talk (`radioAnswerWaits`): own frames only.
+            nodes[n].macScheduled = true
+            schedule(Engine.micros(held), .mac(n))
+            return
+        }
         if justQuiet(n), p.quietBackOffRelays || QuietBackOff.applies(to: header(of: nodes[n].queue[0]), me: nodes[n].id) {
             // Ready as a frame ended: 1…lookSlots slots first, as the daemon (`radioQuietWaits`).
             nodes[n].macScheduled = true

@@ -405,6 +405,9 @@ public struct SimCatchUpRules: Sendable, Hashable {
     public var lastHopRetryRounds = 1
     /// The quick retry is not an outbox attempt (`MeshNodeMachine.Settings.quickRetryKeepsSchedule`).
     public var quickRetryKeepsSchedule = true
+    /// Quick retries per directed message at most, those after the first on a quiet channel only
+    /// (`MeshNodeMachine.Settings.quickRetryRounds`).
+    public var quickRetryRounds = 2
     /// The origin of a directed message to a box two hops away sends it once more when no
     /// neighbour was heard passing it on in time (`MeshNodeMachine.Settings.firstHopRetry`).
     public var firstHopRetry = true
@@ -415,6 +418,9 @@ public struct SimCatchUpRules: Sendable, Hashable {
     /// …and the outbox's next attempt up to this share of the schedule's delay
     /// (`MeshNodeMachine.Settings.outboxRetryJitter`); 0: the exact schedule.
     public var outboxRetryJitter = 0.25
+    /// A box keeps its frames back for the acknowledgement of a neighbour's directed frame to a
+    /// box it does not hear (`MeshNodeMachine.Settings.quietForHiddenAnswers`).
+    public var quietForHiddenAnswers = true
     /// A destination acknowledges again only copies that are retries
     /// (`MeshNodeMachine.Settings.acksRepeatedForRetriesOnly`).
     public var acksRepeatedForRetriesOnly = true

@@ -79,6 +79,9 @@ struct MeshStatusCommand: ParsableCommand {
             if let waits = status["radioQuietWaits"] as? Int, waits > 0 {
                 lines.append("radio: \(waits) transmissions ready as the channel turned quiet, drawn a back-off first")
             }
+            if let waits = status["radioAnswerWaits"] as? Int, waits > 0 {
+                lines.append("radio: \(waits) transmissions held for the answer of a box out of range to a frame just heard")
+            }
             if let boxes = status["topologyBoxes"] as? Int {
                 var line = "topology plan: on, \(boxes) boxes' neighbour lists known"
                 if let lacking = status["topologyListsLacking"] as? Int, lacking > 0 {

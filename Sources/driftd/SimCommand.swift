@@ -360,6 +360,9 @@ extension SimCommand {
         @Option(help: "With --node-machine: how many times at most a relay retries the last hop, waiting for the answer again after each (default 1, the daemon's).")
         var lastHopRetryRounds = 1
 
+        @Option(help: "With --node-machine: how many quick retries a directed message has at most, each waiting for the acknowledgement again, those after the first only while the channel was no busier than 25 % over the last minute (default 2, the daemon's; 1: the rule before).")
+        var quickRetryRounds = 2
+
         @Flag(help: "With --node-machine: the quick retry counts as an outbox attempt, so the next waits 45 s after it (the rule before; default: the outbox's next attempt stays 30 s after the first sending).")
         var quickRetryCountsAsAttempt = false
 
@@ -371,6 +374,9 @@ extension SimCommand {
 
         @Option(help: "With --node-machine: the outbox's next attempt waits up to this share of the schedule's delay longer, drawn at random (default 0.25, the daemon's; 0: the exact schedule).")
         var outboxRetryJitter = 0.25
+
+        @Flag(help: "With --node-machine: a box that hears a neighbour's directed frame for a box it does not hear sends its own frames at once, not after that box's acknowledgement (the rule before; default: it keeps them back for the turnaround, the ack and 4 slots).")
+        var noQuietForHiddenAnswers = false
 
         @Flag(help: "With --node-machine: a destination acknowledges again every copy it hears of a directed message it has acknowledged (the rule before; default: only copies that are retries — from the origin, from a box heard with it before, or 15 s or more after its last acknowledgement — and none within the quick-retry margin of it).")
         var acksForEveryCopy = false
@@ -508,6 +514,7 @@ extension SimCommand {
                 throw ValidationError("--retry-jitter and --outbox-retry-jitter must be 0…1")
             }
             guard (1...10).contains(lastHopRetryRounds) else { throw ValidationError("--last-hop-retry-rounds must be 1…10") }
+            guard (1...10).contains(quickRetryRounds) else { throw ValidationError("--quick-retry-rounds must be 1…10") }
             guard (6...65_535).contains(preamble ?? 16) else { throw ValidationError("--preamble must be 6…65535 symbols") }
             guard !(cancelOnlyWhenBusy && cancelAlways) else { throw ValidationError("--cancel-only-when-busy and --cancel-always contradict each other") }
             guard directedShare == 0 || nodeMachine else { throw ValidationError("--directed-share needs --node-machine") }
@@ -643,9 +650,11 @@ extension SimCommand {
                     parameters.catchUp.lastHopRetryOnlyWhenQuiet = !lastHopRetryWhenBusy
                     parameters.catchUp.lastHopRetryRounds = lastHopRetryRounds
                     parameters.catchUp.quickRetryKeepsSchedule = !quickRetryCountsAsAttempt
+                    parameters.catchUp.quickRetryRounds = quickRetryRounds
                     parameters.catchUp.firstHopRetry = !noFirstHopRetry
                     parameters.catchUp.retryJitter = retryJitter
                     parameters.catchUp.outboxRetryJitter = outboxRetryJitter
+                    parameters.catchUp.quietForHiddenAnswers = !noQuietForHiddenAnswers
                     parameters.catchUp.acksRepeatedForRetriesOnly = !acksForEveryCopy
                     parameters.catchUp.retryRelaysJittered = !retryRelaysAtOnce
                     parameters.catchUp.retryRelaysSuppressed = !retryRelaysUnsuppressed

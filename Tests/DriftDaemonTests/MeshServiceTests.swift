@@ -246,4 +246,41 @@ struct MeshServiceTests {
             try await running.value
         }
     }
+
+    @Test("the box's own frames wait for the answer a box it cannot hear owes a neighbour whose directed frame it just heard, and go when that answer is over",
+          .timeLimit(.minutes(1)))
+    func holdsForAHiddenAnswer() async throws {
+        let directory = try TemporaryDirectory(prefix: "mesh-service-hidden-answer")
+        defer { directory.remove() }
+        let (clock, node, radio, service) = try Self.service(in: directory)
+        let sealer = try MeshSealer(networkKey: MeshNodeTests.networkKey)
+        let b = BoxKeyPair(), hidden = BoxKeyPair()
+        let expiry = MeshHeader.expiryMinute(now: Date(), lifetime: 600)
+        // B's hello lists the hidden box (and this one); then B's directed frame to it ends now.
+        let hello = HelloPayload(publicKey: b.publicKeyBytes, neighbours: [.init(id: node.me, bucket: 3), .init(id: hidden.nodeID, bucket: 3)])
+        await node.receive(MeshNodeTests.reception(try sealer.seal(
+            header: MeshHeader(kind: .hello, origin: b.nodeID, packetID: 1, hopStart: 0, expiresAtMinute: expiry), plaintext: hello.encoded())))
+        await node.receive(MeshNodeTests.reception(try sealer.seal(
+            header: MeshHeader(kind: .directed, origin: b.nodeID, packetID: 2, destination: hidden.nodeID, hopStart: 3, wantsAck: true,
+                               expiresAtMinute: expiry),
+            plaintext: MeshMessage.text("for the box out of range").encoded)))
+        let held = await node.answerHeldUntil()
+        #expect(held > node.monotonicNow, "nothing held")
+        _ = try await node.send(.text("mine"), to: BoxKeyPair().nodeID, priority: .interactive)
+        let running = Task { try await service.run() }
+        func ownSent() -> Int {
+            radio.sent.withLock { $0.filter { (try? MeshFrameCodec.parse($0).header.origin) == node.me }.count }
+        }
+        await clock.waitForSleepers(1)  // the scheduler, holding the box's first own frame
+        clock.advance(to: .init(offset: held - .nanoseconds(1)))
+        await clock.waitForSleepers(1)
+        #expect(ownSent() == 0, "an own frame went before the answer's time was over")
+        #expect(await service.status().radioAnswerWaits == 1)
+        clock.advance(to: .init(offset: held))
+        for _ in 0..<1_000 where ownSent() == 0 { await Task.yield() }
+        #expect(ownSent() >= 1, "the frame held never went")
+        #expect(await service.status().radioAnswerWaits == 1, "held again after the answer's time")
+        running.cancel()
+        try await running.value
+    }
 }

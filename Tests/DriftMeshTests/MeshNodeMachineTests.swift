@@ -387,6 +387,53 @@ struct MeshNodeMachineTests {
         #expect(other.counters.answerWaits == 0)
     }
 
+    @Test("quiet for a hidden answer: a neighbour's directed frame for a box this one does not hear holds its own frames for that box's answer")
+    func quietForAHiddenAnswer() throws {
+        let ack = LoRaAirtime.duration(
+            payloadBytes: MeshFrameCodec.overheadBytes(hasDestination: true, fragmented: false, originTagged: false) + 4,
+            modulation: .longFast)
+        // The turnaround, the ack, the answerer's quiet back-off (4 slots), then 1…4 slots drawn.
+        let slot = MeshRouterConfiguration.standard.slot
+        let hold = .milliseconds(500) + ack + slot * QuietBackOff.windowSlots
+        let t = Duration.seconds(1)
+        /// Box C hears B's hello (listing `listed`, and C) and, if `hearsDestination`, the
+        /// destination's; then B's frame of `kind` to the destination, ending at `t`. Returns
+        /// until when C's own frames are held (`nil`: not held), and the counter.
+        func scene(kind: FrameKind = .directed, listed: Bool = true, hearsDestination: Bool = false, seed: UInt64 = 1,
+                   configure: (inout MeshNodeMachine<InMemoryNodeMemory>.Settings) -> Void = { _ in }) throws -> (held: Duration?, waits: Int) {
+            var c = try MachineBox(seed: seed, configure: configure)
+            let b = BoxKeyPair(), destination = BoxKeyPair()
+            c.hear(try MeshNodeHelloTests.hello(from: b, keyed: true, listing: [c.me] + (listed ? [destination.nodeID] : []), packetID: 1), at: .zero)
+            if hearsDestination {
+                c.hear(try MeshNodeHelloTests.hello(from: destination, keyed: true, listing: [c.me, b.nodeID], packetID: 1), at: .zero)
+            }
+            _ = try c.send("mine", at: t)
+            c.timer(at: t)
+            c.hear(try MachineBox.frame("for you", kind: kind, packetID: 7, origin: b, destination: kind == .directed ? destination.nodeID : nil), at: t)
+            // The machine hands the frame over: the driver's listen before talk holds it.
+            #expect(c.radioIdle(at: t).frame != nil)
+            let held = c.machine.answerHeldUntil
+            return (held > t ? held : nil, c.counters.hiddenAnswerWaits)
+        }
+        var draws: Set<Duration> = []
+        for seed in UInt64(1)...20 {
+            let held = try scene(seed: seed)
+            let until = try #require(held.held)
+            #expect(until >= t + hold + slot && until <= t + hold + slot * QuietBackOff.windowSlots, "\(held)")
+            #expect(held.waits == 1)
+            draws.insert(until)
+        }
+        #expect(draws.count > 1, "every box held by one answer would start at the same instant")
+        // The destination is a neighbour: its answer is heard (carrier sense), no wait.
+        #expect(try scene(hearsDestination: true) == (nil, 0))
+        // B's hello does not list the destination: a relay, not the answerer, hears B's frame.
+        #expect(try scene(listed: false) == (nil, 0))
+        // A broadcast wants no answer.
+        #expect(try scene(kind: .broadcast) == (nil, 0))
+        // Off: the rule before.
+        #expect(try scene { $0.quietForHiddenAnswers = false } == (nil, 0))
+    }
+
     @Test("an unacknowledged directed message is sent again on the outbox schedule: 30 s, then 45 s, never earlier")
     func retriesOnTheSchedule() throws {
         var box = try MachineBox(configure: MachineBox.exactRetries)

@@ -60,6 +60,7 @@ struct MeshNodeQuickRetryTests {
         var box = try Self.box(hearing: neighbour) {
             MachineBox.exactRetries(&$0)
             $0.quickRetryKeepsSchedule = keepsSchedule
+            $0.quickRetryRounds = 1  // one round (the second: `secondRound`)
         }
         let (sentAt, frame) = try Self.send(&box, to: neighbour.nodeID)
         let retryAt = sentAt + frame.airtime + .milliseconds(500) + Self.ackAirtime + Self.margin
@@ -90,6 +91,39 @@ struct MeshNodeQuickRetryTests {
         #expect(t <= next + .seconds(5), "at \(t), due \(next)")
         #expect(box.machine.memory.outbox[id]?.attempts == (keepsSchedule ? 2 : 3))
         #expect(box.counters.quickRetries == 1)
+    }
+
+    @Test("the quick retry unanswered too: sent once more when its answer was due plus the margin, to the nanosecond, and never a third time; on a crowded channel that second round is left to the outbox",
+          arguments: [false, true])
+    func secondRound(crowded: Bool) throws {
+        let neighbour = BoxKeyPair()
+        var box = try Self.box(hearing: neighbour) {
+            MachineBox.exactRetries(&$0)
+            // Crowded: any frame heard over the last minute passes the threshold.
+            if crowded { $0.backgroundBusyThreshold = 0.001 }
+        }
+        #expect(box.machine.settings.quickRetryRounds == 2)
+        let (sentAt, frame) = try Self.send(&box, to: neighbour.nodeID)
+        let wait = frame.airtime + .milliseconds(500) + Self.ackAirtime + Self.margin
+        box.timer(at: sentAt + wait)
+        #expect(try Self.directedOut(&box, at: sentAt + wait) == 1, "the first quick retry")
+        if crowded { box.hear(Array(repeating: 0x55, count: 200), at: sentAt + wait + frame.airtime + .seconds(1)) }
+        let second = sentAt + wait * 2  // the retry went on the air when it was due
+        box.timer(at: second - .nanoseconds(1))
+        #expect(try Self.directedOut(&box, at: second - .nanoseconds(1)) == 0)
+        box.timer(at: second)
+        #expect(try Self.directedOut(&box, at: second) == (crowded ? 0 : 1))
+        #expect(box.counters.quickRetries == (crowded ? 1 : 2))
+        #expect(box.counters.quickRetriesBusy == (crowded ? 1 : 0))
+        // Never a third: the next attempt is the outbox's, 30 s after the first sending.
+        var t = second
+        var more = 0
+        while t < sentAt + .seconds(30) {
+            t = min(box.timer(at: t), t + .seconds(1), sentAt + .seconds(30))
+            if t < sentAt + .seconds(30) { more += try Self.directedOut(&box, at: t) }
+        }
+        #expect(more == 0, "sent again before the outbox's next attempt")
+        #expect(box.counters.quickRetries == (crowded ? 1 : 2))
     }
 
     @Test("a box heard directly counts as in range without its hello (one hello per 5 minutes, easily lost)")

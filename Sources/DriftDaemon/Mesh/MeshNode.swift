@@ -246,6 +246,12 @@ public actor MeshNode {
         return (nil, nil)
     }
 
+    /// Until when a frame the radio already holds waits for a hidden box's answer to a frame
+    /// heard (``MeshNodeMachine/answerHeldUntil``; a ``monotonicNow`` value).
+    public func answerHeldUntil() -> Duration {
+        machine.answerHeldUntil
+    }
+
     public func transmissionFailed() {
         _ = feed(.transmitFailed)
     }

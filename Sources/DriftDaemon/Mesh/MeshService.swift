@@ -25,6 +25,8 @@ public final class MeshService: Service, Sendable {
     private let busyWaits = Mutex(0)
     /// Transmissions that came ready just as the channel turned quiet and drew a back-off.
     private let quietWaits = Mutex(0)
+    /// Transmissions held for the answer of a box this one cannot hear (``MeshNode/answerHeldUntil()``).
+    private let answerWaits = Mutex(0)
     /// Now on ``MonotonicTime``'s scale, the radio's carrier-sense clock (a test sets it).
     private let monotonicNow: @Sendable () -> Duration
 
@@ -38,6 +40,7 @@ public final class MeshService: Service, Sendable {
         status.radioIdleProbe = radio.idleProbeState
         status.radioBusyWaits = busyWaits.withLock { $0 }
         status.radioQuietWaits = quietWaits.withLock { $0 }
+        status.radioAnswerWaits = answerWaits.withLock { $0 }
         return status
     }
 
@@ -141,6 +144,12 @@ public final class MeshService: Service, Sendable {
     /// together — each deaf to the other, and their neighbours hearing neither: on the real
     /// daemons' lossy line at SF7, 2 of every 100 frames. A relay of another box's packet keeps
     /// its slot (its delay orders it among the relays).
+    ///
+    /// The same frames wait, once the channel is quiet, for the acknowledgement a box this one
+    /// cannot hear owes a neighbour whose directed frame it just heard
+    /// (``MeshNode/answerHeldUntil()``, `radioAnswerWaits`): carrier sense cannot hear that
+    /// answer, and a frame that went a few slots after the neighbour's end collided with it at
+    /// the neighbour.
     private func listenBeforeTalk(quietBackOff: Bool) async {
         var rounds = 0
         var heardUntil: Duration?  // the end of the frame last found on the air
@@ -157,6 +166,14 @@ public final class MeshService: Service, Sendable {
                 guard rounds < Self.roundsAtMost else { return }
                 rounds += 1
                 quietWaits.withLock { $0 += 1 }
+            } else if quietBackOff, case let held = await node.answerHeldUntil(), held > node.monotonicNow {
+                // A box this one cannot hear answers the frame just heard (its drawn slots
+                // included); a relay keeps its slot, as for the quiet back-off.
+                guard rounds < Self.roundsAtMost else { return }
+                rounds += 1
+                answerWaits.withLock { $0 += 1 }
+                do { try await node.sleep(until: held) } catch { return }
+                continue
             } else {
                 return
             }

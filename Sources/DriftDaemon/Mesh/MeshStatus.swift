@@ -63,6 +63,11 @@ public struct MeshStatus: Sendable, Codable, Equatable {
     /// Transmissions that came ready within a contention slot of the channel turning quiet and
     /// drew a back-off first (radios with carrier sense only).
     public var radioQuietWaits = 0
+    /// Transmissions the radio already held that waited for the acknowledgement of a box this
+    /// one cannot hear, to a neighbour's directed frame just heard
+    /// (`MeshNodeMachine.Settings.quietForHiddenAnswers`; frames still queued are counted in
+    /// `counters.hiddenAnswerWaits` with the rest).
+    public var radioAnswerWaits = 0
     /// Time since start this box's frames waited for its duty-cycle airtime budget, seconds
     /// (the queue's most urgent frame waiting for airtime to come free; 0 where the band has
     /// no duty cycle). What the budget costs the mesh here: a box that relays for many others

@@ -118,9 +118,16 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     public var repairIntervalsLonger = 0
     /// Directed frames after which the channel was kept free for the next hop's answer.
     public var answerWaits = 0
+    /// Directed frames heard from a neighbour, for a box this one does not hear, after which it
+    /// kept its frames back for that box's acknowledgement
+    /// (``MeshNodeMachine/Settings/quietForHiddenAnswers``).
+    public var hiddenAnswerWaits = 0
     /// Our directed messages to a neighbour sent again because its acknowledgement did not
     /// come when it should have (instead of after the outbox's 30 s).
     public var quickRetries = 0
+    /// …and quick retries after the first left to the outbox because the channel was crowded
+    /// when they were due (``MeshNodeMachine/Settings/quickRetryRounds``).
+    public var quickRetriesBusy = 0
     /// Directed messages of other boxes relayed here to their destination, a neighbour, and
     /// sent once more because its acknowledgement was not heard when it should have been
     /// (``MeshNodeMachine/Settings/lastHopRetry``).

@@ -111,9 +111,7 @@ extension MeshNodeMachine {
         if let fragment = header.fragment, fragment.index + 1 < fragment.count, !(relayed && completesRelay(header, fragment)) {
             return  // the rest follows first
         }
-        let ackBytes = MeshFrameCodec.overheadBytes(hasDestination: true, fragmented: false, originTagged: false) + 4
-        let answer = LoRaAirtime.duration(payloadBytes: ackBytes, modulation: settings.modulation)
-        let answerBy = now + frame.airtime + settings.answerTurnaround + answer
+        let answerBy = now + frame.airtime + settings.answerTurnaround + ackAirtime
         quietUntil = max(quietUntil, answerBy)
         counters.answerWaits += 1
         guard header.origin == me else {
@@ -133,6 +131,33 @@ extension MeshNodeMachine {
         awaitingAck[id] = nil  // too far, or nowhere heard: the outbox's schedule decides
     }
 
+    /// How long an acknowledgement lasts on the air.
+    var ackAirtime: Duration {
+        let ackBytes = MeshFrameCodec.overheadBytes(hasDestination: true, fragmented: false, originTagged: false) + 4
+        return LoRaAirtime.duration(payloadBytes: ackBytes, modulation: settings.modulation)
+    }
+
+    /// A neighbour's directed frame just heard, at `t` (its end), wants an acknowledgement from
+    /// a box this one does not hear: our own frames wait until that answer is over
+    /// (``Settings/quietForHiddenAnswers``, ``answerHeldUntil``): the turnaround, the ack's
+    /// airtime, the answerer's quiet back-off (up to 4 slots), then 1…4 slots drawn at random,
+    /// so that two boxes held by the same answer do not start together. The driver's listen
+    /// before talk holds them, as it draws the quiet back-off — for the same frames: a relay of
+    /// another box's data keeps its slot (``QuietBackOff``). Only the last piece is answered; the
+    /// answerer is the destination when the transmitter's hello lists it (any neighbour with
+    /// the frame's short relayer id: when two share it, the wait is kept for both).
+    mutating func keepQuietForHiddenAnswer(_ header: MeshHeader, at t: Duration) {
+        guard settings.quietForHiddenAnswers, header.kind == .directed, header.wantsAck,
+              let destination = header.destination, destination != me,
+              header.fragment.map({ Int($0.index) + 1 == Int($0.count) }) ?? true else { return }
+        let neighbours = router.neighbours
+        guard !neighbours.contains(where: { $0.id == destination }),
+              neighbours.contains(where: { $0.id.shortID == header.relayer && $0.neighbours[destination] != nil }) else { return }
+        let slots = QuietBackOff.windowSlots + retryRng.int(in: 1...QuietBackOff.windowSlots)
+        answerHeldUntil = max(answerHeldUntil, t + settings.answerTurnaround + ackAirtime + settings.router.slot * slots)
+        counters.hiddenAnswerWaits += 1
+    }
+
     /// `wait` plus a random share of it, up to ``Settings/retryJitter``: two boxes hidden from
     /// each other whose frames collided at a relay they share would otherwise send again at the
     /// same instants and collide again.
@@ -150,8 +175,7 @@ extension MeshNodeMachine {
     /// 5.6 s at LongFast for a neighbour; 9.4 s at SF7 for a box two hops away, and 51 s at
     /// LongFast — past the outbox's 30 s, so none there.
     func quickRetryDelay(lastFrame airtime: Duration, hops: Int) -> Duration {
-        let ackBytes = MeshFrameCodec.overheadBytes(hasDestination: true, fragmented: false, originTagged: false) + 4
-        let ack = LoRaAirtime.duration(payloadBytes: ackBytes, modulation: settings.modulation)
+        let ack = ackAirtime
         let c = settings.router
         let longestRelayDelay = c.slot * max(3 * c.rankCap * c.slotsPerRank, (c.rankCap - 1) * c.slotsPerRank + max(c.jitterSlots, c.busyJitterSlots ?? 0, c.leaderJitterSlots ?? 0, c.busyLeaderJitterSlots ?? 0))
         let relays = max(0, hops - 1)
@@ -161,19 +185,34 @@ extension MeshNodeMachine {
     }
 
     /// Our directed messages whose acknowledgement did not come when it should have: each is
-    /// sent again, once (counted as `quickRetries`; not as an outbox attempt,
-    /// ``Settings/quickRetryKeepsSchedule``), earliest first
-    /// (in key order at the same instant, so a simulated run does not depend on hashing).
+    /// sent again (counted as `quickRetries`; not as an outbox attempt,
+    /// ``Settings/quickRetryKeepsSchedule``), up to ``Settings/quickRetryRounds`` times — the
+    /// rounds after the first only on a quiet channel (else `quickRetriesBusy`, and the outbox
+    /// decides) — earliest first (in key order at the same instant, so a simulated run does
+    /// not depend on hashing).
     mutating func quickRetryDue(at now: MeshNodeTime) {
         let t = now.monotonic
         let due = quickRetryAt.filter { $0.value <= t }.sorted { ($0.value, $0.key) < ($1.value, $1.key) }
         for (id, _) in due {
             quickRetryAt[id] = nil
             guard let (entry, _) = awaitingAck.removeValue(forKey: id) else { continue }
-            quickRetried.insert(id)
-            if quickRetried.count > 1_024 { quickRetried.removeFirst() }
+            let round = (quickRounds.removeValue(forKey: id) ?? 0) + 1
+            let busy = round > 1 && settings.lastHopRetryOnlyWhenQuiet
+                && queue.backgroundBusyFraction(now: t) > settings.backgroundBusyThreshold
+            if round < settings.quickRetryRounds, !busy {
+                // Its last frame going on the air arms the next round (``awaitAnswer``).
+                if quickRounds.count >= 1_024 { quickRounds.removeAll() }  // bounded: those left over had no next round
+                quickRounds[id] = round
+            } else {
+                quickRetried.insert(id)
+                if quickRetried.count > 1_024 { quickRetried.removeFirst() }
+            }
+            if busy {
+                counters.quickRetriesBusy += 1
+                continue
+            }
             counters.quickRetries += 1
-            log(.info, "mesh message sent again: no acknowledgement in time", ["id": "\(id)"])
+            log(.info, "mesh message sent again: no acknowledgement in time", ["id": "\(id)", "round": "\(round)"])
             sendOutgoing(entry, attempt: !settings.quickRetryKeepsSchedule, at: now)
         }
     }
@@ -267,6 +306,7 @@ extension MeshNodeMachine {
     mutating func acknowledged(_ id: PacketKey) {
         awaitingAck[id] = nil
         quickRetryAt[id] = nil
+        quickRounds[id] = nil
         if piecesPassedOn[id] != nil { stopListeningForPieces(id) }
     }
 }

@@ -223,6 +223,17 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// retry was lost too came after 50–60 s: the bottles of 55–61 s on the real daemons'
         /// lossy line at SF7 (one in some 20–160 bottles, issue 19's seventh and eighth sessions).
         public var quickRetryKeepsSchedule = true
+        /// How many quick retries a directed message has at most, each waiting for the
+        /// acknowledgement again; those after the first only while the channel was no busier
+        /// than ``backgroundBusyThreshold`` over the last minute (``lastHopRetryOnlyWhenQuiet``,
+        /// the last-hop retry's gate; `quickRetriesBusy` counts those left to the outbox). On a
+        /// quiet channel a lost frame is lost to a hidden box's frame or to noise, and the next
+        /// try a second later most likely gets through; on a crowded one another frame adds to
+        /// the collisions. 1: one quick retry, then the outbox's 30 s (the rule before) — on the
+        /// real daemons' three-box line C's relay of B's chat line back to B and its quick retry
+        /// were both lost at B to the frames of A, which C cannot hear, and the line came back
+        /// 34 s later (issue 19's second session of 2026-12-07; docs/mesh.md, "Quick retry").
+        public var quickRetryRounds = 2
         /// A box that relays a directed message to its destination's neighbourhood — the
         /// destination is a neighbour it hears — and hears no acknowledgement from it when one
         /// should have come (``MeshNodeMachine/quickRetryDelay(lastFrame:hops:)`` for one hop,
@@ -313,6 +324,20 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// …and the outbox's next attempt after each transmission of a directed message: the
         /// schedule's delay (30 s × 1.5ⁿ) plus up to this share of it, drawn at random.
         public var outboxRetryJitter = 0.25
+        /// A box that hears a neighbour send the last frame of a directed message that wants an
+        /// acknowledgement, to a box it does not hear itself but the neighbour's hello lists,
+        /// holds its own frames until that answer is over: the turnaround, the ack's airtime and
+        /// the quiet back-off's window, then 1…4 slots drawn (``MeshNodeMachine/answerHeldUntil``,
+        /// which listen before talk reads; relays of other boxes' data keep their slot, as for
+        /// the quiet back-off; ``MeshCounters/hiddenAnswerWaits``) — the network allocation
+        /// vector of 802.11, for the one answer that follows at once. Carrier sense cannot hear
+        /// a box out of range: a frame this box took while the neighbour sent went out a few
+        /// slots after its end, as the hidden destination's acknowledgement did, and the two
+        /// collided at the neighbour (`false`: the rule before). On the real daemons' three-box
+        /// line A — B — C, C's relay of B's chat line back to B and its quick retry were lost so
+        /// at B, and the line came back after the outbox's 30–75 s in 7 of 20 runs (issue 19's
+        /// sessions of 2026-12-07; docs/mesh.md, "Quiet for a hidden answer").
+        public var quietForHiddenAnswers = true
 
         public init(hopLimit: UInt8, messageLifetime: TimeInterval, modulation: LoRaModulation,
                     router: MeshRouterConfiguration, maximumFrameBytes: Int = MeshFrame.maxBytes,
@@ -578,8 +603,11 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     var awaitingAck: [PacketKey: (entry: MeshDueMessage, since: Duration)] = [:]
     /// When each of those is sent again if its acknowledgement has not come.
     var quickRetryAt: [PacketKey: Duration] = [:]
-    /// Messages that had their quick retry (one each).
+    /// Messages that had their last quick retry (``Settings/quickRetryRounds``).
     var quickRetried = OrderedKeys()
+    /// The quick retries made so far of messages that may have more; a message leaves when it
+    /// has none left, or is acknowledged.
+    var quickRounds: [PacketKey: Int] = [:]
     /// Directed messages of other boxes that we relayed to their destination, a neighbour, by
     /// their first key: when their frames go once more if no acknowledgement from the
     /// destination is heard (``Settings/lastHopRetry``), to whom, the last frame this box
@@ -615,6 +643,12 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     /// message we are hearing, or the answer to a directed frame we sent): our own
     /// transmissions wait.
     var quietUntil: Duration = .zero
+    /// Until when a hidden box's acknowledgement of a neighbour's directed frame may be on the
+    /// air (``Settings/quietForHiddenAnswers``): the driver's listen before talk holds this
+    /// box's own frames until then (not its relays of other boxes' data, ``QuietBackOff``) — a
+    /// frame it took while the neighbour's was on the air too, which would otherwise go out a
+    /// few slots after its end, as the answer does.
+    public internal(set) var answerHeldUntil: Duration = .zero
     var nextHousekeeping: Duration = .zero
     var nextOutboxCheck: Duration = .zero
     /// Whether the outbox may hold a message waiting: at the start (one may be left from
