@@ -103,7 +103,7 @@ extension MeshNodeMachine {
             if !again { stopListeningForPieces(id) }
             let missing = own.frames.indices.filter { !own.heard.contains($0) }
             if own.heard.isEmpty {
-                if settings.lastHopRetryOnlyWhenQuiet, queue.backgroundBusyFraction(now: t) > settings.backgroundBusyThreshold {
+                if crowdedForRetries(at: t) {
                     counters.firstHopRetriesBusy += 1  // lost to collisions, most likely: the outbox decides
                     continue
                 }

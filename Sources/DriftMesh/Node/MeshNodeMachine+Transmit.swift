@@ -196,17 +196,10 @@ extension MeshNodeMachine {
         for (id, _) in due {
             quickRetryAt[id] = nil
             guard let (entry, _) = awaitingAck.removeValue(forKey: id) else { continue }
-            let round = (quickRounds.removeValue(forKey: id) ?? 0) + 1
-            let busy = round > 1 && settings.lastHopRetryOnlyWhenQuiet
-                && queue.backgroundBusyFraction(now: t) > settings.backgroundBusyThreshold
-            if round < settings.quickRetryRounds, !busy {
-                // Its last frame going on the air arms the next round (``awaitAnswer``).
-                if quickRounds.count >= 1_024 { quickRounds.removeAll() }  // bounded: those left over had no next round
-                quickRounds[id] = round
-            } else {
-                quickRetried.insert(id)
-                if quickRetried.count > 1_024 { quickRetried.removeFirst() }
-            }
+            let round = (quickRounds[id] ?? 0) + 1
+            let busy = round > 1 && crowdedForRetries(at: t)
+            // Its last frame going on the air arms the next round (``awaitAnswer``).
+            Self.count(round: round, of: id, most: busy ? round : settings.quickRetryRounds, in: &quickRounds, done: &quickRetried)
             if busy {
                 counters.quickRetriesBusy += 1
                 continue
@@ -256,16 +249,10 @@ extension MeshNodeMachine {
         let due = lastHopRetryAt.filter { $0.value.due <= t }.sorted { ($0.value.due, $0.key) < ($1.value.due, $1.key) }
         for (id, pending) in due {
             lastHopRetryAt[id] = nil
-            let round = (lastHopRounds.removeValue(forKey: id) ?? 0) + 1
-            let busy = settings.lastHopRetryOnlyWhenQuiet && queue.backgroundBusyFraction(now: t) > settings.backgroundBusyThreshold
-            if round < settings.lastHopRetryRounds, !busy {
-                // Its last frame going on the air arms the next round (``awaitLastHopAnswer``).
-                if lastHopRounds.count >= 1_024 { lastHopRounds.removeAll() }  // bounded: those left over had no next round
-                lastHopRounds[id] = round
-            } else {
-                lastHopRetried.insert(id)
-                if lastHopRetried.count > 1_024 { lastHopRetried.removeFirst() }
-            }
+            let round = (lastHopRounds[id] ?? 0) + 1
+            let busy = crowdedForRetries(at: t)
+            // Its last frame going on the air arms the next round (``awaitLastHopAnswer``).
+            Self.count(round: round, of: id, most: busy ? round : settings.lastHopRetryRounds, in: &lastHopRounds, done: &lastHopRetried)
             if busy {
                 // Frames lost on a crowded channel are lost to collisions: another frame adds to them.
                 counters.lastHopRetriesBusy += 1
@@ -282,6 +269,26 @@ extension MeshNodeMachine {
                 guard let heard = relayable[id.piece(index)], let frame = try? MeshFrameCodec.relay(heard.frame, by: me) else { continue }
                 enqueue(frame, priority: .normal, counter: \.sentRelays)
             }
+        }
+    }
+
+    /// Whether the channel was busier than ``Settings/backgroundBusyThreshold`` over the last
+    /// minute, when ``Settings/lastHopRetryOnlyWhenQuiet`` holds retries back: frames lost there
+    /// are lost to collisions, and another frame adds to them.
+    func crowdedForRetries(at t: Duration) -> Bool {
+        settings.lastHopRetryOnlyWhenQuiet && queue.backgroundBusyFraction(now: t) > settings.backgroundBusyThreshold
+    }
+
+    /// Counts retry `round` of `id` (at most `most`): kept in `rounds` while another may follow,
+    /// else `id` joins `done` (both bounded to about a thousand: those dropped had no next round).
+    static func count(round: Int, of id: PacketKey, most: Int, in rounds: inout [PacketKey: Int], done: inout OrderedKeys) {
+        if round < most {
+            if rounds.count >= 1_024, rounds[id] == nil { rounds.removeAll() }
+            rounds[id] = round
+        } else {
+            rounds[id] = nil
+            done.insert(id)
+            if done.count > 1_024 { done.removeFirst() }
         }
     }
 
