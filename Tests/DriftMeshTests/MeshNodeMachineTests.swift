@@ -399,7 +399,7 @@ struct MeshNodeMachineTests {
         /// Box C hears B's hello (listing `listed`, and C) and, if `hearsDestination`, the
         /// destination's; then B's frame of `kind` to the destination, ending at `t`. Returns
         /// until when C's own frames are held (`nil`: not held), and the counter.
-        func scene(kind: FrameKind = .directed, listed: Bool = true, hearsDestination: Bool = false, seed: UInt64 = 1,
+        func scene(kind: FrameKind = .directed, listed: Bool = true, hearsDestination: Bool = false, bridged: Bool = false, seed: UInt64 = 1,
                    configure: (inout MeshNodeMachine<InMemoryNodeMemory>.Settings) -> Void = { _ in }) throws -> (held: Duration?, waits: Int) {
             var c = try MachineBox(seed: seed, configure: configure)
             let b = BoxKeyPair(), destination = BoxKeyPair()
@@ -409,7 +409,8 @@ struct MeshNodeMachineTests {
             }
             _ = try c.send("mine", at: t)
             c.timer(at: t)
-            c.hear(try MachineBox.frame("for you", kind: kind, packetID: 7, origin: b, destination: kind == .directed ? destination.nodeID : nil), at: t)
+            let frame = try MachineBox.frame("for you", kind: kind, packetID: 7, origin: b, destination: kind == .directed ? destination.nodeID : nil)
+            if bridged { c.handle(.bridged(frame), at: t) } else { c.hear(frame, at: t) }
             // The machine hands the frame over: the driver's listen before talk holds it.
             #expect(c.radioIdle(at: t).frame != nil)
             let held = c.machine.answerHeldUntil
@@ -430,6 +431,8 @@ struct MeshNodeMachineTests {
         #expect(try scene(listed: false) == (nil, 0))
         // A broadcast wants no answer.
         #expect(try scene(kind: .broadcast) == (nil, 0))
+        // A frame a gateway's bridge brought from another mesh was never on this box's air.
+        #expect(try scene(bridged: true) == (nil, 0))
         // Off: the rule before.
         #expect(try scene { $0.quietForHiddenAnswers = false } == (nil, 0))
     }

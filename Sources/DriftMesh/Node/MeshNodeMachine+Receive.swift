@@ -113,7 +113,7 @@ extension MeshNodeMachine {
                 quietUntil = max(quietUntil, t + piece * (last - index) + settings.router.slot * 2)
             }
         }
-        keepQuietForHiddenAnswer(header, at: t)
+        if !fromBridge { keepQuietForHiddenAnswer(header, at: t) }  // a bridged frame was not on our air
         // A packet we asked for came (from whoever sent it).
         requests.heard(header.key)
         if !firstTime, header.origin != me, settings.lacksAfterCopiesAskAgain, router.firstSeen(header.key).map({ t - $0 > Self.catchUpCopyAge }) ?? true {
