@@ -199,7 +199,7 @@ extension MeshNodeMachine {
             let round = (quickRounds[id] ?? 0) + 1
             let busy = round > 1 && crowdedForRetries(at: t)
             // Its last frame going on the air arms the next round (``awaitAnswer``).
-            Self.count(round: round, of: id, most: busy ? round : settings.quickRetryRounds, in: &quickRounds, done: &quickRetried)
+            Self.count(round: round, of: id, last: busy || round >= settings.quickRetryRounds, in: &quickRounds, done: &quickRetried)
             if busy {
                 counters.quickRetriesBusy += 1
                 continue
@@ -252,7 +252,7 @@ extension MeshNodeMachine {
             let round = (lastHopRounds[id] ?? 0) + 1
             let busy = crowdedForRetries(at: t)
             // Its last frame going on the air arms the next round (``awaitLastHopAnswer``).
-            Self.count(round: round, of: id, most: busy ? round : settings.lastHopRetryRounds, in: &lastHopRounds, done: &lastHopRetried)
+            Self.count(round: round, of: id, last: busy || round >= settings.lastHopRetryRounds, in: &lastHopRounds, done: &lastHopRetried)
             if busy {
                 // Frames lost on a crowded channel are lost to collisions: another frame adds to them.
                 counters.lastHopRetriesBusy += 1
@@ -279,10 +279,10 @@ extension MeshNodeMachine {
         settings.lastHopRetryOnlyWhenQuiet && queue.backgroundBusyFraction(now: t) > settings.backgroundBusyThreshold
     }
 
-    /// Counts retry `round` of `id` (at most `most`): kept in `rounds` while another may follow,
-    /// else `id` joins `done` (both bounded to about a thousand: those dropped had no next round).
-    static func count(round: Int, of id: PacketKey, most: Int, in rounds: inout [PacketKey: Int], done: inout OrderedKeys) {
-        if round < most {
+    /// Counts retry `round` of `id`: kept in `rounds` while another may follow, else (`last`) `id`
+    /// joins `done` (both bounded to about a thousand: those dropped had no next round).
+    static func count(round: Int, of id: PacketKey, last: Bool, in rounds: inout [PacketKey: Int], done: inout OrderedKeys) {
+        if !last {
             if rounds.count >= 1_024, rounds[id] == nil { rounds.removeAll() }
             rounds[id] = round
         } else {
