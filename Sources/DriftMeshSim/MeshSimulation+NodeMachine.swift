@@ -93,6 +93,7 @@ extension Engine {
         settings.quickRetryKeepsSchedule = rules.quickRetryKeepsSchedule
         settings.quickRetryRounds = rules.quickRetryRounds
         settings.firstHopRetry = rules.firstHopRetry
+        settings.retriesArmedOnceTheWayIsKnown = rules.retriesArmedOnceTheWayIsKnown
         settings.retryJitter = rules.retryJitter
         settings.outboxRetryJitter = rules.outboxRetryJitter
         settings.quietForHiddenAnswers = rules.quietForHiddenAnswers
@@ -354,6 +355,7 @@ extension Engine {
         result.outboxRetries = retries
         result.lastHopRetries = nodes.reduce(0) { $0 + ($1.machine?.allCounters.lastHopRetries ?? 0) }
         result.firstHopRetries = nodes.reduce(0) { $0 + ($1.machine?.allCounters.firstHopRetries ?? 0) }
+        result.retriesArmedLate = nodes.reduce(0) { $0 + ($1.machine?.allCounters.retriesArmedLate ?? 0) }
         result.acksRepeated = nodes.reduce(0) { $0 + ($1.machine?.allCounters.acksRepeated ?? 0) }
         result.catchUpFrames = catchUp
         result.floodDataAirtimeMs = Double(dataAirUsTotal - machines.repairDataAirUs) / 1000

@@ -347,6 +347,7 @@ struct Engine {
                 config.slot = .microseconds(slotUs)
                 config.redrawRelayDelayWhenBusy = p.relaysRedrawWhenBusy && !p.nodeMachine
                 config.redrawRankStepSlots = p.relaysRedrawStepSlots
+                config.implicitAckRetryJitter = p.implicitAckRetryJitter
                 // Power control against this channel: full power and the SNR at which a frame decodes.
                 config.maxTxPowerDbm = Int(channel.txPowerDbm)
                 config.decodeSnrDb = channel.sensitivityDbm - channel.noiseLevelDbm

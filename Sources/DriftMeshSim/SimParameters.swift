@@ -132,6 +132,10 @@ public struct SimParameters: Sendable {
     /// With `relaysRedrawWhenBusy`: the re-draw's rank step in slots (`MeshRouterConfiguration.
     /// redrawRankStepSlots`; `nil`, the full rank step; `--relays-redraw-step-slots`).
     public var relaysRedrawStepSlots: Int?
+    /// Our boxes' implicit-ack retries wait up to this share of their timeout longer, drawn at
+    /// random (`MeshRouterConfiguration.implicitAckRetryJitter`, the daemon's 0.5;
+    /// `--implicit-ack-retry-jitter`; 0: the exact timeout, the rule before).
+    public var implicitAckRetryJitter = 0.5
     /// With `carrierSense`, our boxes: the looks on a busy channel and the quiet back-off wait
     /// 1…`lookSlots` slots, as the daemon's listen before talk (`MeshService.lookSlotsAtMost`);
     /// 8 until issue 19's session of 2026-12-06 (`--look-slots 8`: in the daemon's node 8–11 %
@@ -411,6 +415,9 @@ public struct SimCatchUpRules: Sendable, Hashable {
     /// The origin of a directed message to a box two hops away sends it once more when no
     /// neighbour was heard passing it on in time (`MeshNodeMachine.Settings.firstHopRetry`).
     public var firstHopRetry = true
+    /// The first-hop and quick retries of a directed message sent before the way to its
+    /// destination was known are armed once it is (`MeshNodeMachine.Settings.retriesArmedOnceTheWayIsKnown`).
+    public var retriesArmedOnceTheWayIsKnown = true
     /// The retries of a directed message (first-hop, quick, last-hop) wait a random extra share
     /// of their wait of up to this (`MeshNodeMachine.Settings.retryJitter`); 0: the exact waits
     /// (the rule before).

@@ -171,6 +171,9 @@ public struct SimResult: Sendable, Hashable, Codable {
     /// Directed messages their origins sent again because no neighbour was heard passing them
     /// on (`MeshCounters.firstHopRetries`).
     public var firstHopRetries: Int?
+    /// First-hop and quick retries armed after the sending, once the way to the destination
+    /// became known (`MeshCounters.retriesArmedLate`).
+    public var retriesArmedLate: Int?
     /// Acknowledgements destinations sent again on hearing another copy of a message they had
     /// acknowledged (`MeshCounters.acksRepeated`).
     public var acksRepeated: Int?

@@ -66,6 +66,9 @@ struct MeshStatusCommand: ParsableCommand {
             if let collided = status["radioCollided"] as? Int, collided > 0 {
                 lines.append("radio: \(collided) frames lost to another on the air at the same time (collisions)")
             }
+            if let late = status["radioCarriersReadLate"] as? Int, late > 0 {
+                lines.append("radio: \(late) transmissions began over a frame whose carrier was read late (the loopback radio's lag)")
+            }
             if let split = status["radioSplitBursts"] as? Int, split > 0 {
                 lines.append("radio: \(split) bursts held several packets run together, split (the reader was late)")
             }

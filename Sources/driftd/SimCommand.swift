@@ -369,6 +369,12 @@ extension SimCommand {
         @Flag(help: "With --node-machine: the origin of a directed message to a box two hops away waits for the outbox (or the quick retry) when no neighbour was heard passing it on (the rule before; default: it sends the message once more when the slowest neighbour that hears the destination would have passed it on).")
         var noFirstHopRetry = false
 
+        @Flag(help: "With --node-machine: a directed message sent before the way to its destination was known (no neighbour's hello listed it, none of its frames heard) waits for the outbox's schedule (the rule before; default: its first-hop and quick retries are armed once the way is known, timed from the sending).")
+        var noRetriesArmedOnceTheWayIsKnown = false
+
+        @Option(help: "Our boxes' implicit-ack retry (an origin that hears no relay of its broadcast sends it once more) waits up to this share of its 8 s longer, drawn at random, so origins hidden from each other do not retry in step (default 0.5, the daemon's; 0: the exact 8 s, the rule before).")
+        var implicitAckRetryJitter = 0.5
+
         @Option(help: "With --node-machine: the first-hop, quick and last-hop retries of a directed message wait up to this share of their wait longer, drawn at random, so boxes hidden from each other do not retry in step (default 0.5, the daemon's; 0: the exact waits, the rule before).")
         var retryJitter = 0.5
 
@@ -510,8 +516,8 @@ extension SimCommand {
             }
             guard kinds != nil else { throw ValidationError("--router must be ours, meshtastic or both") }
             guard (0...1).contains(directedShare) else { throw ValidationError("--directed-share must be 0…1") }
-            guard (0...1).contains(retryJitter), (0...1).contains(outboxRetryJitter) else {
-                throw ValidationError("--retry-jitter and --outbox-retry-jitter must be 0…1")
+            guard (0...1).contains(retryJitter), (0...1).contains(outboxRetryJitter), (0...1).contains(implicitAckRetryJitter) else {
+                throw ValidationError("--retry-jitter, --outbox-retry-jitter and --implicit-ack-retry-jitter must be 0…1")
             }
             guard (1...10).contains(lastHopRetryRounds) else { throw ValidationError("--last-hop-retry-rounds must be 1…10") }
             guard (1...10).contains(quickRetryRounds) else { throw ValidationError("--quick-retry-rounds must be 1…10") }
@@ -599,6 +605,7 @@ extension SimCommand {
                     parameters.relaysWaitForEnd = relaysWaitForEnd
                     parameters.relaysRedrawWhenBusy = relaysRedrawWhenBusy
                     parameters.relaysRedrawStepSlots = relaysRedrawStepSlots
+                    parameters.implicitAckRetryJitter = implicitAckRetryJitter
                     if let lookSlots { parameters.lookSlots = lookSlots }
                     parameters.quietBackOffSlots = quietBackOffSlots
                     if let txPowerDbm { parameters.channel.txPowerDbm = txPowerDbm }
@@ -652,6 +659,7 @@ extension SimCommand {
                     parameters.catchUp.quickRetryKeepsSchedule = !quickRetryCountsAsAttempt
                     parameters.catchUp.quickRetryRounds = quickRetryRounds
                     parameters.catchUp.firstHopRetry = !noFirstHopRetry
+                    parameters.catchUp.retriesArmedOnceTheWayIsKnown = !noRetriesArmedOnceTheWayIsKnown
                     parameters.catchUp.retryJitter = retryJitter
                     parameters.catchUp.outboxRetryJitter = outboxRetryJitter
                     parameters.catchUp.quietForHiddenAnswers = !noQuietForHiddenAnswers
@@ -796,7 +804,7 @@ extension SimCommand {
             func o(_ x: Double?, _ digits: Int = 3) -> String { x.map { String(format: "%.\(digits)f", $0) } ?? "-" }
             return "  node machine: directed \(r.directedMessages ?? 0), delivered \(o(r.directedDelivered)), confirmed \(o(r.directedConfirmed)), "
                 + "p50 \(r.directedLatencyP50Ms.map { String(format: "%.0f ms", $0) } ?? "-"), p95 \(r.directedLatencyP95Ms.map { String(format: "%.0f ms", $0) } ?? "-"), "
-                + "outbox retries \(r.outboxRetries ?? 0), last-hop retries \(r.lastHopRetries ?? 0), first-hop retries \(r.firstHopRetries ?? 0), acks repeated \(r.acksRepeated ?? 0), catch-up frames \(r.catchUpFrames ?? 0), "
+                + "outbox retries \(r.outboxRetries ?? 0), last-hop retries \(r.lastHopRetries ?? 0), first-hop retries \(r.firstHopRetries ?? 0), retries armed late \(r.retriesArmedLate ?? 0), acks repeated \(r.acksRepeated ?? 0), catch-up frames \(r.catchUpFrames ?? 0), "
             + "flood data air \(r.floodDataAirtimeMs.map { String(format: "%.1f s", $0 / 1000) } ?? "-"), "
             + "warm-up sync air \(r.warmUpSyncAirtimeMs.map { String(format: "%.1f s", $0 / 1000) } ?? "-"), "
             + "warm-up hellos \(r.warmUpHelloTransmissions ?? 0) (\(r.warmUpHelloAirtimeMs.map { String(format: "%.1f s", $0 / 1000) } ?? "-")), follow-up hellos \(r.followUpHellos ?? 0), "
@@ -911,6 +919,7 @@ extension SimCommand {
                 m.outboxRetries = Int(avg { Double($0.outboxRetries ?? 0) }.rounded())
                 m.lastHopRetries = optionalCount(\.lastHopRetries)
                 m.firstHopRetries = optionalCount(\.firstHopRetries)
+                m.retriesArmedLate = optionalCount(\.retriesArmedLate)
                 m.acksRepeated = optionalCount(\.acksRepeated)
                 m.catchUpFrames = Int(avg { Double($0.catchUpFrames ?? 0) }.rounded())
                 m.floodDataAirtimeMs = optionalMean(\.floodDataAirtimeMs)

@@ -252,6 +252,7 @@ struct NodeMachineSimulationTests {
         func run(renewed: Bool) async -> SimResult {
             var p = SimParameters(nodes: 50, seed: 7324, router: .ours)
             p.nodeMachine = true
+            p.implicitAckRetryJitter = 0  // as measured: before the implicit-ack retry was drawn (issue 19, 2026-12-08)
             p.catchUp.compactLacksAskAgain = false
             p.catchUp.digestsAfterStartFollowedUp = false
             p.catchUp.lacksAfterCopiesAskAgain = false
@@ -339,6 +340,7 @@ struct NodeMachineSimulationTests {
         func run(_ on: Bool) async -> SimResult {
             var p = SimParameters(nodes: nodes, seed: seed, router: .ours)
             p.nodeMachine = true
+            p.implicitAckRetryJitter = 0  // as measured: before the implicit-ack retry was drawn (issue 19, 2026-12-08)
             p.outages = SimOutage.drawn(count: 3, of: nodes, seed: seed, from: .zero, until: offFor)
             p.catchUp[keyPath: rule] = on
             for rule in later where !on { p.catchUp[keyPath: rule] = false }
@@ -669,6 +671,7 @@ struct NodeMachineSimulationTests {
         func parameters(share: Double?) -> SimParameters {
             var p = SimParameters(nodes: 50, seed: 7_306, router: .ours, messages: 40)
             p.nodeMachine = true
+            p.implicitAckRetryJitter = 0  // as measured: before the implicit-ack retry was drawn (issue 19, 2026-12-08)
             p.periodPerNode = .seconds(4_000)
             p.dutyCycle = 0.01
             p.helloPeriod = MeshRouterConfiguration.helloPeriod(dutyCycle: 0.01)
@@ -701,6 +704,7 @@ struct NodeMachineSimulationTests {
         p.ourConfiguration.learningRelaysRanked = ranked
         p.ourConfiguration.fallbackKeptOnRepeatedCopies = kept
         p.ourConfiguration.helloFollowsUpStart = followUp
+        p.implicitAckRetryJitter = 0  // as measured: the origin's retry exactly 8 s on (drawn since issue 19, 2026-12-08)
         return p
     }
 
@@ -785,6 +789,7 @@ struct NodeMachineSimulationTests {
         func run(_ rule: Bool) -> SimParameters {
             var p = SimParameters(nodes: 30, seed: 7_310, router: .ours)
             p.nodeMachine = true
+            p.implicitAckRetryJitter = 0  // as measured: before the implicit-ack retry was drawn (issue 19, 2026-12-08)
             p.warmUp = .seconds(1_800)
             p.startSpread = .seconds(1_200)
             p.catchUp.startAsBeforePowerCutRules()
@@ -818,6 +823,7 @@ struct NodeMachineSimulationTests {
         func run(_ rule: Bool) -> SimParameters {
             var p = SimParameters(nodes: 20, seed: 7_311, router: .ours)
             p.nodeMachine = true
+            p.implicitAckRetryJitter = 0  // as measured: before the implicit-ack retry was drawn (issue 19, 2026-12-08)
             p.catchUp.compactLacksAskAgain = false
             p.catchUp.startAsBeforePowerCutRules()
             p.nodeRepairAnswersRenewedWhenHeard = rule

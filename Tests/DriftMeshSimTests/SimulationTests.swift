@@ -166,6 +166,7 @@ private func ratio(_ rs: [SimResult]) -> Double { mean(rs, \.totalAirtimeMs) / m
             await simulate((1...4).map { seed in
                 var p = SimParameters(nodes: 30, seed: UInt64(seed), router: .ours)
                 p.repairLackingUnsuppressed = unsuppressed
+                p.implicitAckRetryJitter = 0  // as measured: before the implicit-ack retry was drawn (issue 19, 2026-12-08)
                 return p
             })
         }
@@ -346,6 +347,7 @@ private func ratio(_ rs: [SimResult]) -> Double { mean(rs, \.totalAirtimeMs) / m
                 var p = SimParameters(nodes: 30, seed: UInt64(seed), router: .ours)
                 p.periodPerNode = .seconds(period)
                 p.ourConfiguration.retryRelaysWhenBusy = retries
+                p.implicitAckRetryJitter = 0  // as measured: before the implicit-ack retry was drawn (issue 19, 2026-12-08)
                 p.quietBackOff = false  // as measured: before the simulator modelled the daemon's quiet back-off
                 p.lookSlots = 8  // and its looks and back-off of 1…8 slots (1…4 since issue 19's session of 2026-12-06)
                 return p

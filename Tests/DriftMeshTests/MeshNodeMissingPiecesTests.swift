@@ -333,11 +333,20 @@ struct MeshNodeMissingPiecesTests {
     static func firstHop(relays: [BoxKeyPair], listing destination: NodeID,
                          configure: (inout MeshNodeMachine<InMemoryNodeMemory>.Settings) -> Void = { _ in }) throws
         -> (box: MachineBox, frame: OutgoingFrame, end: Duration) {
+        try sent(to: destination, hearing: relays.map { ($0, [destination]) }, configure: configure)
+    }
+
+    /// A started box that has heard each relay's hello (at 1 s) listing `lists`, and sends a
+    /// one-frame message to `destination` at 10 s; returns the frame as it went and the
+    /// instant its airtime ended.
+    static func sent(to destination: NodeID, hearing hellos: [(relay: BoxKeyPair, lists: [NodeID])],
+                     configure: (inout MeshNodeMachine<InMemoryNodeMemory>.Settings) -> Void) throws
+        -> (box: MachineBox, frame: OutgoingFrame, end: Duration) {
         var box = try MachineBox(configure: configure)
         box.timer(at: .zero)
         while box.radioIdle(at: .zero).frame != nil {}
-        for relay in relays {
-            box.hear(try MeshNodeHelloTests.hello(from: relay, keyed: true, listing: [destination], packetID: 1), at: .seconds(1))
+        for (relay, lists) in hellos {
+            box.hear(try MeshNodeHelloTests.hello(from: relay, keyed: true, listing: lists, packetID: 1), at: .seconds(1))
         }
         _ = try box.send("for you", to: destination, at: .seconds(10))
         box.timer(at: .seconds(10))

@@ -15,6 +15,7 @@ import Testing
         var c = MeshRouterConfiguration(helloPeriod: .seconds(60), helloJitter: .zero)
         c.neighbourLearningPeriod = .zero  // these routers are handed their whole table at once
         c.implicitAckTimeout = .seconds(5)
+        c.implicitAckRetryJitter = 0  // the exact timeout (the draw: `implicitAckRetriesDrawnApart`)
         c.slotsPerRank = 3
         c.jitterSlots = 4
         c.powerControl = false  // full power; `relayPowerFollowsTheWeakestUncoveredNeighbour` tests it
@@ -188,6 +189,43 @@ import Testing
         #expect(Self.run(&r, until: .seconds(16)) == [.transmit(h)])
         #expect(Self.run(&r, until: .seconds(59)).isEmpty)
         #expect(r.counters.implicitAckRetries == 1)
+    }
+
+    @Test("the implicit-ack retry waits its timeout plus up to half of it, drawn for each packet: two origins whose broadcasts went together retry apart; the relay delays drawn meanwhile stay as they were")
+    func implicitAckRetriesDrawnApart() {
+        /// Origin `me` (seed `seed`) hears C list it and E; broadcasts at 10 s, then hears A's
+        /// broadcast at 11 s and plans its relay. Returns when its retry and that relay went.
+        func run(_ me: NodeID, seed: UInt64, share: Double) -> (retry: Duration?, relay: Duration?) {
+            var config = Self.config
+            config.implicitAckRetryJitter = share
+            var r = MeshRouter(me: me, configuration: config, seed: seed)
+            _ = r.due(now: .zero)
+            _ = r.heardHello(from: Self.c, payload: HelloPayload(publicKey: Self.key, neighbours: [.init(id: me, bucket: 3), .init(id: Self.e, bucket: 3)]),
+                             link: Self.good, now: .zero)
+            let own = Self.header(from: me)
+            _ = r.originate(own, now: .seconds(10))
+            var other = Self.header(from: Self.d)
+            other.packetID = 10
+            _ = r.heard(other, link: Self.good, firstTime: true, now: .seconds(11))
+            var retry: Duration?, relay: Duration?
+            while let t = r.nextDeadline, t <= .seconds(30) {
+                for action in r.due(now: t) {
+                    if action == .transmit(own) { retry = t }
+                    if case .transmit(let h, _) = action, h.origin == Self.d { relay = t }
+                }
+            }
+            return (retry, relay)
+        }
+        var retries: [Duration] = []
+        for (origin, seed) in [(Self.b, UInt64(1)), (Self.a, UInt64(1)), (Self.b, UInt64(3))] {
+            let drawn = run(origin, seed: seed, share: 0.5), exact = run(origin, seed: seed, share: 0)
+            #expect(exact.retry == .seconds(15), "the exact timeout: 5 s")
+            let retry = drawn.retry ?? .zero
+            #expect(retry >= .seconds(15) && retry <= .seconds(17.5), "\(retry)")
+            retries.append(retry)
+            #expect(drawn.relay != nil && drawn.relay == exact.relay, "the relay's delay is drawn from the router's own stream")
+        }
+        #expect(Set(retries).count == retries.count, "drawn apart: \(retries)")
     }
 
     @Test func overheardRelayIsTheImplicitAck() {

@@ -15,6 +15,20 @@ struct SimulatedRadioTests {
         return SimulatedRadioTransmitter(latitude: 52.4731, longitude: 13.4019 + degrees, txPowerDBm: 14, channel: channel)
     }
 
+    /// A bare UDP socket that sends hand-made datagrams to a radio's port.
+    final class StraySender {
+        let socket: FileDescriptor
+        let port: Int
+        init(to radio: SimulatedRadio) throws {
+            socket = try UDPSocket.bind(host: "127.0.0.1", port: 0).socket
+            port = radio.port
+        }
+        func send(_ datagram: SimulatedRadioDatagram) throws {
+            try UDPSocket.send(socket, datagram.encoded(), host: "127.0.0.1", port: port)
+        }
+        deinit { try? socket.close() }
+    }
+
     static func radio(
         at metres: Double, peers: [Int] = [], medium: SimulatedRadioMedium = .init(rangeMeters: 1_000),
         channel: SimulatedRadioTransmitter.Channel = channel
@@ -157,6 +171,31 @@ struct SimulatedRadioTests {
         #expect(receiver.channelQuietSince == later, "quiet when that frame ends")
     }
 
+    @Test("a carrier read after the radio began to talk over its transmission is counted late, with the longest lag; one whose transmission began after the radio's, or before it and read in time, is not")
+    func carriersReadLate() async throws {
+        let receiver = try Self.radio(at: 0)
+        defer { receiver.close() }
+        let stray = try StraySender(to: receiver)
+        let send = stray.send
+        // Another box's transmission begins 40 ms before this radio talks; its carrier is read after.
+        let began = MonotonicTime.now()
+        try await Task.sleep(for: .milliseconds(40))
+        let talked = MonotonicTime.now()
+        try await receiver.transmit([1], airtime: .milliseconds(20))  // to nobody
+        try send(SimulatedRadioDatagram(sender: Self.at(500), frame: [], airEnd: began + .milliseconds(100), airtime: .milliseconds(100)).carrier)
+        // One that began after this radio's transmission: nothing it could have heard first.
+        try send(SimulatedRadioDatagram(sender: Self.at(400), frame: [], airEnd: talked + .milliseconds(110), airtime: .milliseconds(100)).carrier)
+        // Out of range: never heard, never late.
+        try send(SimulatedRadioDatagram(sender: Self.at(5_000), frame: [], airEnd: began + .milliseconds(100), airtime: .milliseconds(100)).carrier)
+        // A frame that had left the air a second before all of them: read after the carriers, heard.
+        try send(SimulatedRadioDatagram(sender: Self.at(500), frame: [9], airEnd: began - .seconds(1), airtime: .milliseconds(1)))
+        #expect(try await Self.next(receiver, timeout: .seconds(30))?.bytes == [9])
+        #expect(receiver.counters.carriers == 2)
+        #expect(receiver.counters.carriersReadLate == 1)
+        #expect(receiver.carriersReadLate == 1)
+        #expect(receiver.counters.carrierLagLongest >= talked - began)
+    }
+
     @Test("collisions: frames that overlap by more than the lock time are lost unless 6 dB stronger; a short overlap or no threshold keeps both")
     func collisionRule() {
         let medium = SimulatedRadioMedium(rangeMeters: 1_000)
@@ -191,11 +230,8 @@ struct SimulatedRadioTests {
     func collisionsAtTheReceiver() async throws {
         let receiver = try Self.radio(at: 0)
         defer { receiver.close() }
-        let stray = try UDPSocket.bind(host: "127.0.0.1", port: 0)
-        defer { try? stray.socket.close() }
-        func send(_ datagram: SimulatedRadioDatagram) throws {
-            try UDPSocket.send(stray.socket, datagram.encoded(), host: "127.0.0.1", port: receiver.port)
-        }
+        let stray = try StraySender(to: receiver)
+        let send = stray.send
         // Every frame left the air before now: none is lost to half duplex (the receiver never sent).
         let base = MonotonicTime.now() - .seconds(60)
         func frame(_ byte: UInt8, from metres: Double, endingAt end: Duration) -> SimulatedRadioDatagram {

@@ -205,7 +205,9 @@ struct MeshBottleProcessTests {
 
         // B's visitor leaves and B goes off; with nobody inside, the chat's countdown (5 s here)
         // ends the bottle at C, which erases it and broadcasts the erase. A hears C only through
-        // B, so nobody else hears it yet.
+        // B, so nobody else hears it yet. Carol opened it at C over HTTP and never opened a chat
+        // socket: she counts as inside for 20 s after her open (the presence grace), so the
+        // countdown starts when that ends — 15–20 s after B's leave, not at once.
         #expect(try await b.http.send("POST", "/api/v1/mesh/chats/\(id)/leave", token: bob).status == 202)
         // B goes off only once C has acknowledged the leave (else C would keep B's visitor inside
         // until their 5-minute silence runs out).

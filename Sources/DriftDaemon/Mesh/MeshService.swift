@@ -36,6 +36,7 @@ public final class MeshService: Service, Sendable {
         status.radioMalformed = radio.malformedReceptions
         status.radioDeaf = radio.deafReceptions
         status.radioCollided = radio.collidedReceptions
+        status.radioCarriersReadLate = radio.carriersReadLate
         status.radioSplitBursts = radio.splitBursts
         status.radioIdleProbe = radio.idleProbeState
         status.radioBusyWaits = busyWaits.withLock { $0 }
@@ -78,6 +79,12 @@ public final class MeshService: Service, Sendable {
         radio.close()
         await radioWork
         await node.shutdown()
+        // What the radio lost and waited for since start, for the journal (`mesh status` while up).
+        logger.info("mesh down", metadata: [
+            "deaf": "\(radio.deafReceptions)", "collided": "\(radio.collidedReceptions)",
+            "carriers_read_late": "\(radio.carriersReadLate)", "busy_waits": "\(busyWaits.withLock { $0 })",
+            "quiet_waits": "\(quietWaits.withLock { $0 })", "answer_waits": "\(answerWaits.withLock { $0 })",
+        ])
     }
 
     private func receiveLoop() async {
@@ -106,7 +113,16 @@ public final class MeshService: Service, Sendable {
             let (frame, wakeAt) = await node.nextTransmission()
             if let frame {
                 let header = try? MeshFrameCodec.parse(frame.bytes).header
-                await listenBeforeTalk(quietBackOff: QuietBackOff.applies(to: header, me: node.me))
+                let handed = monotonicNow()
+                let waits = await listenBeforeTalk(quietBackOff: QuietBackOff.applies(to: header, me: node.me))
+                if waits > 0, logger.logLevel <= .trace {
+                    // The trace's "frame to the radio" line is when the node handed the frame
+                    // over; this one is when it went on the air after listen before talk.
+                    var metadata = MeshFrameTrace.metadata(of: frame.bytes)
+                    metadata["held_ms"] = "\((monotonicNow() - handed) / .milliseconds(1))"
+                    metadata["waits"] = "\(waits)"
+                    logger.trace("mesh frame on the air after listen before talk", metadata: metadata)
+                }
                 do {
                     activity()
                     try await radio.transmit(frame.bytes, airtime: frame.airtime)
@@ -150,35 +166,40 @@ public final class MeshService: Service, Sendable {
     /// (``MeshNode/answerHeldUntil()``, `radioAnswerWaits`): carrier sense cannot hear that
     /// answer, and a frame that went a few slots after the neighbour's end collided with it at
     /// the neighbour.
-    private func listenBeforeTalk(quietBackOff: Bool) async {
+    ///
+    /// - Returns: how many times the frame waited (frames heard, quiet back-offs, answers held
+    ///   for); the trace then logs when it went on the air.
+    @discardableResult
+    private func listenBeforeTalk(quietBackOff: Bool) async -> Int {
         var rounds = 0
         var heardUntil: Duration?  // the end of the frame last found on the air
         for _ in 0..<Self.looksAtMost {
             let now = monotonicNow()
             if let busyUntil = radio.channelBusyUntil, busyUntil > now {
                 if busyUntil != heardUntil {  // another frame than at the last look
-                    guard rounds < Self.roundsAtMost else { return }
+                    guard rounds < Self.roundsAtMost else { return rounds }
                     rounds += 1
                     heardUntil = busyUntil
                     busyWaits.withLock { $0 += 1 }
                 }
             } else if quietBackOff, let quiet = radio.channelQuietSince, now - quiet < node.contentionSlot {
-                guard rounds < Self.roundsAtMost else { return }
+                guard rounds < Self.roundsAtMost else { return rounds }
                 rounds += 1
                 quietWaits.withLock { $0 += 1 }
             } else if quietBackOff, case let held = await node.answerHeldUntil(), held > node.monotonicNow {
                 // A box this one cannot hear answers the frame just heard (its drawn slots
                 // included); a relay keeps its slot, as for the quiet back-off.
-                guard rounds < Self.roundsAtMost else { return }
+                guard rounds < Self.roundsAtMost else { return rounds }
                 rounds += 1
                 answerWaits.withLock { $0 += 1 }
-                do { try await node.sleep(until: held) } catch { return }
+                do { try await node.sleep(until: held) } catch { return rounds }
                 continue
             } else {
-                return
+                return rounds
             }
-            do { try await node.clock.sleep(for: node.contentionSlot * Int.random(in: 1...Self.lookSlotsAtMost), tolerance: nil) } catch { return }
+            do { try await node.clock.sleep(for: node.contentionSlot * Int.random(in: 1...Self.lookSlotsAtMost), tolerance: nil) } catch { return rounds }
         }
+        return rounds
     }
 
     /// Frames waited for and quiet back-offs before a frame goes anyway.

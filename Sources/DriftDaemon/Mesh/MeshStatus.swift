@@ -50,6 +50,10 @@ public struct MeshStatus: Sendable, Codable, Equatable {
     /// Frames lost at the radio to another frame on the air at the same time (the simulated
     /// radio counts them; hardware radios say 0).
     public var radioCollided = 0
+    /// Transmissions the radio began over another already on the air whose carrier it read only
+    /// later: the loopback radio's lag, which a hardware radio's channel activity detection does
+    /// not have (the simulated radio counts them; hardware radios say 0).
+    public var radioCarriersReadLate = 0
     /// Bursts the radio split into the packets run together in them (the E22, when its reader
     /// was late by more than the UART's idle gap; others say 0).
     public var radioSplitBursts = 0

@@ -143,6 +143,9 @@ public struct MeshCounters: Sendable, Codable, Equatable {
     /// left to the outbox because the channel was crowded then.
     public var firstHopRetries = 0
     public var firstHopRetriesBusy = 0
+    /// First-hop and quick retries of our directed messages armed after their sending, when the
+    /// way to the destination became known (``MeshNodeMachine/Settings/retriesArmedOnceTheWayIsKnown``).
+    public var retriesArmedLate = 0
     /// Acknowledgements sent again for a directed message this box had already acknowledged,
     /// on hearing another copy of it.
     public var acksRepeated = 0

@@ -65,15 +65,26 @@ extension MeshNodeMachine {
         piecesPassedOn[id] = own
     }
 
-    /// The last piece of our message `id` went on the air: with ``Settings/firstHopRetry``, when
-    /// its destination is two hops away, the moment by which a neighbour should have passed a
-    /// piece on.
-    mutating func awaitFirstHop(_ id: PacketKey, to destination: NodeID, lastFrameEnds end: Duration) {
+    /// The last piece of our message `id` went on the air (its end: `end`): with
+    /// ``Settings/firstHopRetry``, when its destination is two hops away, the moment by which a
+    /// neighbour should have passed a piece on. Whether that moment was set.
+    @discardableResult
+    mutating func awaitFirstHop(_ id: PacketKey, to destination: NodeID, lastFrameEnds end: Duration) -> Bool {
         guard settings.firstHopRetry, var own = piecesPassedOn[id], own.heard.isEmpty, own.firstHopDue == nil,
-              let bound = firstRelayBound(toward: destination) else { return }
+              let bound = firstRelayBound(toward: destination) else { return false }
         let first = LoRaAirtime.duration(payloadBytes: own.frames[0].count, modulation: settings.modulation)
         own.firstHopDue = end + jitteredRetry(bound + first + settings.answerTurnaround + settings.quickRetryMargin)
         piecesPassedOn[id] = own
+        return true
+    }
+
+    /// Whether the first-hop retry of our message `id`, not armed as its last piece went out,
+    /// waits for a neighbour whose hello lists `destination` (``Settings/retriesArmedOnceTheWayIsKnown``):
+    /// no piece was heard passed on yet, and `destination` is not a neighbour, nor listed by one.
+    func firstHopMayWaitForTheWay(_ id: PacketKey, to destination: NodeID) -> Bool {
+        guard settings.retriesArmedOnceTheWayIsKnown, settings.firstHopRetry,
+              let own = piecesPassedOn[id], own.heard.isEmpty, own.firstHopDue == nil else { return false }
+        return !router.neighbours.contains { $0.id == destination || $0.neighbours[destination] != nil }
     }
 
     /// The longest a neighbour that hears `destination` waits before passing a packet for it

@@ -119,16 +119,83 @@ extension MeshNodeMachine {
             return
         }
         let id = header.messageKey
-        if let destination = header.destination { awaitFirstHop(id, to: destination, lastFrameEnds: now + frame.airtime) }
-        guard awaitingAck[id] != nil else { return }
-        if let destination = header.destination, let hops = hops(to: destination, at: now) {
-            let wait = quickRetryDelay(lastFrame: frame.airtime, hops: hops) + settings.quickRetryMargin
-            if wait < settings.quickRetryUnder {
-                quickRetryAt[id] = now + jitteredRetry(wait)
-                return
+        guard let destination = header.destination else { return }
+        let firstHopWaits = !awaitFirstHop(id, to: destination, lastFrameEnds: now + frame.airtime) && firstHopMayWaitForTheWay(id, to: destination)
+        var quickWaits = false
+        if awaitingAck[id] != nil {
+            if let hops = hops(to: destination, at: now) {
+                armQuickRetry(id, lastFrame: frame.airtime, hops: hops, sentAt: now)
+            } else if settings.retriesArmedOnceTheWayIsKnown {
+                quickWaits = true  // nowhere heard yet: armed once it is
+            } else {
+                awaitingAck[id] = nil  // nowhere heard: the outbox's schedule decides
             }
         }
-        awaitingAck[id] = nil  // too far, or nowhere heard: the outbox's schedule decides
+        if firstHopWaits || quickWaits {
+            retriesAwaitingWay[id] = RetriesAwaitingWay(destination: destination, sentAt: now, lastFrame: frame.airtime,
+                                                        firstHop: firstHopWaits, quick: quickWaits)
+        }
+    }
+
+    /// The quick retry of our message `id`, whose last frame of `lastFrame` went on the air at
+    /// `sentAt` to a box `hops` away: when its acknowledgement should have come, plus
+    /// ``Settings/quickRetryMargin``, drawn longer (``jitteredRetry(_:)``); left to the outbox's
+    /// schedule when that is ``Settings/quickRetryUnder`` or longer.
+    private mutating func armQuickRetry(_ id: PacketKey, lastFrame: Duration, hops: Int, sentAt: Duration) {
+        let wait = quickRetryDelay(lastFrame: lastFrame, hops: hops) + settings.quickRetryMargin
+        if wait < settings.quickRetryUnder {
+            quickRetryAt[id] = sentAt + jitteredRetry(wait)
+        } else {
+            awaitingAck[id] = nil  // too far: the outbox's schedule decides
+        }
+    }
+
+    /// Our directed message whose last frame went on the air while this box knew no way to its
+    /// destination (``Settings/retriesArmedOnceTheWayIsKnown``): which of its retries wait for
+    /// the way, and the sending they are timed from.
+    struct RetriesAwaitingWay: Sendable {
+        var destination: NodeID
+        /// When its last frame went on the air, and that frame's airtime.
+        var sentAt: Duration
+        var lastFrame: Duration
+        /// The first-hop retry waits for a neighbour whose hello lists the destination; the
+        /// quick retry for the destination's distance.
+        var firstHop: Bool
+        var quick: Bool
+    }
+
+    /// Arms the retries of our messages sent while the way to their destination was unknown, as
+    /// soon as it is known (``Settings/retriesArmedOnceTheWayIsKnown``): the first-hop retry once
+    /// a neighbour's hello lists the destination, the quick retry once its distance is known
+    /// (a neighbour, or its frames heard) — each timed from the sending, so one already late is
+    /// due at once. A message that was answered meanwhile, or whose sending is
+    /// ``Settings/quickRetryUnder`` old, is left to the outbox.
+    mutating func armRetriesOnceTheWayIsKnown(at t: Duration) {
+        for (id, waiting) in retriesAwaitingWay.sorted(by: { $0.key < $1.key }) {
+            var waiting = waiting
+            let expired = t - waiting.sentAt >= settings.quickRetryUnder
+            if waiting.firstHop, !expired, piecesPassedOn[id].map({ $0.heard.isEmpty && $0.firstHopDue == nil }) == true {
+                if awaitFirstHop(id, to: waiting.destination, lastFrameEnds: waiting.sentAt + waiting.lastFrame) {
+                    waiting.firstHop = false
+                    counters.retriesArmedLate += 1
+                }
+            } else {
+                waiting.firstHop = false
+            }
+            if waiting.quick, awaitingAck[id] != nil, quickRetryAt[id] == nil {
+                if expired {
+                    awaitingAck[id] = nil  // the outbox's schedule decides
+                    waiting.quick = false
+                } else if let hops = hops(to: waiting.destination, at: t) {
+                    armQuickRetry(id, lastFrame: waiting.lastFrame, hops: hops, sentAt: waiting.sentAt)
+                    waiting.quick = false
+                    if quickRetryAt[id] != nil { counters.retriesArmedLate += 1 }
+                }
+            } else {
+                waiting.quick = false
+            }
+            retriesAwaitingWay[id] = waiting.firstHop || waiting.quick ? waiting : nil
+        }
     }
 
     /// How long an acknowledgement lasts on the air.
@@ -314,6 +381,7 @@ extension MeshNodeMachine {
         awaitingAck[id] = nil
         quickRetryAt[id] = nil
         quickRounds[id] = nil
+        retriesAwaitingWay[id] = nil
         if piecesPassedOn[id] != nil { stopListeningForPieces(id) }
     }
 }

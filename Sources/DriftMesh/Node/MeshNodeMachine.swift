@@ -311,6 +311,17 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
         /// a message lost on its first hop waited for the outbox's 30 s at LongFast (for the
         /// two-hop quick retry's 9.4 s at SF7). Once per message, on its first sending.
         public var firstHopRetry = true
+        /// A directed message of ours whose last frame went on the air while this box knew no
+        /// way to its destination — no neighbour's hello listed it and none of its frames had
+        /// been heard lately — has neither a first-hop retry nor a quick retry; with this on,
+        /// each is armed as soon as the way is learned (a neighbour's hello listing the box, a
+        /// frame from it), timed from that sending as it would have been then, while the sending
+        /// is less than ``quickRetryUnder`` old (``MeshNodeMachine/armRetriesOnceTheWayIsKnown(at:)``,
+        /// ``MeshCounters/retriesArmedLate``). Before (`false`), such a message lost on its first
+        /// hop waited for the outbox's 30 s: on the real daemons' three-box line, A's message to
+        /// C sent 2 s after the boxes started, before B's hello listed C, in 2 of 6 runs
+        /// (issue 19, 2026-12-08; docs/mesh.md, "Retries armed once the way is known").
+        public var retriesArmedOnceTheWayIsKnown = true
         /// The first-hop, quick and last-hop retries of a directed message wait up to this share
         /// of their wait longer, drawn at random for each (``MeshNodeMachine/jitteredRetry(_:)``);
         /// the outbox's schedule up to ``outboxRetryJitter`` of its delay. Two boxes hidden from
@@ -603,6 +614,10 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     var awaitingAck: [PacketKey: (entry: MeshDueMessage, since: Duration)] = [:]
     /// When each of those is sent again if its acknowledgement has not come.
     var quickRetryAt: [PacketKey: Duration] = [:]
+    /// Our directed messages whose last frame went on the air while this box knew no way to
+    /// their destination, by their first key: their retries wait for the way
+    /// (``Settings/retriesArmedOnceTheWayIsKnown``).
+    var retriesAwaitingWay: [PacketKey: RetriesAwaitingWay] = [:]
     /// Messages that had their last quick retry (``Settings/quickRetryRounds``).
     var quickRetried = OrderedKeys()
     /// The quick retries made so far of messages that may have more; a message leaves when it
@@ -726,6 +741,7 @@ public struct MeshNodeMachine<Memory: MeshNodeMemory>: Sendable {
     /// anything is due.
     mutating func timersDue(at now: MeshNodeTime) -> Duration {
         let t = now.monotonic
+        if !retriesAwaitingWay.isEmpty { armRetriesOnceTheWayIsKnown(at: t) }
         apply(router.due(now: t), at: now)
         if let repeatAt = digestRepeatAt, t >= repeatAt {
             digestRepeatAt = nil

@@ -26,6 +26,9 @@ public struct MeshRouter: Sendable {
         didSet { topology.shallowFirst = configuration.topologyShallowFirst }
     }
     private var rng: MeshRandom
+    /// The implicit-ack retries' random extra (``MeshRouterConfiguration/implicitAckRetryJitter``),
+    /// a stream of its own: the delays drawn from ``rng`` stay as they were.
+    private var retryRng: MeshRandom
     private var table: [NodeID: Neighbour] = [:]
     private var packets: [PacketKey: PacketState] = [:]
     private var nextHelloAt: Duration?
@@ -165,6 +168,7 @@ public struct MeshRouter: Sendable {
         self.me = me
         self.configuration = configuration
         self.rng = MeshRandom(seed: seed ^ UInt64(me.rawValue) &* 0x2545_F491_4F6C_DD1D)
+        self.retryRng = MeshRandom(seed: (seed ^ UInt64(me.rawValue) &* 0x2545_F491_4F6C_DD1D) ^ 0x6163_6B72_6574_7279)
         topology.shallowFirst = configuration.topologyShallowFirst
     }
 
@@ -807,7 +811,12 @@ public struct MeshRouter: Sendable {
         state.covered.insert(me)
         if header.hopsLeft > 0, !state.retried, mayRetry(header), downstreamUncovered(state) {
             let c = configuration
-            state.retryAt = now + (header.origin == me ? c.implicitAckTimeout : c.relayImplicitAckTimeout)
+            let timeout = header.origin == me ? c.implicitAckTimeout : c.relayImplicitAckTimeout
+            // Whole milliseconds (``RetrySchedule/share(_:of:)``): a driver that wakes the router
+            // on a coarser clock than the draw (the simulator's microseconds) would otherwise
+            // wake it just before the retry, again and again.
+            let share = min(max(c.implicitAckRetryJitter, 0), 1)
+            state.retryAt = now + timeout + (share > 0 ? RetrySchedule.share(share * retryRng.unit(), of: timeout) : .zero)
         } else {
             state.retryAt = nil
         }

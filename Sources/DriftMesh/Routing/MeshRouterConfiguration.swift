@@ -118,6 +118,14 @@ public struct MeshRouterConfiguration: Sendable, Hashable {
     /// jitter: 144 slots, 11.1 s at LongFast) plus a frame and some queueing, so a retry does
     /// not go out while the neighbour's relay is still pending — it would cancel it as a copy.
     public var relayImplicitAckTimeout: Duration = .seconds(16)
+    /// The implicit-ack retry waits its timeout (``implicitAckTimeout``, ``relayImplicitAckTimeout``)
+    /// plus a random share of it of up to this, drawn for each packet (from a stream of the
+    /// router's own, so its other draws stay as they were). Two origins hidden from each other
+    /// whose broadcasts collided at the box between them retried 8 s later, together again, and
+    /// collided again: on the real daemons' three-box line with the topology plan, A's and C's
+    /// broadcasts went 47 ms apart, their retries 8.00 and 8.08 s after, and B had neither
+    /// (issue 19, 2026-12-08). 0: the exact timeout (the rule before).
+    public var implicitAckRetryJitter = 0.5
     /// A relay of another box's data that finds the channel busy when its turn comes waits its
     /// planned delay again, drawn afresh (``MeshRouter/busyRedrawDelay(for:now:)``: the same rank
     /// steps, a new draw of its jitter), as Meshtastic's firmware re-draws its SNR-weighted delay,

@@ -20,6 +20,8 @@ public protocol MeshRadio: AnyObject, Sendable {
     var deafReceptions: Int { get }
     /// Frames lost at this radio to another frame on the air at the same time (a collision).
     var collidedReceptions: Int { get }
+    /// Carriers read only after this radio had begun to talk over their transmission.
+    var carriersReadLate: Int { get }
     /// Bursts of bytes that held several packets run together and were handed on one by one.
     var splitBursts: Int { get }
     /// Whether the radio checks, while the channel is quiet, that its module still answers:
@@ -50,6 +52,11 @@ extension MeshRadio {
     /// Frames lost to a collision with another frame on the air, for radios that can tell (the
     /// simulated radio): shown in `driftd mesh status`. Hardware radios cannot and say 0.
     public var collidedReceptions: Int { 0 }
+
+    /// Transmissions this radio began over another already on the air whose carrier it read
+    /// only later (the simulated radio's loopback lag; a hardware radio's channel activity
+    /// detection hears a frame within a few symbols): shown in `driftd mesh status`. Others say 0.
+    public var carriersReadLate: Int { 0 }
 
     /// Bursts that held several packets run together (the E22's packet boundary is a UART
     /// pause, which a reader late by more than the pause does not see), handed on one by one:

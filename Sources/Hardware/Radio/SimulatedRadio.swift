@@ -50,6 +50,13 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
         public var collided = 0
         /// Carriers heard: transmissions in range as they began (carrier sense).
         public var carriers = 0
+        /// Carriers read only after this radio had begun a transmission of its own while that
+        /// other one was already on the air: it talked over a frame its carrier sense had not
+        /// heard yet. The loopback's lag (a datagram read by a busy receive loop); a hardware
+        /// radio's channel activity detection hears a frame within a few symbols.
+        public var carriersReadLate = 0
+        /// The longest a carrier in range took from its transmission's start to being read.
+        public var carrierLagLongest: Duration = .zero
         public var malformed = 0
         public var sendErrors = 0
     }
@@ -111,6 +118,9 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
     /// Frames lost to a collision with another frame this radio heard on the air.
     public var collidedReceptions: Int { counters.collided }
 
+    /// Transmissions begun over another already on the air whose carrier was read late.
+    public var carriersReadLate: Int { counters.carriersReadLate }
+
     /// Whether a ``receive()`` found no datagram and is parked on the socket's readiness (what
     /// a test acting on a waiting receive checks).
     public var isReceiving: Bool { readiness.isWaiting }
@@ -157,6 +167,22 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
         state.withLock { $0.busyUntil }
     }
 
+    /// A transmission in range has begun: the channel is busy until it ends.
+    private func heard(carrier decoded: SimulatedRadioDatagram) {
+        guard let power = configuration.medium.reception(from: decoded.sender, to: configuration.transmitter, randomDraw: 1) else { return }
+        let read = MonotonicTime.now(), began = decoded.onAir.lowerBound
+        state.withLock {
+            $0.busyUntil = max($0.busyUntil ?? .zero, decoded.airEnd)
+            $0.counters.carriers += 1
+            $0.counters.carrierLagLongest = max($0.counters.carrierLagLongest, read - began)
+            if $0.transmissions.contains(where: { $0.lowerBound > began && $0.lowerBound < read }) {
+                $0.counters.carriersReadLate += 1
+            }
+            $0.carriersHeard.append(HeardCarrier(sender: decoded.sender, heard: .init(onAir: decoded.onAir, rssi: power.rssi)))
+            if $0.carriersHeard.count > Self.rememberedCarriers { $0.carriersHeard.removeFirst() }
+        }
+    }
+
     public func receive() async throws -> RadioReception? {
         while true {
             if state.withLock({ $0.closed }) { return nil }
@@ -181,15 +207,7 @@ public final class SimulatedRadio: MeshRadio, @unchecked Sendable {
                 continue
             }
             if decoded.isCarrier {
-                // A transmission in range has begun: the channel is busy until it ends.
-                if let power = configuration.medium.reception(from: decoded.sender, to: configuration.transmitter, randomDraw: 1) {
-                    state.withLock {
-                        $0.busyUntil = max($0.busyUntil ?? .zero, decoded.airEnd)
-                        $0.counters.carriers += 1
-                        $0.carriersHeard.append(HeardCarrier(sender: decoded.sender, heard: .init(onAir: decoded.onAir, rssi: power.rssi)))
-                        if $0.carriersHeard.count > Self.rememberedCarriers { $0.carriersHeard.removeFirst() }
-                    }
-                }
+                heard(carrier: decoded)
                 continue
             }
             // Out of range (or lost) first: only a frame this radio could have heard counts as
