@@ -105,6 +105,7 @@ struct TransmitDutyTests {
         // LongFast (12 rank steps), before the held relay turns late, and no copy comes after.
         p.ourConfiguration.topologyPlannedRelayLateAfter = .seconds(30)
         p.dutyCycle = 0.01
+        p.implicitAckRetryJitter = 0  // as measured: before the implicit-ack retry was drawn (issue 19, 2026-12-08)
         var before = p
         before.ourConfiguration.topologyPlannedRelayLateCheckedBeforeSending = false
         let runs = await simulate([p, before])
