@@ -177,10 +177,9 @@ struct SimulatedRadioTests {
         defer { receiver.close() }
         let stray = try StraySender(to: receiver)
         let send = stray.send
-        // Another box's transmission begins 40 ms before this radio talks; its carrier is read after.
-        let began = MonotonicTime.now()
-        try await Task.sleep(for: .milliseconds(40))
+        // Another box's transmission began 40 ms before this radio talks; its carrier is read after.
         let talked = MonotonicTime.now()
+        let began = talked - .milliseconds(40)
         try await receiver.transmit([1], airtime: .milliseconds(20))  // to nobody
         try send(SimulatedRadioDatagram(sender: Self.at(500), frame: [], airEnd: began + .milliseconds(100), airtime: .milliseconds(100)).carrier)
         // One that began after this radio's transmission: nothing it could have heard first.
